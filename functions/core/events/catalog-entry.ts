@@ -1,0 +1,15 @@
+import type { z } from 'zod';
+
+/** One detail-type of the event catalog with the zod schema of its `detail`. */
+export interface CatalogEntry<S extends z.ZodType = z.ZodType> {
+  /** `<RecordType>.<Change>` or an action outcome such as `ReceivedOrder.Transferred`, `Action.Failed`. */
+  detailType: string;
+  /** One sentence for docs and `events` listings. */
+  description: string;
+  schema: S;
+  /** A realistic example detail; the catalog test parses it with `schema`. */
+  example: z.input<S>;
+}
+
+/** Version of every envelope this code emits; bump on a breaking change of any detail schema. */
+export const ENVELOPE_VERSION = 1 as const;

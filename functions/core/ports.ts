@@ -1,0 +1,90 @@
+/**
+ * The ports core needs. Core receives implementations of these; it never imports an
+ * AWS SDK, `process.env` or the global clock. Adapters live in `functions/adapters/`.
+ */
+import type { Readable } from 'node:stream';
+
+/** Time, injectable so tests never wait for real. */
+export interface Clock {
+  now(): Date;
+  /** Resolves after `ms`; rejects with the signal's reason when aborted. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** Structured logger: constant messages, data in keys. Secrets are redacted by the implementation. */
+export interface Logger {
+  debug(message: string, data?: Record<string, unknown>): void;
+  info(message: string, data?: Record<string, unknown>): void;
+  warn(message: string, data?: Record<string, unknown>): void;
+  error(message: string, data?: Record<string, unknown>): void;
+}
+
+/** One event for the bus (EventBridge PutEvents entry shape, without the bus name). */
+export interface BusEvent {
+  source: string;
+  detailType: string;
+  /** The JSON-serialisable detail (an envelope of the event catalog). */
+  detail: unknown;
+  time?: Date;
+  resources?: string[];
+}
+
+/**
+ * Publishes events. Resolves only when every entry was accepted by the bus;
+ * throws `PublishError` (core/errors) when some could not be, after the adapter's own retries.
+ */
+export interface EventPublisher {
+  publish(events: readonly BusEvent[]): Promise<void>;
+}
+
+/** A stored value with its version, for optimistic concurrency. */
+export interface Versioned<T> {
+  value: T;
+  version: number;
+}
+
+/**
+ * Checkpoints of the poller, one per key (e.g. `<connection>#<collection>`).
+ * `put` writes only when the stored version still equals `expectedVersion`
+ * (`undefined` = must not exist yet) and returns the new version; otherwise it throws
+ * `CheckpointConflictError` (core/errors).
+ */
+export interface CheckpointStore<T = unknown> {
+  get(key: string): Promise<Versioned<T> | undefined>;
+  put(key: string, value: T, expectedVersion: number | undefined): Promise<number>;
+}
+
+export interface PutObjectInput {
+  key: string;
+  body: Readable | Uint8Array | string;
+  contentType: string;
+  contentLength?: number;
+  /** Base64 SHA-256 of the body, checked by the store when given. */
+  checksumSha256?: string;
+  metadata?: Record<string, string>;
+  /** Write only if no object exists under the key (S3 `If-None-Match: *`). */
+  ifNoneMatch?: boolean;
+}
+
+export interface ObjectInfo {
+  key: string;
+  size: number;
+  contentType?: string;
+  checksumSha256?: string;
+  metadata: Record<string, string>;
+  lastModified?: Date;
+}
+
+/** Object storage (S3 or an S3-compatible server). */
+export interface ObjectStore {
+  /** Throws `ObjectExistsError` (core/errors) when `ifNoneMatch` is set and the key exists. */
+  put(input: PutObjectInput): Promise<void>;
+  head(key: string): Promise<ObjectInfo | undefined>;
+  get(key: string): Promise<Readable | undefined>;
+  list(prefix: string): AsyncIterable<ObjectInfo>;
+}
+
+/** Where credentials come from (environment, `.env`, Secrets Manager). */
+export interface SecretSource {
+  get(): Promise<Record<string, string>>;
+}
