@@ -1,0 +1,181 @@
+/**
+ * Embedded, wire-compatible stand-ins for DynamoDB (dynalite) and S3 (s3rver), bound to
+ * 127.0.0.1 on an ephemeral port. The local runtime keeps their data under a directory
+ * (e.g. `.local/`); tests use a temporary directory and in-memory tables.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import dynalite from 'dynalite';
+import S3rver from 's3rver';
+
+/** The region every embedded client uses. */
+export const EMBEDDED_REGION = 'us-east-1';
+/** s3rver accepts only these credentials. */
+export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
+/** dynalite accepts any credentials; fixed ones keep the SDK from looking for real ones. */
+export const DYNALITE_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+
+export interface EmbeddedServersOptions {
+  /** LevelDB directory for dynalite; tables live in memory when omitted. */
+  dynamoDbPath?: string;
+  /** Directory for s3rver's objects; a fresh temporary directory (removed on close) when omitted. */
+  s3Directory?: string;
+}
+
+export interface EmbeddedServers {
+  /** `http://127.0.0.1:<port>` of dynalite. */
+  dynamoDbEndpoint: string;
+  /** `http://127.0.0.1:<port>` of s3rver (path-style). */
+  s3Endpoint: string;
+  region: string;
+  dynamoDb: DynamoDBClient;
+  s3: S3Client;
+  /** Directory s3rver writes to. */
+  s3Directory: string;
+  /** Destroys the clients, stops both servers, removes a temporary s3 directory. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** A DynamoDB client configured for a dynalite endpoint. */
+export function createDynaliteClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint,
+    region: EMBEDDED_REGION,
+    credentials: DYNALITE_CREDENTIALS,
+    maxAttempts: 3,
+  });
+}
+
+/** An S3 client configured for an s3rver endpoint (path-style, checksums only when required). */
+export function createS3rverClient(endpoint: string): S3Client {
+  return new S3Client({
+    endpoint,
+    region: EMBEDDED_REGION,
+    credentials: S3RVER_CREDENTIALS,
+    forcePathStyle: true,
+    // s3rver predates flexible checksums: no aws-chunked trailers, no response checksum validation.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 3,
+  });
+}
+
+function listen(server: Server): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    // Keep-alive sockets of SDK clients would hold `close` open.
+    server.closeAllConnections();
+  });
+}
+
+/** Starts dynalite and s3rver on 127.0.0.1, port 0, and returns endpoints and ready clients. */
+export async function startEmbeddedServers(options: EmbeddedServersOptions = {}): Promise<EmbeddedServers> {
+  if (options.dynamoDbPath !== undefined) await mkdir(options.dynamoDbPath, { recursive: true });
+  const dynamoServer = dynalite({
+    ...(options.dynamoDbPath !== undefined ? { path: options.dynamoDbPath } : {}),
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+  });
+  const dynamoAddress = await listen(dynamoServer);
+
+  const temporaryS3 = options.s3Directory === undefined;
+  const s3Directory = options.s3Directory ?? (await mkdtemp(join(tmpdir(), 'accounting-events-s3-')));
+  await mkdir(s3Directory, { recursive: true });
+  let s3rver: S3rver;
+  let s3Address: AddressInfo;
+  try {
+    s3rver = new S3rver({
+      address: '127.0.0.1',
+      port: 0,
+      silent: true,
+      directory: s3Directory,
+      vhostBuckets: false,
+    });
+    s3Address = await s3rver.run();
+  } catch (error) {
+    await closeServer(dynamoServer);
+    throw error;
+  }
+
+  const dynamoDbEndpoint = `http://127.0.0.1:${dynamoAddress.port}`;
+  const s3Endpoint = `http://127.0.0.1:${s3Address.port}`;
+  const dynamoDb = createDynaliteClient(dynamoDbEndpoint);
+  const s3 = createS3rverClient(s3Endpoint);
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      dynamoDb.destroy();
+      s3.destroy();
+      await Promise.allSettled([closeServer(dynamoServer), s3rver.close()]);
+      if (temporaryS3) await rm(s3Directory, { recursive: true, force: true });
+    })();
+    return closing;
+  };
+
+  return { dynamoDbEndpoint, s3Endpoint, region: EMBEDDED_REGION, dynamoDb, s3, s3Directory, close };
+}
+
+async function createTable(client: DynamoDBClient, tableName: string, keyName: string): Promise<void> {
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [{ AttributeName: keyName, AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  // dynalite reports CREATING briefly even with createTableMs 0.
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`table '${tableName}' did not become ACTIVE`);
+}
+
+/** Creates (if missing) a checkpoint table: partition key `pk` (string). */
+export function createCheckpointTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  return createTable(client, tableName, 'pk');
+}
+
+/** Creates (if missing) an idempotency table as Powertools expects: partition key `id` (string). */
+export function createIdempotencyTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  return createTable(client, tableName, 'id');
+}
+
+/** Creates a bucket unless it exists already. */
+export async function createBucket(client: S3Client, bucket: string): Promise<void> {
+  try {
+    await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    return;
+  } catch {
+    // not there yet
+  }
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+}
