@@ -1,0 +1,126 @@
+/**
+ * Bundle size and cold import time of every Lambda handler: each `functions/handlers/*.ts` is
+ * bundled the way it ships (esbuild, minified, ESM, node platform; the AWS SDK v3 left external
+ * because the Lambda Node.js runtime provides it), then imported by several fresh `node` processes.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { ENV } from '../functions/shared/env-names.js';
+import { median, round } from './stats.js';
+
+const run = promisify(execFile);
+
+export interface BundleResult {
+  name: string;
+  bytes: number;
+  coldImportMs: number;
+}
+
+/** Values that let a handler module build its dependencies at import time without reaching anything. */
+export function handlerImportEnv(): Record<string, string> {
+  const env: Record<string, string> = {
+    AWS_REGION: 'eu-central-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    POWERTOOLS_DEV: 'false',
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+  };
+  for (const name of Object.values(ENV) as string[]) env[name] = placeholderFor(name);
+  return env;
+}
+
+function placeholderFor(name: string): string {
+  const n = name.toLowerCase();
+  if (n.endsWith('_url')) return 'http://127.0.0.1:9';
+  if (n.endsWith('_ms') || n.endsWith('_seconds')) return '1000';
+  if (n.includes('attempts')) return '3';
+  if (n.includes('page_size')) return '100';
+  if (n.includes('overrides')) return '{}';
+  if (n.includes('secret') && n.includes('credentials'))
+    return 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:bench';
+  if (n.includes('bus')) return 'bench-bus';
+  if (n.includes('bucket')) return 'bench-bucket';
+  if (n.includes('table')) return 'bench-table';
+  if (n.includes('queue')) return 'https://sqs.eu-central-1.amazonaws.com/123456789012/bench';
+  return 'bench';
+}
+
+export async function measureBundles(options: {
+  root: string;
+  coldRuns: number;
+  log: (line: string) => void;
+}): Promise<BundleResult[]> {
+  const handlersDir = join(options.root, 'functions', 'handlers');
+  const outDir = join(options.root, 'node_modules', '.cache', 'accounting-events-bench');
+  await mkdir(outDir, { recursive: true });
+  let files: string[] = [];
+  try {
+    files = (await readdir(handlersDir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).sort();
+  } catch {
+    options.log('bundles: no functions/handlers directory');
+    return [];
+  }
+  const results: BundleResult[] = [];
+  for (const file of files) {
+    const name = file.replace(/\.ts$/, '');
+    const outfile = join(outDir, `${name}.mjs`);
+    try {
+      await build({
+        entryPoints: [join(handlersDir, file)],
+        outfile,
+        bundle: true,
+        minify: true,
+        format: 'esm',
+        platform: 'node',
+        target: 'node20',
+        external: ['@aws-sdk/*'],
+        // Some dependencies still `require()` Node built-ins; give the ESM bundle a `require`.
+        banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
+        logLevel: 'silent',
+      });
+    } catch (error) {
+      options.log(
+        `bundles: ${name} failed to bundle: ${error instanceof Error ? error.message.split('\n')[0] : error}`,
+      );
+      continue;
+    }
+    const bytes = (await stat(outfile)).size;
+    const times: number[] = [];
+    for (let i = 0; i < options.coldRuns; i += 1) {
+      const ms = await coldImport(outfile, options.root);
+      if (ms === undefined) break;
+      times.push(ms);
+    }
+    if (times.length === 0) {
+      options.log(`bundles: ${name} could not be imported`);
+      continue;
+    }
+    results.push({ name, bytes, coldImportMs: round(median(times), 1) });
+  }
+  return results;
+}
+
+/** Milliseconds a fresh `node` process spends importing `file` (process start-up excluded). */
+async function coldImport(file: string, cwd: string): Promise<number | undefined> {
+  const script = `const t=performance.now();await import(${JSON.stringify(pathToFileURL(resolve(file)).href)});process.stdout.write(String(performance.now()-t));`;
+  try {
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ...handlerImportEnv() },
+      timeout: 30_000,
+    });
+    const ms = Number(stdout.trim().split('\n').pop());
+    return Number.isFinite(ms) ? ms : undefined;
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr ?? '';
+    process.stderr.write(
+      `cold import of ${file} failed: ${stderr.split('\n').find((l) => l.includes('Error')) ?? error}\n`,
+    );
+    return undefined;
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * `accounting-events` — the command line of the local runtime.
+ *
+ *   npm start                 → `run` (everything on embedded defaults)
+ *   npm run cli -- <command>  → any subcommand; `--help` on each
+ *   npx accounting-events …   → the same, through bin/accounting-events.js
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type Command, type CommandContext, commandHelp, parseCommandArgs } from './command.js';
+import { commands } from './commands/index.js';
+import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
+import { UsageError } from './usage-error.js';
+
+export const PROGRAM = 'accounting-events';
+
+export function programHelp(): string {
+  const width = Math.max(...commands.map((c) => c.name.length)) + 2;
+  return [
+    `Usage: ${PROGRAM} <command> [options]`,
+    '',
+    'Turns the accounting service into an event source and runs the actions on its events, locally.',
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    '',
+    `Run '${PROGRAM} <command> --help' for the options of a command.`,
+    'Credentials come only from the environment or a .env file in the working directory:',
+    '  ACCOUNTING_API_KEY, or ACCOUNTING_CLIENT_ID + ACCOUNTING_CLIENT_SECRET (+ ACCOUNTING_SCOPE).',
+    '',
+    EXIT_CODES_HELP,
+    '',
+  ].join('\n');
+}
+
+/** Runs one command line (without `node` and the script); resolves to the exit code. Never calls `process.exit`. */
+export async function runCli(argv: readonly string[], ctx: CommandContext): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const target = name === 'help' ? rest[0] : undefined;
+    const command = target ? commands.find((c) => c.name === target) : undefined;
+    ctx.stdout.write(command ? commandHelp(PROGRAM, command as Command<unknown>) : programHelp());
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const command = commands.find((c) => c.name === name) as Command<unknown> | undefined;
+  if (!command) {
+    ctx.stderr.write(`error: unknown command "${name}"\n\n${programHelp()}`);
+    return EXIT.usage;
+  }
+  try {
+    const parsed = parseCommandArgs(command, rest);
+    if (parsed.help) {
+      ctx.stdout.write(commandHelp(PROGRAM, command));
+      return EXIT.ok;
+    }
+    return await command.run(parsed.options, ctx, rest);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      ctx.stderr.write(`error: ${error.message}\nRun '${PROGRAM} ${command.name} --help' for usage.\n`);
+      return EXIT.usage;
+    }
+    if (ctx.signal.aborted) return EXIT.interrupted;
+    ctx.stderr.write(`error: ${describeError(error)}\n`);
+    return EXIT.failure;
+  }
+}
+
+/** One line for an unexpected error: its name and message, and its cause's; never a stack or a request body. */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (cause: ${error.cause.name}: ${error.cause.message})` : '';
+  return `${error.name}: ${error.message}${cause}`;
+}
+
+/** The process-level context: real stdout/stderr, the environment, and a signal aborted on SIGINT/SIGTERM. */
+export function processContext(): { ctx: CommandContext; dispose(): void } {
+  const controller = new AbortController();
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals += 1;
+    if (signals === 1) {
+      process.stderr.write(`\n${sig}: stopping cleanly (press Ctrl-C again to force)\n`);
+      controller.abort(new Error(`received ${sig}`));
+    } else {
+      process.exit(EXIT.interrupted);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const ctx: CommandContext = {
+    stdout: {
+      write: (t) => void process.stdout.write(t),
+      get isTTY() {
+        return process.stdout.isTTY === true;
+      },
+      get columns() {
+        return process.stdout.columns;
+      },
+    },
+    stderr: { write: (t) => void process.stderr.write(t), isTTY: process.stderr.isTTY === true },
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  };
+  return {
+    ctx,
+    dispose() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+/** Entry point for the bin launcher and `tsx functions/local/cli.ts`. */
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
+  const { ctx, dispose } = processContext();
+  try {
+    const code = await runCli(argv, ctx);
+    return ctx.signal.aborted && code === EXIT.ok ? EXIT.interrupted : code;
+  } finally {
+    dispose();
+  }
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+      // Servers and timers are closed by the commands; do not wait on stray handles of dependencies.
+      setTimeout(() => process.exit(code), 1000).unref();
+    },
+    (error: unknown) => {
+      process.stderr.write(`error: ${describeError(error)}\n`);
+      process.exit(EXIT.failure);
+    },
+  );
+}

@@ -1,0 +1,254 @@
+/**
+ * A small subcommand framework over `node:util` `parseArgs`: every flag is declared once with its
+ * help text, parsed strictly, then validated by a zod schema whose errors name the flag.
+ */
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { EXIT_CODES_HELP } from './exit-codes.js';
+import { UsageError } from './usage-error.js';
+
+export interface FlagSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  /** Placeholder shown in help, e.g. `URL`, `5s`. */
+  value?: string;
+  description: string;
+  /** Help text of the default (the schema applies it). */
+  defaultHelp?: string;
+  multiple?: boolean;
+}
+
+export type FlagSpecs = Record<string, FlagSpec>;
+
+/** Where a command writes. `isTTY` decides between the live view and line logs. */
+export interface Output {
+  write(text: string): void;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface CommandContext {
+  stdout: Output;
+  stderr: Output;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Aborted on SIGINT / SIGTERM; long-running commands stop cleanly and return 130. */
+  signal: AbortSignal;
+}
+
+export interface Command<T = unknown> {
+  name: string;
+  summary: string;
+  /** `<FILE>` etc., shown after the command name in the usage line. */
+  positionalsHelp?: string;
+  description?: string;
+  flags: FlagSpecs;
+  /** Receives `{ ...flags, positionals }` as parsed; returns the validated options. */
+  schema: z.ZodType<T>;
+  /** Hand the raw argv to the command instead of parsing it (a delegate such as `sandbox`). */
+  passthrough?: boolean;
+  run(options: T, ctx: CommandContext, argv: readonly string[]): Promise<number>;
+}
+
+export function defineCommand<T>(command: Command<T>): Command<T> {
+  return command;
+}
+
+const HELP_FLAG: FlagSpec = { type: 'boolean', short: 'h', description: 'Show this help.' };
+
+/** Help text of one command. */
+export function commandHelp(program: string, command: Command<unknown>): string {
+  const flags: [string, FlagSpec][] = [...Object.entries(command.flags), ['help', HELP_FLAG]];
+  const left = flags.map(([name, f]) => {
+    const short = f.short ? `-${f.short}, ` : '    ';
+    return `${short}--${name}${f.type === 'string' ? ` ${f.value ?? 'VALUE'}` : ''}`;
+  });
+  const width = Math.max(...left.map((l) => l.length)) + 2;
+  const lines = flags.map(([, f], i) => {
+    const def = f.defaultHelp ? ` (default: ${f.defaultHelp})` : '';
+    return `  ${left[i]!.padEnd(width)}${f.description}${def}`;
+  });
+  const usage = `Usage: ${program} ${command.name}${command.positionalsHelp ? ` ${command.positionalsHelp}` : ''} [options]`;
+  return [
+    usage,
+    '',
+    command.summary,
+    ...(command.description ? ['', command.description] : []),
+    '',
+    'Options:',
+    ...lines,
+    '',
+    EXIT_CODES_HELP,
+    '',
+  ].join('\n');
+}
+
+export type ParsedArgs = { help: boolean; options: unknown };
+
+/** Parses and validates argv for `command`; throws `UsageError` naming the flag on any problem. */
+export function parseCommandArgs<T>(
+  command: Command<T>,
+  argv: readonly string[],
+): { help: true } | { help: false; options: T } {
+  if (command.passthrough) {
+    if (argv.includes('--help') || argv.includes('-h')) return { help: true };
+    const result = command.schema.safeParse({ positionals: [...argv] });
+    if (!result.success) throw new UsageError(formatZodError(result.error), command.name);
+    return { help: false, options: result.data };
+  }
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {
+    help: { type: 'boolean', short: 'h' },
+  };
+  for (const [name, f] of Object.entries(command.flags)) {
+    options[name] = {
+      type: f.type,
+      ...(f.short ? { short: f.short } : {}),
+      ...(f.multiple ? { multiple: true } : {}),
+    };
+  }
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true }) as typeof parsed;
+  } catch (error) {
+    throw new UsageError(describeParseError(error), command.name, { cause: error });
+  }
+  if (parsed.values.help === true) return { help: true };
+  const { help: _help, ...values } = parsed.values;
+  const result = command.schema.safeParse({ ...values, positionals: parsed.positionals });
+  if (!result.success) throw new UsageError(formatZodError(result.error), command.name);
+  return { help: false, options: result.data };
+}
+
+function describeParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // parseArgs messages are already precise ("Unknown option '--x'", "Option '--interval <value>' argument missing").
+  return message.replace(/\. To specify a positional argument.*$/s, '.');
+}
+
+/** `--interval: expected a duration such as 5s, 500ms or 2m, got "soon"` — one line per issue. */
+export function formatZodError(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const [head, ...rest] = issue.path;
+      if (head === undefined) return issue.message;
+      const name = head === 'positionals' ? 'argument' : `--${String(head)}`;
+      const suffix = rest.length ? `[${rest.join('.')}]` : '';
+      return `${name}${suffix}: ${issue.message}`;
+    })
+    .join('\n');
+}
+
+// ---------- reusable zod pieces for flags ----------
+
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Parses `500ms`, `5s`, `2m`, `1h`, or a bare number of seconds, to milliseconds. */
+export function parseDuration(text: string): number | undefined {
+  const match = DURATION.exec(text.trim());
+  if (!match) return undefined;
+  return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 's']!);
+}
+
+/** A duration flag → milliseconds, within [minMs, maxMs]. */
+export function durationFlag(minMs = 1, maxMs = 7 * 24 * 3_600_000) {
+  return z.string().transform((text, ctx) => {
+    const ms = parseDuration(text);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: `expected a duration such as 5s, 500ms or 2m, got "${text}"` });
+      return z.NEVER;
+    }
+    if (ms < minMs || ms > maxMs) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected a duration between ${formatMs(minMs)} and ${formatMs(maxMs)}, got "${text}"`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+export function formatMs(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/** `http(s)://…` URL flag, trailing slash removed. */
+export const urlFlag = z
+  .string()
+  .refine(
+    (text) => {
+      try {
+        const url = new URL(text);
+        return url.protocol === 'http:' || url.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'expected an http:// or https:// URL' },
+  )
+  .transform((text) => text.replace(/\/+$/, ''));
+
+/** An ISO 8601 date-time with an offset (`2026-01-31T00:00:00Z`) or a date (`2026-01-31`, taken as UTC midnight). */
+export const dateTimeFlag = z.string().transform((text, ctx) => {
+  const trimmed = text.trim();
+  const ok =
+    /^\d{4}-\d{2}-\d{2}$/.test(trimmed) ||
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(trimmed);
+  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(trimmed) ? `${trimmed}T00:00:00Z` : trimmed);
+  if (!ok || Number.isNaN(date.getTime())) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected an ISO date-time with offset such as 2026-01-31T00:00:00Z (or a date), got "${text}"`,
+    });
+    return z.NEVER;
+  }
+  return date.toISOString();
+});
+
+/** `A,B,C` → trimmed, non-empty, deduplicated items checked by `resolve` (which returns the canonical name). */
+export function listFlag(
+  what: string,
+  resolve: (item: string) => string | undefined,
+  known?: readonly string[],
+) {
+  return z.string().transform((text, ctx) => {
+    const items = text
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (items.length === 0) {
+      ctx.addIssue({ code: 'custom', message: `expected a comma-separated list of ${what}` });
+      return z.NEVER;
+    }
+    const out: string[] = [];
+    for (const item of items) {
+      const name = resolve(item);
+      if (!name) {
+        const hint = known ? ` (known: ${known.join(', ')})` : '';
+        ctx.addIssue({ code: 'custom', message: `unknown ${what} "${item}"${hint}` });
+        continue;
+      }
+      if (!out.includes(name)) out.push(name);
+    }
+    return out;
+  });
+}
+
+/** Positive integer flag given as a string. */
+export function intFlag(min: number, max: number) {
+  return z.string().transform((text, ctx) => {
+    const n = Number(text);
+    if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+      ctx.addIssue({ code: 'custom', message: `expected an integer from ${min} to ${max}, got "${text}"` });
+      return z.NEVER;
+    }
+    return n;
+  });
+}
+
+/** No positional arguments allowed. */
+export const noPositionals = z.array(z.string()).max(0, { message: 'this command takes no arguments' });

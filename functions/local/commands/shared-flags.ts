@@ -1,0 +1,87 @@
+/** Flags shared by the commands that talk to the service (`run`, `sync`, `backfill`, `replay`). */
+import { z } from 'zod';
+import { collectionNames, findCollection } from '../../accounting/collections.js';
+import { type FlagSpecs, listFlag, urlFlag } from '../command.js';
+
+export const DEFAULT_DATA_DIR = '.local';
+
+export const connectionFlags = {
+  'no-sandbox': {
+    type: 'boolean',
+    description: 'Do not start the sandbox; talk to the service at --base-url (or ACCOUNTING_BASE_URL).',
+  },
+  'base-url': {
+    type: 'string',
+    value: 'URL',
+    description: 'Base URL of the real service (implies --no-sandbox). Env: ACCOUNTING_BASE_URL.',
+  },
+  'auth-url': {
+    type: 'string',
+    value: 'URL',
+    description: 'Token server for OAuth client credentials. Env: ACCOUNTING_AUTH_URL.',
+  },
+  'data-dir': {
+    type: 'string',
+    value: 'DIR',
+    description: 'Where the embedded DynamoDB and S3 keep their data (survives restarts).',
+    defaultHelp: DEFAULT_DATA_DIR,
+  },
+  json: { type: 'boolean', description: 'Machine-readable JSON log lines instead of the live view.' },
+} as const satisfies FlagSpecs;
+
+export const collectionsFlag = {
+  collections: {
+    type: 'string',
+    value: 'A,B',
+    description: 'Collections to poll, comma-separated (case-insensitive).',
+    defaultHelp: 'every document collection and BusinessPartners',
+  },
+} as const satisfies FlagSpecs;
+
+export const eventsOutFlag = {
+  'events-out': {
+    type: 'string',
+    value: 'FILE',
+    description: 'Append every published event to FILE as one JSON line.',
+  },
+} as const satisfies FlagSpecs;
+
+export const collectionsSchema = listFlag(
+  'collection',
+  (item) => findCollection(item)?.name,
+  collectionNames,
+);
+
+export const connectionSchemaShape = {
+  'no-sandbox': z.boolean().default(false),
+  'base-url': urlFlag.optional(),
+  'auth-url': urlFlag.optional(),
+  'data-dir': z.string().min(1, { message: 'expected a directory path' }).default(DEFAULT_DATA_DIR),
+  json: z.boolean().default(false),
+};
+
+/** The connection part of a command's options, after validation. */
+export interface ConnectionOptions {
+  /** Start the in-process sandbox (no --no-sandbox and no --base-url). */
+  sandbox: boolean;
+  baseUrl?: string;
+  authUrl?: string;
+  dataDir: string;
+  json: boolean;
+}
+
+export function toConnection(values: {
+  'no-sandbox': boolean;
+  'base-url'?: string | undefined;
+  'auth-url'?: string | undefined;
+  'data-dir': string;
+  json: boolean;
+}): ConnectionOptions {
+  return {
+    sandbox: !values['no-sandbox'] && values['base-url'] === undefined,
+    ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+    ...(values['auth-url'] !== undefined ? { authUrl: values['auth-url'] } : {}),
+    dataDir: values['data-dir'],
+    json: values.json,
+  };
+}
