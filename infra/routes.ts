@@ -6,7 +6,17 @@
  * Patterns use the subset of EventBridge content filtering that `matchesPattern`
  * (functions/core/event-pattern.ts) implements: exact values (arrays = any of), `prefix`,
  * `anything-but`, `exists`, nested objects for `detail`.
+ *
+ * `buildRoutes(config)` derives the table from the action settings (each step can be switched
+ * off); `routes` is the table for the defaults. `scheduledActions` lists the functions that run on
+ * a schedule instead of on an event (the e-invoice status tracker).
  */
+import {
+  type ActionsConfig,
+  defaultActionsConfig,
+  type TransferStep,
+} from '../functions/core/actions/config.js';
+import { transferSteps } from '../functions/core/actions/transfer-steps.js';
 
 export type PatternValue =
   | string
@@ -37,3 +47,134 @@ export interface Route {
   /** Function timeout in seconds (the queue's visibility timeout derives from it). */
   readonly timeoutSeconds: number;
 }
+
+/** A function run on a fixed rate (EventBridge Scheduler on AWS, a timer locally). */
+export interface ScheduledAction {
+  readonly id: string;
+  /** Handler module under `functions/handlers/` (without extension). */
+  readonly handler: string;
+  readonly description: string;
+  /** Minutes between runs (Scheduler's minimum is 1). */
+  readonly rateMinutes: number;
+  readonly timeoutSeconds: number;
+}
+
+/** Route ids, stable across configurations. */
+export const ROUTE_IDS = {
+  receivedOrderToIssueSlip: 'transfer-received-order',
+  issueSlipToIssuedInvoice: 'transfer-issue-slip',
+  issuedOfferToReceivedOrder: 'transfer-issued-offer',
+  issuedOrderToReceivedInvoice: 'transfer-issued-order',
+  archiveIsdoc: 'archive-isdoc',
+  sendEInvoice: 'send-einvoice',
+  sendEmail: 'send-email',
+} as const satisfies Record<TransferStep | 'archiveIsdoc' | 'sendEInvoice' | 'sendEmail', string>;
+
+/** `a.b.c` + values → `{ a: { b: { c: values } } }` (a nested `detail` filter). */
+function nestedFilter(path: string, values: PatternValue[]): NonNullable<EventPatternSpec['detail']> {
+  const parts = path.split('.');
+  let node: NonNullable<EventPatternSpec['detail']> = { [parts.at(-1)!]: values };
+  for (const part of parts.slice(0, -1).reverse()) node = { [part]: node };
+  return node;
+}
+
+/** The routing table for the given action settings. Routes of switched-off steps are left out. */
+export function buildRoutes(config: ActionsConfig = defaultActionsConfig()): Route[] {
+  const routes: Route[] = [];
+
+  for (const step of transferSteps) {
+    if (!config.transfers[step.step]) continue;
+    routes.push({
+      id: ROUTE_IDS[step.step],
+      handler: 'transfer-documents',
+      description: `Transfer each ${step.sourceRecordType} that is ${step.transferableStatuses.join('/')} fully to a ${step.targetRecordType}.`,
+      pattern: {
+        'detail-type': [`${step.sourceRecordType}.Created`, `${step.sourceRecordType}.Updated`],
+        detail: { record: { Status: [...step.transferableStatuses] } },
+      },
+      // Transfers create documents: few at a time keeps the service's rate limit.
+      maxConcurrency: 2,
+      maxReceiveCount: 5,
+      timeoutSeconds: 60,
+    });
+  }
+
+  if (config.isdoc.enabled) {
+    routes.push({
+      id: ROUTE_IDS.archiveIsdoc,
+      handler: 'archive-isdoc',
+      description:
+        'Archive the ISDOC (and optionally the PDF) of each new or changed issued (advance) invoice to S3.',
+      pattern: {
+        'detail-type': [
+          'IssuedInvoice.Created',
+          'IssuedInvoice.Updated',
+          'IssuedAdvanceInvoice.Created',
+          'IssuedAdvanceInvoice.Updated',
+        ],
+      },
+      maxConcurrency: 4,
+      // 204 "not ready" is retried by redelivery until the deadline, so allow more receives.
+      maxReceiveCount: 12,
+      timeoutSeconds: 60,
+    });
+  }
+
+  const field = config.sending.partnerField;
+  if (config.sending.einvoicePartners.length > 0) {
+    routes.push({
+      id: ROUTE_IDS.sendEInvoice,
+      handler: 'send-invoice',
+      description:
+        'Send each new issued invoice of a partner configured for e-invoicing through the network.',
+      pattern: {
+        'detail-type': ['IssuedInvoice.Created'],
+        detail: { record: nestedFilter(field, [...config.sending.einvoicePartners]) },
+      },
+      maxConcurrency: 2,
+      maxReceiveCount: 5,
+      timeoutSeconds: 60,
+    });
+  }
+  if (config.sending.emailPartners.length > 0) {
+    routes.push({
+      id: ROUTE_IDS.sendEmail,
+      handler: 'send-invoice',
+      description: 'Send each new issued invoice of a partner configured for e-mail by e-mail.',
+      pattern: {
+        'detail-type': ['IssuedInvoice.Created'],
+        detail: {
+          record: nestedFilter(
+            field,
+            config.sending.emailPartners.map((p) => p.key),
+          ),
+        },
+      },
+      maxConcurrency: 2,
+      maxReceiveCount: 5,
+      timeoutSeconds: 60,
+    });
+  }
+
+  return routes;
+}
+
+/** Scheduled functions for the given settings. */
+export function buildScheduledActions(config: ActionsConfig = defaultActionsConfig()): ScheduledAction[] {
+  if (config.sending.einvoicePartners.length === 0) return [];
+  return [
+    {
+      id: 'track-einvoices',
+      handler: 'track-einvoices',
+      description: 'Poll the status of open e-invoice sendings and emit each transition.',
+      rateMinutes: 5,
+      timeoutSeconds: 120,
+    },
+  ];
+}
+
+/** The routing table for the default settings. */
+export const routes: Route[] = buildRoutes();
+
+/** Scheduled functions for the default settings (none: e-invoicing is off until partners are configured). */
+export const scheduledActions: ScheduledAction[] = buildScheduledActions();

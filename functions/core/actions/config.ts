@@ -1,0 +1,210 @@
+/**
+ * Settings of the actions, read once from the environment with zod. Every key is optional with a
+ * documented default except resource names, which the handler that needs them asks for
+ * (`requireSetting`). Pure: it receives the environment as a plain object.
+ */
+import { z } from 'zod';
+import { ENV } from '../../shared/env-names.js';
+
+const flag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
+      error: 'expected one of true, false, 1, 0, yes, no, on, off',
+    })
+    .optional()
+    .transform((v) => (v === undefined ? fallback : ['true', '1', 'yes', 'on'].includes(v)));
+
+const positiveInt = (fallback: number) =>
+  z.coerce
+    .number({ error: 'expected a positive integer' })
+    .int({ error: 'expected a positive integer' })
+    .positive({ error: 'expected a positive integer' })
+    .optional()
+    .transform((v) => v ?? fallback);
+
+const list = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  );
+
+/** `key` or `key=address`: a partner that gets its invoices by e-mail, optionally to a fixed address. */
+const emailPartners = list.transform((entries, ctx) => {
+  const out: EmailPartner[] = [];
+  for (const entry of entries) {
+    const [key, to] = entry.split('=', 2).map((s) => s.trim());
+    if (!key) {
+      ctx.addIssue({ code: 'custom', message: `expected 'partner' or 'partner=address', got '${entry}'` });
+      continue;
+    }
+    if (to !== undefined && !/^[^@\s]+@[^@\s]+$/.test(to)) {
+      ctx.addIssue({ code: 'custom', message: `expected an e-mail address after '=' for partner '${key}'` });
+      continue;
+    }
+    out.push(to ? { key, to } : { key });
+  }
+  return out;
+});
+
+export interface EmailPartner {
+  /** Value of the partner field (see `partnerField`) that selects this rule. */
+  key: string;
+  /** Fixed recipient; when absent the document's own e-mail address is used. */
+  to?: string;
+}
+
+const envSchema = z
+  .object({
+    [ENV.actionsConnection]: z.string().min(1).optional(),
+    [ENV.actionsTransferReceivedOrderToIssueSlip]: flag(true),
+    [ENV.actionsTransferIssueSlipToIssuedInvoice]: flag(true),
+    [ENV.actionsTransferIssuedOfferToReceivedOrder]: flag(false),
+    [ENV.actionsTransferIssuedOrderToReceivedInvoice]: flag(false),
+    [ENV.actionsIsdocArchive]: flag(true),
+    [ENV.actionsIsdocPdf]: flag(false),
+    [ENV.actionsIsdocMaxBytes]: positiveInt(10 * 1024 * 1024),
+    [ENV.actionsIsdocNotReadyAttempts]: positiveInt(3),
+    [ENV.actionsIsdocNotReadyDelayMs]: positiveInt(2000),
+    [ENV.actionsIsdocNotReadyDeadlineSeconds]: positiveInt(3600),
+    [ENV.actionsEInvoicePartners]: list,
+    [ENV.actionsEmailPartners]: emailPartners,
+    [ENV.actionsPartnerField]: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)*$/, {
+        error: 'expected a dotted field path such as BusinessPartnerAddress.IdentificationNumber',
+      })
+      .optional(),
+    [ENV.actionsEmailSubject]: z.string().min(1).optional(),
+    [ENV.actionsEInvoiceTrackingDeadlineSeconds]: positiveInt(7 * 24 * 3600),
+    [ENV.actionsEInvoiceMaxOpen]: positiveInt(500),
+    [ENV.actionsIdempotencyTable]: z.string().min(1).optional(),
+    [ENV.actionsIdempotencyExpiresSeconds]: positiveInt(7 * 24 * 3600),
+    [ENV.actionsArchiveBucket]: z.string().min(1).optional(),
+    [ENV.actionsStateTable]: z.string().min(1).optional(),
+    [ENV.actionsReferenceLookbackSeconds]: positiveInt(300),
+  })
+  .superRefine((env, ctx) => {
+    const einvoice = new Set(env[ENV.actionsEInvoicePartners]);
+    for (const p of env[ENV.actionsEmailPartners]) {
+      if (einvoice.has(p.key)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [ENV.actionsEmailPartners],
+          message: `partner '${p.key}' is configured for both e-invoicing and e-mail; choose one channel`,
+        });
+      }
+    }
+  });
+
+export type TransferStep =
+  | 'receivedOrderToIssueSlip'
+  | 'issueSlipToIssuedInvoice'
+  | 'issuedOfferToReceivedOrder'
+  | 'issuedOrderToReceivedInvoice';
+
+export interface ActionsConfig {
+  /** Connection name for the scheduled tracker (events carry their own). */
+  connection: string;
+  transfers: Record<TransferStep, boolean>;
+  isdoc: {
+    enabled: boolean;
+    pdf: boolean;
+    maxBytes: number;
+    notReadyAttempts: number;
+    notReadyDelayMs: number;
+    notReadyDeadlineSeconds: number;
+  };
+  sending: {
+    /** Dotted path of the partner key in an invoice record. */
+    partnerField: string;
+    einvoicePartners: string[];
+    emailPartners: EmailPartner[];
+    emailSubject: string;
+    trackingDeadlineSeconds: number;
+    maxOpenSendings: number;
+  };
+  idempotency: { tableName?: string; expiresAfterSeconds: number };
+  archiveBucket?: string;
+  stateTable?: string;
+  /** How far before the source's `ModifiedDate` to look for an existing target document. */
+  referenceLookbackSeconds: number;
+}
+
+export const DEFAULT_PARTNER_FIELD = 'BusinessPartnerAddress.IdentificationNumber';
+export const DEFAULT_EMAIL_SUBJECT = 'Invoice {DocumentNumber}';
+
+/** Thrown by `loadActionsConfig`: names every malformed key. */
+export class ActionsConfigError extends Error {
+  override readonly name = 'ActionsConfigError';
+  constructor(
+    readonly problems: string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`invalid action settings: ${problems.join('; ')}`, options);
+  }
+}
+
+export function loadActionsConfig(env: Readonly<Record<string, string | undefined>>): ActionsConfig {
+  const picked: Record<string, string | undefined> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = env[key];
+    picked[key] = value === '' ? undefined : value;
+  }
+  const parsed = envSchema.safeParse(picked);
+  if (!parsed.success) {
+    throw new ActionsConfigError(
+      parsed.error.issues.map((i) => `${String(i.path[0] ?? 'environment')}: ${i.message}`),
+      { cause: parsed.error },
+    );
+  }
+  const e = parsed.data;
+  return {
+    connection: e[ENV.actionsConnection] ?? 'default',
+    transfers: {
+      receivedOrderToIssueSlip: e[ENV.actionsTransferReceivedOrderToIssueSlip],
+      issueSlipToIssuedInvoice: e[ENV.actionsTransferIssueSlipToIssuedInvoice],
+      issuedOfferToReceivedOrder: e[ENV.actionsTransferIssuedOfferToReceivedOrder],
+      issuedOrderToReceivedInvoice: e[ENV.actionsTransferIssuedOrderToReceivedInvoice],
+    },
+    isdoc: {
+      enabled: e[ENV.actionsIsdocArchive],
+      pdf: e[ENV.actionsIsdocPdf],
+      maxBytes: e[ENV.actionsIsdocMaxBytes],
+      notReadyAttempts: e[ENV.actionsIsdocNotReadyAttempts],
+      notReadyDelayMs: e[ENV.actionsIsdocNotReadyDelayMs],
+      notReadyDeadlineSeconds: e[ENV.actionsIsdocNotReadyDeadlineSeconds],
+    },
+    sending: {
+      partnerField: e[ENV.actionsPartnerField] ?? DEFAULT_PARTNER_FIELD,
+      einvoicePartners: e[ENV.actionsEInvoicePartners],
+      emailPartners: e[ENV.actionsEmailPartners],
+      emailSubject: e[ENV.actionsEmailSubject] ?? DEFAULT_EMAIL_SUBJECT,
+      trackingDeadlineSeconds: e[ENV.actionsEInvoiceTrackingDeadlineSeconds],
+      maxOpenSendings: e[ENV.actionsEInvoiceMaxOpen],
+    },
+    idempotency: {
+      ...(e[ENV.actionsIdempotencyTable] ? { tableName: e[ENV.actionsIdempotencyTable] } : {}),
+      expiresAfterSeconds: e[ENV.actionsIdempotencyExpiresSeconds],
+    },
+    ...(e[ENV.actionsArchiveBucket] ? { archiveBucket: e[ENV.actionsArchiveBucket] } : {}),
+    ...(e[ENV.actionsStateTable] ? { stateTable: e[ENV.actionsStateTable] } : {}),
+    referenceLookbackSeconds: e[ENV.actionsReferenceLookbackSeconds],
+  };
+}
+
+/** The defaults, as `loadActionsConfig({})` returns them. */
+export function defaultActionsConfig(): ActionsConfig {
+  return loadActionsConfig({});
+}
+
+/** Returns a resource name a handler cannot run without, or throws naming the env var. */
+export function requireSetting(value: string | undefined, envName: string): string {
+  if (value === undefined || value === '') {
+    throw new ActionsConfigError([`${envName}: required by this function, expected a resource name`]);
+  }
+  return value;
+}

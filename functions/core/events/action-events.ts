@@ -1,0 +1,279 @@
+/**
+ * Catalog entries of the action outcomes: `<Source>.Transferred`, `<Invoice>.IsdocArchived`,
+ * `IssuedInvoice.EInvoiceStatusChanged`, `IssuedInvoice.EmailSent` and `Action.Failed`.
+ *
+ * Same envelope style as the record events: `{ version, connection, recordType, id, change,
+ * idempotencyKey }` plus `action` (which action ran), `source` (the record it ran on),
+ * `causationId` (the id of the event that triggered it) and `occurredAt`.
+ * `idempotencyKey` is stable for one outcome, so every delivery of it can be deduplicated.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
+
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'lower-case hex SHA-256');
+const isoDateTime = z.iso.datetime({ offset: true, local: true });
+
+/** Stable key of one action outcome: SHA-256 of its parts joined by NUL. */
+export function actionIdempotencyKey(...parts: string[]): string {
+  return createHash('sha256').update(parts.join('\u0000')).digest('hex');
+}
+
+export const sourceRefSchema = z
+  .object({
+    recordType: z.string().min(1),
+    id: z.string().min(1).describe('The source record `Id`.'),
+    documentNumber: z.string().nullable().describe('`DocumentNumber` of the source, when known.'),
+    modifiedDate: z.string().nullable().describe('`ModifiedDate` of the source version the action ran on.'),
+  })
+  .describe('The record the action ran on.');
+export type SourceRef = z.infer<typeof sourceRefSchema>;
+
+function actionBase<R extends z.ZodType, C extends string>(recordType: R, change: C) {
+  return {
+    version: z.literal(ENVELOPE_VERSION).describe('Envelope version; bumped on a breaking change.'),
+    connection: z.string().min(1).describe('Which accounting connection (company) the record belongs to.'),
+    recordType,
+    id: z.string().min(1).describe('The source record `Id` (same as `source.id`).'),
+    change: z.literal(change),
+    action: z.string().min(1).describe('The action that ran, e.g. `transfer.receivedOrderToIssueSlip`.'),
+    source: sourceRefSchema,
+    causationId: z.string().min(1).describe('Id of the event that triggered the action.'),
+    idempotencyKey: hex64.describe('Equal for every delivery of this outcome.'),
+    occurredAt: isoDateTime.describe('When the action produced this outcome.'),
+  };
+}
+
+const warningSchema = z.looseObject({ Code: z.string(), Message: z.string() });
+
+export const transferSourceTypes = ['ReceivedOrder', 'IssueSlip', 'IssuedOffer', 'IssuedOrder'] as const;
+
+export function transferredSchema(sourceType: (typeof transferSourceTypes)[number]) {
+  return z
+    .object({
+      ...actionBase(z.literal(sourceType), 'Transferred'),
+      target: z
+        .object({
+          recordType: z.string().min(1),
+          id: z.string().min(1).describe('`Id` of the new document.'),
+          documentNumber: z.string().nullable().describe('`DocumentNumber` of the new document.'),
+        })
+        .describe('The document the transfer created.'),
+      warnings: z.array(warningSchema).describe('Warnings of the service; the document was created.'),
+      recovered: z
+        .boolean()
+        .describe('`true` when an earlier attempt had created the target and this run found it.'),
+    })
+    .describe(`${sourceType} was transferred fully; carries the new document's id and number.`);
+}
+export type TransferredDetail = z.infer<ReturnType<typeof transferredSchema>>;
+
+export const isdocRecordTypes = ['IssuedInvoice', 'IssuedAdvanceInvoice'] as const;
+
+export function isdocArchivedSchema(recordType: (typeof isdocRecordTypes)[number]) {
+  return z
+    .object({
+      ...actionBase(z.literal(recordType), 'IsdocArchived'),
+      documentNumber: z.string().min(1),
+      archive: z.object({
+        bucket: z.string().min(1).optional(),
+        key: z.string().min(1).describe('Object key of the ISDOC file.'),
+        sha256: hex64.describe('SHA-256 (hex) of the ISDOC bytes.'),
+        size: z.number().int().nonnegative(),
+        contentType: z.string().min(1),
+        pdfKey: z.string().min(1).optional().describe('Object key of the PDF, when archived too.'),
+      }),
+    })
+    .describe(`The ISDOC of an ${recordType} version was validated and archived.`);
+}
+export type IsdocArchivedDetail = z.infer<ReturnType<typeof isdocArchivedSchema>>;
+
+export const einvoiceStatusChangedSchema = z
+  .object({
+    ...actionBase(z.literal('IssuedInvoice'), 'EInvoiceStatusChanged'),
+    sendingId: z.string().min(1).describe('Id of the e-invoicing network sending.'),
+    status: z.string().min(1).describe('Status of the sending as the service reports it.'),
+    previousStatus: z.string().nullable().describe('The status before (null for the first one).'),
+    responseCode: z
+      .string()
+      .nullable()
+      .describe('Peppol invoice response code as given (e.g. AB, IP, UQ, CA, RE, AP, PD), or null.'),
+    final: z.boolean().describe('No further transition will be reported for this sending.'),
+    sequence: z.number().int().positive().describe('1 for the first status of a sending, then +1 each.'),
+    statusDate: z.string().nullable().describe('When the service recorded the status, if it says.'),
+  })
+  .describe('The e-invoicing network status of a sent invoice changed.');
+export type EInvoiceStatusChangedDetail = z.infer<typeof einvoiceStatusChangedSchema>;
+
+export const emailSentSchema = z
+  .object({
+    ...actionBase(z.literal('IssuedInvoice'), 'EmailSent'),
+    to: z.array(z.string().min(1)).describe('Recipients the service was asked to send to.'),
+    subject: z.string(),
+  })
+  .describe('The invoice was handed to the service for sending by e-mail.');
+export type EmailSentDetail = z.infer<typeof emailSentSchema>;
+
+export const failureKinds = [
+  'validation',
+  'notReady',
+  'invalidDocument',
+  'tooLarge',
+  'outcomeUnknown',
+  'rejected',
+  'deadline',
+  'tooManyOpen',
+] as const;
+export type FailureKind = (typeof failureKinds)[number];
+
+export const problemSchema = z
+  .object({
+    kind: z.enum(failureKinds),
+    message: z.string().min(1),
+    status: z.number().int().optional().describe('HTTP status of the service, when it answered.'),
+    title: z.string().optional(),
+    traceId: z.string().optional(),
+    errors: z
+      .record(z.string(), z.array(z.string()))
+      .optional()
+      .describe('Validation errors keyed by property, as the service sent them.'),
+  })
+  .describe('What went wrong, in problem-details terms.');
+export type Problem = z.infer<typeof problemSchema>;
+
+export const actionFailedSchema = z
+  .object({
+    ...actionBase(z.string().min(1), 'Failed'),
+    problem: problemSchema,
+  })
+  .describe('An action gave up on a record; it will not be retried for this event.');
+export type ActionFailedDetail = z.infer<typeof actionFailedSchema>;
+
+const EXAMPLE_CONNECTION = 'acme';
+const AT = '2026-03-04T16:41:00.000Z';
+const example = {
+  order: '5a1c2e9e-1f7b-4a8e-9d1c-0b6f2f0b1a01',
+  slip: '7c3d4e5f-2a8b-4c9d-8e1f-1a2b3c4d5e02',
+  invoice: '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c03',
+  event: 'b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d04',
+};
+
+function exampleBase(recordType: string, id: string, change: string, action: string, number: string) {
+  return {
+    version: ENVELOPE_VERSION,
+    connection: EXAMPLE_CONNECTION,
+    recordType,
+    id,
+    change,
+    action,
+    source: { recordType, id, documentNumber: number, modifiedDate: '2026-03-04T16:40:12Z' },
+    causationId: example.event,
+    idempotencyKey: actionIdempotencyKey(EXAMPLE_CONNECTION, action, id, change),
+    occurredAt: AT,
+  };
+}
+
+const transferTargets: Record<(typeof transferSourceTypes)[number], [string, string]> = {
+  ReceivedOrder: ['IssueSlip', 'transfer.receivedOrderToIssueSlip'],
+  IssueSlip: ['IssuedInvoice', 'transfer.issueSlipToIssuedInvoice'],
+  IssuedOffer: ['ReceivedOrder', 'transfer.issuedOfferToReceivedOrder'],
+  IssuedOrder: ['ReceivedInvoice', 'transfer.issuedOrderToReceivedInvoice'],
+};
+
+export const actionEvents: CatalogEntry[] = [
+  ...transferSourceTypes.map(
+    (sourceType): CatalogEntry => ({
+      detailType: `${sourceType}.Transferred`,
+      description: `A ${sourceType} was transferred fully to a ${transferTargets[sourceType][0]}.`,
+      schema: transferredSchema(sourceType),
+      example: {
+        ...exampleBase(
+          sourceType,
+          example.order,
+          'Transferred',
+          transferTargets[sourceType][1],
+          'RO2026000042',
+        ),
+        target: {
+          recordType: transferTargets[sourceType][0],
+          id: example.slip,
+          documentNumber: 'IS2026000017',
+        },
+        warnings: [],
+        recovered: false,
+      },
+    }),
+  ),
+  ...isdocRecordTypes.map(
+    (recordType): CatalogEntry => ({
+      detailType: `${recordType}.IsdocArchived`,
+      description: `The ISDOC of an ${recordType} version was validated and archived to S3.`,
+      schema: isdocArchivedSchema(recordType),
+      example: {
+        ...exampleBase(recordType, example.invoice, 'IsdocArchived', 'archive.isdoc', 'FV2026000042'),
+        documentNumber: 'FV2026000042',
+        archive: {
+          key: `isdoc/${EXAMPLE_CONNECTION}/${recordType}/2026/03/FV2026000042_${example.invoice}.isdoc`,
+          sha256: actionIdempotencyKey('isdoc bytes'),
+          size: 4187,
+          contentType: 'application/xml',
+        },
+      },
+    }),
+  ),
+  {
+    detailType: 'IssuedInvoice.EInvoiceStatusChanged',
+    description:
+      'The e-invoicing network status of a sent issued invoice changed (one event per transition).',
+    schema: einvoiceStatusChangedSchema,
+    example: {
+      ...exampleBase(
+        'IssuedInvoice',
+        example.invoice,
+        'EInvoiceStatusChanged',
+        'send.einvoice',
+        'FV2026000042',
+      ),
+      sendingId: 'c0ffee00-0000-4000-8000-000000000005',
+      status: 'Accepted',
+      previousStatus: 'Delivered',
+      responseCode: 'AP',
+      final: true,
+      sequence: 3,
+      statusDate: AT,
+    },
+  },
+  {
+    detailType: 'IssuedInvoice.EmailSent',
+    description: 'An issued invoice was handed to the service for sending by e-mail.',
+    schema: emailSentSchema,
+    example: {
+      ...exampleBase('IssuedInvoice', example.invoice, 'EmailSent', 'send.email', 'FV2026000042'),
+      to: ['billing@tatra-trade.example'],
+      subject: 'Invoice FV2026000042',
+    },
+  },
+  {
+    detailType: 'Action.Failed',
+    description:
+      'An action gave up on a record (validation error, deadline, unknown outcome, invalid document).',
+    schema: actionFailedSchema,
+    example: {
+      ...exampleBase(
+        'ReceivedOrder',
+        example.order,
+        'Failed',
+        'transfer.receivedOrderToIssueSlip',
+        'RO2026000042',
+      ),
+      problem: {
+        kind: 'validation',
+        message: 'the service rejected the request',
+        status: 422,
+        title: 'Unprocessable Entity',
+        traceId: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00',
+        errors: { Items: ["'Items' must not be empty."] },
+      },
+    },
+  },
+];

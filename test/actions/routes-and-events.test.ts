@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { loadActionsConfig } from '../../functions/core/actions/config.js';
+import { actionEvents } from '../../functions/core/events/action-events.js';
+import { buildRoutes, buildScheduledActions, routes } from '../../infra/routes.js';
+
+describe('action settings', () => {
+  it('defaults: main transfer chain and archive on, offers/issued orders and sending off', () => {
+    const c = loadActionsConfig({});
+    expect(c.transfers).toEqual({
+      receivedOrderToIssueSlip: true,
+      issueSlipToIssuedInvoice: true,
+      issuedOfferToReceivedOrder: false,
+      issuedOrderToReceivedInvoice: false,
+    });
+    expect(c.isdoc.enabled).toBe(true);
+    expect(c.sending.einvoicePartners).toEqual([]);
+  });
+
+  it('names every malformed key at once', () => {
+    expect(() => loadActionsConfig({ ACTIONS_ISDOC_PDF: 'maybe', ACTIONS_ISDOC_MAX_BYTES: '-1' })).toThrow(
+      /ACTIONS_ISDOC_PDF: expected one of.*ACTIONS_ISDOC_MAX_BYTES: expected a positive integer/,
+    );
+  });
+
+  it('rejects a partner configured for both channels and a bad e-mail address', () => {
+    expect(() =>
+      loadActionsConfig({ ACTIONS_EINVOICE_PARTNERS: '111', ACTIONS_EMAIL_PARTNERS: '111' }),
+    ).toThrow(/partner '111' is configured for both/);
+    expect(() => loadActionsConfig({ ACTIONS_EMAIL_PARTNERS: '222=nope' })).toThrow(/e-mail address/);
+  });
+});
+
+describe('routing table', () => {
+  it('routes only unfinished received orders to the transfer handler by default', () => {
+    const r = routes.find((x) => x.id === 'transfer-received-order');
+    expect(r?.handler).toBe('transfer-documents');
+    expect(r?.pattern).toEqual({
+      'detail-type': ['ReceivedOrder.Created', 'ReceivedOrder.Updated'],
+      detail: { record: { Status: ['Unfinished'] } },
+    });
+    expect(routes.map((x) => x.id)).toEqual([
+      'transfer-received-order',
+      'transfer-issue-slip',
+      'archive-isdoc',
+    ]);
+  });
+
+  it('switches each step by configuration and filters sending by configured partners', () => {
+    const config = loadActionsConfig({
+      ACTIONS_TRANSFER_RECEIVED_ORDER_TO_ISSUE_SLIP: 'false',
+      ACTIONS_TRANSFER_ISSUED_OFFER_TO_RECEIVED_ORDER: 'true',
+      ACTIONS_ISDOC_ARCHIVE: 'off',
+      ACTIONS_EINVOICE_PARTNERS: '12345678, 87654321',
+      ACTIONS_EMAIL_PARTNERS: '55555555=billing@example.com',
+    });
+    const built = buildRoutes(config);
+    expect(built.map((x) => x.id)).toEqual([
+      'transfer-issue-slip',
+      'transfer-issued-offer',
+      'send-einvoice',
+      'send-email',
+    ]);
+    expect(built.find((x) => x.id === 'send-einvoice')?.pattern.detail).toEqual({
+      record: { BusinessPartnerAddress: { IdentificationNumber: ['12345678', '87654321'] } },
+    });
+    expect(buildScheduledActions(config).map((s) => s.handler)).toEqual(['track-einvoices']);
+    expect(buildScheduledActions(loadActionsConfig({}))).toEqual([]);
+  });
+});
+
+describe('action event catalog', () => {
+  it('every example parses with its schema', () => {
+    for (const entry of actionEvents) {
+      const result = entry.schema.safeParse(entry.example);
+      expect(result.success, entry.detailType).toBe(true);
+    }
+    expect(actionEvents.map((e) => e.detailType)).toEqual([
+      'ReceivedOrder.Transferred',
+      'IssueSlip.Transferred',
+      'IssuedOffer.Transferred',
+      'IssuedOrder.Transferred',
+      'IssuedInvoice.IsdocArchived',
+      'IssuedAdvanceInvoice.IsdocArchived',
+      'IssuedInvoice.EInvoiceStatusChanged',
+      'IssuedInvoice.EmailSent',
+      'Action.Failed',
+    ]);
+  });
+});
