@@ -35,3 +35,38 @@ export class ObjectExistsError extends Error {
     super(`an object already exists under '${key}'`, options);
   }
 }
+
+/** The store computed a different SHA-256 than the one sent with the object (S3 `BadDigest`). */
+export class ChecksumMismatchError extends Error {
+  override readonly name = 'ChecksumMismatchError';
+  constructor(
+    readonly key: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`the SHA-256 checksum of '${key}' does not match its body`, options);
+  }
+}
+
+/** An event detail does not match the catalog schema of its detail-type (or the type is unknown). */
+export class EventValidationError extends Error {
+  override readonly name = 'EventValidationError';
+  constructor(
+    readonly detailType: string,
+    readonly issues: string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`event '${detailType}' is invalid: ${issues.join('; ')}`, options);
+  }
+}
+
+/** A claim-checked record could not be resolved: missing object or checksum mismatch. */
+export class RecordRefError extends Error {
+  override readonly name = 'RecordRefError';
+  constructor(
+    readonly key: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`record reference '${key}': ${reason}`, options);
+  }
+}
