@@ -1,0 +1,133 @@
+/**
+ * Catalog entries of the record events: `<RecordType>.Created|Updated|Deleted` for every
+ * collection of `functions/accounting/collections.ts`, each with its zod schema and an example.
+ */
+import { createHash } from 'node:crypto';
+import { type CollectionSpec, collections } from '../../accounting/collections.js';
+import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
+import {
+  type ChangeKind,
+  changeKinds,
+  envelopeSchema,
+  idempotencyKey,
+  recordDetailType,
+} from './envelope.js';
+
+/** Connection name used in the examples. */
+export const EXAMPLE_CONNECTION = 'acme';
+
+/** A GUID that is stable for a seed, so examples and generated docs do not churn. */
+function exampleGuid(seed: string): string {
+  const h = createHash('sha256').update(seed).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+const CREATED = '2026-03-02T09:14:05Z';
+const MODIFIED = '2026-03-04T16:40:12Z';
+
+function exampleRecord(c: CollectionSpec, change: ChangeKind): Record<string, unknown> & { Id: string } {
+  const Id = exampleGuid(c.recordType);
+  const modificationInfo = {
+    CreatedDate: CREATED,
+    CreatedBy: exampleGuid('user'),
+    ModifiedDate: change === 'Created' ? CREATED : MODIFIED,
+    ModifiedBy: exampleGuid('user'),
+  };
+  if (c.kind === 'addressBook') {
+    return {
+      Id,
+      CompanyName: 'Tatra Trade s.r.o.',
+      Name: 'Tatra Trade',
+      IdentificationNumber: '12345678',
+      TaxIdentificationNumber: '2020123456',
+      Street: 'Hlavná 1',
+      PostCode: '81101',
+      City: 'Bratislava',
+      Country: 'SK',
+      Email: 'office@tatra-trade.example',
+      ModificationInfo: modificationInfo,
+    };
+  }
+  if (c.kind === 'document') {
+    return {
+      Id,
+      DocumentNumber: `${c.recordType.replace(/[a-z]/g, '')}2026000042`,
+      IssueDate: '2026-03-02',
+      Text: 'Delivery of goods',
+      CurrencyId: exampleGuid('EUR'),
+      BusinessPartnerAddress: { CompanyName: 'Tatra Trade s.r.o.', City: 'Bratislava', Country: 'SK' },
+      Items: [
+        {
+          Id: exampleGuid(`${c.recordType}-item`),
+          Code: 'W-100',
+          Text: 'Widget',
+          Quantity: 2,
+          Unit: 'pcs',
+          UnitPrice: 50,
+          UnitPriceVatType: 'WithoutVat',
+          VatRateType: 'BasicVatRate',
+          PriceWithoutVat: 100,
+          Vat: 23,
+          PriceWithVat: 123,
+        },
+      ],
+      DocumentRecapitulation: { TotalPrice: 123 },
+      ModificationInfo: modificationInfo,
+    };
+  }
+  return { Id, Code: 'X1', Name: `Example ${c.recordType}` };
+}
+
+function exampleDetail(c: CollectionSpec, change: ChangeKind) {
+  const record = exampleRecord(c, change);
+  const id = record.Id;
+  if (change === 'Deleted') {
+    return {
+      version: ENVELOPE_VERSION,
+      connection: EXAMPLE_CONNECTION,
+      recordType: c.recordType,
+      id,
+      change,
+      modifiedDate: null,
+      idempotencyKey: idempotencyKey(EXAMPLE_CONNECTION, c.recordType, id, 'deleted'),
+      record: { Id: id },
+    };
+  }
+  const modifiedDate = c.modificationInfo ? (change === 'Created' ? CREATED : MODIFIED) : null;
+  const version =
+    modifiedDate ?? `content:${createHash('sha256').update(JSON.stringify(record)).digest('hex')}`;
+  return {
+    version: ENVELOPE_VERSION,
+    connection: EXAMPLE_CONNECTION,
+    recordType: c.recordType,
+    id,
+    change,
+    modifiedDate,
+    idempotencyKey: idempotencyKey(EXAMPLE_CONNECTION, c.recordType, id, version),
+    record,
+  };
+}
+
+function describe(c: CollectionSpec, change: ChangeKind): string {
+  switch (change) {
+    case 'Created':
+      return c.modificationInfo
+        ? `A ${c.recordType} appeared (its CreatedDate falls in the polled window, or it is seen for the first time).`
+        : `A ${c.recordType} appeared in the reference list (opt-in full scan).`;
+    case 'Updated':
+      return c.modificationInfo
+        ? `A known ${c.recordType} has a new ModifiedDate.`
+        : `The content of a ${c.recordType} changed (opt-in full scan, hash diff).`;
+    case 'Deleted':
+      return `A ${c.recordType} is no longer listed by the service (periodic reconciliation).`;
+  }
+}
+
+export const recordEvents: CatalogEntry[] = collections.flatMap((c) =>
+  changeKinds.map((change) => ({
+    detailType: recordDetailType(c.recordType, change),
+    description: describe(c, change),
+    schema: envelopeSchema({ recordType: c.recordType, change, modificationInfo: c.modificationInfo }),
+    example: exampleDetail(c, change),
+  })),
+);

@@ -1,0 +1,84 @@
+/**
+ * Renders the event catalog as Markdown (`docs/events.md`) and as JSON Schema files
+ * (`events/schemas/<DetailType>.json` + `index.json`). Pure: returns file contents.
+ */
+
+import { eventCatalog, toJsonSchemas } from './catalog.js';
+import type { CatalogEntry } from './catalog-entry.js';
+
+const HEADER = `# Events
+
+<!-- Generated from functions/core/events (catalog.ts) by \`npx tsx functions/core/events/write-schemas.ts\`. Do not edit. -->
+
+Every event the product puts on the bus. \`detail-type\` is \`<RecordType>.<Change>\` for record
+changes (one triple per collection of \`functions/accounting/collections.ts\`) plus the action
+outcomes. \`source\` is \`accounting.<connection>\` by default (setting \`EVENT_SOURCE\` replaces it
+with one fixed source). JSON Schemas (draft 2020-12, generated from the zod schemas) are committed
+in \`events/schemas/\`, one file per detail-type.
+
+## Envelope (record events)
+
+| field | meaning |
+|---|---|
+| \`version\` | envelope version (\`1\`); bumped on a breaking change |
+| \`connection\` | the accounting connection (company) the record belongs to |
+| \`recordType\` | e.g. \`IssuedInvoice\` |
+| \`id\` | the record's \`Id\` |
+| \`change\` | \`Created\`, \`Updated\` or \`Deleted\` |
+| \`modifiedDate\` | the service's \`ModificationInfo.ModifiedDate\` of this version, verbatim; \`null\` for reference records and deletions |
+| \`idempotencyKey\` | hex SHA-256 of (connection, recordType, id, ModifiedDate) — \`content:<sha256>\` of the record for reference lists, \`deleted\` for deletions; equal for every delivery of the same version, so consumers dedupe on it |
+| \`record\` | the record as the service returned it (unknown fields pass through) |
+| \`recordRef\` | instead of \`record\` when the event would exceed the size limit: \`{ bucket?, key, sha256, size }\` of the JSON stored in the object store; \`resolveRecord(detail, objectStore)\` returns the record either way |
+
+Delivery is at least once: the same version may arrive more than once (after a crash between
+publishing and checkpointing, or inside the poller's lookback overlap when its dedupe state overflows);
+it then carries the same \`idempotencyKey\`.
+`;
+
+function section(entry: CatalogEntry): string {
+  return [
+    `### \`${entry.detailType}\``,
+    '',
+    entry.description,
+    '',
+    `Schema: [\`events/schemas/${entry.detailType}.json\`](../events/schemas/${entry.detailType}.json)`,
+    '',
+    '```json',
+    JSON.stringify(entry.example, null, 2),
+    '```',
+    '',
+  ].join('\n');
+}
+
+export function renderEventsMarkdown(catalog: readonly CatalogEntry[] = eventCatalog): string {
+  const index = [
+    '## Index',
+    '',
+    '| detail-type | description |',
+    '|---|---|',
+    ...catalog.map(
+      (e) =>
+        `| [\`${e.detailType}\`](#${e.detailType.toLowerCase().replace(/\./g, '')}) | ${e.description} |`,
+    ),
+    '',
+    '## Events',
+    '',
+  ].join('\n');
+  return `${HEADER}\n${index}\n${catalog.map(section).join('\n')}`;
+}
+
+/** `events/schemas` contents: file name → text. */
+export function renderSchemaFiles(catalog: readonly CatalogEntry[] = eventCatalog): Map<string, string> {
+  const files = new Map<string, string>();
+  const schemas = toJsonSchemas(catalog);
+  for (const [detailType, schema] of Object.entries(schemas)) {
+    files.set(`${detailType}.json`, `${JSON.stringify(schema, null, 2)}\n`);
+  }
+  const index = catalog.map((e) => ({
+    detailType: e.detailType,
+    description: e.description,
+    file: `${e.detailType}.json`,
+  }));
+  files.set('index.json', `${JSON.stringify({ events: index }, null, 2)}\n`);
+  return files;
+}

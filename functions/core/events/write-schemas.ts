@@ -1,0 +1,81 @@
+/**
+ * Writes the JSON Schemas of the event catalog and `docs/events.md`.
+ *
+ *   npx tsx functions/core/events/write-schemas.ts [--out events/schemas] [--docs docs/events.md] [--check]
+ *
+ * `--check` writes nothing and exits 1 when a committed file is out of date.
+ */
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { renderEventsMarkdown, renderSchemaFiles } from './render-docs.js';
+
+const flagsSchema = z.object({
+  out: z.string().min(1, 'expected a folder path for --out').default('events/schemas'),
+  docs: z.string().min(1, 'expected a file path for --docs').default('docs/events.md'),
+  check: z.boolean().default(false),
+});
+
+async function readOrUndefined(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Ignores layout only (a formatter may align tables and wrap JSON blocks): whitespace and `---` runs. */
+function normalizeMarkdown(text: string): string {
+  return text.replace(/\s+/g, '').replace(/-{3,}/g, '---');
+}
+
+/** Files that differ from what the catalog renders (relative paths); empty when up to date. */
+export async function staleFiles(out: string, docs: string): Promise<string[]> {
+  const stale: string[] = [];
+  const files = renderSchemaFiles();
+  for (const [name, text] of files) {
+    if ((await readOrUndefined(join(out, name))) !== text) stale.push(join(out, name));
+  }
+  const existing = await readdir(out).catch(() => [] as string[]);
+  for (const name of existing) if (name.endsWith('.json') && !files.has(name)) stale.push(join(out, name));
+  const committed = await readOrUndefined(docs);
+  if (committed === undefined || normalizeMarkdown(committed) !== normalizeMarkdown(renderEventsMarkdown())) {
+    stale.push(docs);
+  }
+  return stale;
+}
+
+export async function writeSchemas(out: string, docs: string): Promise<number> {
+  const files = renderSchemaFiles();
+  await mkdir(out, { recursive: true });
+  for (const name of await readdir(out)) {
+    if (name.endsWith('.json') && !files.has(name)) await rm(join(out, name));
+  }
+  for (const [name, text] of files) await writeFile(join(out, name), text);
+  await mkdir(dirname(docs), { recursive: true });
+  await writeFile(docs, renderEventsMarkdown());
+  return files.size;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { out: { type: 'string' }, docs: { type: 'string' }, check: { type: 'boolean' } },
+    strict: true,
+  });
+  const flags = flagsSchema.parse(values);
+  if (flags.check) {
+    const stale = await staleFiles(flags.out, flags.docs);
+    if (stale.length > 0) {
+      process.stderr.write(`out of date (run write-schemas): ${stale.join(', ')}\n`);
+      process.exitCode = 1;
+    }
+    return;
+  }
+  const count = await writeSchemas(flags.out, flags.docs);
+  process.stdout.write(`wrote ${count} files to ${flags.out} and ${flags.docs}\n`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await main();
+}

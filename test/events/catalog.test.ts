@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { collections } from '../../functions/accounting/collections.js';
+import { EventValidationError } from '../../functions/core/errors.js';
+import {
+  eventCatalog,
+  findCatalogEntry,
+  parseDetail,
+  toJsonSchemas,
+} from '../../functions/core/events/catalog.js';
+import { idempotencyKey } from '../../functions/core/events/envelope.js';
+import { staleFiles } from '../../functions/core/events/write-schemas.js';
+
+describe('event catalog', () => {
+  it('has Created, Updated and Deleted for every collection', () => {
+    for (const c of collections) {
+      for (const change of ['Created', 'Updated', 'Deleted']) {
+        expect(findCatalogEntry(`${c.recordType}.${change}`), `${c.recordType}.${change}`).toBeDefined();
+      }
+    }
+  });
+
+  it('has unique detail-types', () => {
+    const types = eventCatalog.map((e) => e.detailType);
+    expect(new Set(types).size).toBe(types.length);
+  });
+
+  it('parses every example with its own schema', () => {
+    for (const entry of eventCatalog) {
+      const result = entry.schema.safeParse(entry.example);
+      expect(result.success, `${entry.detailType}: ${result.error?.message}`).toBe(true);
+    }
+  });
+
+  it('rejects a detail of the wrong record type and names the field', () => {
+    const example = findCatalogEntry('IssuedInvoice.Created')!.example as Record<string, unknown>;
+    expect(() => parseDetail('IssuedInvoice.Created', { ...example, recordType: 'ReceivedOrder' })).toThrow(
+      /recordType/,
+    );
+    expect(() => parseDetail('Nope.Created', example)).toThrow(EventValidationError);
+  });
+
+  it('accepts a recordRef instead of a record', () => {
+    const example = findCatalogEntry('ReceivedOrder.Updated')!.example as Record<string, unknown>;
+    const { record: _record, ...rest } = example;
+    const withRef = {
+      ...rest,
+      recordRef: { key: 'claims/acme/x.json', sha256: 'a'.repeat(64), size: 2_000_000 },
+    };
+    expect(() => parseDetail('ReceivedOrder.Updated', withRef)).not.toThrow();
+    expect(() => parseDetail('ReceivedOrder.Updated', rest)).toThrow(EventValidationError);
+  });
+
+  it('derives the idempotency key only from connection, record type, id and ModifiedDate', () => {
+    const a = idempotencyKey('acme', 'IssuedInvoice', 'id-1', '2026-03-04T16:40:12Z');
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+    expect(idempotencyKey('acme', 'IssuedInvoice', 'id-1', '2026-03-04T16:40:12Z')).toBe(a);
+    expect(idempotencyKey('acme', 'IssuedInvoice', 'id-1', '2026-03-04T16:40:13Z')).not.toBe(a);
+    expect(idempotencyKey('other', 'IssuedInvoice', 'id-1', '2026-03-04T16:40:12Z')).not.toBe(a);
+  });
+
+  it('exports a JSON Schema per detail-type', () => {
+    const schemas = toJsonSchemas();
+    expect(Object.keys(schemas)).toHaveLength(eventCatalog.length);
+    const one = schemas['IssuedInvoice.Created'] as Record<string, unknown>;
+    expect(one.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(one.title).toBe('IssuedInvoice.Created');
+  });
+
+  it('has committed schemas and docs/events.md up to date (npx tsx functions/core/events/write-schemas.ts)', async () => {
+    expect(await staleFiles('events/schemas', 'docs/events.md')).toEqual([]);
+  });
+});
