@@ -74,6 +74,8 @@ export function describeError(error: unknown): string {
 
 /** The process-level context: real stdout/stderr, the environment, and a signal aborted on SIGINT/SIGTERM. */
 export function processContext(): { ctx: CommandContext; dispose(): void } {
+  // The AWS SDK's Node-20 notice is noise for a local tool (the embedded stores use the SDK).
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const controller = new AbortController();
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {

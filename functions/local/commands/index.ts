@@ -1,7 +1,11 @@
 import type { Command } from '../command.js';
+import { archiveCommand } from './archive.js';
+import { eventsCommand } from './events.js';
 import { operationsCommand } from './operations.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command<never>[] = [
+export const commands = [
+  eventsCommand,
   operationsCommand,
-] as unknown as readonly Command<never>[];
+  archiveCommand,
+] as unknown as readonly Command<unknown>[];

@@ -1,0 +1,63 @@
+/**
+ * The embedded stores of the local runtime: dynalite (checkpoints, idempotency records, action
+ * state) and s3rver (the ISDOC archive, claim checks), with their data under one directory so a
+ * restart finds its checkpoints and archive again.
+ */
+import { join, resolve } from 'node:path';
+import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
+import { createS3ObjectStore } from '../adapters/aws/s3-object-store.js';
+import {
+  createBucket,
+  createCheckpointTable,
+  createIdempotencyTable,
+  type EmbeddedServers,
+  startEmbeddedServers,
+} from '../adapters/local/embedded-servers.js';
+import type { CheckpointStore, ObjectStore } from '../core/ports.js';
+
+/** Resource names inside the embedded servers (fixed: they only exist locally). */
+export const LOCAL_RESOURCES = {
+  checkpointTable: 'accounting-events-checkpoints',
+  idempotencyTable: 'accounting-events-idempotency',
+  stateTable: 'accounting-events-state',
+  archiveBucket: 'accounting-events-archive',
+} as const;
+
+export interface LocalStores {
+  servers: EmbeddedServers;
+  checkpoints: CheckpointStore;
+  archive: ObjectStore;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function startLocalStores(dataDir: string): Promise<LocalStores> {
+  const dir = resolve(dataDir);
+  const servers = await startEmbeddedServers({
+    dynamoDbPath: join(dir, 'dynamodb'),
+    s3Directory: join(dir, 's3'),
+  });
+  try {
+    await createCheckpointTable(servers.dynamoDb, LOCAL_RESOURCES.checkpointTable);
+    await createIdempotencyTable(servers.dynamoDb, LOCAL_RESOURCES.idempotencyTable);
+    await createCheckpointTable(servers.dynamoDb, LOCAL_RESOURCES.stateTable);
+    await createBucket(servers.s3, LOCAL_RESOURCES.archiveBucket);
+  } catch (error) {
+    await servers.close();
+    throw error;
+  }
+  return {
+    servers,
+    dataDir: dir,
+    checkpoints: createDynamoDbCheckpointStore({
+      client: servers.dynamoDb,
+      tableName: LOCAL_RESOURCES.checkpointTable,
+    }),
+    archive: createS3ObjectStore({
+      client: servers.s3,
+      bucket: LOCAL_RESOURCES.archiveBucket,
+      listApiVersion: 1,
+    }),
+    close: () => servers.close(),
+  };
+}
