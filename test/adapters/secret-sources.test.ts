@@ -42,11 +42,9 @@ describe('Secrets Manager source', () => {
   });
 
   it('returns client credentials with an optional scope', async () => {
-    secrets
-      .on(GetSecretValueCommand)
-      .resolves({
-        SecretString: JSON.stringify({ clientId: 'id', clientSecret: SECRET_VALUE, scope: 'api' }),
-      });
+    secrets.on(GetSecretValueCommand).resolves({
+      SecretString: JSON.stringify({ clientId: 'id', clientSecret: SECRET_VALUE, scope: 'api' }),
+    });
     const { src } = source();
     expect(await src.get()).toEqual({
       ACCOUNTING_CLIENT_ID: 'id',
