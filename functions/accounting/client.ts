@@ -1,0 +1,534 @@
+/**
+ * The accounting-service client: implements `AccountingApi` over undici's keep-alive agent.
+ *
+ * Retries live here and only here:
+ * - reads (GET) on 429 (honouring `Retry-After`, seconds or HTTP date, up to `retryAfterMaxMs`),
+ *   502/503/504, connection resets and deadlines, with exponential backoff and full jitter, at most
+ *   `maxAttempts` attempts;
+ * - a request on a stale keep-alive socket (reset before any response) is repeated once at once;
+ * - requests with a side effect (`create`, `transfer`, `command`) are repeated only when they surely
+ *   did not reach the service (connect failure, 429, 401 with a renewed token). Once they may have
+ *   reached it (reset, deadline, 5xx, a lost body) the call ends with `OutcomeUnknownError`;
+ * - a 401 with a cached OAuth token renews the token once and retries once.
+ */
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import type { Clock, Logger } from '../core/ports.js';
+import { systemClock } from '../shared/clock.js';
+import { redactText, silentLogger } from '../shared/logger.js';
+import type {
+  AccountingApi,
+  ApiRecord,
+  CallInput,
+  Created,
+  Download,
+  ListOptions,
+  NotReady,
+  Page,
+  Warning,
+} from './api.js';
+import { type Authenticator, createAuthenticator, type TokenHttpResponse } from './auth.js';
+import { type CollectionName, type CollectionSpec, findCollection } from './collections.js';
+import type { AccountingConfig } from './config.js';
+import { buildPath, type OperationSpec, resolveOperations } from './endpoints.js';
+import {
+  ApiError,
+  apiErrorFor,
+  ConnectionError,
+  InvalidArgumentError,
+  OutcomeUnknownError,
+  type RequestInfo,
+  SchemaMismatchError,
+  TimeoutError,
+} from './errors.js';
+import { items as itemsOf, paginate, type RawPage } from './pagination.js';
+import {
+  createdEnvelopeSchema,
+  expectedOf,
+  fieldPath,
+  listEnvelopeSchema,
+  recordSchemaFor,
+  toProblemDetails,
+} from './schemas.js';
+import { createAgent, type RawResponse, send, TransportFailure } from './transport.js';
+
+export interface ClientDeps {
+  clock?: Clock;
+  logger?: Logger;
+  /** An undici dispatcher (e.g. `MockAgent`, a shared `Agent`); default: the client's own keep-alive agent. */
+  dispatcher?: Dispatcher;
+  /** Random source in [0, 1) for the backoff jitter. */
+  random?: () => number;
+}
+
+export interface ClientStats {
+  /** HTTP requests sent to the service (token requests included). */
+  requests: number;
+  /** Requests repeated by the retry policy (stale-socket and 401 repeats included). */
+  retries: number;
+  /** 429 answers received. */
+  rateLimited: number;
+  /** 5xx answers received. */
+  serverErrors: number;
+  tokenRequests: number;
+  staleSocketRetries: number;
+}
+
+export interface AccountingClient extends AccountingApi {
+  /** The catalog in use (with configured path overrides). */
+  readonly operations: ReadonlyMap<string, OperationSpec>;
+  stats(): ClientStats;
+  /** Closes the client's own connections (not an injected dispatcher). */
+  close(): Promise<void>;
+}
+
+type Kind = OperationSpec['kind'];
+const SIDE_EFFECT: ReadonlySet<Kind> = new Set<Kind>(['create', 'transfer', 'command']);
+const RETRY_STATUS = new Set([502, 503, 504]);
+/** Sockets idle longer than this are not trusted for a request with a side effect. */
+const KEEP_ALIVE_MS = 4_000;
+const MAX_ERROR_BODY = 64 * 1024;
+
+interface Exchange<T> {
+  operationId: string;
+  kind: Kind;
+  method: 'GET' | 'POST' | 'PUT';
+  url: URL;
+  headers: Record<string, string>;
+  body?: string;
+  signal: AbortSignal | undefined;
+  authenticate: boolean;
+  /** Statuses the caller maps itself (token endpoint errors). */
+  ownStatuses?: ReadonlySet<number>;
+  /** Reads a 2xx (or own-status) response; runs inside the retry loop. */
+  consume(res: RawResponse, req: RequestInfo): Promise<T>;
+}
+
+export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return undefined;
+  const s = raw.trim();
+  if (/^\d+(\.\d+)?$/.test(s)) return Math.round(Number.parseFloat(s) * 1000);
+  const at = Date.parse(s);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now.getTime());
+}
+
+function header(res: RawResponse, name: string): string | undefined {
+  const v = res.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+async function readText(res: RawResponse, limit = Number.POSITIVE_INFINITY): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += buf.length;
+    if (size > limit) {
+      chunks.push(buf.subarray(0, buf.length - (size - limit)));
+      res.body.destroy();
+      break;
+    }
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function discard(res: RawResponse): Promise<void> {
+  try {
+    await readText(res, MAX_ERROR_BODY);
+  } catch {
+    // the body of an answer we do not use
+  } finally {
+    res.done();
+  }
+}
+
+function parseJson(text: string, req: RequestInfo): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SchemaMismatchError(req, '(body)', 'is not valid JSON', { cause: error });
+  }
+}
+
+function validate<S extends z.ZodType>(schema: S, value: unknown, req: RequestInfo): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  if (!issue) throw new SchemaMismatchError(req, '(body)', 'is invalid');
+  throw new SchemaMismatchError(req, fieldPath(issue.path), expectedOf(issue));
+}
+
+export function createAccountingClient(config: AccountingConfig, deps: ClientDeps = {}): AccountingClient {
+  const clock = deps.clock ?? systemClock;
+  const logger = deps.logger ?? silentLogger;
+  const random = deps.random ?? Math.random;
+  const ops = resolveOperations(config.pathOverrides);
+  const ownsDispatcher = deps.dispatcher === undefined;
+  const newAgent = () =>
+    createAgent({
+      connectTimeoutMs: config.connectTimeoutMs,
+      bodyTimeoutMs: config.requestTimeoutMs,
+      keepAliveTimeoutMs: KEEP_ALIVE_MS,
+    });
+  let dispatcher: Dispatcher = deps.dispatcher ?? newAgent();
+  let lastActivity = 0;
+  const counters = { requests: 0, retries: 0, rateLimited: 0, serverErrors: 0, staleSocketRetries: 0 };
+
+  /** A request with a side effect after a long idle (a thawed Lambda) gets fresh connections. */
+  const dispatcherFor = (sideEffect: boolean): Dispatcher => {
+    if (ownsDispatcher && sideEffect && lastActivity > 0 && Date.now() - lastActivity > KEEP_ALIVE_MS) {
+      const old = dispatcher;
+      dispatcher = newAgent();
+      old.close().catch(() => {});
+    }
+    return dispatcher;
+  };
+
+  const backoffMs = (attempt: number) =>
+    Math.floor(random() * Math.min(config.retryMaxDelayMs, config.retryBaseDelayMs * 2 ** (attempt - 1)));
+
+  const tokenRequest = (url: string, form: URLSearchParams, signal?: AbortSignal) =>
+    exchange<TokenHttpResponse>({
+      operationId: 'token',
+      kind: 'read', // asking for a token again is harmless
+      method: 'POST',
+      url: new URL(url),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+      body: form.toString(),
+      signal,
+      authenticate: false,
+      ownStatuses: new Set([400, 401, 403]),
+      consume: async (res) => {
+        const text = await readText(res, MAX_ERROR_BODY);
+        let json: unknown;
+        try {
+          json = text.trim() ? JSON.parse(text) : undefined;
+        } catch {
+          json = undefined;
+        }
+        return { status: res.status, json };
+      },
+    });
+
+  const auth: Authenticator = createAuthenticator(config.credentials, {
+    authUrl: config.authUrl,
+    renewMarginSeconds: config.tokenRenewMarginSeconds,
+    clock,
+    logger,
+    request: tokenRequest,
+  });
+
+  async function exchange<T>(x: Exchange<T>): Promise<T> {
+    const req: RequestInfo = { method: x.method, path: x.url.pathname };
+    const sideEffect = SIDE_EFFECT.has(x.kind);
+    const log = { operation: x.operationId, method: x.method, path: req.path };
+    let attempt = 1;
+    let staleRetried = false;
+    let authRetried = false;
+
+    const retryAfterDelay = async (delayMs: number, reason: string, extra: Record<string, unknown> = {}) => {
+      counters.retries++;
+      logger.warn('accounting request retried', { ...log, attempt, delayMs, reason, ...extra });
+      attempt++;
+      await clock.sleep(delayMs, x.signal);
+    };
+
+    for (;;) {
+      const credential = x.authenticate ? await auth.headers(x.signal) : undefined;
+      const started = Date.now();
+      counters.requests++;
+      let res: RawResponse;
+      try {
+        res = await send(dispatcherFor(sideEffect), {
+          method: x.method,
+          url: x.url,
+          headers: { 'User-Agent': 'accounting-events', ...x.headers, ...credential?.headers },
+          ...(x.body !== undefined ? { body: x.body } : {}),
+          timeoutMs: config.requestTimeoutMs,
+          ...(x.signal ? { signal: x.signal } : {}),
+        });
+      } catch (error) {
+        if (!(error instanceof TransportFailure)) throw error;
+        if (error.kind === 'aborted') throw x.signal?.reason ?? error.cause;
+        const failure =
+          error.kind === 'timeout'
+            ? new TimeoutError(req, config.requestTimeoutMs, { cause: error.cause })
+            : new ConnectionError(req, error.code, { cause: error.cause });
+        logger.debug('accounting request failed', { ...log, attempt, failure: error.kind, code: error.code });
+        if (sideEffect && error.kind !== 'connect') {
+          throw new OutcomeUnknownError(req, x.operationId, { cause: failure });
+        }
+        if (error.kind === 'reset' && !staleRetried) {
+          staleRetried = true;
+          counters.staleSocketRetries++;
+          counters.retries++;
+          logger.debug('accounting request repeated on a fresh socket', {
+            ...log,
+            attempt,
+            code: error.code,
+          });
+          continue;
+        }
+        if (error.kind === 'other' || attempt >= config.maxAttempts) throw failure;
+        await retryAfterDelay(backoffMs(attempt), error.kind, { code: error.code });
+        continue;
+      }
+      lastActivity = Date.now();
+      logger.debug('accounting response', {
+        ...log,
+        attempt,
+        status: res.status,
+        durationMs: lastActivity - started,
+      });
+
+      if (res.status === 401 && credential && !authRetried && auth.unauthorized(credential.credential)) {
+        await discard(res);
+        authRetried = true;
+        counters.retries++;
+        logger.info('accounting token rejected, renewing', log);
+        continue;
+      }
+
+      if ((res.status >= 200 && res.status < 300) || x.ownStatuses?.has(res.status)) {
+        try {
+          return await x.consume(res, req);
+        } catch (error) {
+          res.done();
+          if (error instanceof SchemaMismatchError || error instanceof ApiError) throw error;
+          if (x.signal?.aborted) throw x.signal.reason;
+          // The body broke off: for a side effect the answer is lost, for a read try again.
+          const failure = res.timedOut()
+            ? new TimeoutError(req, config.requestTimeoutMs, { cause: error })
+            : new ConnectionError(req, (error as { code?: string }).code, { cause: error });
+          if (sideEffect) throw new OutcomeUnknownError(req, x.operationId, { cause: failure });
+          if (attempt >= config.maxAttempts) throw failure;
+          await retryAfterDelay(backoffMs(attempt), 'body', {});
+          continue;
+        }
+      }
+
+      // An error status: read its problem details.
+      let text = '';
+      try {
+        text = await readText(res, MAX_ERROR_BODY);
+      } catch {
+        text = '';
+      } finally {
+        res.done();
+      }
+      let body: unknown;
+      try {
+        body = text.trim() ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      const problem = toProblemDetails(body);
+      if (body === undefined && text.trim()) {
+        // Not JSON (an HTML gateway page, plain text): keep a short, scrubbed excerpt.
+        problem.detail = redactText(text.replace(/\s+/g, ' ').trim().slice(0, 200));
+      } else if (problem.detail) {
+        problem.detail = redactText(problem.detail);
+      }
+      const retryAfterMs =
+        res.status === 429 ? parseRetryAfter(res.headers['retry-after'], clock.now()) : undefined;
+      const apiError = apiErrorFor(req, res.status, problem, retryAfterMs);
+
+      if (res.status === 429) {
+        counters.rateLimited++;
+        // 429 is refused before processing: safe to repeat, also for side effects.
+        if (retryAfterMs !== undefined && retryAfterMs > config.retryAfterMaxMs) throw apiError;
+        if (attempt >= config.maxAttempts) throw apiError;
+        await retryAfterDelay(retryAfterMs ?? backoffMs(attempt), 'rate limited', {
+          status: 429,
+          traceId: problem.traceId,
+        });
+        continue;
+      }
+      if (res.status >= 500) {
+        counters.serverErrors++;
+        if (sideEffect) throw new OutcomeUnknownError(req, x.operationId, { cause: apiError });
+        if (RETRY_STATUS.has(res.status) && attempt < config.maxAttempts) {
+          await retryAfterDelay(backoffMs(attempt), 'server error', {
+            status: res.status,
+            traceId: problem.traceId,
+          });
+          continue;
+        }
+      }
+      throw apiError;
+    }
+  }
+
+  const operation = (operationId: string): OperationSpec => {
+    const op = ops.get(operationId);
+    if (!op)
+      throw new InvalidArgumentError(
+        'operationId',
+        `an operation of the endpoint catalog, not '${operationId}'`,
+      );
+    return op;
+  };
+
+  const urlFor = (op: OperationSpec, input: CallInput = {}): URL => {
+    let path: string;
+    try {
+      path = buildPath(op.path, input.params);
+    } catch (error) {
+      throw new InvalidArgumentError('params', `the path parameters of ${op.id} (${op.path})`, {
+        cause: error,
+      });
+    }
+    const url = new URL(config.baseUrl + path);
+    for (const [k, v] of Object.entries(input.query ?? {})) {
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    }
+    return url;
+  };
+
+  const jsonExchange = <T>(
+    op: OperationSpec,
+    input: CallInput,
+    consume: (value: unknown, req: RequestInfo, status: number) => T,
+  ): Promise<T> => {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    let body: string | undefined;
+    if (input.body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(input.body);
+    }
+    return exchange({
+      operationId: op.id,
+      kind: op.kind,
+      method: op.method,
+      url: urlFor(op, input),
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      signal: input.signal,
+      authenticate: true,
+      consume: async (res, req) => {
+        const text = await readText(res);
+        res.done();
+        return consume(parseJson(text, req), req, res.status);
+      },
+    });
+  };
+
+  const collectionSpec = (collection: string): CollectionSpec => {
+    const spec = findCollection(collection);
+    if (!spec || spec.name !== collection) {
+      throw new InvalidArgumentError('collection', `a collection of the catalog, not '${collection}'`);
+    }
+    return spec;
+  };
+
+  function listPages<T extends ApiRecord = ApiRecord>(
+    collection: CollectionName,
+    options: ListOptions = {},
+  ): AsyncIterable<Page<T>> {
+    const spec = collectionSpec(collection);
+    const op = operation(`${spec.name}.list`);
+    const envelope = listEnvelopeSchema(recordSchemaFor(spec));
+    return {
+      [Symbol.asyncIterator]: () =>
+        paginate<T>(spec, options, config.pageSize, (query, signal) =>
+          jsonExchange(op, { query, ...(signal ? { signal } : {}) }, (value, req): RawPage<T> => {
+            const page = validate(envelope, value, req);
+            return {
+              items: page.Items as T[],
+              totalItemCount: page.TotalItemCount ?? undefined,
+              appliedPageSize: page.Pagination?.PageSize ?? undefined,
+            };
+          }),
+        ),
+    };
+  }
+
+  const client: AccountingClient = {
+    operations: ops,
+    listPages,
+    listItems<T extends ApiRecord = ApiRecord>(collection: CollectionName, options?: ListOptions) {
+      return { [Symbol.asyncIterator]: () => itemsOf(listPages<T>(collection, options)) };
+    },
+    async get<T extends ApiRecord = ApiRecord>(collection: CollectionName, id: string, signal?: AbortSignal) {
+      const spec = collectionSpec(collection);
+      if (!spec.getById)
+        throw new InvalidArgumentError('collection', `a collection with get by id (${spec.name} has none)`);
+      if (typeof id !== 'string' || id.trim() === '')
+        throw new InvalidArgumentError('id', 'a non-empty record id');
+      const op = operation(`${spec.name}.get`);
+      return jsonExchange(
+        op,
+        { params: { id }, ...(signal ? { signal } : {}) },
+        (value, req) => validate(recordSchemaFor(spec), value, req) as T,
+      );
+    },
+    async create<T extends ApiRecord = ApiRecord>(
+      operationId: string,
+      input: CallInput = {},
+    ): Promise<Created<T>> {
+      const op = operation(operationId);
+      if (op.method === 'GET')
+        throw new InvalidArgumentError('operationId', `an operation that creates (${op.id} reads)`);
+      return jsonExchange(op, input, (value, req) => {
+        if (value === undefined) return { data: null, warnings: [] };
+        const created = validate(createdEnvelopeSchema, value, req);
+        return {
+          data: (created.Data ?? null) as T | null,
+          warnings: (created.Warnings ?? []).map(
+            (w): Warning => ({ Code: w.Code, Message: w.Message ?? '' }),
+          ),
+        };
+      });
+    },
+    async call<T = unknown>(operationId: string, input: CallInput = {}): Promise<T> {
+      const op = operation(operationId);
+      if (op.kind === 'binary')
+        throw new InvalidArgumentError('operationId', `a JSON operation (${op.id} is a file: use download)`);
+      return jsonExchange(op, input, (value) => value as T);
+    },
+    async download(operationId: string, input: CallInput = {}): Promise<Download | NotReady> {
+      const op = operation(operationId);
+      if (op.kind !== 'binary')
+        throw new InvalidArgumentError('operationId', `a file export (${op.id} is not)`);
+      const query = { ...input.query };
+      if (op.id.endsWith('.pdf') && query.Language === undefined) query.Language = 'Current';
+      return exchange<Download | NotReady>({
+        operationId: op.id,
+        kind: op.kind,
+        method: op.method,
+        url: urlFor(op, { ...input, query }),
+        headers: {
+          Accept: op.id.endsWith('.pdf')
+            ? 'application/pdf'
+            : 'application/xml, application/octet-stream, */*',
+        },
+        signal: input.signal,
+        authenticate: true,
+        consume: async (res) => {
+          if (res.status === 204) {
+            await discard(res);
+            return { notReady: true };
+          }
+          // The deadline covered the wait for headers; the stream is bounded by the idle body timeout.
+          res.done();
+          const length = header(res, 'content-length');
+          const contentLength = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
+          return {
+            body: res.body,
+            contentType: header(res, 'content-type') ?? 'application/octet-stream',
+            ...(contentLength !== undefined ? { contentLength } : {}),
+          };
+        },
+      });
+    },
+    stats: () => ({ ...counters, tokenRequests: auth.tokenRequests() }),
+    async close() {
+      if (ownsDispatcher) await dispatcher.close();
+    },
+  };
+  return client;
+}

@@ -1,0 +1,308 @@
+/**
+ * Configuration of the accounting client, validated with zod. `loadAccountingConfig(env)` reads the
+ * environment (names from `shared/env-names.ts`); `parseAccountingConfig(input)` takes the same
+ * settings as an object (the CLI passes its flags). Both throw one `ConfigError` listing every bad
+ * field with what was expected — never a value, so no secret is echoed. Credentials end up in
+ * `Secret` wrappers that print `[redacted]`.
+ */
+import { z } from 'zod';
+import { ENV } from '../shared/env-names.js';
+import { findOperation } from './endpoints.js';
+import { ConfigError } from './errors.js';
+import { Secret } from './secret.js';
+
+export const DEFAULT_SCOPE = 'Service.OpenApi.Access.Sk';
+
+export const configDefaults = {
+  scope: DEFAULT_SCOPE,
+  requestTimeoutMs: 30_000,
+  connectTimeoutMs: 5_000,
+  maxAttempts: 4,
+  retryBaseDelayMs: 500,
+  retryMaxDelayMs: 20_000,
+  retryAfterMaxMs: 60_000,
+  pageSize: 100,
+  tokenRenewMarginSeconds: 60,
+} as const;
+
+export type Credentials =
+  | { kind: 'apiKey'; apiKey: Secret }
+  | { kind: 'oauth'; clientId: Secret; clientSecret: Secret; scope: string };
+
+export interface AccountingConfig {
+  /** Without a trailing slash, e.g. `https://api.example.com`; paths start with `/v1`. */
+  baseUrl: string;
+  /** OAuth authority, without a trailing slash; the token endpoint is `{authUrl}/connect/token`. */
+  authUrl: string | undefined;
+  credentials: Credentials;
+  requestTimeoutMs: number;
+  connectTimeoutMs: number;
+  /** Attempts per call, the first included. */
+  maxAttempts: number;
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  retryAfterMaxMs: number;
+  pageSize: number;
+  tokenRenewMarginSeconds: number;
+  /** Operation id → path template, replacing the catalog's path (validated against the catalog). */
+  pathOverrides: Readonly<Record<string, string>>;
+}
+
+/** The settings as an object (keys of `ENV`); strings are accepted for numbers (env, CLI flags). */
+export type AccountingConfigInput = Partial<
+  Record<
+    | 'baseUrl'
+    | 'authUrl'
+    | 'apiKey'
+    | 'clientId'
+    | 'clientSecret'
+    | 'scope'
+    | 'requestTimeoutMs'
+    | 'connectTimeoutMs'
+    | 'maxAttempts'
+    | 'retryBaseDelayMs'
+    | 'retryMaxDelayMs'
+    | 'retryAfterMaxMs'
+    | 'pageSize'
+    | 'tokenRenewMarginSeconds',
+    string | number | undefined
+  > & { pathOverrides: string | Record<string, string> | undefined }
+>;
+
+const emptyToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+const url = (what: string) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string({ error: `expected ${what} (an http or https URL)` })
+      .trim()
+      .refine(
+        (s) => {
+          try {
+            const u = new URL(s);
+            return (u.protocol === 'http:' || u.protocol === 'https:') && !u.search && !u.hash;
+          } catch {
+            return false;
+          }
+        },
+        { error: `expected ${what} (an http or https URL without query or fragment)` },
+      )
+      .transform((s) => s.replace(/\/+$/, '')),
+  );
+
+const secretText = (what: string) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string({ error: `expected ${what} (a non-empty string)` })
+      .trim()
+      .min(1),
+  );
+
+const int = (what: string, min: number, max: number, fallback: number) =>
+  z.preprocess(
+    (v) => {
+      const e = emptyToUndefined(v);
+      return typeof e === 'string' && /^\s*-?\d+\s*$/.test(e) ? Number(e) : e;
+    },
+    z
+      .number({ error: `expected ${what}: an integer from ${min} to ${max}` })
+      .int({ error: `expected ${what}: an integer from ${min} to ${max}` })
+      .min(min, { error: `expected ${what}: an integer from ${min} to ${max}` })
+      .max(max, { error: `expected ${what}: an integer from ${min} to ${max}` })
+      .default(fallback),
+  );
+
+const placeholders = (template: string) => new Set([...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
+
+const pathOverrides = z.preprocess(
+  (v) => {
+    const e = emptyToUndefined(v);
+    if (typeof e !== 'string') return e;
+    try {
+      return JSON.parse(e);
+    } catch {
+      return Symbol('invalid-json');
+    }
+  },
+  z
+    .record(z.string(), z.string(), {
+      error:
+        'expected a JSON object of operation id → path template, e.g. {"EInvoicing.status":"/v1/X/{sendingId}"}',
+    })
+    .superRefine((map, ctx) => {
+      for (const [id, path] of Object.entries(map)) {
+        const op = findOperation(id);
+        if (!op) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `unknown operation id '${id}' (see the endpoint catalog)`,
+          });
+          continue;
+        }
+        if (!path.startsWith('/') || /[?#\s]/.test(path)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `path for '${id}' must start with '/' and have no query, fragment or spaces`,
+          });
+          continue;
+        }
+        const allowed = placeholders(op.path);
+        for (const name of placeholders(path)) {
+          if (!allowed.has(name)) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `path for '${id}' uses '{${name}}'; allowed: ${[...allowed].map((a) => `{${a}}`).join(', ') || 'none'}`,
+            });
+          }
+        }
+      }
+    })
+    .default({}),
+);
+
+/** The zod schema over the settings object (keys of `ENV`); the result holds secrets in `Secret`. */
+export const accountingConfigSchema = z
+  .object({
+    baseUrl: url('the service base URL'),
+    authUrl: url('the OAuth authority URL').optional(),
+    apiKey: secretText('an API key').optional(),
+    clientId: secretText('an OAuth client id').optional(),
+    clientSecret: secretText('an OAuth client secret').optional(),
+    scope: z.preprocess(
+      emptyToUndefined,
+      z.string({ error: 'expected an OAuth scope' }).trim().min(1).default(configDefaults.scope),
+    ),
+    requestTimeoutMs: int('milliseconds', 100, 900_000, configDefaults.requestTimeoutMs),
+    connectTimeoutMs: int('milliseconds', 100, 120_000, configDefaults.connectTimeoutMs),
+    maxAttempts: int('attempts', 1, 10, configDefaults.maxAttempts),
+    retryBaseDelayMs: int('milliseconds', 1, 60_000, configDefaults.retryBaseDelayMs),
+    retryMaxDelayMs: int('milliseconds', 1, 600_000, configDefaults.retryMaxDelayMs),
+    retryAfterMaxMs: int('milliseconds', 0, 3_600_000, configDefaults.retryAfterMaxMs),
+    pageSize: int('a page size', 1, 10_000, configDefaults.pageSize),
+    tokenRenewMarginSeconds: int('seconds', 0, 3_600, configDefaults.tokenRenewMarginSeconds),
+    pathOverrides,
+  })
+  .superRefine((c, ctx) => {
+    const oauthGiven = c.clientId !== undefined || c.clientSecret !== undefined;
+    if (c.apiKey !== undefined && oauthGiven) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['apiKey'],
+        message: 'expected either an API key or OAuth client credentials, not both',
+      });
+      return;
+    }
+    if (c.apiKey === undefined && !oauthGiven) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['apiKey'],
+        message: 'expected an API key, or an OAuth client id and client secret',
+      });
+      return;
+    }
+    if (oauthGiven) {
+      if (c.clientId === undefined)
+        ctx.addIssue({ code: 'custom', path: ['clientId'], message: 'expected an OAuth client id' });
+      if (c.clientSecret === undefined)
+        ctx.addIssue({ code: 'custom', path: ['clientSecret'], message: 'expected an OAuth client secret' });
+      if (c.authUrl === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['authUrl'],
+          message: 'expected the OAuth authority URL (required with client credentials)',
+        });
+    }
+    if (c.retryMaxDelayMs < c.retryBaseDelayMs) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['retryMaxDelayMs'],
+        message: 'expected milliseconds not below the base delay',
+      });
+    }
+  })
+  .transform((c): AccountingConfig => {
+    const credentials: Credentials =
+      c.apiKey !== undefined
+        ? { kind: 'apiKey', apiKey: new Secret(c.apiKey) }
+        : {
+            kind: 'oauth',
+            clientId: new Secret(c.clientId ?? ''),
+            clientSecret: new Secret(c.clientSecret ?? ''),
+            scope: c.scope,
+          };
+    return {
+      baseUrl: c.baseUrl,
+      authUrl: c.authUrl,
+      credentials,
+      requestTimeoutMs: c.requestTimeoutMs,
+      connectTimeoutMs: c.connectTimeoutMs,
+      maxAttempts: c.maxAttempts,
+      retryBaseDelayMs: c.retryBaseDelayMs,
+      retryMaxDelayMs: c.retryMaxDelayMs,
+      retryAfterMaxMs: c.retryAfterMaxMs,
+      pageSize: c.pageSize,
+      tokenRenewMarginSeconds: c.tokenRenewMarginSeconds,
+      pathOverrides: c.pathOverrides,
+    };
+  });
+
+type Key = keyof AccountingConfigInput;
+
+const envNameOf: Record<Key, string> = {
+  baseUrl: ENV.baseUrl,
+  authUrl: ENV.authUrl,
+  apiKey: ENV.apiKey,
+  clientId: ENV.clientId,
+  clientSecret: ENV.clientSecret,
+  scope: ENV.scope,
+  requestTimeoutMs: ENV.requestTimeoutMs,
+  connectTimeoutMs: ENV.connectTimeoutMs,
+  maxAttempts: ENV.maxAttempts,
+  retryBaseDelayMs: ENV.retryBaseDelayMs,
+  retryMaxDelayMs: ENV.retryMaxDelayMs,
+  retryAfterMaxMs: ENV.retryAfterMaxMs,
+  pageSize: ENV.pageSize,
+  tokenRenewMarginSeconds: ENV.tokenRenewMarginSeconds,
+  pathOverrides: ENV.pathOverrides,
+};
+
+/** The environment variable read for each setting. */
+export const accountingEnvNames: Readonly<Record<Key, string>> = envNameOf;
+
+/**
+ * Parses settings given as an object. `fieldName` names fields in the error (default: the key);
+ * the CLI passes its flag names.
+ */
+export function parseAccountingConfig(
+  input: AccountingConfigInput,
+  fieldName: (key: Key) => string = (k) => k,
+): AccountingConfig {
+  const result = accountingConfigSchema.safeParse(input);
+  if (result.success) return result.data;
+  const seen = new Set<string>();
+  const issues: { field: string; expected: string }[] = [];
+  for (const issue of result.error.issues) {
+    const key = issue.path[0];
+    const field =
+      typeof key === 'string' && key in envNameOf ? fieldName(key as Key) : String(key ?? '(config)');
+    // zod's own messages never contain the input value; ours never do either.
+    const expected = issue.message;
+    const id = `${field}|${expected}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    issues.push({ field, expected });
+  }
+  throw new ConfigError(issues);
+}
+
+/** Reads and validates the client configuration from the environment (e.g. `process.env`). */
+export function loadAccountingConfig(env: Record<string, string | undefined>): AccountingConfig {
+  const input: AccountingConfigInput = {};
+  for (const [key, name] of Object.entries(envNameOf) as [Key, string][]) {
+    const value = env[name];
+    if (value !== undefined) (input as Record<string, unknown>)[key] = value;
+  }
+  return parseAccountingConfig(input, (k) => envNameOf[k]);
+}
