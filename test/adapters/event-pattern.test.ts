@@ -48,9 +48,9 @@ describe('matchesPattern', () => {
   });
 
   it('matches prefix on strings only', () => {
-    const pattern = { 'detail-type': [{ prefix: 'IssuedInvoice.' }] };
-    expect(matchesPattern(pattern, event('IssuedInvoice.Created', {}))).toBe(true);
-    expect(matchesPattern(pattern, event('IssuedAdvanceInvoice.Created', {}))).toBe(false);
+    const pattern = { 'detail-type': ['X'], detail: { recordType: [{ prefix: 'Issued' }] } };
+    expect(matchesPattern(pattern, event('X', { recordType: 'IssuedInvoice' }))).toBe(true);
+    expect(matchesPattern(pattern, event('X', { recordType: 'ReceivedInvoice' }))).toBe(false);
     expect(
       matchesPattern({ 'detail-type': ['X'], detail: { n: [{ prefix: '1' }] } }, event('X', { n: 12 })),
     ).toBe(false);
