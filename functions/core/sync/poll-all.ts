@@ -1,0 +1,44 @@
+/**
+ * Polls several collections with bounded concurrency. A failing collection (404, 403, repeated 5xx,
+ * a checkpoint conflict) is reported and the others go on.
+ */
+import type { CollectionName } from '../../accounting/collections.js';
+import { pollCollection } from './poll-collection.js';
+import type { PollOptions } from './poll-options.js';
+import type { CollectionResult, SyncDeps } from './sync-types.js';
+
+export interface PollAllSummary {
+  collections: CollectionResult[];
+  published: number;
+  requests: number;
+  failed: number;
+  conflicts: number;
+  /** Some collection has work left; the next run resumes it. */
+  more: boolean;
+}
+
+export async function pollAll(
+  deps: SyncDeps,
+  options: PollOptions,
+  collections: readonly CollectionName[],
+  concurrency = 4,
+): Promise<PollAllSummary> {
+  const results: CollectionResult[] = new Array(collections.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < collections.length) {
+      const index = next++;
+      const name = collections[index] as CollectionName;
+      results[index] = await pollCollection(deps, options, name);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, collections.length)) }, worker));
+  return {
+    collections: results,
+    published: results.reduce((n, r) => n + r.published, 0),
+    requests: results.reduce((n, r) => n + r.requests, 0),
+    failed: results.filter((r) => r.status === 'failed').length,
+    conflicts: results.filter((r) => r.status === 'conflict').length,
+    more: results.some((r) => r.more),
+  };
+}

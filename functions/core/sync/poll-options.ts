@@ -1,0 +1,60 @@
+/**
+ * Options of the change detector, validated with zod. Defaults are documented in docs/poller.md.
+ */
+import { z } from 'zod';
+import { collectionNames, isCollectionName } from '../../accounting/collections.js';
+import { DEFAULT_MAX_EVENT_BYTES } from '../events/claim-check.js';
+
+const positiveInt = (what: string) =>
+  z
+    .number({ error: `expected ${what} (a number)` })
+    .int()
+    .positive();
+
+export const pollOptionsSchema = z.object({
+  /** Connection (company) name: part of every event and checkpoint key. */
+  connection: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'expected letters, digits, `_`, `.` or `-`'),
+  /** EventBridge `source`; default `accounting.<connection>`. */
+  source: z.string().min(1).optional(),
+  /** How far each read reaches back before the watermark (service clock), covering skew and late commits. */
+  lookbackMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(5 * 60_000),
+  pageSize: positiveInt('a page size').default(100),
+  /** Versions remembered inside the overlap for dedupe (bounded state in the checkpoint). */
+  dedupeCapacity: positiveInt('a dedupe capacity').default(2000),
+  /** Stop starting new pages when the function has less than this left. */
+  minRemainingMs: z.number().int().nonnegative().default(15_000),
+  /** Events larger than this (counted like EventBridge) carry `recordRef` instead of `record`. */
+  maxEventBytes: positiveInt('a size in bytes').default(DEFAULT_MAX_EVENT_BYTES),
+  /** Deletion reconciliation interval (our clock); 0 turns it off. */
+  reconcileIntervalMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(24 * 3_600_000),
+  /** Reference lists (opt-in) are fully scanned at most this often. */
+  referenceIntervalMs: z.number().int().nonnegative().default(3_600_000),
+  /** Where a first run starts (ISO date-time of the service); absent = backfill everything. */
+  startFrom: z.iso.datetime({ offset: true, local: true }).optional(),
+  /** Key prefixes in the object store. */
+  claimPrefix: z.string().default('claims/'),
+  statePrefix: z.string().default('sync/'),
+  /** Bucket name written into `recordRef.bucket`. */
+  claimBucket: z.string().optional(),
+});
+export type PollOptions = z.infer<typeof pollOptionsSchema>;
+export type PollOptionsInput = z.input<typeof pollOptionsSchema>;
+
+export const collectionListSchema = z.array(z.string()).superRefine((names, ctx) => {
+  for (const name of names) {
+    if (!isCollectionName(name)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown collection '${name}'; expected one of ${collectionNames.join(', ')}`,
+      });
+    }
+  }
+});

@@ -1,0 +1,58 @@
+import type { AccountingApi } from '../../accounting/api.js';
+import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
+
+/** The ports the change detector needs. */
+export interface SyncDeps {
+  api: AccountingApi;
+  checkpoints: CheckpointStore<unknown>;
+  publisher: EventPublisher;
+  /** Our clock: only for durations and schedules (reconciliation, settling), never for watermarks. */
+  clock: Clock;
+  logger: Logger;
+  /** Claim checks, deletion id lists and reference snapshots. */
+  objectStore?: ObjectStore;
+  /** Milliseconds the function has left (Lambda `getRemainingTimeInMillis`); unlimited when absent. */
+  remainingTimeMs?: () => number;
+  signal?: AbortSignal;
+}
+
+export type CollectionStatus = 'ok' | 'conflict' | 'failed';
+
+export interface CollectionResult {
+  collection: string;
+  recordType: string;
+  status: CollectionStatus;
+  /** Work is left (time ran short mid-window); the next run resumes from the saved cursor. */
+  more: boolean;
+  /** List requests made (pages read). */
+  requests: number;
+  published: number;
+  /** Versions skipped because they were already published inside the overlap. */
+  duplicatesSkipped: number;
+  /** Dedupe entries dropped because the state is full (those may be published again). */
+  dedupeOverflow: number;
+  claimChecked: number;
+  /** Events published per detail-type. */
+  events: Record<string, number>;
+  /** The service's ModifiedDate the collection is complete up to (verbatim). */
+  watermark?: string;
+  watermarkMs?: number;
+  reconciled: boolean;
+  error?: { name: string; message: string; status?: number };
+}
+
+export function emptyResult(collection: string, recordType: string): CollectionResult {
+  return {
+    collection,
+    recordType,
+    status: 'ok',
+    more: false,
+    requests: 0,
+    published: 0,
+    duplicatesSkipped: 0,
+    dedupeOverflow: 0,
+    claimChecked: 0,
+    events: {},
+    reconciled: false,
+  };
+}
