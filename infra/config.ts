@@ -1,0 +1,229 @@
+/**
+ * The deployment's configuration, in one typed place.
+ *
+ * Every setting has a name (`scheduleRateMinutes`), and is read, in this order, from CDK context
+ * (`npx cdk deploy -c scheduleRateMinutes=5`, or `cdk.json` → `context`), from the environment
+ * variable `ACCOUNTING_EVENTS_<UPPER_SNAKE_NAME>` (`ACCOUNTING_EVENTS_SCHEDULE_RATE_MINUTES=5`), or
+ * falls back to its default. Values from the command line and the environment are strings; the
+ * schema coerces them. One error lists every malformed setting with what was expected.
+ */
+import { z } from 'zod';
+import {
+  type CollectionName,
+  defaultPolledCollections,
+  isCollectionName,
+} from '../functions/accounting/collections.js';
+import { ENV } from '../functions/shared/env-names.js';
+
+/** Action settings the deployment sets itself: resource names and the connection. */
+const INFRA_OWNED_ACTION_SETTINGS: ReadonlySet<string> = new Set([
+  ENV.actionsConnection,
+  ENV.actionsIdempotencyTable,
+  ENV.actionsArchiveBucket,
+  ENV.actionsStateTable,
+]);
+
+/** `ACTIONS_*` settings a deployment may pass through to the action functions. */
+export const ACTION_SETTING_NAMES: ReadonlySet<string> = new Set(
+  Object.values(ENV).filter((name) => name.startsWith('ACTIONS_') && !INFRA_OWNED_ACTION_SETTINGS.has(name)),
+);
+
+/** CloudWatch Logs retention values the service accepts (days). */
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+
+const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const _booleanish = z.union([
+  z.boolean(),
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+    .transform((v) => ['true', '1', 'yes', 'on'].includes(v)),
+]);
+
+/** Accepts an array, or a comma-separated string (`-c collections=IssuedInvoices,ReceivedOrders`). */
+const stringList = z.preprocess(
+  (value) =>
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item.length > 0)
+      : value,
+  z.array(z.string()),
+);
+
+/** Accepts an object, or its JSON text (context and environment values are strings). */
+const jsonObject = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return value; // the schema reports "expected object"
+    }
+  }, schema);
+
+const collectionList = stringList.pipe(
+  z
+    .array(
+      z.string().refine(isCollectionName, {
+        error: (issue) =>
+          `unknown collection '${String(issue.input)}' (see functions/accounting/collections.ts)`,
+      }),
+    )
+    .min(1, 'expected at least one collection'),
+);
+
+export const infraConfigSchema = z.object({
+  /** Names every resource (`accounting-events-<stage>-…`); one deployment per stage and account/region. */
+  stage: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,19}$/, 'expected lowercase letters, digits and dashes, starting with a letter')
+    .default('prod'),
+  /** Connection name: the event source becomes `accounting.<connection>`. */
+  connection: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'expected lowercase letters, digits and dashes')
+    .default('default'),
+  /** Poll interval in minutes (EventBridge Scheduler's minimum is 1). */
+  scheduleRateMinutes: intIn(1, 1440).default(1),
+  /** Collections the poller watches. */
+  collections: collectionList.default([...defaultPolledCollections] as string[]),
+  /** Object Lock mode of the ISDOC archive; `OFF` for dev stages (Object Lock itself cannot be removed later). */
+  archiveRetentionMode: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? v.toUpperCase() : v),
+      z.enum(['COMPLIANCE', 'GOVERNANCE', 'OFF']),
+    )
+    .default('COMPLIANCE'),
+  /** Default retention of every archived object version, in years. */
+  archiveRetentionYears: intIn(1, 100).default(10),
+  /** Days after which archived objects move to S3 Glacier Instant Retrieval (0 = never). */
+  archiveGlacierIrAfterDays: intIn(0, 36500).default(90),
+  /** Days after which archived objects move to S3 Glacier Deep Archive (0 = never). */
+  archiveDeepArchiveAfterDays: intIn(0, 36500).default(365),
+  /** Days before claim-check objects (large event payloads) expire. */
+  claimCheckExpiryDays: intIn(1, 365).default(7),
+  /** Days the event bus archive keeps events for replay (0 = indefinitely). */
+  eventArchiveRetentionDays: intIn(0, 36500).default(30),
+  /** Retention of every function's log group, in days. */
+  logRetentionDays: z.coerce
+    .number()
+    .refine((v) => (LOG_RETENTION_DAYS as readonly number[]).includes(v), {
+      error: `expected one of ${LOG_RETENTION_DAYS.join(', ')}`,
+    })
+    .default(30),
+  /** Powertools log level of every function. */
+  logLevel: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? v.toUpperCase() : v),
+      z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'CRITICAL']),
+    )
+    .default('INFO'),
+  /** `RETAIN` keeps tables and buckets when the stack is deleted; `DESTROY` deletes the tables (dev stages). */
+  removalPolicy: z
+    .preprocess((v) => (typeof v === 'string' ? v.toUpperCase() : v), z.enum(['RETAIN', 'DESTROY']))
+    .default('RETAIN'),
+  pollerMemoryMb: intIn(128, 10240).default(512),
+  pollerTimeoutSeconds: intIn(10, 900).default(120),
+  /** Reserved concurrency of the poller: 1 keeps ticks from overlapping; 0 = unreserved. */
+  pollerReservedConcurrency: intIn(0, 1000).default(1),
+  actionMemoryMb: intIn(128, 10240).default(512),
+  /** SQS batch size of every action's event source. */
+  actionBatchSize: intIn(1, 10).default(5),
+  /** Per-route override of the routing table's `maxConcurrency`, e.g. `{"transfer-orders": 2}` (2–1000). */
+  routeConcurrency: jsonObject(z.record(z.string(), intIn(2, 1000))).default({}),
+  /** Alarm when the poller's lag (now − watermark) exceeds this many seconds. */
+  lagAlarmSeconds: intIn(60, 86400).default(900),
+  /** Alarm when the poller fails this many times within 5 minutes. */
+  pollerErrorsThreshold: intIn(1, 1000).default(1),
+  /** Alarm when an action function fails this many times within 5 minutes. */
+  actionFailuresThreshold: intIn(1, 1000).default(1),
+  /** Alarm when the oldest message of an action queue is older than this many seconds. */
+  queueAgeAlarmSeconds: intIn(60, 1209600).default(900),
+  /** E-mail address subscribed to the alarm topic (optional; confirm the subscription mail). */
+  alarmEmail: z.email('expected an e-mail address').optional(),
+  /** Base URL of the accounting service (the functions' default applies when unset). */
+  accountingBaseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+  /** Token URL for OAuth client credentials (the functions' default applies when unset). */
+  accountingAuthUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+  /**
+   * Settings of the actions, as the `ACTIONS_*` variables of functions/core/actions/config.ts:
+   * which transfers run, ISDOC archiving, and the e-invoicing rules (`ACTIONS_EINVOICE_PARTNERS`,
+   * `ACTIONS_EMAIL_PARTNERS`, `ACTIONS_PARTNER_FIELD`, …). The routing table is built from them and
+   * every action function receives them, so routing and handlers cannot disagree.
+   */
+  actions: jsonObject(
+    z.record(
+      z.string().refine((key) => ACTION_SETTING_NAMES.has(key), {
+        error: (issue) =>
+          `unknown or infrastructure-owned action setting '${String(issue.input)}' (expected one of ${[...ACTION_SETTING_NAMES].join(', ')})`,
+      }),
+      z.union([z.string(), z.number(), z.boolean()]).transform(String),
+    ),
+  ).default({}),
+});
+
+export type InfraConfig = z.output<typeof infraConfigSchema> & { collections: CollectionName[] };
+export type InfraConfigInput = z.input<typeof infraConfigSchema>;
+export type InfraConfigKey = keyof InfraConfigInput;
+
+export const INFRA_CONFIG_KEYS = Object.keys(infraConfigSchema.shape) as InfraConfigKey[];
+
+/** `scheduleRateMinutes` → `ACCOUNTING_EVENTS_SCHEDULE_RATE_MINUTES`. */
+export function envNameOf(key: string): string {
+  return `ACCOUNTING_EVENTS_${key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;
+}
+
+export class InfraConfigError extends Error {
+  override readonly name = 'InfraConfigError';
+  constructor(
+    readonly problems: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`invalid deployment configuration:\n  ${problems.join('\n  ')}`, options);
+  }
+}
+
+export interface InfraConfigSources {
+  /** CDK context lookup (`node.tryGetContext`). */
+  context: (key: string) => unknown;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Reads every setting from context, then the environment, then defaults; throws one error listing every problem. */
+export function loadInfraConfig(sources: InfraConfigSources): InfraConfig {
+  const raw: Record<string, unknown> = {};
+  for (const key of INFRA_CONFIG_KEYS) {
+    const fromContext = sources.context(key);
+    const value = fromContext !== undefined ? fromContext : sources.env[envNameOf(key)];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = infraConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const [key, ...rest] = issue.path.map(String);
+      const where = key === undefined ? '(config)' : `${key} (context '${key}' or ${envNameOf(key)})`;
+      return `${where}${rest.length > 0 ? `[${rest.join('.')}]` : ''}: ${issue.message}`;
+    });
+    throw new InfraConfigError(problems, { cause: parsed.error });
+  }
+  return parsed.data as InfraConfig;
+}
+
+/** The configuration with every default: what tests build from. */
+export function defaultInfraConfig(overrides: Partial<InfraConfigInput> = {}): InfraConfig {
+  return loadInfraConfig({ context: (key) => (overrides as Record<string, unknown>)[key], env: {} });
+}
+
+/** `accounting.<connection>`: the `source` of every event the poller publishes. */
+export function eventSourceOf(config: Pick<InfraConfig, 'connection'>): string {
+  return `accounting.${config.connection}`;
+}
+
+/** Prefix of every physical name. */
+export function namePrefix(config: Pick<InfraConfig, 'stage'>): string {
+  return `accounting-events-${config.stage}`;
+}

@@ -1,0 +1,94 @@
+/**
+ * Grant-and-configure helpers: each gives a function exactly the actions it uses on one resource
+ * AND sets the environment variable that names the resource, so a function can never be told about
+ * a resource it may not use, nor be allowed one it is not told about.
+ */
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { acknowledgeWildcardResource } from './acknowledge-wildcards.js';
+import type { AppFunction } from './app-function.js';
+
+/** DynamoDB actions per use; each list is what the adapter issues, nothing more. */
+export const TABLE_ACCESS = {
+  /** dynamodb-checkpoint-store: consistent GetItem, conditional PutItem. */
+  checkpoints: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+  /** Powertools idempotency persistence layer: conditional put, get, update of the record, delete on failure. */
+  idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  /** Small per-action state (open e-invoice sendings): items read, written, removed, and listed. */
+  state: [
+    'dynamodb:GetItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:Query',
+    'dynamodb:Scan',
+  ],
+} as const satisfies Record<string, readonly string[]>;
+
+export type TableAccess = keyof typeof TABLE_ACCESS;
+
+export function useTable(
+  fn: AppFunction,
+  table: dynamodb.ITable,
+  envName: string,
+  access: TableAccess,
+): void {
+  table.grant(fn.function, ...TABLE_ACCESS[access]);
+  fn.setEnv(envName, table.tableName);
+}
+
+export interface BucketAccess {
+  /** Object key prefix the function may use (`isdoc/`); default: the whole bucket. */
+  readonly prefix?: string;
+  readonly read?: boolean;
+  readonly write?: boolean;
+  /** `s3:ListBucket` (within the prefix): lets HEAD of a missing key answer 404 instead of 403. */
+  readonly list?: boolean;
+}
+
+export function useBucket(fn: AppFunction, bucket: s3.IBucket, envName: string, access: BucketAccess): void {
+  const prefix = access.prefix ?? '';
+  const objects = bucket.arnForObjects(`${prefix}*`);
+  const actions = [
+    ...(access.read ? ['s3:GetObject'] : []),
+    ...(access.write ? ['s3:PutObject', 's3:AbortMultipartUpload'] : []),
+  ];
+  if (actions.length === 0 && !access.list) {
+    throw new Error(`useBucket(${fn.handler}, ${envName}): expected read, write or list access`);
+  }
+  if (actions.length > 0) {
+    fn.function.addToRolePolicy(new iam.PolicyStatement({ actions, resources: [objects] }));
+    acknowledgeWildcardResource(
+      fn.role,
+      objects,
+      `Object actions (${actions.join(', ')}) need object ARNs: the wildcard covers ${prefix ? `the ${prefix} prefix of ` : ''}one bucket only.`,
+    );
+  }
+  if (access.list) {
+    fn.function.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        ...(prefix ? { conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } } } : {}),
+      }),
+    );
+  }
+  if (bucket.encryptionKey) {
+    if (access.read) bucket.encryptionKey.grantDecrypt(fn.function);
+    if (access.write) bucket.encryptionKey.grantEncryptDecrypt(fn.function);
+  }
+  fn.setEnv(envName, bucket.bucketName);
+}
+
+export function useEventBus(fn: AppFunction, bus: events.IEventBus, envName: string): void {
+  bus.grantPutEventsTo(fn.function);
+  fn.setEnv(envName, bus.eventBusName);
+}
+
+export function useSecret(fn: AppFunction, secret: secretsmanager.ISecret, envName: string): void {
+  secret.grantRead(fn.function);
+  fn.setEnv(envName, secret.secretArn);
+}

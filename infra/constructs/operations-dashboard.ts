@@ -1,0 +1,163 @@
+/**
+ * One CloudWatch dashboard for the whole pipeline: events per type, API requests and 429s, poll
+ * lag, DLQ depths, action outcomes, plus queue and function health and the alarm states.
+ * Per-type and per-collection graphs use SEARCH, so a new detail-type or collection appears
+ * without a deployment.
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { AppFunction } from './app-function.js';
+import { METRIC } from './metric-names.js';
+
+export interface DashboardRoute {
+  readonly route: { readonly id: string };
+  readonly queue: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
+  readonly fn: AppFunction;
+}
+
+export interface OperationsDashboardProps {
+  readonly dashboardName: string;
+  readonly namespace: string;
+  readonly poller: AppFunction;
+  readonly routes: readonly DashboardRoute[];
+  readonly scheduled: readonly AppFunction[];
+  readonly scheduleDeadLetterQueue: sqs.IQueue;
+  readonly alarms: readonly cloudwatch.IAlarm[];
+}
+
+const PERIOD = Duration.minutes(1);
+
+export class OperationsDashboard extends Construct {
+  readonly dashboard: cloudwatch.Dashboard;
+
+  constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
+    super(scope, id);
+    const ns = props.namespace;
+    const search = (label: string, dims: string, metricName: string, stat: string) =>
+      new cloudwatch.MathExpression({
+        label,
+        expression: `SEARCH('{${ns},${dims}} MetricName="${metricName}"', '${stat}', ${PERIOD.toSeconds()})`,
+        usingMetrics: {},
+        period: PERIOD,
+      });
+    const custom = (metricName: string, service: string, statistic: string, label: string) =>
+      new cloudwatch.Metric({
+        namespace: ns,
+        metricName,
+        dimensionsMap: { service },
+        statistic,
+        period: PERIOD,
+        label,
+      });
+    const pollerService = props.poller.serviceName;
+
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: props.dashboardName,
+      defaultInterval: Duration.hours(3),
+    });
+
+    this.dashboard.addWidgets(
+      new cloudwatch.TextWidget({
+        markdown: `# accounting-events\nPoller every tick → bus → ${props.routes.length} route(s). Alarms notify the SNS topic.`,
+        width: 24,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Events published per type',
+        left: [search('', 'service,detailType', METRIC.eventsPublished, 'Sum')],
+        width: 12,
+        stacked: true,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Accounting API requests and 429s',
+        left: [custom(METRIC.apiRequests, pollerService, 'Sum', 'requests')],
+        right: [custom(METRIC.rateLimited, pollerService, 'Sum', '429 answers')],
+        width: 12,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Poll lag per collection (s)',
+        left: [search('', 'service,collection', METRIC.lagSeconds, 'Maximum')],
+        width: 12,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Poller invocations, errors, duration',
+        left: [
+          props.poller.function.metricInvocations({ period: PERIOD }),
+          props.poller.function.metricErrors({ period: PERIOD }),
+          props.poller.function.metricThrottles({ period: PERIOD }),
+        ],
+        right: [props.poller.function.metricDuration({ period: PERIOD, statistic: 'Maximum' })],
+        width: 12,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Dead-letter queue depths',
+        left: [
+          props.scheduleDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            period: PERIOD,
+            statistic: 'Maximum',
+            label: 'schedule',
+          }),
+          ...props.routes.map((r) =>
+            r.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              period: PERIOD,
+              statistic: 'Maximum',
+              label: r.route.id,
+            }),
+          ),
+        ],
+        width: 12,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Action outcomes',
+        left: [search('', 'service,outcome', METRIC.actionOutcomes, 'Sum')],
+        right: [search('', 'service', METRIC.actionFailed, 'Sum')],
+        width: 12,
+        stacked: true,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Action queues: waiting messages',
+        left: props.routes.map((r) =>
+          r.queue.metricApproximateNumberOfMessagesVisible({
+            period: PERIOD,
+            statistic: 'Maximum',
+            label: r.route.id,
+          }),
+        ),
+        right: props.routes.map((r) =>
+          r.queue.metricApproximateAgeOfOldestMessage({
+            period: PERIOD,
+            statistic: 'Maximum',
+            label: `${r.route.id} oldest (s)`,
+          }),
+        ),
+        width: 12,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Action functions: invocations and errors',
+        left: [...props.routes.map((r) => r.fn), ...props.scheduled].map((fn) =>
+          fn.function.metricInvocations({ period: PERIOD, label: fn.serviceName }),
+        ),
+        right: [...props.routes.map((r) => r.fn), ...props.scheduled].map((fn) =>
+          fn.function.metricErrors({ period: PERIOD, label: `${fn.serviceName} errors` }),
+        ),
+        width: 12,
+      }),
+    );
+    if (props.alarms.length > 0) {
+      this.dashboard.addWidgets(
+        new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: 24 }),
+      );
+    }
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * Everything that holds data and outlives a code change: tables, buckets, the event bus with its
+ * archive, the credentials secret, and the schema registry. The stateless stack receives these
+ * resources through `StatefulResources`.
+ */
+import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { type InfraConfig, namePrefix } from '../config.js';
+import { EventSchemaRegistry } from '../constructs/event-schema-registry.js';
+
+/** Key attributes the adapters use. */
+export const TABLE_KEYS = {
+  /** dynamodb-checkpoint-store: partition key `pk` (string); items never expire unless `ttl` is set. */
+  checkpoints: { partitionKey: 'pk', ttl: 'ttl' },
+  /** Powertools idempotency defaults: `id` and `expiration`. */
+  idempotency: { partitionKey: 'id', ttl: 'expiration' },
+  /** Action state (open e-invoice sendings): `pk`, expiring by `ttl`. */
+  actionState: { partitionKey: 'pk', ttl: 'ttl' },
+} as const;
+
+/** Key prefix of archived ISDOC documents (see the archive action). */
+export const ARCHIVE_PREFIX = 'isdoc/';
+
+/** What the stateless stack receives: typed, so a missing resource is a compile error. */
+export interface StatefulResources {
+  readonly checkpointsTable: dynamodb.ITable;
+  readonly idempotencyTable: dynamodb.ITable;
+  readonly actionStateTable: dynamodb.ITable;
+  readonly archiveBucket: s3.IBucket;
+  readonly claimCheckBucket: s3.IBucket;
+  readonly eventBus: events.IEventBus;
+  readonly credentialsSecret: secretsmanager.ISecret;
+}
+
+export interface StatefulStackProps extends StackProps {
+  readonly config: InfraConfig;
+  /** Folder of the event catalog's JSON Schemas (`events/schemas`). */
+  readonly schemasDir: string;
+}
+
+export class StatefulStack extends Stack implements StatefulResources {
+  readonly checkpointsTable: dynamodb.Table;
+  readonly idempotencyTable: dynamodb.Table;
+  readonly actionStateTable: dynamodb.Table;
+  readonly archiveBucket: s3.Bucket;
+  readonly claimCheckBucket: s3.Bucket;
+  readonly accessLogsBucket: s3.Bucket;
+  readonly eventBus: events.EventBus;
+  readonly eventArchive: events.Archive;
+  readonly credentialsSecret: secretsmanager.Secret;
+  readonly schemaRegistry: EventSchemaRegistry;
+
+  constructor(scope: Construct, id: string, props: StatefulStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const prefix = namePrefix(config);
+    const removalPolicy = config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+    const retain = config.removalPolicy === 'RETAIN';
+
+    const table = (tableId: string, keys: { partitionKey: string; ttl: string }) =>
+      new dynamodb.Table(this, tableId, {
+        partitionKey: { name: keys.partitionKey, type: dynamodb.AttributeType.STRING },
+        billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        timeToLiveAttribute: keys.ttl,
+        encryption: dynamodb.TableEncryption.AWS_MANAGED,
+        deletionProtection: retain,
+        removalPolicy,
+      });
+    this.checkpointsTable = table('CheckpointsTable', TABLE_KEYS.checkpoints);
+    this.idempotencyTable = table('IdempotencyTable', TABLE_KEYS.idempotency);
+    this.actionStateTable = table('ActionStateTable', TABLE_KEYS.actionState);
+
+    // Server access logs of both data buckets (an audit trail of who read or wrote accounting records).
+    this.accessLogsBucket = new s3.Bucket(this, 'AccessLogsBucket', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.accessLogsBucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'This bucket receives the server access logs of the other buckets; logging it into itself would loop.',
+    });
+
+    const lock = config.archiveRetentionMode;
+    const retention = Duration.days(365 * config.archiveRetentionYears);
+    const archiveTransitions: s3.Transition[] = [
+      ...(config.archiveGlacierIrAfterDays > 0
+        ? [
+            {
+              storageClass: s3.StorageClass.GLACIER_INSTANT_RETRIEVAL,
+              transitionAfter: Duration.days(config.archiveGlacierIrAfterDays),
+            },
+          ]
+        : []),
+      ...(config.archiveDeepArchiveAfterDays > 0
+        ? [
+            {
+              storageClass: s3.StorageClass.DEEP_ARCHIVE,
+              transitionAfter: Duration.days(config.archiveDeepArchiveAfterDays),
+            },
+          ]
+        : []),
+    ];
+    this.archiveBucket = new s3.Bucket(this, 'ArchiveBucket', {
+      versioned: true,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      objectLockEnabled: lock !== 'OFF',
+      ...(lock === 'COMPLIANCE'
+        ? { objectLockDefaultRetention: s3.ObjectLockRetention.compliance(retention) }
+        : {}),
+      ...(lock === 'GOVERNANCE'
+        ? { objectLockDefaultRetention: s3.ObjectLockRetention.governance(retention) }
+        : {}),
+      lifecycleRules: [
+        {
+          id: 'colder-storage',
+          transitions: archiveTransitions,
+          noncurrentVersionTransitions: archiveTransitions.map((t) => ({
+            storageClass: t.storageClass,
+            transitionAfter: t.transitionAfter ?? Duration.days(0),
+          })),
+          abortIncompleteMultipartUploadAfter: Duration.days(7),
+        },
+      ],
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'archive/',
+      // Accounting records: the bucket is never deleted with the stack.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.claimCheckBucket = new s3.Bucket(this, 'ClaimCheckBucket', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [
+        {
+          id: 'expire-claim-checks',
+          expiration: Duration.days(config.claimCheckExpiryDays),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'claim-check/',
+      removalPolicy,
+    });
+
+    this.eventBus = new events.EventBus(this, 'EventBus', {
+      eventBusName: prefix,
+      description: 'Change events of the accounting service and the outcomes of the actions',
+    });
+    this.eventArchive = this.eventBus.archive('EventArchive', {
+      description: 'Every event on the bus, for replay',
+      eventPattern: { account: [Stack.of(this).account] },
+      retention: Duration.days(config.eventArchiveRetentionDays),
+    });
+
+    this.credentialsSecret = new secretsmanager.Secret(this, 'CredentialsSecret', {
+      secretName: `${prefix}/accounting-credentials`,
+      description:
+        'Credentials of the accounting service as JSON: {"apiKey":"…"} or {"clientId":"…","clientSecret":"…","scope":"…"}. Put the value after deploying (docs/deploy.md).',
+      removalPolicy,
+    });
+    Validations.of(this.credentialsSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The credentials are issued by the accounting service, which offers no API to rotate them; they are replaced by hand (docs/deploy.md).',
+    });
+
+    this.schemaRegistry = new EventSchemaRegistry(this, 'SchemaRegistry', {
+      registryName: prefix,
+      schemasDir: props.schemasDir,
+    });
+  }
+}

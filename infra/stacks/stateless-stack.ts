@@ -1,0 +1,390 @@
+/**
+ * Code and wiring, safe to replace at any time: the poller and its schedule, one rule → queue
+ * (+ DLQ) → function per route of the routing table, scheduled actions, alarms and the dashboard.
+ * Stateful resources arrive as typed props.
+ */
+import { Annotations, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { eventSourceOf, type InfraConfig, namePrefix } from '../config.js';
+import { acknowledgeWildcardResource } from '../constructs/acknowledge-wildcards.js';
+import { AlarmTopic } from '../constructs/alarm-topic.js';
+import { AppFunction, retentionOf, visibilityTimeoutFor } from '../constructs/app-function.js';
+import { FUNCTION_ENV } from '../constructs/function-env.js';
+import { useBucket, useEventBus, useSecret, useTable } from '../constructs/grants.js';
+import { accessOf } from '../constructs/handler-access.js';
+import { findHandlerEntry, MissingHandlerError } from '../constructs/handler-entry.js';
+import { METRIC, METRICS_NAMESPACE, SERVICE } from '../constructs/metric-names.js';
+import { OperationsDashboard } from '../constructs/operations-dashboard.js';
+import type { EventPatternSpec, Route, ScheduledAction } from '../routes.js';
+import { ARCHIVE_PREFIX, type StatefulResources } from './stateful-stack.js';
+
+export const POLLER_HANDLER = 'poll-changes';
+
+export interface StatelessStackProps extends StackProps {
+  readonly config: InfraConfig;
+  readonly resources: StatefulResources;
+  /** The routing table (`buildRoutes(actionsConfig)` of infra/routes.ts). */
+  readonly routes: readonly Route[];
+  /** Functions run on a rate (`buildScheduledActions(actionsConfig)`). */
+  readonly scheduledActions: readonly ScheduledAction[];
+}
+
+/** One route's resources. */
+export interface RouteResources {
+  readonly route: Route;
+  readonly rule: events.Rule;
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+  readonly fn: AppFunction;
+}
+
+/** The routing table's pattern in the shape `events.Rule` takes; renders back to the same JSON. */
+export function toEventPattern(pattern: EventPatternSpec): events.EventPattern {
+  return {
+    ...(pattern.source ? { source: pattern.source } : {}),
+    detailType: pattern['detail-type'],
+    ...(pattern.detail ? { detail: pattern.detail as Record<string, unknown> } : {}),
+  };
+}
+
+export class StatelessStack extends Stack {
+  readonly poller: AppFunction;
+  readonly pollSchedule: scheduler.Schedule;
+  readonly scheduleDeadLetterQueue: sqs.Queue;
+  readonly routeResources: RouteResources[] = [];
+  readonly scheduledFunctions: AppFunction[] = [];
+  readonly alarmTopic: AlarmTopic;
+  readonly dashboard: OperationsDashboard;
+
+  private readonly config: InfraConfig;
+  private readonly resources: StatefulResources;
+
+  constructor(scope: Construct, id: string, props: StatelessStackProps) {
+    super(scope, id, props);
+    const { config, resources } = props;
+    this.config = config;
+    this.resources = resources;
+    const prefix = namePrefix(config);
+
+    const ids = new Set<string>();
+    for (const route of props.routes) {
+      if (ids.has(route.id)) throw new Error(`routing table: route id '${route.id}' appears twice`);
+      ids.add(route.id);
+    }
+
+    // Bundling needs every handler module: name all the missing ones at once.
+    if (this.bundlingRequired) {
+      const wanted = [
+        { handler: POLLER_HANDLER, usedBy: 'the poller' },
+        ...props.routes.map((r) => ({ handler: r.handler, usedBy: `route '${r.id}'` })),
+        ...props.scheduledActions.map((a) => ({ handler: a.handler, usedBy: `scheduled action '${a.id}'` })),
+      ];
+      const missing = wanted.filter((w) => findHandlerEntry(w.handler) === undefined);
+      if (missing.length > 0) throw new MissingHandlerError(missing);
+    }
+
+    this.alarmTopic = new AlarmTopic(this, 'Alarms', {
+      topicName: `${prefix}-alarms`,
+      ...(config.alarmEmail ? { email: config.alarmEmail } : {}),
+    });
+
+    this.scheduleDeadLetterQueue = this.queue('ScheduleDlq', { retentionPeriod: Duration.days(14) });
+    Validations.of(this.scheduleDeadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is the dead-letter queue of the EventBridge Scheduler schedules itself.',
+    });
+
+    // --- poller + schedule
+    this.poller = this.appFunction('Poller', POLLER_HANDLER, {
+      usedBy: 'the poller',
+      description: 'Polls the accounting service for changes and publishes one event per change',
+      serviceName: SERVICE.poller,
+      memorySize: config.pollerMemoryMb,
+      timeout: Duration.seconds(config.pollerTimeoutSeconds),
+      ...(config.pollerReservedConcurrency > 0
+        ? { reservedConcurrentExecutions: config.pollerReservedConcurrency }
+        : {}),
+    });
+    this.poller
+      .setEnv(FUNCTION_ENV.collections, config.collections.join(','))
+      .setEnv(FUNCTION_ENV.connection, config.connection)
+      .setEnv(FUNCTION_ENV.eventSource, eventSourceOf(config));
+    this.pollSchedule = this.schedule(
+      'PollSchedule',
+      this.poller,
+      config.scheduleRateMinutes,
+      'Ticks the poller',
+    );
+
+    // --- one rule → queue (+DLQ) → function per route
+    for (const route of props.routes) this.routeResources.push(this.route(route));
+
+    // --- scheduled actions
+    for (const action of props.scheduledActions) {
+      const fn = this.appFunction(`Scheduled-${action.id}`, action.handler, {
+        usedBy: `scheduled action '${action.id}'`,
+        description: action.description,
+        serviceName: SERVICE.scheduled(action.id),
+        memorySize: config.actionMemoryMb,
+        timeout: Duration.seconds(action.timeoutSeconds),
+        reservedConcurrentExecutions: 1,
+      });
+      this.actionSettings(fn);
+      this.schedule(`Schedule-${action.id}`, fn, action.rateMinutes, action.description);
+      this.scheduledFunctions.push(fn);
+    }
+
+    this.alarms();
+    this.dashboard = new OperationsDashboard(this, 'Dashboard', {
+      dashboardName: prefix,
+      namespace: METRICS_NAMESPACE,
+      poller: this.poller,
+      routes: this.routeResources,
+      scheduled: this.scheduledFunctions,
+      scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
+      alarms: this.alarmTopic.alarms,
+    });
+  }
+
+  private queue(id: string, props: sqs.QueueProps = {}): sqs.Queue {
+    return new sqs.Queue(this, id, {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      ...props,
+    });
+  }
+
+  private appFunction(
+    id: string,
+    handler: string,
+    props: {
+      usedBy: string;
+      description: string;
+      serviceName: string;
+      memorySize: number;
+      timeout: Duration;
+      reservedConcurrentExecutions?: number;
+    },
+  ): AppFunction {
+    const { config, resources } = this;
+    const fn = new AppFunction(this, id, {
+      handler,
+      ...props,
+      metricsNamespace: METRICS_NAMESPACE,
+      logLevel: config.logLevel,
+      logRetention: retentionOf(config.logRetentionDays),
+      removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+    const { access, known } = accessOf(handler);
+    if (!known) {
+      Annotations.of(fn).addWarningV2(
+        'accounting-events:unknownHandlerAccess',
+        `handler '${handler}' is not listed in infra/constructs/handler-access.ts; it gets the default action access`,
+      );
+    }
+    if (access.accountingApi) {
+      useSecret(fn, resources.credentialsSecret, FUNCTION_ENV.credentialsSecret);
+      if (config.accountingBaseUrl) fn.setEnv(FUNCTION_ENV.baseUrl, config.accountingBaseUrl);
+      if (config.accountingAuthUrl) fn.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
+    }
+    if (access.publishEvents) useEventBus(fn, resources.eventBus, FUNCTION_ENV.eventBusName);
+    if (access.checkpoints)
+      useTable(fn, resources.checkpointsTable, FUNCTION_ENV.checkpointsTable, 'checkpoints');
+    if (access.idempotency)
+      useTable(fn, resources.idempotencyTable, FUNCTION_ENV.idempotencyTable, 'idempotency');
+    if (access.actionState) useTable(fn, resources.actionStateTable, FUNCTION_ENV.actionStateTable, 'state');
+    if (access.archiveWrite) {
+      useBucket(fn, resources.archiveBucket, FUNCTION_ENV.archiveBucket, {
+        prefix: ARCHIVE_PREFIX,
+        read: true,
+        write: true,
+        list: true,
+      });
+    }
+    if (access.claimCheckWrite || access.claimCheckRead) {
+      useBucket(fn, resources.claimCheckBucket, FUNCTION_ENV.claimCheckBucket, {
+        read: access.claimCheckRead,
+        write: access.claimCheckWrite,
+      });
+    }
+    return fn;
+  }
+
+  /** Every action function gets the same action settings the routing table was built from. */
+  private actionSettings(fn: AppFunction): void {
+    for (const [name, value] of Object.entries(this.config.actions)) fn.setEnv(name, value);
+    fn.setEnv(FUNCTION_ENV.actionsConnection, this.config.connection);
+  }
+
+  private schedule(
+    id: string,
+    fn: AppFunction,
+    rateMinutes: number,
+    description: string,
+  ): scheduler.Schedule {
+    acknowledgeWildcardResource(
+      this,
+      `${fn.function.functionArn}:*`,
+      `The Scheduler role may invoke the ${fn.handler} function and its versions/aliases (arn:*) only.`,
+    );
+    return new scheduler.Schedule(this, id, {
+      description,
+      schedule: scheduler.ScheduleExpression.rate(Duration.minutes(rateMinutes)),
+      timeWindow: scheduler.TimeWindow.off(),
+      target: new schedulerTargets.LambdaInvoke(fn.function, {
+        deadLetterQueue: this.scheduleDeadLetterQueue,
+        // A tick that cannot be delivered within one interval is superseded by the next one.
+        retryAttempts: 2,
+        maxEventAge: Duration.seconds(Math.max(60, rateMinutes * 60)),
+      }),
+    });
+  }
+
+  private route(route: Route): RouteResources {
+    const { config, resources } = this;
+    const id = `Route-${route.id}`;
+    const timeout = Duration.seconds(route.timeoutSeconds);
+    const deadLetterQueue = this.queue(`${id}-Dlq`, { retentionPeriod: Duration.days(14) });
+    const queue = this.queue(`${id}-Queue`, {
+      visibilityTimeout: visibilityTimeoutFor(timeout),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: route.maxReceiveCount },
+    });
+    const rule = new events.Rule(this, `${id}-Rule`, {
+      eventBus: resources.eventBus,
+      description: route.description.slice(0, 512),
+      eventPattern: toEventPattern(route.pattern),
+      targets: [
+        new targets.SqsQueue(queue, {
+          // Events the bus cannot deliver land beside the ones the function gave up on.
+          deadLetterQueue,
+          retryAttempts: 185,
+          maxEventAge: Duration.hours(24),
+        }),
+      ],
+    });
+    const fn = this.appFunction(id, route.handler, {
+      usedBy: `route '${route.id}' of infra/routes.ts`,
+      description: route.description.slice(0, 256),
+      serviceName: SERVICE.action(route.id),
+      memorySize: config.actionMemoryMb,
+      timeout,
+    });
+    this.actionSettings(fn);
+    fn.function.addEventSource(
+      new SqsEventSource(queue, {
+        batchSize: config.actionBatchSize,
+        maxConcurrency: config.routeConcurrency[route.id] ?? route.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    return { route, rule, queue, deadLetterQueue, fn };
+  }
+
+  private alarms(): void {
+    const { config } = this;
+    const topic = this.alarmTopic;
+    const dlqAlarm = (id: string, queue: sqs.Queue, what: string) =>
+      topic.notify(
+        new cloudwatch.Alarm(this, id, {
+          alarmDescription: `${what}: messages in the dead-letter queue (inspect, then redrive)`,
+          metric: queue.metricApproximateNumberOfMessagesVisible({
+            period: Duration.minutes(1),
+            statistic: 'Maximum',
+          }),
+          threshold: 0,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+
+    dlqAlarm(
+      'ScheduleDlqAlarm',
+      this.scheduleDeadLetterQueue,
+      'Scheduler ticks that could not invoke their function',
+    );
+    topic.notify(
+      new cloudwatch.Alarm(this, 'PollerErrorsAlarm', {
+        alarmDescription: 'The poller failed',
+        metric: this.poller.function.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        threshold: config.pollerErrorsThreshold,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    topic.notify(
+      new cloudwatch.Alarm(this, 'PollerLagAlarm', {
+        alarmDescription: `Changes older than ${config.lagAlarmSeconds} s are not yet published (or the poller reports no lag at all)`,
+        metric: new cloudwatch.Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: METRIC.lagSeconds,
+          dimensionsMap: { service: SERVICE.poller },
+          statistic: 'Maximum',
+          period: Duration.minutes(5),
+        }),
+        threshold: config.lagAlarmSeconds,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        // No lag reported means no poll ran: that is lag too.
+        treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      }),
+    );
+
+    for (const { route, queue, deadLetterQueue, fn } of this.routeResources) {
+      dlqAlarm(`Route-${route.id}-DlqAlarm`, deadLetterQueue, `Route ${route.id}`);
+      topic.notify(
+        new cloudwatch.Alarm(this, `Route-${route.id}-AgeAlarm`, {
+          alarmDescription: `Route ${route.id}: the oldest waiting message is older than ${config.queueAgeAlarmSeconds} s`,
+          metric: queue.metricApproximateAgeOfOldestMessage({
+            period: Duration.minutes(5),
+            statistic: 'Maximum',
+          }),
+          threshold: config.queueAgeAlarmSeconds,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+      topic.notify(this.actionFailuresAlarm(`Route-${route.id}-FailuresAlarm`, fn, `Route ${route.id}`));
+    }
+    for (const fn of this.scheduledFunctions) {
+      topic.notify(this.actionFailuresAlarm(`${fn.node.id}-FailuresAlarm`, fn, fn.node.id));
+    }
+  }
+
+  /** Function errors plus failed actions the function reported (batch item failures do not count as errors). */
+  private actionFailuresAlarm(id: string, fn: AppFunction, what: string): cloudwatch.Alarm {
+    const period = Duration.minutes(5);
+    return new cloudwatch.Alarm(this, id, {
+      alarmDescription: `${what}: actions failed`,
+      metric: new cloudwatch.MathExpression({
+        expression: 'FILL(errors, 0) + FILL(failed, 0)',
+        label: 'failed actions',
+        period,
+        usingMetrics: {
+          errors: fn.function.metricErrors({ period, statistic: 'Sum' }),
+          failed: new cloudwatch.Metric({
+            namespace: METRICS_NAMESPACE,
+            metricName: METRIC.actionFailed,
+            dimensionsMap: { service: fn.serviceName },
+            statistic: 'Sum',
+            period,
+          }),
+        },
+      }),
+      threshold: this.config.actionFailuresThreshold,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+  }
+}
