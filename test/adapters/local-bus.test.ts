@@ -1,0 +1,245 @@
+import { describe, expect, it } from 'vitest';
+import { createLocalBus, type EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
+import { PublishError } from '../../functions/core/errors.js';
+import type { BusEvent } from '../../functions/core/ports.js';
+import { createManualClock } from '../../functions/shared/clock.js';
+import { createLogger } from '../../functions/shared/logger.js';
+import type { Route } from '../../infra/routes.js';
+
+const logger = createLogger({ level: 'silent' });
+
+function route(id: string, detailTypes: string[], overrides: Partial<Route> = {}): Route {
+  return {
+    id,
+    handler: id,
+    description: id,
+    pattern: { 'detail-type': detailTypes },
+    maxConcurrency: 1,
+    maxReceiveCount: 3,
+    timeoutSeconds: 30,
+    ...overrides,
+  };
+}
+
+const bus = (detailType: string, detail: unknown = {}): BusEvent => ({
+  source: 'accounting.demo',
+  detailType,
+  detail,
+});
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+describe('local bus', () => {
+  it('delivers an EventBridge-shaped event to every matching route', async () => {
+    const delivered: [string, EventBridgeEvent][] = [];
+    const clock = createManualClock({ start: '2026-03-01T10:00:00.123Z' });
+    const local = createLocalBus({
+      routes: [route('a', ['X.Created']), route('b', ['X.Created', 'X.Updated']), route('c', ['Y.Created'])],
+      deliver: async (r, event) => {
+        delivered.push([r.id, event]);
+      },
+      logger,
+      clock,
+      newId: () => 'id-1',
+    });
+    await local.publish([
+      { ...bus('X.Created', { n: 1, at: new Date('2026-01-01T00:00:00Z') }), resources: ['r'] },
+    ]);
+    await local.drain();
+    expect(delivered.map(([id]) => id).sort()).toEqual(['a', 'b']);
+    expect(delivered[0]?.[1]).toEqual({
+      version: '0',
+      id: 'id-1',
+      'detail-type': 'X.Created',
+      source: 'accounting.demo',
+      account: '000000000000',
+      time: '2026-03-01T10:00:00Z',
+      region: 'local',
+      resources: ['r'],
+      detail: { n: 1, at: '2026-01-01T00:00:00.000Z' },
+    });
+  });
+
+  it('filters on detail content with the shared pattern semantics', async () => {
+    const seen: unknown[] = [];
+    const local = createLocalBus({
+      routes: [
+        route('transfer', ['Order.Created'], {
+          pattern: { 'detail-type': ['Order.Created'], detail: { record: { Status: ['Unfinished'] } } },
+        }),
+      ],
+      deliver: async (_r, event) => {
+        seen.push(event.detail);
+      },
+      logger,
+    });
+    await local.publish([
+      bus('Order.Created', { record: { Status: 'Finished' } }),
+      bus('Order.Created', { record: { Status: 'Unfinished' } }),
+    ]);
+    await local.drain();
+    expect(seen).toEqual([{ record: { Status: 'Unfinished' } }]);
+  });
+
+  it('delivers asynchronously: publish resolves before the handler runs', async () => {
+    const gate = deferred();
+    let started = 0;
+    const local = createLocalBus({
+      routes: [route('a', ['X'])],
+      deliver: async () => {
+        started += 1;
+        await gate.promise;
+      },
+      logger,
+    });
+    await local.publish([bus('X')]);
+    gate.resolve();
+    await local.drain();
+    expect(started).toBe(1);
+  });
+
+  it('keeps at most maxConcurrency deliveries running per route, started in publish order', async () => {
+    let active = 0;
+    let peak = 0;
+    const order: number[] = [];
+    const local = createLocalBus({
+      routes: [route('a', ['X'], { maxConcurrency: 3 })],
+      deliver: async (_r, event) => {
+        order.push((event.detail as { i: number }).i);
+        active += 1;
+        peak = Math.max(peak, active);
+        for (let i = 0; i < 5; i += 1) await new Promise((r) => setImmediate(r));
+        active -= 1;
+      },
+      logger,
+    });
+    await local.publish(Array.from({ length: 20 }, (_, i) => bus('X', { i })));
+    await local.drain();
+    expect(peak).toBe(3);
+    expect(order).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it('delivers strictly in order with maxConcurrency 1, each after the previous finished', async () => {
+    const log: string[] = [];
+    const local = createLocalBus({
+      routes: [route('a', ['X'])],
+      deliver: async (_r, event) => {
+        const { i } = event.detail as { i: number };
+        log.push(`start ${i}`);
+        await new Promise((r) => setImmediate(r));
+        log.push(`end ${i}`);
+      },
+      logger,
+    });
+    await local.publish([bus('X', { i: 1 }), bus('X', { i: 2 })]);
+    await local.publish([bus('X', { i: 3 })]);
+    await local.drain();
+    expect(log).toEqual(['start 1', 'end 1', 'start 2', 'end 2', 'start 3', 'end 3']);
+  });
+
+  it('retries a failing delivery, then dead-letters it after maxReceiveCount receives', async () => {
+    const attempts = new Map<string, number>();
+    const clock = createManualClock({ autoAdvance: true });
+    const local = createLocalBus({
+      routes: [route('a', ['X'], { maxReceiveCount: 4 })],
+      deliver: async (_r, event) => {
+        const { name } = event.detail as { name: string };
+        const n = (attempts.get(name) ?? 0) + 1;
+        attempts.set(name, n);
+        if (name === 'flaky' && n < 3) throw new Error('temporary');
+        if (name === 'broken') throw new Error('always fails');
+      },
+      logger,
+      clock,
+      retryDelayMs: 1000,
+    });
+    const outcomes: string[] = [];
+    local.onDelivery((o) => outcomes.push(`${o.status}:${o.attempt}`));
+    await local.publish([bus('X', { name: 'flaky' }), bus('X', { name: 'broken' })]);
+    await local.drain();
+    expect(attempts.get('flaky')).toBe(3);
+    expect(attempts.get('broken')).toBe(4);
+    const dead = local.deadLetters();
+    expect(dead).toHaveLength(1);
+    expect(dead[0]).toMatchObject({ routeId: 'a', attempts: 4, error: 'always fails' });
+    expect(dead[0]?.event.detail).toEqual({ name: 'broken' });
+    expect(outcomes).toContain('delivered:3');
+    expect(outcomes).toContain('dead-lettered:4');
+    expect(clock.sleeps).toEqual([1000, 1000, 1000, 1000, 1000]);
+  });
+
+  it('drain waits for events that handlers publish while delivering', async () => {
+    const seen: string[] = [];
+    let local: ReturnType<typeof createLocalBus>;
+    local = createLocalBus({
+      routes: [route('transfer', ['Order.Created']), route('archive', ['Order.Transferred'])],
+      deliver: async (r, event) => {
+        seen.push(`${r.id}:${event['detail-type']}`);
+        if (r.id === 'transfer') await local.publish([bus('Order.Transferred')]);
+      },
+      logger,
+    });
+    await local.publish([bus('Order.Created')]);
+    await local.drain();
+    expect(seen).toEqual(['transfer:Order.Created', 'archive:Order.Transferred']);
+    expect(local.events().map((e) => e['detail-type'])).toEqual(['Order.Created', 'Order.Transferred']);
+  });
+
+  it('records every event, matched or not, and tells listeners which routes matched', async () => {
+    const heard: [string, string[]][] = [];
+    const local = createLocalBus({ routes: [route('a', ['X'])], deliver: async () => {}, logger });
+    const off = local.onEvent((event, routeIds) => heard.push([event['detail-type'], routeIds]));
+    local.onEvent(() => {
+      throw new Error('a broken listener does not break the bus');
+    });
+    await local.publish([bus('X'), bus('Unrouted')]);
+    off();
+    await local.publish([bus('X')]);
+    await local.drain();
+    expect(heard).toEqual([
+      ['X', ['a']],
+      ['Unrouted', []],
+    ]);
+    expect(local.events()).toHaveLength(3);
+    expect(local.publishedCount()).toBe(3);
+  });
+
+  it('keeps only the latest maxRecordedEvents but counts them all', async () => {
+    const local = createLocalBus({ routes: [], deliver: async () => {}, logger, maxRecordedEvents: 2 });
+    await local.publish([bus('A'), bus('B'), bus('C')]);
+    expect(local.events().map((e) => e['detail-type'])).toEqual(['B', 'C']);
+    expect(local.publishedCount()).toBe(3);
+  });
+
+  it('uses the default source for events without one', async () => {
+    const local = createLocalBus({ routes: [], deliver: async () => {}, logger, source: 'accounting.local' });
+    await local.publish([{ source: '', detailType: 'X', detail: {} }]);
+    expect(local.events()[0]?.source).toBe('accounting.local');
+  });
+
+  it('close waits for running deliveries, drops queued ones and refuses new events', async () => {
+    const gate = deferred();
+    const finished: number[] = [];
+    const local = createLocalBus({
+      routes: [route('a', ['X'])],
+      deliver: async (_r, event) => {
+        await gate.promise;
+        finished.push((event.detail as { i: number }).i);
+      },
+      logger,
+    });
+    await local.publish([bus('X', { i: 1 }), bus('X', { i: 2 })]);
+    await new Promise((r) => setImmediate(r));
+    const closing = local.close();
+    gate.resolve();
+    await closing;
+    expect(finished).toEqual([1]);
+    await expect(local.publish([bus('X')])).rejects.toBeInstanceOf(PublishError);
+  });
+});
