@@ -72,6 +72,8 @@ export interface ClientStats {
   serverErrors: number;
   tokenRequests: number;
   staleSocketRetries: number;
+  /** Times the connections were replaced before a side effect after a long idle. */
+  connectionRefreshes: number;
 }
 
 export interface AccountingClient extends AccountingApi {
@@ -176,11 +178,20 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
     });
   let dispatcher: Dispatcher = deps.dispatcher ?? newAgent();
   let lastActivity = 0;
-  const counters = { requests: 0, retries: 0, rateLimited: 0, serverErrors: 0, staleSocketRetries: 0 };
+  const counters = {
+    requests: 0,
+    retries: 0,
+    rateLimited: 0,
+    serverErrors: 0,
+    staleSocketRetries: 0,
+    connectionRefreshes: 0,
+  };
 
   /** A request with a side effect after a long idle (a thawed Lambda) gets fresh connections. */
   const dispatcherFor = (sideEffect: boolean): Dispatcher => {
-    if (ownsDispatcher && sideEffect && lastActivity > 0 && Date.now() - lastActivity > KEEP_ALIVE_MS) {
+    const now = clock.now().getTime();
+    if (ownsDispatcher && sideEffect && lastActivity > 0 && now - lastActivity > KEEP_ALIVE_MS) {
+      counters.connectionRefreshes++;
       const old = dispatcher;
       dispatcher = newAgent();
       old.close().catch(() => {});
@@ -277,12 +288,12 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
         await retryAfterDelay(backoffMs(attempt), error.kind, { code: error.code });
         continue;
       }
-      lastActivity = Date.now();
+      lastActivity = clock.now().getTime();
       logger.debug('accounting response', {
         ...log,
         attempt,
         status: res.status,
-        durationMs: lastActivity - started,
+        durationMs: Date.now() - started,
       });
 
       if (res.status === 401 && credential && !authRetried && auth.unauthorized(credential.credential)) {

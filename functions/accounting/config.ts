@@ -184,44 +184,57 @@ export const accountingConfigSchema = z
     tokenRenewMarginSeconds: int('seconds', 0, 3_600, configDefaults.tokenRenewMarginSeconds),
     pathOverrides,
   })
-  .superRefine((c, ctx) => {
-    const oauthGiven = c.clientId !== undefined || c.clientSecret !== undefined;
-    if (c.apiKey !== undefined && oauthGiven) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['apiKey'],
-        message: 'expected either an API key or OAuth client credentials, not both',
-      });
-      return;
-    }
-    if (c.apiKey === undefined && !oauthGiven) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['apiKey'],
-        message: 'expected an API key, or an OAuth client id and client secret',
-      });
-      return;
-    }
-    if (oauthGiven) {
-      if (c.clientId === undefined)
-        ctx.addIssue({ code: 'custom', path: ['clientId'], message: 'expected an OAuth client id' });
-      if (c.clientSecret === undefined)
-        ctx.addIssue({ code: 'custom', path: ['clientSecret'], message: 'expected an OAuth client secret' });
-      if (c.authUrl === undefined)
+  .superRefine(
+    (c, ctx) => {
+      if (typeof c !== 'object' || c === null) return;
+      const oauthGiven = c.clientId !== undefined || c.clientSecret !== undefined;
+      if (c.apiKey !== undefined && oauthGiven) {
         ctx.addIssue({
           code: 'custom',
-          path: ['authUrl'],
-          message: 'expected the OAuth authority URL (required with client credentials)',
+          path: ['apiKey'],
+          message: 'expected either an API key or OAuth client credentials, not both',
         });
-    }
-    if (c.retryMaxDelayMs < c.retryBaseDelayMs) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['retryMaxDelayMs'],
-        message: 'expected milliseconds not below the base delay',
-      });
-    }
-  })
+        return;
+      }
+      if (c.apiKey === undefined && !oauthGiven) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['apiKey'],
+          message: 'expected an API key, or an OAuth client id and client secret',
+        });
+        return;
+      }
+      if (oauthGiven) {
+        if (c.clientId === undefined)
+          ctx.addIssue({ code: 'custom', path: ['clientId'], message: 'expected an OAuth client id' });
+        if (c.clientSecret === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['clientSecret'],
+            message: 'expected an OAuth client secret',
+          });
+        if (c.authUrl === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['authUrl'],
+            message: 'expected the OAuth authority URL (required with client credentials)',
+          });
+      }
+      if (
+        typeof c.retryMaxDelayMs === 'number' &&
+        typeof c.retryBaseDelayMs === 'number' &&
+        c.retryMaxDelayMs < c.retryBaseDelayMs
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['retryMaxDelayMs'],
+          message: 'expected milliseconds not below the base delay',
+        });
+      }
+      // Runs even when single fields failed, so one error lists every problem.
+    },
+    { when: () => true },
+  )
   .transform((c): AccountingConfig => {
     const credentials: Credentials =
       c.apiKey !== undefined
