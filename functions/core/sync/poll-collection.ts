@@ -264,7 +264,7 @@ async function pollChanges(run: CollectionRun): Promise<void> {
     complete = page.last;
     if (complete) finishWindow(run, window);
     state.window = complete ? undefined : window;
-    state.seen = pruneSeen(run, seen, window);
+    state.seen = pruneSeen(run, seen, window, !complete);
     await run.save();
     if (complete) break;
     if (run.remaining() < options.minRemainingMs) {
@@ -276,7 +276,7 @@ async function pollChanges(run: CollectionRun): Promise<void> {
     // The pages ended without one marked last (an empty result): the window is done.
     finishWindow(run, window);
     state.window = undefined;
-    state.seen = pruneSeen(run, seen, window);
+    state.seen = pruneSeen(run, seen, window, false);
     await run.save();
   }
   deps.logger.debug('collection polled', {
@@ -318,27 +318,36 @@ function finishWindow(run: CollectionRun, window: WindowState): void {
   }
 }
 
-/** Keeps versions that a later window can still re-read (ModifiedDate ≥ floor), newest first, bounded. */
+/**
+ * Keeps versions that can still be re-read, newest first, bounded by `dedupeCapacity`: those the
+ * next window reaches (ModifiedDate ≥ watermark − lookback) and, while a window is open, the
+ * versions published before it that its remaining pages can still list (ModifiedDate ≥ its since).
+ */
 function pruneSeen(
   run: CollectionRun,
   seen: Map<string, { ms: number; seq: number }>,
   window: WindowState,
+  open: boolean,
 ): SeenEntry[] {
   const { state, options, result } = run;
   const top = Math.max(
     state.watermarkMs ?? Number.NEGATIVE_INFINITY,
     window.upperMs ?? Number.NEGATIVE_INFINITY,
   );
-  const floor = top - options.lookbackMs;
+  const next = top - options.lookbackMs;
+  const sinceMs = window.since === undefined ? Number.NEGATIVE_INFINITY : Date.parse(window.since);
+  const older = open ? Math.min(sinceMs, next) : next;
   let entries: SeenEntry[] = [];
-  for (const [id, { ms, seq }] of seen)
-    if (ms >= floor || top === Number.NEGATIVE_INFINITY) entries.push([id, ms, seq]);
+  for (const [id, { ms, seq }] of seen) {
+    if (top === Number.NEGATIVE_INFINITY || ms >= (seq < window.seq ? older : next))
+      entries.push([id, ms, seq]);
+  }
   if (entries.length > options.dedupeCapacity) {
     entries.sort((a, b) => b[1] - a[1]);
     result.dedupeOverflow += entries.length - options.dedupeCapacity;
     entries = entries.slice(0, options.dedupeCapacity);
-    seen.clear();
-    for (const [id, ms, seq] of entries) seen.set(id, { ms, seq });
   }
+  seen.clear();
+  for (const [id, ms, seq] of entries) seen.set(id, { ms, seq });
   return entries;
 }
