@@ -1,0 +1,93 @@
+/**
+ * The incoming side of every action: an EventBridge event whose `detail` is a record envelope of
+ * the catalog. Parsing is strict (EventBridge shape, then the catalog schema of the detail-type):
+ * an event that fails it is never worth a retry.
+ */
+import { z } from 'zod';
+import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
+import { collectionOf } from '../../accounting/collections.js';
+import { EventValidationError } from '../errors.js';
+import { parseDetail } from '../events/catalog.js';
+import { anyRecordEnvelopeSchema, type RecordEnvelope } from '../events/envelope.js';
+import { InvalidActionEventError } from './errors.js';
+
+const eventBridgeEventSchema = z.looseObject({
+  id: z.string().min(1, { error: 'expected the EventBridge event id' }),
+  source: z.string().min(1, { error: 'expected the event source' }),
+  'detail-type': z.string().min(1, { error: 'expected a detail-type' }),
+  time: z.iso.datetime({ offset: true, error: 'expected an ISO date-time' }).optional(),
+  detail: z.unknown(),
+});
+
+export interface ActionEvent {
+  /** EventBridge event id: the causation id of every outcome. */
+  eventId: string;
+  source: string;
+  detailType: string;
+  /** When the event was published (deadlines of retried actions count from here). */
+  time: Date | undefined;
+  envelope: RecordEnvelope;
+}
+
+/** Validates an EventBridge event against its catalog schema; throws `InvalidActionEventError`. */
+export function parseActionEvent(raw: unknown): ActionEvent {
+  const outer = eventBridgeEventSchema.safeParse(raw);
+  if (!outer.success) {
+    throw new InvalidActionEventError(
+      undefined,
+      outer.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`),
+      { cause: outer.error },
+    );
+  }
+  const detailType = outer.data['detail-type'];
+  let detail: unknown;
+  try {
+    detail = parseDetail(detailType, outer.data.detail);
+  } catch (error) {
+    if (error instanceof EventValidationError) {
+      throw new InvalidActionEventError(detailType, error.issues, { cause: error });
+    }
+    throw error;
+  }
+  const envelope = anyRecordEnvelopeSchema.safeParse(detail);
+  if (!envelope.success) {
+    throw new InvalidActionEventError(
+      detailType,
+      envelope.error.issues.map((i) => `detail.${i.path.join('.')}: ${i.message}`),
+      { cause: envelope.error },
+    );
+  }
+  return {
+    eventId: outer.data.id,
+    source: outer.data.source,
+    detailType,
+    time: outer.data.time ? new Date(outer.data.time) : undefined,
+    envelope: envelope.data,
+  };
+}
+
+/**
+ * The record the event is about: carried inline, or (claim check) read fresh from the service —
+ * actions re-read the domain state anyway, so the stored copy is not needed.
+ */
+export async function resolveRecord(api: AccountingApi, envelope: RecordEnvelope): Promise<ApiRecord> {
+  if (envelope.record) return envelope.record as ApiRecord;
+  const collection = collectionOf(envelope.recordType);
+  if (!collection) throw new InvalidActionEventError(envelope.recordType, ['unknown record type']);
+  return api.get(collection.name as Parameters<AccountingApi['get']>[0], envelope.id);
+}
+
+/** Reads a dotted path (`BusinessPartnerAddress.IdentificationNumber`) from a record. */
+export function readPath(record: unknown, path: string): unknown {
+  let node: unknown = record;
+  for (const part of path.split('.')) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}
+
+export function stringField(record: unknown, path: string): string | null {
+  const value = readPath(record, path);
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}

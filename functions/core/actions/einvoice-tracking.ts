@@ -1,0 +1,241 @@
+/**
+ * Tracking of e-invoice sendings. A Lambda cannot wait for the network, so the sending action
+ * registers each sending in a small list of open sendings (one `CheckpointStore` item per
+ * connection, written with optimistic concurrency), and a scheduled tracker polls the status of
+ * every open sending, emits `IssuedInvoice.EInvoiceStatusChanged` for each transition in order,
+ * and drops the sending once it is final or past its deadline (then `Action.Failed`).
+ */
+import { z } from 'zod';
+import type { AccountingApi } from '../../accounting/api.js';
+import { NotFoundError } from '../../accounting/errors.js';
+import { CheckpointConflictError } from '../errors.js';
+import {
+  actionFailedSchema,
+  actionIdempotencyKey,
+  einvoiceStatusChangedSchema,
+  type SourceRef,
+} from '../events/action-events.js';
+import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
+import type { BusEvent, CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
+import { publishOutcomes } from './outcomes.js';
+
+export const EINVOICE_ACTION = 'send.einvoice';
+
+export const openSendingSchema = z.object({
+  sendingId: z.string().min(1),
+  connection: z.string().min(1),
+  /** Event source the outcomes are published under. */
+  eventSource: z.string().min(1),
+  source: z.object({
+    recordType: z.string(),
+    id: z.string(),
+    documentNumber: z.string().nullable(),
+    modifiedDate: z.string().nullable(),
+  }),
+  causationId: z.string().min(1),
+  sentAt: z.string(),
+  deadline: z.string(),
+  /** Transitions emitted so far. */
+  emitted: z.number().int().nonnegative(),
+  lastStatus: z.string().nullable(),
+  lastCode: z.string().nullable(),
+});
+export type OpenSending = z.infer<typeof openSendingSchema>;
+
+export const openSendingsSchema = z.object({ sendings: z.array(openSendingSchema) });
+export type OpenSendings = z.infer<typeof openSendingsSchema>;
+
+export function trackingKey(connection: string): string {
+  return `einvoice-sendings#${connection}`;
+}
+
+const statusStepSchema = z.looseObject({
+  Date: z.string().nullish(),
+  Status: z.string().min(1),
+  ResponseCode: z.string().nullish(),
+});
+
+/** `EInvoicing.status` answer (assumed shape; unknown fields pass through). */
+export const sendingStatusSchema = z.looseObject({
+  Status: z.string().min(1),
+  ResponseCode: z.string().nullish(),
+  IsFinal: z.boolean().optional(),
+  History: z.array(statusStepSchema).optional(),
+});
+export type SendingStatus = z.infer<typeof sendingStatusSchema>;
+
+/** Final without the service saying so: transport failure, rejected, accepted, paid. */
+const FINAL_CODES = new Set(['RE', 'AP', 'PD']);
+export function isFinalStep(status: string, code: string | null | undefined, isFinal?: boolean): boolean {
+  if (isFinal !== undefined) return isFinal;
+  return status === 'TransportFailed' || (code !== null && code !== undefined && FINAL_CODES.has(code));
+}
+
+const MAX_CONFLICT_RETRIES = 5;
+
+/** Reads, changes and writes the list with optimistic concurrency, retrying on conflicts. */
+export async function updateOpenSendings(
+  store: CheckpointStore<OpenSendings>,
+  connection: string,
+  change: (current: OpenSendings) => OpenSendings,
+): Promise<OpenSendings> {
+  const key = trackingKey(connection);
+  for (let attempt = 1; ; attempt += 1) {
+    const stored = await store.get(key);
+    const current = stored ? openSendingsSchema.parse(stored.value) : { sendings: [] };
+    const next = change(current);
+    try {
+      await store.put(key, next, stored?.version);
+      return next;
+    } catch (error) {
+      if (!(error instanceof CheckpointConflictError) || attempt >= MAX_CONFLICT_RETRIES) throw error;
+    }
+  }
+}
+
+export interface TrackerDeps {
+  api: AccountingApi;
+  sendings: CheckpointStore<OpenSendings>;
+  publisher: EventPublisher;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface TrackResult {
+  open: number;
+  transitions: number;
+  closed: number;
+  expired: number;
+}
+
+interface Step {
+  status: string;
+  code: string | null;
+  date: string | null;
+}
+
+function stepsOf(answer: SendingStatus): Step[] {
+  const history = answer.History?.map((h) => ({
+    status: h.Status,
+    code: h.ResponseCode ?? null,
+    date: h.Date ?? null,
+  }));
+  return history && history.length > 0
+    ? history
+    : [{ status: answer.Status, code: answer.ResponseCode ?? null, date: null }];
+}
+
+function base(sending: OpenSending, change: string, clock: Clock, ...keyParts: string[]) {
+  const source: SourceRef = sending.source;
+  return {
+    version: ENVELOPE_VERSION,
+    connection: sending.connection,
+    recordType: 'IssuedInvoice',
+    id: source.id,
+    change,
+    action: EINVOICE_ACTION,
+    source,
+    causationId: sending.causationId,
+    idempotencyKey: actionIdempotencyKey(sending.connection, EINVOICE_ACTION, source.id, change, ...keyParts),
+    occurredAt: clock.now().toISOString(),
+  };
+}
+
+/**
+ * One pass over the open sendings of `connection`. Events are published before the list is
+ * saved, so a crash repeats a transition (same `idempotencyKey`) rather than losing one.
+ * A 429/5xx stops the pass; what was learned so far is saved.
+ */
+export async function trackEInvoices(deps: TrackerDeps, connection: string): Promise<TrackResult> {
+  const stored = await deps.sendings.get(trackingKey(connection));
+  const open = stored ? openSendingsSchema.parse(stored.value).sendings : [];
+  const updates = new Map<string, OpenSending | null>();
+  const result: TrackResult = { open: open.length, transitions: 0, closed: 0, expired: 0 };
+  let stop: unknown;
+
+  for (const sending of open) {
+    let answer: SendingStatus;
+    try {
+      answer = sendingStatusSchema.parse(
+        await deps.api.call('EInvoicing.status', { params: { sendingId: sending.sendingId } }),
+      );
+    } catch (error) {
+      if (error instanceof NotFoundError) {
+        deps.logger.warn('einvoice sending unknown to the service', { sendingId: sending.sendingId });
+        answer = { Status: sending.lastStatus ?? 'Unknown', ResponseCode: sending.lastCode };
+      } else {
+        stop = error;
+        break;
+      }
+    }
+    const steps = stepsOf(answer);
+    const fresh: Step[] = answer.History?.length
+      ? steps.slice(sending.emitted)
+      : steps.filter((s) => s.status !== sending.lastStatus || s.code !== sending.lastCode);
+    const events: BusEvent[] = [];
+    let { lastStatus, lastCode, emitted } = sending;
+    let final = false;
+    fresh.forEach((step, i) => {
+      const isLast = i === fresh.length - 1;
+      emitted += 1;
+      final = isFinalStep(step.status, step.code, isLast ? answer.IsFinal : false);
+      events.push({
+        source: sending.eventSource,
+        detailType: 'IssuedInvoice.EInvoiceStatusChanged',
+        time: deps.clock.now(),
+        detail: einvoiceStatusChangedSchema.parse({
+          ...base(sending, 'EInvoiceStatusChanged', deps.clock, sending.sendingId, String(emitted)),
+          sendingId: sending.sendingId,
+          status: step.status,
+          previousStatus: lastStatus,
+          responseCode: step.code,
+          final,
+          sequence: emitted,
+          statusDate: step.date,
+        }),
+      });
+      lastStatus = step.status;
+      lastCode = step.code;
+    });
+    if (fresh.length === 0) final = isFinalStep(answer.Status, answer.ResponseCode, answer.IsFinal);
+
+    const expired = !final && deps.clock.now().getTime() >= Date.parse(sending.deadline);
+    if (expired) {
+      events.push({
+        source: sending.eventSource,
+        detailType: 'Action.Failed',
+        time: deps.clock.now(),
+        detail: actionFailedSchema.parse({
+          ...base(sending, 'Failed', deps.clock, sending.sendingId, 'deadline'),
+          problem: {
+            kind: 'deadline',
+            message: `e-invoice sending ${sending.sendingId} did not reach a final status before ${sending.deadline}`,
+          },
+        }),
+      });
+    }
+    await publishOutcomes(deps.publisher, events);
+    result.transitions += fresh.length;
+    if (final || expired) {
+      updates.set(sending.sendingId, null);
+      if (final) result.closed += 1;
+      else result.expired += 1;
+    } else if (fresh.length > 0) {
+      updates.set(sending.sendingId, { ...sending, emitted, lastStatus, lastCode });
+    }
+  }
+
+  if (updates.size > 0) {
+    await updateOpenSendings(deps.sendings, connection, (current) => ({
+      sendings: current.sendings.flatMap((s) => {
+        if (!updates.has(s.sendingId)) return [s];
+        const next = updates.get(s.sendingId);
+        return next ? [next] : [];
+      }),
+    }));
+  }
+  result.open -= result.closed + result.expired;
+  deps.logger.info('einvoice tracking pass', { connection, ...result });
+  if (stop !== undefined) throw stop;
+  return result;
+}

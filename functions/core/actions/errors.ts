@@ -1,0 +1,61 @@
+/**
+ * Errors of the actions. Each sets `name`, keeps `cause`, and is branched on with `instanceof`.
+ */
+
+/** Not done yet, nothing wrong: deliver the event again later (SQS redelivery, local re-queue). */
+export class RetryLaterError extends Error {
+  override readonly name = 'RetryLaterError';
+  constructor(
+    readonly reason: string,
+    /** A hint for the local runtime; SQS uses the queue's visibility timeout. */
+    readonly retryAfterMs?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`retry later: ${reason}`, options);
+  }
+}
+
+/** Another delivery of the same action on the same record holds the idempotency record right now. */
+export class ActionInProgressError extends Error {
+  override readonly name = 'ActionInProgressError';
+  constructor(
+    readonly key: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`action '${key}' is in progress in another invocation`, options);
+  }
+}
+
+/** The event is not a valid EventBridge event of the catalog: logged once, dead-lettered, never retried. */
+export class InvalidActionEventError extends Error {
+  override readonly name = 'InvalidActionEventError';
+  constructor(
+    readonly detailType: string | undefined,
+    readonly issues: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`invalid event${detailType ? ` '${detailType}'` : ''}: ${issues.join('; ')}`, options);
+  }
+}
+
+/** The ISDOC export is not a valid ISDOC invoice of the document (`issues` name what is wrong). */
+export class IsdocInvalidError extends Error {
+  override readonly name = 'IsdocInvalidError';
+  constructor(
+    readonly issues: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`invalid ISDOC: ${issues.join('; ')}`, options);
+  }
+}
+
+/** A download exceeded the configured size cap. */
+export class DownloadTooLargeError extends Error {
+  override readonly name = 'DownloadTooLargeError';
+  constructor(
+    readonly limitBytes: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`download exceeds ${limitBytes} bytes`, options);
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Building and publishing action outcomes. Every detail is validated with its catalog schema
+ * before it leaves, so a bug here fails loudly instead of emitting an event consumers reject.
+ */
+import { ApiError } from '../../accounting/errors.js';
+import {
+  actionFailedSchema,
+  actionIdempotencyKey,
+  type FailureKind,
+  type Problem,
+  type SourceRef,
+} from '../events/action-events.js';
+import { findCatalogEntry } from '../events/catalog.js';
+import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
+import type { BusEvent, Clock, EventPublisher } from '../ports.js';
+import type { ActionEvent } from './action-event.js';
+
+export interface OutcomeContext {
+  action: string;
+  event: ActionEvent;
+  source: SourceRef;
+}
+
+/** The envelope fields every outcome shares. */
+export function outcomeBase(ctx: OutcomeContext, change: string, clock: Clock, ...keyParts: string[]) {
+  return {
+    version: ENVELOPE_VERSION,
+    connection: ctx.event.envelope.connection,
+    recordType: ctx.source.recordType,
+    id: ctx.source.id,
+    change,
+    action: ctx.action,
+    source: ctx.source,
+    causationId: ctx.event.eventId,
+    idempotencyKey: actionIdempotencyKey(
+      ctx.event.envelope.connection,
+      ctx.action,
+      ctx.source.id,
+      change,
+      ...keyParts,
+    ),
+    occurredAt: clock.now().toISOString(),
+  };
+}
+
+/** Validates `detail` with the catalog schema of `detailType` and publishes it. */
+export async function publishOutcome(
+  publisher: EventPublisher,
+  source: string,
+  detailType: string,
+  detail: unknown,
+  time: Date,
+): Promise<void> {
+  await publishOutcomes(publisher, [{ source, detailType, detail, time }]);
+}
+
+export async function publishOutcomes(publisher: EventPublisher, events: BusEvent[]): Promise<void> {
+  const checked = events.map((e) => {
+    const entry = findCatalogEntry(e.detailType);
+    if (!entry) throw new Error(`outcome '${e.detailType}' is not in the event catalog`);
+    return { ...e, detail: entry.schema.parse(e.detail) };
+  });
+  if (checked.length > 0) await publisher.publish(checked);
+}
+
+/** Problem details of a failure; for an `ApiError` the service's status, title, traceId and errors. */
+export function problemOf(kind: FailureKind, message: string, error?: unknown): Problem {
+  if (error instanceof ApiError) {
+    return {
+      kind,
+      message,
+      status: error.status,
+      ...(error.title ? { title: error.title } : {}),
+      ...(error.traceId ? { traceId: error.traceId } : {}),
+      ...(Object.keys(error.errors).length > 0 ? { errors: error.errors } : {}),
+    };
+  }
+  return { kind, message };
+}
+
+export async function publishFailure(
+  deps: { publisher: EventPublisher; clock: Clock },
+  ctx: OutcomeContext,
+  problem: Problem,
+): Promise<void> {
+  const detail = {
+    ...outcomeBase(ctx, 'Failed', deps.clock, ctx.event.eventId, problem.kind),
+    problem,
+  };
+  await publishOutcome(
+    deps.publisher,
+    ctx.event.source,
+    'Action.Failed',
+    actionFailedSchema.parse(detail),
+    deps.clock.now(),
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * The one entry every action shares, for one EventBridge event: parse it against the catalog,
+ * run the action, and classify what happened. The SQS handler calls it per record; the local
+ * runtime calls it per event from the local bus — the same code path.
+ *
+ * - `invalid`: the event failed its schema; logged once (when `logInvalid`), never retried;
+ * - `done` / `duplicate` / `skipped` / `failed` (an `Action.Failed` was published): acknowledged;
+ * - a thrown `RetryLaterError` or a transient error (429, 5xx, network, store): deliver again later.
+ */
+import type { Logger } from '../ports.js';
+import { type ActionEvent, parseActionEvent } from './action-event.js';
+import { InvalidActionEventError } from './errors.js';
+import type { ActionOutcome } from './transfer-document.js';
+
+export interface RunOptions {
+  /** Time left in this invocation; bounds how long an in-progress idempotency record blocks others. */
+  remainingTimeMs?: number;
+  /** Log an invalid event (`false` on redeliveries, so it is logged once). Default `true`. */
+  logInvalid?: boolean;
+}
+
+export type EntryResult = ActionOutcome | { status: 'invalid'; reason: string };
+
+export type ActionFn = (event: ActionEvent, options: RunOptions) => Promise<ActionOutcome>;
+
+export type ActionEntry = (raw: unknown, options?: RunOptions) => Promise<EntryResult>;
+
+export function createActionEntry(name: string, logger: Logger, action: ActionFn): ActionEntry {
+  return async (raw, options = {}) => {
+    let event: ActionEvent;
+    try {
+      event = parseActionEvent(raw);
+    } catch (error) {
+      if (!(error instanceof InvalidActionEventError)) throw error;
+      if (options.logInvalid !== false) {
+        // The issues name fields and expectations only, never the values.
+        logger.error('invalid event dead-lettered', {
+          action: name,
+          detailType: error.detailType,
+          issues: error.issues.slice(0, 20),
+        });
+      }
+      return { status: 'invalid', reason: error.message.slice(0, 500) };
+    }
+    const outcome = await action(event, options);
+    logger.debug('action finished', {
+      action: name,
+      eventId: event.eventId,
+      detailType: event.detailType,
+      status: outcome.status,
+      reason: outcome.reason,
+    });
+    return outcome;
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * The sending action: a new issued invoice of a partner configured for e-invoicing goes through
+ * the network (`Documents.sendEInvoice`) and is registered for status tracking; one of a partner
+ * configured for e-mail is sent by `Documents.sendEmail`. The channel is chosen by the partner
+ * key (`ACTIONS_PARTNER_FIELD` of the invoice) — the same settings the routing table filters on.
+ *
+ * Sending carries no idempotency key at the service and leaves no domain state we can read back,
+ * so a sending is guarded by an idempotency record keyed by channel + invoice id and, once the
+ * request may have reached the service, is never repeated: an unknown outcome becomes
+ * `Action.Failed` (kind `outcomeUnknown`) for a person to check, not a second sending.
+ */
+import { z } from 'zod';
+import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
+import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
+import type { SourceRef } from '../events/action-events.js';
+import type { CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
+import { type ActionEvent, resolveRecord, stringField } from './action-event.js';
+import type { ActionsConfig } from './config.js';
+import {
+  EINVOICE_ACTION,
+  type OpenSending,
+  type OpenSendings,
+  updateOpenSendings,
+} from './einvoice-tracking.js';
+import { ActionInProgressError, RetryLaterError } from './errors.js';
+import { type OutcomeContext, outcomeBase, problemOf, publishFailure, publishOutcome } from './outcomes.js';
+import type { IdempotencyGuard } from './ports.js';
+import type { ActionOutcome } from './transfer-document.js';
+
+export const EMAIL_ACTION = 'send.email';
+
+export interface SendDeps {
+  api: AccountingApi;
+  publisher: EventPublisher;
+  clock: Clock;
+  logger: Logger;
+  guard: IdempotencyGuard;
+  /** Open sendings for the tracker (required for e-invoicing). */
+  sendings?: CheckpointStore<OpenSendings>;
+  config: Pick<ActionsConfig, 'sending'>;
+}
+
+const sendEInvoiceAnswer = z.looseObject({ SendingId: z.string().min(1), Status: z.string().optional() });
+
+export type Channel = { kind: 'einvoice' } | { kind: 'email'; to?: string };
+
+/** Which channel the settings choose for this invoice, if any. */
+export function channelFor(config: Pick<ActionsConfig, 'sending'>, record: ApiRecord): Channel | undefined {
+  const key = stringField(record, config.sending.partnerField);
+  if (key === null) return undefined;
+  if (config.sending.einvoicePartners.includes(key)) return { kind: 'einvoice' };
+  const email = config.sending.emailPartners.find((p) => p.key === key);
+  if (email) return email.to ? { kind: 'email', to: email.to } : { kind: 'email' };
+  return undefined;
+}
+
+interface SendRecordResult {
+  result: 'sent' | 'outcomeUnknown';
+  sendingId?: string;
+}
+
+export async function sendInvoice(
+  deps: SendDeps,
+  event: ActionEvent,
+  options: { remainingTimeMs?: number } = {},
+): Promise<ActionOutcome> {
+  const { envelope } = event;
+  if (envelope.recordType !== 'IssuedInvoice') {
+    return { status: 'skipped', reason: `sending is for issued invoices, not ${envelope.recordType}` };
+  }
+  let record: ApiRecord;
+  try {
+    record = await resolveRecord(deps.api, envelope);
+  } catch (error) {
+    if (error instanceof NotFoundError) return { status: 'skipped', reason: 'invoice not found' };
+    throw error;
+  }
+  const channel = channelFor(deps.config, record);
+  if (!channel) return { status: 'skipped', reason: 'partner not configured for sending' };
+
+  const action = channel.kind === 'einvoice' ? EINVOICE_ACTION : EMAIL_ACTION;
+  const documentNumber = stringField(record, 'DocumentNumber');
+  const source: SourceRef = {
+    recordType: 'IssuedInvoice',
+    id: envelope.id,
+    documentNumber,
+    modifiedDate: envelope.modifiedDate,
+  };
+  const ctx: OutcomeContext = { action, event, source };
+  const log = { action, recordId: envelope.id, eventId: event.eventId };
+  const params = { collection: 'IssuedInvoices', id: envelope.id };
+
+  let recipients: string[] = [];
+  if (channel.kind === 'email') {
+    const to = channel.to ?? stringField(record, 'BusinessPartnerAddress.Email');
+    if (!to) {
+      await publishFailure(deps, ctx, problemOf('validation', 'no e-mail address for the invoice partner'));
+      return { status: 'failed', reason: 'no recipient' };
+    }
+    recipients = [to];
+  }
+  if (channel.kind === 'einvoice' && !deps.sendings) {
+    throw new Error('e-invoicing needs the open-sendings store (ACTIONS_STATE_TABLE)');
+  }
+
+  let ran = false;
+  const once = async (): Promise<SendRecordResult> => {
+    ran = true;
+    try {
+      if (channel.kind === 'email') {
+        const subject = deps.config.sending.emailSubject.replace('{DocumentNumber}', documentNumber ?? '');
+        await deps.api.call('Documents.sendEmail', {
+          params,
+          body: { To: recipients, Subject: subject },
+        });
+        deps.logger.info('invoice sent by email', log);
+        try {
+          await publishOutcome(
+            deps.publisher,
+            event.source,
+            'IssuedInvoice.EmailSent',
+            { ...outcomeBase(ctx, 'EmailSent', deps.clock), to: recipients, subject },
+            deps.clock.now(),
+          );
+        } catch (error) {
+          // The e-mail went out: a failed announcement must not cause a second e-mail.
+          deps.logger.error('email sent but not announced', {
+            ...log,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+        return { result: 'sent' };
+      }
+      const answer = sendEInvoiceAnswer.parse(await deps.api.call('Documents.sendEInvoice', { params }));
+      const now = deps.clock.now();
+      const entry: OpenSending = {
+        sendingId: answer.SendingId,
+        connection: envelope.connection,
+        eventSource: event.source,
+        source,
+        causationId: event.eventId,
+        sentAt: now.toISOString(),
+        deadline: new Date(now.getTime() + deps.config.sending.trackingDeadlineSeconds * 1000).toISOString(),
+        emitted: 0,
+        lastStatus: null,
+        lastCode: null,
+      };
+      try {
+        const next = await updateOpenSendings(deps.sendings!, envelope.connection, (current) => ({
+          sendings: current.sendings.some((s) => s.sendingId === entry.sendingId)
+            ? current.sendings
+            : [...current.sendings, entry],
+        }));
+        if (next.sendings.length > deps.config.sending.maxOpenSendings) {
+          deps.logger.warn('many open einvoice sendings', { open: next.sendings.length });
+        }
+      } catch (error) {
+        // The invoice was sent: never let this failure cause a second sending.
+        deps.logger.error('einvoice sending not registered for tracking', {
+          ...log,
+          sendingId: entry.sendingId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+      deps.logger.info('invoice sent as einvoice', { ...log, sendingId: entry.sendingId });
+      return { result: 'sent', sendingId: entry.sendingId };
+    } catch (error) {
+      if (!(error instanceof OutcomeUnknownError)) throw error;
+      // The request may have reached the service; nothing to read back — do not send twice.
+      await publishFailure(
+        deps,
+        ctx,
+        problemOf('outcomeUnknown', 'the sending request may or may not have reached the service; check it'),
+      );
+      return { result: 'outcomeUnknown' };
+    }
+  };
+
+  try {
+    const result = await deps.guard.run(
+      { action, connection: envelope.connection, recordId: envelope.id },
+      once,
+      options,
+    );
+    if (!ran) return { status: 'duplicate', reason: 'already sent' };
+    return result.result === 'sent' ? { status: 'done' } : { status: 'failed', reason: 'outcomeUnknown' };
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      deps.logger.warn('sending rejected', { ...log, status: error.status, errors: error.errors });
+      await publishFailure(deps, ctx, problemOf('validation', 'the service rejected the sending', error));
+      return { status: 'failed', reason: 'validation' };
+    }
+    if (error instanceof ActionInProgressError) {
+      throw new RetryLaterError('another delivery is sending this invoice', undefined, { cause: error });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * The transfer action: one step of the chain (received order → issue slip → issued invoice,
+ * issued offer → received order, issued order → received invoice), exactly once per source.
+ *
+ * The service's transfer call carries no idempotency key, so duplicates are ours to prevent:
+ * 1. an idempotency record keyed by action + source id (not the event id: a `Created` and an
+ *    `Updated` of one order share it) lets one delivery in at a time and remembers a completed one;
+ * 2. before acting, every run re-reads the domain state — the source's current `Status` and
+ *    whether a target document that references the source already exists — because an
+ *    in-progress record expires after a crash and the client may report `OutcomeUnknownError`.
+ */
+import type { AccountingApi, ApiRecord, Created } from '../../accounting/api.js';
+import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
+import type { SourceRef } from '../events/action-events.js';
+import type { Clock, EventPublisher, Logger } from '../ports.js';
+import { type ActionEvent, stringField } from './action-event.js';
+import type { ActionsConfig } from './config.js';
+import { ActionInProgressError, RetryLaterError } from './errors.js';
+import { type OutcomeContext, outcomeBase, problemOf, publishFailure, publishOutcome } from './outcomes.js';
+import type { IdempotencyGuard } from './ports.js';
+import { findTransferStep, type TransferStepSpec } from './transfer-steps.js';
+
+export interface TransferDeps {
+  api: AccountingApi;
+  publisher: EventPublisher;
+  clock: Clock;
+  logger: Logger;
+  guard: IdempotencyGuard;
+  config: Pick<ActionsConfig, 'transfers' | 'referenceLookbackSeconds'>;
+}
+
+export type ActionStatus = 'done' | 'duplicate' | 'skipped' | 'failed';
+
+export interface ActionOutcome {
+  status: ActionStatus;
+  reason?: string;
+}
+
+/** What the idempotency record stores for a completed transfer (JSON). */
+interface TransferRecordResult {
+  result: 'transferred' | 'notTransferable';
+  targetId?: string;
+  targetNumber?: string | null;
+  recovered?: boolean;
+  sourceStatus?: string | null;
+}
+
+/** `true` when any string value inside `target` (other than its own `Id`) equals `sourceId`. */
+export function referencesSource(target: ApiRecord, sourceId: string): boolean {
+  const needle = sourceId.toLowerCase();
+  const visit = (node: unknown, depth: number): boolean => {
+    if (depth > 8) return false;
+    if (typeof node === 'string') return node.toLowerCase() === needle;
+    if (Array.isArray(node)) return node.some((v) => visit(v, depth + 1));
+    if (node !== null && typeof node === 'object') {
+      return Object.values(node as Record<string, unknown>).some((v) => visit(v, depth + 1));
+    }
+    return false;
+  };
+  const { Id: _own, ...rest } = target;
+  return visit(rest, 0);
+}
+
+/** A target document that references the source, modified since `since` (ISO), or undefined. */
+export async function findExistingTarget(
+  api: AccountingApi,
+  step: TransferStepSpec,
+  sourceId: string,
+  since: string,
+): Promise<ApiRecord | undefined> {
+  for await (const candidate of api.listItems(step.targetCollection, { modifiedSince: since })) {
+    if (referencesSource(candidate, sourceId)) return candidate;
+  }
+  return undefined;
+}
+
+function earliest(dates: (string | null | undefined)[], lookbackSeconds: number): string {
+  const times = dates.filter((d): d is string => typeof d === 'string').map((d) => Date.parse(d));
+  const valid = times.filter((t) => Number.isFinite(t));
+  const base = valid.length > 0 ? Math.min(...valid) : 0;
+  return new Date(Math.max(0, base - lookbackSeconds * 1000)).toISOString();
+}
+
+export async function transferDocument(
+  deps: TransferDeps,
+  event: ActionEvent,
+  options: { remainingTimeMs?: number } = {},
+): Promise<ActionOutcome> {
+  const { envelope } = event;
+  const step = findTransferStep(envelope.recordType);
+  if (!step) return { status: 'skipped', reason: `no transfer step for ${envelope.recordType}` };
+  if (!deps.config.transfers[step.step]) return { status: 'skipped', reason: `step ${step.step} is off` };
+
+  const source: SourceRef = {
+    recordType: envelope.recordType,
+    id: envelope.id,
+    documentNumber: stringField(envelope.record, 'DocumentNumber'),
+    modifiedDate: envelope.modifiedDate,
+  };
+  const ctx: OutcomeContext = { action: step.action, event, source };
+  const log = { action: step.action, recordId: envelope.id, eventId: event.eventId };
+
+  const publishTransferred = async (
+    target: ApiRecord,
+    warnings: Created['warnings'],
+    recovered: boolean,
+  ): Promise<TransferRecordResult> => {
+    const targetNumber = stringField(target, 'DocumentNumber');
+    await publishOutcome(
+      deps.publisher,
+      event.source,
+      `${step.sourceRecordType}.Transferred`,
+      {
+        ...outcomeBase(ctx, 'Transferred', deps.clock),
+        target: { recordType: step.targetRecordType, id: target.Id, documentNumber: targetNumber },
+        warnings,
+        recovered,
+      },
+      deps.clock.now(),
+    );
+    if (warnings.length > 0) deps.logger.warn('transfer warnings', { ...log, warnings });
+    return { result: 'transferred', targetId: target.Id, targetNumber, recovered };
+  };
+
+  let ran = false;
+  const once = async (): Promise<TransferRecordResult> => {
+    ran = true;
+    // Domain state first, on every run: the status now, and a target that already references the source.
+    const current = await deps.api.get(step.sourceCollection, envelope.id);
+    const status = typeof current.Status === 'string' ? current.Status : null;
+    const since = earliest(
+      [envelope.modifiedDate, current.ModificationInfo?.ModifiedDate],
+      deps.config.referenceLookbackSeconds,
+    );
+    const existing = await findExistingTarget(deps.api, step, envelope.id, since);
+    if (existing) {
+      deps.logger.info('transfer found existing target', { ...log, targetId: existing.Id, status });
+      return publishTransferred(existing, [], true);
+    }
+    if (status === null || !step.transferableStatuses.includes(status)) {
+      deps.logger.info('transfer not applicable', { ...log, status });
+      return { result: 'notTransferable', sourceStatus: status };
+    }
+
+    let created: Created;
+    try {
+      created = await deps.api.create(step.operationId, { params: { id: envelope.id } });
+    } catch (error) {
+      if (!(error instanceof OutcomeUnknownError)) throw error;
+      const found = await findExistingTarget(deps.api, step, envelope.id, since);
+      if (found) {
+        deps.logger.warn('transfer outcome unknown, target found', { ...log, targetId: found.Id });
+        return publishTransferred(found, [], true);
+      }
+      // Not visible (yet): the next delivery re-reads the domain state before it acts again.
+      throw new RetryLaterError('transfer outcome unknown and no target found', undefined, { cause: error });
+    }
+    const target = created.data ?? (await findExistingTarget(deps.api, step, envelope.id, since));
+    if (!target) throw new RetryLaterError('transfer answered without a document and none was found');
+    deps.logger.info('transferred', { ...log, targetId: target.Id });
+    return publishTransferred(target, created.warnings, false);
+  };
+
+  try {
+    const result = await deps.guard.run(
+      { action: step.action, connection: envelope.connection, recordId: envelope.id },
+      once,
+      options,
+    );
+    if (!ran) return { status: 'duplicate', reason: 'already completed' };
+    return result.result === 'transferred'
+      ? { status: 'done' }
+      : { status: 'skipped', reason: `source status ${result.sourceStatus ?? 'unknown'}` };
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      deps.logger.warn('transfer rejected', { ...log, status: error.status, errors: error.errors });
+      await publishFailure(deps, ctx, problemOf('validation', 'the service rejected the transfer', error));
+      return { status: 'failed', reason: 'validation' };
+    }
+    if (error instanceof NotFoundError) {
+      deps.logger.info('transfer source gone', log);
+      return { status: 'skipped', reason: 'source not found' };
+    }
+    if (error instanceof ActionInProgressError) {
+      throw new RetryLaterError('another delivery is transferring this record', undefined, { cause: error });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Shared wiring of the action handlers: the Powertools idempotency guard on DynamoDB, and the SQS
+ * batch handler around a core action entry (Powertools batch, partial failures).
+ *
+ * Delivery rules:
+ * - each SQS record's body is the EventBridge event, handed to the same entry the local runtime calls;
+ * - `invalid` (fails its catalog schema): logged on its first receive only and reported as a failed
+ *   item every time without touching the service, so it reaches the DLQ after the queue's
+ *   `maxReceiveCount` receives without doing work (see docs/actions.md for why not a direct send);
+ * - `failed` (a 422 → `Action.Failed` was published), `done`, `duplicate`, `skipped`: acknowledged;
+ * - `RetryLaterError`, 429, 5xx, network and store errors: a failed item, redelivered by SQS after
+ *   the visibility timeout (the queue's backoff).
+ */
+
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyConfig,
+  makeIdempotent,
+} from '@aws-lambda-powertools/idempotency';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { ActionInProgressError, RetryLaterError } from '../core/actions/errors.js';
+import type { IdempotencyGuard, IdempotencyKeyParts } from '../core/actions/ports.js';
+import type { ActionEntry } from '../core/actions/run-action.js';
+import type { Logger } from '../core/ports.js';
+
+/** Prefix of every idempotency key: the same across functions and the local runtime. */
+export const IDEMPOTENCY_KEY_PREFIX = 'accounting-actions';
+
+export interface PowertoolsGuardOptions {
+  client?: DynamoDBClient;
+  tableName?: string;
+  expiresAfterSeconds: number;
+  /** A ready persistence layer (tests wrap one to simulate a crash); else one is built from client + table. */
+  persistenceStore?: BasePersistenceLayer;
+  /** Used when a run does not say how long it has (local runtime): bounds an in-progress record. */
+  defaultRemainingTimeMs?: number;
+}
+
+/** The idempotency guard on Powertools' DynamoDB persistence layer (one layer per config). */
+export function createPowertoolsGuard(options: PowertoolsGuardOptions): IdempotencyGuard {
+  const persistenceStore =
+    options.persistenceStore ??
+    new DynamoDBPersistenceLayer({
+      tableName: options.tableName ?? '',
+      ...(options.client ? { awsSdkV3Client: options.client } : {}),
+    });
+  if (!options.persistenceStore && !options.tableName) {
+    throw new Error('the idempotency guard needs a table name (ACTIONS_IDEMPOTENCY_TABLE)');
+  }
+  const config = new IdempotencyConfig({ expiresAfterSeconds: options.expiresAfterSeconds });
+  const runner = makeIdempotent(
+    async (_key: IdempotencyKeyParts, fn: () => Promise<unknown>): Promise<unknown> => fn(),
+    { persistenceStore, config, dataIndexArgument: 0, keyPrefix: IDEMPOTENCY_KEY_PREFIX },
+  );
+  const defaultRemaining = options.defaultRemainingTimeMs ?? 60_000;
+  return {
+    async run<T>(key: IdempotencyKeyParts, fn: () => Promise<T>, runOptions?: { remainingTimeMs?: number }) {
+      const remaining = runOptions?.remainingTimeMs ?? defaultRemaining;
+      // Without a context Powertools never expires an in-progress record; a crashed run would block for days.
+      config.registerLambdaContext({ getRemainingTimeInMillis: () => remaining } as Context);
+      try {
+        return (await runner(key, fn)) as T;
+      } catch (error) {
+        if (error instanceof IdempotencyAlreadyInProgressError) {
+          throw new ActionInProgressError(`${key.action}#${key.connection}#${key.recordId}`, {
+            cause: error,
+          });
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/** Reported for a record that must go to the DLQ (its body never becomes valid). */
+export class DeadLetterError extends Error {
+  override readonly name = 'DeadLetterError';
+  constructor(
+    readonly messageId: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`message ${messageId} dead-lettered: ${reason}`, options);
+  }
+}
+
+export type SqsActionHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+/** The SQS handler of one action: each record through `entry`, partial batch failures. */
+export function createSqsActionHandler(name: string, entry: ActionEntry, logger: Logger): SqsActionHandler {
+  return async (event, context) => {
+    // One processor per invocation: it holds per-batch state.
+    const processor = new BatchProcessor(EventType.SQS);
+    const recordHandler = async (record: SQSRecord): Promise<void> => {
+      const firstReceive = Number(record.attributes?.ApproximateReceiveCount ?? '1') <= 1;
+      let body: unknown;
+      try {
+        body = JSON.parse(record.body);
+      } catch {
+        if (firstReceive)
+          logger.error('invalid event dead-lettered', { action: name, issues: ['body is not JSON'] });
+        throw new DeadLetterError(record.messageId, 'body is not JSON');
+      }
+      try {
+        const result = await entry(body, {
+          remainingTimeMs: context.getRemainingTimeInMillis(),
+          logInvalid: firstReceive,
+        });
+        if (result.status === 'invalid') throw new DeadLetterError(record.messageId, result.reason);
+      } catch (error) {
+        if (error instanceof DeadLetterError) throw error;
+        logger.warn('action will be retried', {
+          action: name,
+          messageId: record.messageId,
+          error: error instanceof Error ? error.name : 'unknown',
+          reason:
+            error instanceof RetryLaterError
+              ? error.reason
+              : error instanceof Error
+                ? error.message
+                : undefined,
+        });
+        throw error;
+      }
+    };
+    return processPartialResponse(event, recordHandler, processor, {
+      context,
+      throwOnFullBatchFailure: false,
+    });
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * Test support for the actions: the sandbox with a client, a recording publisher and logger,
+ * and EventBridge events built from sandbox records the way the poller builds them.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ApiRecord } from '../../functions/accounting/api.js';
+import { type AccountingClient, createAccountingClient } from '../../functions/accounting/client.js';
+import { parseAccountingConfig } from '../../functions/accounting/config.js';
+import { idempotencyKey } from '../../functions/core/events/envelope.js';
+import type { BusEvent, EventPublisher, Logger } from '../../functions/core/ports.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/index.js';
+
+export const CONNECTION = 'acme';
+export const SOURCE = 'accounting.acme';
+
+export interface RecordingPublisher extends EventPublisher {
+  events: BusEvent[];
+  ofType(detailType: string): BusEvent[];
+}
+
+export function recordingPublisher(): RecordingPublisher {
+  const events: BusEvent[] = [];
+  return {
+    events,
+    async publish(batch) {
+      events.push(...batch);
+    },
+    ofType: (detailType) => events.filter((e) => e.detailType === detailType),
+  };
+}
+
+export interface LogLine {
+  level: string;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+export interface RecordingLogger extends Logger {
+  lines: LogLine[];
+}
+
+export function recordingLogger(): RecordingLogger {
+  const lines: LogLine[] = [];
+  const at =
+    (level: string) =>
+    (message: string, data?: Record<string, unknown>): void => {
+      lines.push({ level, message, ...(data ? { data } : {}) });
+    };
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+export interface SandboxClient {
+  sandbox: Sandbox;
+  client: AccountingClient;
+  close(): Promise<void>;
+}
+
+export async function startSandboxClient(options: Partial<SandboxOptions> = {}): Promise<SandboxClient> {
+  const sandbox = await startSandbox({
+    sizes: { documents: 60, partners: 10, perCollection: {} },
+    ...options,
+  });
+  const client = createAccountingClient(
+    parseAccountingConfig({ baseUrl: sandbox.baseUrl, apiKey: sandbox.credentials.apiKey, maxAttempts: 2 }),
+  );
+  return {
+    sandbox,
+    client,
+    async close() {
+      await client.close();
+      await sandbox.close();
+    },
+  };
+}
+
+/** An EventBridge event for one record version, as the poller publishes it. */
+export function recordEvent(
+  recordType: string,
+  record: ApiRecord,
+  options: { change?: 'Created' | 'Updated'; eventId?: string; time?: Date } = {},
+) {
+  const change = options.change ?? 'Created';
+  const modifiedDate = record.ModificationInfo?.ModifiedDate ?? null;
+  return {
+    version: '0',
+    id: options.eventId ?? randomUUID(),
+    'detail-type': `${recordType}.${change}`,
+    source: SOURCE,
+    account: '000000000000',
+    time: (options.time ?? new Date()).toISOString(),
+    region: 'eu-central-1',
+    resources: [],
+    detail: {
+      version: 1,
+      connection: CONNECTION,
+      recordType,
+      id: record.Id,
+      change,
+      modifiedDate,
+      idempotencyKey: idempotencyKey(CONNECTION, recordType, record.Id, modifiedDate ?? 'none'),
+      record,
+    },
+  };
+}
+
+/** Items of a sandbox collection read through the client. */
+export async function listAll(
+  client: AccountingClient,
+  collection: Parameters<AccountingClient['listItems']>[0],
+) {
+  const out: ApiRecord[] = [];
+  for await (const item of client.listItems(collection)) out.push(item);
+  return out;
+}
