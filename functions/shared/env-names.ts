@@ -22,6 +22,13 @@ export const ENV = {
   pageSize: 'ACCOUNTING_PAGE_SIZE',
   pathOverrides: 'ACCOUNTING_PATH_OVERRIDES',
   tokenRenewMarginSeconds: 'ACCOUNTING_TOKEN_RENEW_MARGIN_SECONDS',
+  // AWS adapters (functions/adapters/aws/adapter-config.ts)
+  eventBusName: 'EVENT_BUS_NAME',
+  eventPublishMaxAttempts: 'EVENT_PUBLISH_MAX_ATTEMPTS',
+  eventMaxEntrySizeBytes: 'EVENT_MAX_ENTRY_SIZE_BYTES',
+  pollerCheckpointsTable: 'POLLER_CHECKPOINTS_TABLE',
+  claimCheckBucket: 'CLAIM_CHECK_BUCKET',
+  credentialsCacheSeconds: 'ACCOUNTING_CREDENTIALS_CACHE_SECONDS',
   // Actions (functions/core/actions/config.ts)
   actionsConnection: 'ACTIONS_CONNECTION',
   actionsTransferReceivedOrderToIssueSlip: 'ACTIONS_TRANSFER_RECEIVED_ORDER_TO_ISSUE_SLIP',
