@@ -156,13 +156,19 @@ export const infraConfigSchema = z.object({
    * every action function receives them, so routing and handlers cannot disagree.
    */
   actions: jsonObject(
-    z.record(
-      z.string().refine((key) => ACTION_SETTING_NAMES.has(key), {
-        error: (issue) =>
-          `unknown or infrastructure-owned action setting '${String(issue.input)}' (expected one of ${[...ACTION_SETTING_NAMES].join(', ')})`,
+    z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String))
+      .superRefine((settings, ctx) => {
+        for (const key of Object.keys(settings)) {
+          if (!ACTION_SETTING_NAMES.has(key)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [key],
+              message: `unknown or infrastructure-owned action setting (expected one of ${[...ACTION_SETTING_NAMES].join(', ')})`,
+            });
+          }
+        }
       }),
-      z.union([z.string(), z.number(), z.boolean()]).transform(String),
-    ),
   ).default({}),
 });
 

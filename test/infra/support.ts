@@ -26,6 +26,8 @@ export function buildTestApp(
   options: Omit<BuildAppOptions, 'config'> & { bundle?: boolean; outdir?: string } = {},
 ): TestApp {
   const app = new App({
+    // CloudFormation's built-in rule check takes ~10 s per synth; cdk-nag runs in its own test.
+    builtinCloudFormationValidation: false,
     context: { ...CDK_JSON_CONTEXT, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
     ...(options.outdir ? { outdir: options.outdir } : {}),
   });

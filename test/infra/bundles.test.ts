@@ -1,0 +1,82 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REQUIRE_SHIM_BANNER } from '../../infra/constructs/app-function.js';
+import { findHandlerEntry, MissingHandlerError } from '../../infra/constructs/handler-entry.js';
+import { buildRoutes, type Route } from '../../infra/routes.js';
+import { POLLER_HANDLER } from '../../infra/stacks/stateless-stack.js';
+import { buildTestApp } from './support.js';
+
+const outdirs: string[] = [];
+afterAll(() => {
+  for (const dir of outdirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const route = (id: string, handler: string): Route => ({
+  id,
+  handler,
+  description: `test route ${id}`,
+  pattern: { 'detail-type': ['Test.Created'] },
+  maxConcurrency: 2,
+  maxReceiveCount: 3,
+  timeoutSeconds: 30,
+});
+
+describe('missing handler modules', () => {
+  it('without bundling, the app synthesizes for a route whose module does not exist', () => {
+    const t = buildTestApp({}, { routes: [route('later', 'not-written-yet')], scheduledActions: [] });
+    t.statelessTemplate.resourceCountIs('AWS::Events::Rule', 1);
+    t.statelessTemplate.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs24.x' });
+  });
+
+  it('when bundling, one error names every missing module and who uses it', () => {
+    let error: unknown;
+    try {
+      buildTestApp({}, { bundle: true, routes: [route('a', 'not-written-yet'), route('b', 'also-missing')] });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(MissingHandlerError);
+    expect((error as Error).message).toContain("functions/handlers/not-written-yet.ts (used by route 'a')");
+    expect((error as Error).message).toContain("functions/handlers/also-missing.ts (used by route 'b')");
+  });
+});
+
+describe('bundles', () => {
+  it('every existing handler bundles locally as minified ESM with a source map; sizes reported', () => {
+    const handlers = [...new Set([POLLER_HANDLER, ...buildRoutes().map((r) => r.handler)])];
+    const present = handlers.filter((h) => findHandlerEntry(h) !== undefined);
+    const outdir = mkdtempSync(join(tmpdir(), 'cdk-bundles-'));
+    outdirs.push(outdir);
+    // Only the handlers that exist: one route each; the poller only if its module is there.
+    const routes = present.filter((h) => h !== POLLER_HANDLER).map((h) => route(`bundle-${h}`, h));
+    if (!present.includes(POLLER_HANDLER)) {
+      expect(() => buildTestApp({}, { bundle: true, routes, scheduledActions: [], outdir })).toThrow(
+        MissingHandlerError,
+      );
+      return;
+    }
+    const t = buildTestApp({}, { bundle: true, routes, scheduledActions: [], outdir });
+    const resources = t.statelessTemplate.toJSON().Resources as Record<
+      string,
+      { Properties: { Code?: { S3Key?: string } } }
+    >;
+    const sizes: Record<string, number> = {};
+    for (const handler of present) {
+      const path = handler === POLLER_HANDLER ? 'Poller' : `Route-bundle-${handler}`;
+      const fn = t.stateless.node.findChild(path).node.findChild('Function');
+      const id = t.stateless.resolve((fn.node.defaultChild as { logicalId: string }).logicalId) as string;
+      const key = resources[id]!.Properties.Code!.S3Key!;
+      const dir = join(outdir, `asset.${key.replace(/\.zip$/, '')}`);
+      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      expect(code.startsWith(REQUIRE_SHIM_BANNER), handler).toBe(true);
+      expect(code, handler).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+      expect(existsSync(join(dir, 'index.mjs.map')), handler).toBe(true);
+      sizes[handler] = statSync(join(dir, 'index.mjs')).size;
+      expect(sizes[handler]).toBeGreaterThan(0);
+    }
+    expect(Object.keys(sizes).sort()).toEqual([...present].sort());
+    console.info('handler bundle sizes (bytes, minified index.mjs):', sizes);
+  });
+});

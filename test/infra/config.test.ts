@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { defaultPolledCollections } from '../../functions/accounting/collections.js';
+import { ENV } from '../../functions/shared/env-names.js';
+import { defaultInfraConfig, envNameOf, InfraConfigError, loadInfraConfig } from '../../infra/config.js';
+
+const load = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
+  loadInfraConfig({ context: (key) => context[key], env });
+
+describe('infra config', () => {
+  it('defaults: 1-minute rate, every document collection, COMPLIANCE 10 years, retain', () => {
+    expect(defaultInfraConfig()).toMatchObject({
+      stage: 'prod',
+      scheduleRateMinutes: 1,
+      collections: [...defaultPolledCollections],
+      archiveRetentionMode: 'COMPLIANCE',
+      archiveRetentionYears: 10,
+      removalPolicy: 'RETAIN',
+      lagAlarmSeconds: 900,
+      actions: {},
+    });
+  });
+
+  it('reads context first, then ACCOUNTING_EVENTS_* variables, coercing strings', () => {
+    expect(envNameOf('scheduleRateMinutes')).toBe('ACCOUNTING_EVENTS_SCHEDULE_RATE_MINUTES');
+    const config = load(
+      { scheduleRateMinutes: '5', collections: 'IssuedInvoices, ReceivedOrders' },
+      {
+        ACCOUNTING_EVENTS_SCHEDULE_RATE_MINUTES: '9',
+        ACCOUNTING_EVENTS_STAGE: 'dev',
+        ACCOUNTING_EVENTS_ARCHIVE_RETENTION_MODE: 'off',
+      },
+    );
+    expect(config).toMatchObject({
+      scheduleRateMinutes: 5,
+      stage: 'dev',
+      archiveRetentionMode: 'OFF',
+      collections: ['IssuedInvoices', 'ReceivedOrders'],
+    });
+  });
+
+  it('action settings (e-invoicing rules) from a JSON string; infra-owned names are refused', () => {
+    expect(load({ actions: `{"${ENV.actionsEInvoicePartners}":"123,456"}` }).actions).toEqual({
+      [ENV.actionsEInvoicePartners]: '123,456',
+    });
+    expect(() => load({ actions: { [ENV.actionsArchiveBucket]: 'x' } })).toThrow(/infrastructure-owned/);
+  });
+
+  it('one error names every malformed setting and what was expected', () => {
+    let error: unknown;
+    try {
+      load({
+        scheduleRateMinutes: '0',
+        collections: 'Nope',
+        alarmEmail: 'not-an-email',
+        logRetentionDays: 10,
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InfraConfigError);
+    const problems = (error as InfraConfigError).problems.join('\n');
+    expect(problems).toMatch(/scheduleRateMinutes .*ACCOUNTING_EVENTS_SCHEDULE_RATE_MINUTES/);
+    expect(problems).toMatch(/collections.*unknown collection 'Nope'/);
+    expect(problems).toMatch(/alarmEmail.*e-mail/);
+    expect(problems).toMatch(/logRetentionDays.*expected one of/);
+  });
+});

@@ -1,0 +1,343 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../functions/shared/env-names.js';
+import { TABLE_ACCESS } from '../../infra/constructs/grants.js';
+import { buildTestApp, nagFindings, type TestApp } from './support.js';
+
+type Resources = Record<
+  string,
+  { Type: string; Properties: Record<string, unknown> & { [k: string]: unknown } }
+>;
+
+// E-invoicing on: every handler kind (transfer, archive, send, scheduled tracker) is deployed.
+const SETTINGS = { actions: { [ENV.actionsEInvoicePartners]: '12345678,87654321' } };
+
+let t: TestApp;
+let resources: Resources;
+
+beforeAll(() => {
+  t = buildTestApp(SETTINGS);
+  resources = t.statelessTemplate.toJSON().Resources as Resources;
+});
+
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+
+/** The logical id of the Lambda function of an AppFunction at `path` (e.g. `Route-archive-isdoc`). */
+function functionId(path: string): string {
+  const id = t.stateless.resolve(
+    (t.stateless.node.findChild(path).node.findChild('Function').node.defaultChild as { logicalId: string })
+      .logicalId,
+  ) as string;
+  return id;
+}
+
+/** Every Allow statement of the role of the AppFunction at `path`. */
+function statementsOf(path: string): { Action: string | string[]; Resource: unknown; Condition?: unknown }[] {
+  const role = t.stateless.node.findChild(path).node.findChild('Role');
+  const roleId = t.stateless.resolve((role.node.defaultChild as { logicalId: string }).logicalId) as string;
+  return ofType('AWS::IAM::Policy')
+    .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(roleId))
+    .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: never[] }).Statement);
+}
+
+function actionsOf(path: string): string[] {
+  return [
+    ...new Set(statementsOf(path).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]))),
+  ].sort();
+}
+
+const functionPaths = () => [
+  'Poller',
+  ...t.routes.map((r) => `Route-${r.id}`),
+  ...t.scheduledActions.map((a) => `Scheduled-${a.id}`),
+];
+
+describe('functions', () => {
+  it('deploys the poller, one function per route and the scheduled actions', () => {
+    expect(t.routes.map((r) => r.handler)).toEqual(
+      expect.arrayContaining(['transfer-documents', 'archive-isdoc', 'send-invoice']),
+    );
+    expect(t.scheduledActions.map((a) => a.handler)).toEqual(['track-einvoices']);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(1 + t.routes.length + t.scheduledActions.length);
+  });
+
+  it('every function: Node 24, ARM64, its memory and timeout, tracing, its own log group', () => {
+    const expected: Record<string, { memory: number; timeout: number }> = {
+      Poller: { memory: 512, timeout: 120 },
+      ...Object.fromEntries(
+        t.routes.map((r) => [`Route-${r.id}`, { memory: 512, timeout: r.timeoutSeconds }]),
+      ),
+      ...Object.fromEntries(
+        t.scheduledActions.map((a) => [`Scheduled-${a.id}`, { memory: 512, timeout: a.timeoutSeconds }]),
+      ),
+    };
+    for (const path of functionPaths()) {
+      const fn = resources[functionId(path)]!;
+      expect(fn.Properties, path).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        MemorySize: expected[path]!.memory,
+        Timeout: expected[path]!.timeout,
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.stringContaining('Logs') } },
+      });
+      const env = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(env).toMatchObject({
+        POWERTOOLS_METRICS_NAMESPACE: 'AccountingEvents',
+        NODE_OPTIONS: '--enable-source-maps',
+      });
+      expect(env.POWERTOOLS_SERVICE_NAME).toEqual(expect.any(String));
+    }
+    t.statelessTemplate.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  it('memory and the poller timeout follow the configuration', () => {
+    const custom = buildTestApp({ pollerMemoryMb: 1024, pollerTimeoutSeconds: 300, actionMemoryMb: 256 });
+    custom.statelessTemplate.hasResourceProperties('AWS::Lambda::Function', {
+      MemorySize: 1024,
+      Timeout: 300,
+      ReservedConcurrentExecutions: 1,
+    });
+    custom.statelessTemplate.resourcePropertiesCountIs(
+      'AWS::Lambda::Function',
+      { MemorySize: 256 },
+      custom.routes.length,
+    );
+  });
+
+  it('no role carries a managed policy (no AWSLambdaBasicExecutionRole)', () => {
+    for (const [id, role] of ofType('AWS::IAM::Role'))
+      expect(role.Properties.ManagedPolicyArns, id).toBeUndefined();
+  });
+});
+
+describe('least privilege per function', () => {
+  const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+  const xray = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+  const secret = ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'];
+  const sqsConsume = [
+    'sqs:ChangeMessageVisibility',
+    'sqs:DeleteMessage',
+    'sqs:GetQueueAttributes',
+    'sqs:GetQueueUrl',
+    'sqs:ReceiveMessage',
+  ];
+  const sorted = (...lists: readonly string[][]) => [...new Set(lists.flat())].sort();
+
+  it('poller: checkpoints, put events, claim-check writes, the secret', () => {
+    expect(actionsOf('Poller')).toEqual(
+      sorted(
+        logs,
+        xray,
+        secret,
+        ['events:PutEvents'],
+        [...TABLE_ACCESS.checkpoints],
+        ['s3:AbortMultipartUpload', 's3:PutObject'],
+      ),
+    );
+  });
+
+  it('transfer: idempotency, put events, claim-check reads, the secret, its queue', () => {
+    expect(actionsOf('Route-transfer-received-order')).toEqual(
+      sorted(
+        logs,
+        xray,
+        secret,
+        sqsConsume,
+        ['events:PutEvents'],
+        [...TABLE_ACCESS.idempotency],
+        ['s3:GetObject'],
+      ),
+    );
+  });
+
+  it('archive: also writes, reads and lists only the isdoc/ prefix of the archive bucket', () => {
+    const statements = statementsOf('Route-archive-isdoc');
+    const archive = statements.filter((s) => JSON.stringify(s.Resource).includes('ArchiveBucket'));
+    expect(archive).toHaveLength(2);
+    expect(JSON.stringify(archive[0]!.Resource)).toContain('/isdoc/*');
+    expect(archive[1]).toMatchObject({
+      Action: 's3:ListBucket',
+      Condition: { StringLike: { 's3:prefix': ['isdoc/*'] } },
+    });
+    expect(actionsOf('Route-archive-isdoc')).toContain('s3:ListBucket');
+  });
+
+  it('send: action state table; tracker: state table, no queue, no idempotency', () => {
+    expect(actionsOf('Route-send-einvoice')).toEqual(expect.arrayContaining([...TABLE_ACCESS.state]));
+    const tracker = actionsOf('Scheduled-track-einvoices');
+    expect(tracker).toEqual(sorted(logs, xray, secret, ['events:PutEvents'], [...TABLE_ACCESS.state]));
+  });
+
+  it('the only Resource "*" of any function role is the X-Ray statement', () => {
+    for (const path of functionPaths()) {
+      for (const s of statementsOf(path)) {
+        if (s.Resource === '*') expect(sorted([s.Action].flat() as string[]), path).toEqual(xray);
+      }
+    }
+  });
+
+  it('each function gets exactly the resource env vars of its grants', () => {
+    const env = (path: string) =>
+      (resources[functionId(path)]!.Properties.Environment as { Variables: Record<string, unknown> })
+        .Variables;
+    expect(env('Poller')).toHaveProperty(ENV.credentialsSecret);
+    expect(env('Poller')).not.toHaveProperty(ENV.actionsIdempotencyTable);
+    expect(env('Route-archive-isdoc')).toHaveProperty(ENV.actionsArchiveBucket);
+    expect(env('Route-transfer-received-order')).not.toHaveProperty(ENV.actionsArchiveBucket);
+    expect(env('Route-send-einvoice')).toMatchObject({ [ENV.actionsEInvoicePartners]: '12345678,87654321' });
+  });
+});
+
+describe('routes', () => {
+  it('one rule per route on the custom bus, whose pattern equals the routing table exactly', () => {
+    const rules = ofType('AWS::Events::Rule');
+    expect(rules).toHaveLength(t.routes.length);
+    for (const route of t.routes) {
+      const matching = rules.filter(
+        ([, r]) => JSON.stringify(r.Properties.EventPattern) === JSON.stringify(route.pattern),
+      );
+      expect(matching, route.id).toHaveLength(1);
+      expect(JSON.stringify(matching[0]![1].Properties.EventBusName)).toContain('EventBus');
+      expect(matching[0]![1].Properties.EventPattern).toEqual(route.pattern);
+    }
+  });
+
+  it('every route: queue with a DLQ after the route maxReceiveCount; rule target with the same DLQ', () => {
+    for (const route of t.routes) {
+      const q = t.stateless.resolve(
+        (routeOf(route.id).queue.node.defaultChild as { logicalId: string }).logicalId,
+      );
+      const dlq = t.stateless.resolve(
+        (routeOf(route.id).deadLetterQueue.node.defaultChild as { logicalId: string }).logicalId,
+      );
+      expect(resources[q]!.Properties).toMatchObject({
+        RedrivePolicy: {
+          maxReceiveCount: route.maxReceiveCount,
+          deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] },
+        },
+        VisibilityTimeout: route.timeoutSeconds * 6,
+        SqsManagedSseEnabled: true,
+      });
+    }
+    t.statelessTemplate.allResourcesProperties('AWS::Events::Rule', {
+      Targets: [Match.objectLike({ DeadLetterConfig: Match.objectLike({ Arn: Match.anyValue() }) })],
+    });
+  });
+
+  it('every route: event source with bounded concurrency and partial batch failures', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(t.routes.length);
+    for (const route of t.routes) {
+      t.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: functionId(`Route-${route.id}`) },
+        ScalingConfig: { MaximumConcurrency: route.maxConcurrency },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        BatchSize: 5,
+      });
+    }
+  });
+
+  it('routeConcurrency overrides one route', () => {
+    const custom = buildTestApp({ routeConcurrency: { 'archive-isdoc': 7 } });
+    custom.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ScalingConfig: { MaximumConcurrency: 7 },
+    });
+  });
+
+  it('every queue has a DLQ or is one, and every queue has an alarm', () => {
+    const queues = ofType('AWS::SQS::Queue').map(([id]) => id);
+    const dlqs = new Set(
+      ofType('AWS::SQS::Queue').flatMap(([, q]) => {
+        const target = (q.Properties.RedrivePolicy as { deadLetterTargetArn?: { 'Fn::GetAtt': [string] } })
+          ?.deadLetterTargetArn?.['Fn::GetAtt'][0];
+        return target ? [target] : [];
+      }),
+    );
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => JSON.stringify(a.Properties));
+    for (const id of queues) {
+      const hasDlq = Boolean(resources[id]!.Properties.RedrivePolicy);
+      expect(hasDlq || dlqs.has(id) || id.startsWith('ScheduleDlq'), id).toBe(true);
+      expect(
+        alarms.some((a) => a.includes(`"${id}"`)),
+        `alarm for ${id}`,
+      ).toBe(true);
+    }
+    // DLQ alarms fire on the first message.
+    for (const id of [...dlqs]) {
+      const alarm = ofType('AWS::CloudWatch::Alarm').find(([, a]) =>
+        JSON.stringify(a.Properties).includes(`"${id}"`),
+      );
+      expect(alarm![1].Properties).toMatchObject({
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+    }
+  });
+
+  it('alarms for poller errors and lag, action failures; all notify the encrypted topic', () => {
+    t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'LagSeconds',
+      Namespace: 'AccountingEvents',
+      Threshold: 900,
+      TreatMissingData: 'breaching',
+    });
+    t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId('Poller') } }],
+    });
+    const topicId = ofType('AWS::SNS::Topic')[0]![0];
+    t.statelessTemplate.allResourcesProperties('AWS::CloudWatch::Alarm', {
+      AlarmActions: [{ Ref: topicId }],
+    });
+    t.statelessTemplate.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    t.statelessTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  it('an alarm e-mail subscribes to the topic', () => {
+    const custom = buildTestApp({ alarmEmail: 'ops@example.com' });
+    custom.statelessTemplate.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+  });
+});
+
+function routeOf(id: string) {
+  const found = t.stateless.routeResources.find((r) => r.route.id === id);
+  if (!found) throw new Error(`no route ${id}`);
+  return found;
+}
+
+describe('schedule', () => {
+  it('ticks the poller every minute, retries twice, then the DLQ', () => {
+    t.statelessTemplate.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 minute)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: {
+        Arn: { 'Fn::GetAtt': [functionId('Poller'), 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 60 },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ScheduleDlq'), 'Arn'] } },
+      },
+    });
+  });
+
+  it('follows the configured rate', () => {
+    const custom = buildTestApp({ scheduleRateMinutes: 5 });
+    custom.statelessTemplate.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      Target: Match.objectLike({ RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 300 } }),
+    });
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  it('has zero unacknowledged findings with every route and the scheduled action', () => {
+    expect(nagFindings(t.app)).toEqual({ errors: [], warnings: [] });
+  });
+
+  it('has zero unacknowledged findings for a dev stage without Object Lock', () => {
+    const dev = buildTestApp({ stage: 'dev', archiveRetentionMode: 'OFF', removalPolicy: 'DESTROY' });
+    expect(nagFindings(dev.app)).toEqual({ errors: [], warnings: [] });
+  });
+});
