@@ -1,0 +1,92 @@
+/** The activity generator: e-shop-like received orders, edits and invoicing at a configurable rate. */
+import type { Domain } from './domain.js';
+import { products } from './slovak-data.js';
+
+export type ActivityAction = 'createOrder' | 'editDocument' | 'issueInvoice';
+
+const editable = ['ReceivedOrders', 'IssuedInvoices', 'IssueSlips', 'BusinessPartners', 'IssuedOffers'];
+
+export class ActivityGenerator {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly domain: Domain,
+    private readonly weights: () => Record<ActivityAction, number>,
+  ) {}
+
+  /** Takes one action; answers what it did (or that there was nothing to do). */
+  tick(): { action: ActivityAction; collection?: string; id?: string } {
+    const rng = this.domain.state.random();
+    const action = rng.weighted(this.weights());
+    if (action === 'createOrder') {
+      const partnerId = this.domain.state.sampleIds('BusinessPartners', 1)[0];
+      const count = rng.int(1, 3);
+      const items = Array.from({ length: count }, () => {
+        const [code, text, unit, price, vat] = rng.pick(products);
+        return {
+          TextItem: {
+            Code: code,
+            Text: text,
+            Unit: unit,
+            UnitPrice: price,
+            VatRateType: vat,
+            Quantity: rng.int(1, 3),
+          },
+        };
+      });
+      const created = this.domain.importDocument('ReceivedOrders', {
+        Text: 'Objednávka z e-shopu',
+        ...(partnerId
+          ? { BusinessPartnerAddress: { DocumentAddressWithAddressBookLink: { Id: partnerId } } }
+          : {}),
+        Items: items,
+      });
+      return { action, collection: 'ReceivedOrders', id: created.Data.Id };
+    }
+    if (action === 'editDocument') {
+      const collection = rng.pick(editable);
+      const id = this.domain.state.sampleIds(collection, 1)[0];
+      if (id) this.domain.touch(collection, id);
+      return { action, collection, ...(id ? { id } : {}) };
+    }
+    // issueInvoice: the next unfinished order goes to a slip, an unfinished slip to an invoice.
+    for (const [collection, status] of [
+      ['IssueSlips', 'Unfinished'],
+      ['ReceivedOrders', 'Unfinished'],
+    ] as const) {
+      for (const id of this.domain.state.sampleIds(collection, 20)) {
+        const record = this.domain.state.getLatest(collection, id);
+        if (record?.Status !== status) continue;
+        const created = this.domain.transfer(collection, id, undefined);
+        return {
+          action,
+          collection: collection === 'IssueSlips' ? 'IssuedInvoices' : 'IssueSlips',
+          id: created.Data.Id,
+        };
+      }
+    }
+    return { action };
+  }
+
+  start(ratePerSecond: number): void {
+    this.stop();
+    const interval = Math.max(1, Math.round(1000 / ratePerSecond));
+    this.timer = setInterval(() => {
+      try {
+        this.tick();
+      } catch {
+        // A generated action that the rules refuse is simply skipped.
+      }
+    }, interval);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The sandbox: a stateful twin of the accounting service with fault injection.
+ * `startSandbox()` serves it on 127.0.0.1 (ephemeral port by default), in-process.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEMO_CREDENTIALS, type Faults, optionsSchema, type SandboxOptions, systemClock } from './options.js';
+import { type RequestCounts, SandboxServer } from './server.js';
+import type { SandboxState } from './state.js';
+
+export type { Faults, FaultsInput, SandboxClock, SandboxOptions } from './options.js';
+export { DEMO_CREDENTIALS } from './options.js';
+export type { RequestCounts } from './server.js';
+export type { GroundTruthVersion, SandboxState } from './state.js';
+
+export interface SandboxCredentials {
+  apiKey: string;
+  readOnlyApiKey: string;
+  clientId: string;
+  clientSecret: string;
+  readOnlyClientId: string;
+  readOnlyClientSecret: string;
+  scope: string;
+}
+
+export interface Sandbox {
+  /** `http://127.0.0.1:<port>`; API paths start with `/v1`. */
+  baseUrl: string;
+  /** The authorisation server: `${authUrl}/connect/token`, `${authUrl}/.well-known/openid-configuration`. */
+  authUrl: string;
+  credentials: SandboxCredentials;
+  /** The store, for in-process tests (list, get, update, remove, groundTruth, …). */
+  state: SandboxState;
+  /** The server (domain operations, settings, activity generator), for in-process tests. */
+  server: SandboxServer;
+  /** Merges fault settings into the current ones (validated). */
+  setFaults(faults: Partial<Faults>): void;
+  /** Request counts per endpoint and credential. */
+  requestCounts(): RequestCounts;
+  /** Back to the seeded state of this run (changes, counters, outbox, tokens and faults). */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function startSandbox(options: Partial<SandboxOptions> = {}): Promise<Sandbox> {
+  const { clock, log, ...rest } = options;
+  const resolved = optionsSchema.parse(rest);
+  const server = new SandboxServer(resolved, clock ?? systemClock, log);
+  const http = createServer({ keepAlive: true }, server.listener);
+  http.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(resolved.port, resolved.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const address = http.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const baseUrl = `http://${host}:${address.port}`;
+  server.baseUrl = baseUrl;
+  server.authUrl = `${baseUrl}/auth`;
+  if (resolved.activity.enabled) server.activity.start(resolved.activity.ratePerSecond);
+  return {
+    baseUrl,
+    authUrl: server.authUrl,
+    credentials: { ...DEMO_CREDENTIALS },
+    state: server.state,
+    server,
+    setFaults: (faults) => server.setFaults(faults as Record<string, unknown>),
+    requestCounts: () => server.requestCounts(),
+    reset: () => server.reset(),
+    close: async () => {
+      server.activity.stop();
+      await new Promise<void>((resolve, reject) => {
+        http.close((error) => (error ? reject(error) : resolve()));
+        http.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,161 @@
+/** ISDOC 6.0.2 export of an issued invoice or advance invoice. */
+import type { ApiRecord } from '../functions/accounting/api.js';
+import { OWN_COMPANY } from './generator.js';
+import { money } from './random.js';
+
+export const ISDOC_NAMESPACE = 'http://isdoc.cz/namespace/2013';
+
+/** ISDOC document types: 1 invoice, 2 credit note, 3 debit note, 4 advance invoice (not a tax document). */
+const documentTypeCodes: Record<string, number> = {
+  IssuedInvoices: 1,
+  IssuedCreditNotes: 2,
+  IssuedDebitNotes: 3,
+  IssuedAdvanceInvoices: 4,
+  IssuedTaxDocuments: 5,
+};
+
+function esc(value: unknown): string {
+  return String(value ?? '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+}
+
+function amount(value: unknown): string {
+  return money(Number(value ?? 0)).toFixed(2);
+}
+
+function day(value: unknown): string {
+  return String(value ?? '').slice(0, 10);
+}
+
+interface PartyData {
+  IdentificationNumber?: unknown;
+  CompanyName?: unknown;
+  Name?: unknown;
+  Street?: unknown;
+  City?: unknown;
+  PostCode?: unknown;
+  Country?: unknown;
+  VatIdentificationNumber?: unknown;
+  TaxIdentificationNumber?: unknown;
+  Email?: unknown;
+}
+
+function party(p: PartyData): string {
+  const street = String(p.Street ?? '');
+  const m = /^(.*?)\s+(\d[\w/]*)$/.exec(street);
+  const vat = p.VatIdentificationNumber ?? null;
+  return [
+    '<Party>',
+    `<PartyIdentification><ID>${esc(p.IdentificationNumber)}</ID></PartyIdentification>`,
+    `<PartyName><Name>${esc(p.CompanyName ?? p.Name)}</Name></PartyName>`,
+    '<PostalAddress>',
+    `<StreetName>${esc(m ? m[1] : street)}</StreetName>`,
+    `<BuildingNumber>${esc(m ? m[2] : '')}</BuildingNumber>`,
+    `<CityName>${esc(p.City)}</CityName>`,
+    `<PostalZone>${esc(String(p.PostCode ?? '').replace(/\s/g, ''))}</PostalZone>`,
+    `<Country><IdentificationCode>${esc(p.Country ?? 'SK')}</IdentificationCode><Name></Name></Country>`,
+    '</PostalAddress>',
+    vat
+      ? `<PartyTaxScheme><CompanyID>${esc(vat)}</CompanyID><TaxScheme>VAT</TaxScheme></PartyTaxScheme>`
+      : '',
+    p.TaxIdentificationNumber
+      ? `<PartyTaxScheme><CompanyID>${esc(p.TaxIdentificationNumber)}</CompanyID><TaxScheme>TIN</TaxScheme></PartyTaxScheme>`
+      : '',
+    p.Email ? `<Contact><ElectronicMail>${esc(p.Email)}</ElectronicMail></Contact>` : '',
+    '</Party>',
+  ].join('');
+}
+
+/** Builds the ISDOC XML of `record` (a document of `collection`). */
+export function isdocXml(collection: string, record: ApiRecord, currencyCode: string): string {
+  const items = (record.Items as Record<string, unknown>[] | undefined) ?? [];
+  const recap = (record.DocumentRecapitulation ?? {}) as {
+    TotalPrice?: { WithoutVat?: number; Vat?: number; WithVat?: number };
+    VatRateSums?: Record<string, unknown>[];
+  };
+  const total = recap.TotalPrice ?? {};
+  const address = (record.BusinessPartnerAddress ?? {}) as PartyData;
+  const vatApplicable = items.some((i) => Number(i.VatRate ?? 0) > 0);
+  const lines = items
+    .map((item, i) => {
+      const qty = Number(item.Quantity ?? 1);
+      const base = Number(item.PriceWithoutVat ?? 0);
+      const withVat = Number(item.PriceWithVat ?? 0);
+      return [
+        '<InvoiceLine>',
+        `<ID>${i + 1}</ID>`,
+        `<InvoicedQuantity unitCode="${esc(item.Unit ?? 'ks')}">${qty}</InvoicedQuantity>`,
+        `<LineExtensionAmount>${amount(base)}</LineExtensionAmount>`,
+        `<LineExtensionAmountTaxInclusive>${amount(withVat)}</LineExtensionAmountTaxInclusive>`,
+        `<LineExtensionTaxAmount>${amount(item.Vat)}</LineExtensionTaxAmount>`,
+        `<UnitPrice>${amount(qty === 0 ? 0 : base / qty)}</UnitPrice>`,
+        `<UnitPriceTaxInclusive>${amount(qty === 0 ? 0 : withVat / qty)}</UnitPriceTaxInclusive>`,
+        `<ClassifiedTaxCategory><Percent>${Number(item.VatRate ?? 0)}</Percent><VATCalculationMethod>0</VATCalculationMethod></ClassifiedTaxCategory>`,
+        `<Item><Description>${esc(item.Text)}</Description>${
+          item.Code ? `<SellersItemIdentification><ID>${esc(item.Code)}</ID></SellersItemIdentification>` : ''
+        }</Item>`,
+        '</InvoiceLine>',
+      ].join('');
+    })
+    .join('');
+  const subTotals = (recap.VatRateSums ?? [])
+    .map((s) =>
+      [
+        '<TaxSubTotal>',
+        `<TaxableAmount>${amount(s.PriceWithoutVat)}</TaxableAmount>`,
+        `<TaxAmount>${amount(s.Vat)}</TaxAmount>`,
+        `<TaxInclusiveAmount>${amount(s.PriceWithVat)}</TaxInclusiveAmount>`,
+        '<AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>',
+        '<AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>',
+        '<AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>',
+        `<DifferenceTaxableAmount>${amount(s.PriceWithoutVat)}</DifferenceTaxableAmount>`,
+        `<DifferenceTaxAmount>${amount(s.Vat)}</DifferenceTaxAmount>`,
+        `<DifferenceTaxInclusiveAmount>${amount(s.PriceWithVat)}</DifferenceTaxInclusiveAmount>`,
+        `<TaxCategory><Percent>${Number(s.VatRate ?? 0)}</Percent></TaxCategory>`,
+        '</TaxSubTotal>',
+      ].join(''),
+    )
+    .join('');
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<Invoice xmlns="${ISDOC_NAMESPACE}" version="6.0.2">`,
+    `<DocumentType>${documentTypeCodes[collection] ?? 1}</DocumentType>`,
+    `<ID>${esc(record.DocumentNumber)}</ID>`,
+    `<UUID>${esc(String(record.Id).toUpperCase())}</UUID>`,
+    '<IssuingSystem>accounting-events sandbox</IssuingSystem>',
+    `<IssueDate>${day(record.IssueDate)}</IssueDate>`,
+    record.TaxDate ? `<TaxPointDate>${day(record.TaxDate)}</TaxPointDate>` : '',
+    `<VATApplicable>${vatApplicable ? 'true' : 'false'}</VATApplicable>`,
+    '<ElectronicPossibilityAgreementReference></ElectronicPossibilityAgreementReference>',
+    record.Note ? `<Note>${esc(record.Note)}</Note>` : '',
+    `<LocalCurrencyCode>${esc(currencyCode)}</LocalCurrencyCode>`,
+    '<CurrRate>1</CurrRate>',
+    '<RefCurrRate>1</RefCurrRate>',
+    `<AccountingSupplierParty>${party(OWN_COMPANY)}</AccountingSupplierParty>`,
+    `<AccountingCustomerParty>${party(address)}</AccountingCustomerParty>`,
+    `<InvoiceLines>${lines}</InvoiceLines>`,
+    `<TaxTotal>${subTotals}<TaxAmount>${amount(total.Vat)}</TaxAmount></TaxTotal>`,
+    '<LegalMonetaryTotal>',
+    `<TaxExclusiveAmount>${amount(total.WithoutVat)}</TaxExclusiveAmount>`,
+    `<TaxInclusiveAmount>${amount(total.WithVat)}</TaxInclusiveAmount>`,
+    '<AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>',
+    '<AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>',
+    `<DifferenceTaxExclusiveAmount>${amount(total.WithoutVat)}</DifferenceTaxExclusiveAmount>`,
+    `<DifferenceTaxInclusiveAmount>${amount(total.WithVat)}</DifferenceTaxInclusiveAmount>`,
+    '<PayableRoundingAmount>0.00</PayableRoundingAmount>',
+    '<PaidDepositsAmount>0.00</PaidDepositsAmount>',
+    `<PayableAmount>${amount(total.WithVat)}</PayableAmount>`,
+    '</LegalMonetaryTotal>',
+    record.DueDate
+      ? `<PaymentMeans><Payment><PaidAmount>${amount(total.WithVat)}</PaidAmount><PaymentMeansCode>42</PaymentMeansCode><Details><PaymentDueDate>${day(
+          record.DueDate,
+        )}</PaymentDueDate><ID>${esc(OWN_COMPANY.Iban)}</ID><VariableSymbol>${esc(
+          record.VariableSymbol,
+        )}</VariableSymbol></Details></Payment></PaymentMeans>`
+      : '',
+    '</Invoice>',
+  ].join('\n');
+}

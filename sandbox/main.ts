@@ -1,0 +1,281 @@
+/**
+ * Command line of the sandbox: `runSandboxCli(argv)` parses the flags (zod), starts the
+ * sandbox and prints its base URL, auth URL and the demo credentials.
+ * Flags win over environment variables (`SANDBOX_*`), which win over defaults.
+ */
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { ENV } from '../functions/shared/env-names.js';
+import { type Sandbox, startSandbox } from './index.js';
+import { describeIssues, type FaultsInput, faultsSchema, type SandboxOptions } from './options.js';
+
+interface FlagSpec {
+  env?: string;
+  value: string;
+  description: string;
+}
+
+/** Every flag, its environment variable and its meaning (printed by `--help`). */
+export const sandboxFlags: Record<string, FlagSpec> = {
+  port: {
+    env: ENV.sandboxPort,
+    value: '<n>',
+    description: 'TCP port (0 = any free port). Default 4010 on the CLI.',
+  },
+  host: { env: ENV.sandboxHost, value: '<ip>', description: 'Interface to listen on. Default 127.0.0.1.' },
+  seed: {
+    env: ENV.sandboxSeed,
+    value: '<n>',
+    description: 'Seed of the demo company (same seed, same data). Default 1.',
+  },
+  documents: {
+    env: ENV.sandboxDocuments,
+    value: '<n>',
+    description: 'Seeded documents in total over the 11 types. Default 300.',
+  },
+  partners: { env: ENV.sandboxPartners, value: '<n>', description: 'Seeded business partners. Default 40.' },
+  'max-page-size': {
+    env: ENV.sandboxMaxPageSize,
+    value: '<n>',
+    description: 'Largest PageSize served; larger requests are silently capped. Default 100.',
+  },
+  precision: {
+    env: ENV.sandboxPrecision,
+    value: 'ms|s',
+    description: 'ModifiedDate precision: milliseconds or whole seconds. Default ms.',
+  },
+  'isdoc-delay-ms': {
+    env: ENV.sandboxIsdocDelayMs,
+    value: '<ms>',
+    description: 'ISDOC answers 204 until this long after creation. Default 0.',
+  },
+  'token-lifetime': {
+    env: ENV.sandboxTokenLifetime,
+    value: '<s>',
+    description: 'expires_in of issued tokens, seconds. Default 3600.',
+  },
+  activity: {
+    env: ENV.sandboxActivity,
+    value: '<per s>',
+    description: 'Activity generator rate (actions per second); 0 = off. Default 0.',
+  },
+  'latency-ms': { value: '<ms>', description: 'Fault: fixed latency added to every /v1 answer.' },
+  'jitter-ms': { value: '<ms>', description: 'Fault: random extra latency, uniform in [0, jitter].' },
+  'rate-limit': {
+    value: '<capacity>:<per s>',
+    description: 'Fault: token bucket per credential; empty bucket → 429 + Retry-After.',
+  },
+  'random-429': { value: '<0..1>', description: 'Fault: probability of a random 429.' },
+  'random-5xx': { value: '<0..1>', description: 'Fault: probability of a random 500/502/503/504.' },
+  'reset-rate': {
+    value: '<0..1>',
+    description: 'Fault: probability that the connection is reset without an answer.',
+  },
+  'slow-body-rate': {
+    value: '<0..1>',
+    description: 'Fault: probability that a body trickles out in chunks.',
+  },
+  'malformed-json-rate': {
+    value: '<0..1>',
+    description: 'Fault: probability that a 2xx JSON body is cut short.',
+  },
+  'clock-skew-ms': {
+    value: '<ms>',
+    description: "Fault: offset of the server's ModifiedDate clock (may be negative).",
+  },
+  'late-visibility-ms': {
+    value: '<ms>',
+    description: 'Fault: a change becomes visible this long after its ModifiedDate.',
+  },
+  'edits-while-paging': {
+    value: '<0..1>',
+    description: 'Fault: probability that a record is edited after each list page.',
+  },
+  faults: {
+    env: ENV.sandboxFaults,
+    value: '<json>',
+    description: 'Fault settings as JSON (the admin API shape); flags above win.',
+  },
+};
+
+const num = z.coerce.number();
+const flagsSchema = z.object({
+  port: z.coerce.number().int().min(0).max(65535).default(4010),
+  host: z.string().default('127.0.0.1'),
+  seed: z.coerce.number().int().default(1),
+  documents: z.coerce.number().int().min(0).max(2_000_000).default(300),
+  partners: z.coerce.number().int().min(1).default(40),
+  'max-page-size': z.coerce.number().int().positive().default(100),
+  precision: z.enum(['ms', 's']).default('ms'),
+  'isdoc-delay-ms': num.min(0).default(0),
+  'token-lifetime': z.coerce.number().int().positive().default(3600),
+  activity: num.min(0).max(1000).default(0),
+  'latency-ms': num.min(0).optional(),
+  'jitter-ms': num.min(0).optional(),
+  'rate-limit': z
+    .string()
+    .regex(/^\d+:\d+(\.\d+)?$/, 'expected <capacity>:<refill per second>, e.g. 10:5')
+    .optional(),
+  'random-429': num.min(0).max(1).optional(),
+  'random-5xx': num.min(0).max(1).optional(),
+  'reset-rate': num.min(0).max(1).optional(),
+  'slow-body-rate': num.min(0).max(1).optional(),
+  'malformed-json-rate': num.min(0).max(1).optional(),
+  'clock-skew-ms': num.optional(),
+  'late-visibility-ms': num.min(0).optional(),
+  'edits-while-paging': num.min(0).max(1).optional(),
+  faults: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'expected JSON' });
+        return z.NEVER;
+      }
+    })
+    .optional(),
+});
+
+export function sandboxHelp(): string {
+  const lines = ['Usage: sandbox [options]', '', 'Starts the accounting-service sandbox.', '', 'Options:'];
+  for (const [name, spec] of Object.entries(sandboxFlags)) {
+    const left = `  --${name} ${spec.value}`;
+    lines.push(`${left.padEnd(34)}${spec.description}${spec.env ? ` Env: ${spec.env}.` : ''}`);
+  }
+  lines.push(`${'  --help'.padEnd(34)}Print this help.`);
+  return lines.join('\n');
+}
+
+export class SandboxCliError extends Error {
+  override readonly name = 'SandboxCliError';
+}
+
+/** Turns argv and env into sandbox options (throws SandboxCliError naming the bad flag). */
+export function parseSandboxArgs(
+  argv: readonly string[],
+  env: Record<string, string | undefined> = {},
+): SandboxOptions | 'help' {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        ...Object.fromEntries(Object.keys(sandboxFlags).map((k) => [k, { type: 'string' as const }])),
+        help: { type: 'boolean' as const, short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    throw new SandboxCliError((error as Error).message, { cause: error });
+  }
+  if (parsed.values.help) return 'help';
+  const raw: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(sandboxFlags)) {
+    const fromEnv = spec.env ? env[spec.env] : undefined;
+    const value = parsed.values[name] ?? fromEnv;
+    if (value !== undefined) raw[name] = value;
+  }
+  const result = flagsSchema.safeParse(raw);
+  if (!result.success) {
+    throw new SandboxCliError(
+      result.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '),
+    );
+  }
+  const f = result.data;
+  const faults: Record<string, unknown> = { ...((f.faults as Record<string, unknown> | undefined) ?? {}) };
+  if (f['latency-ms'] !== undefined || f['jitter-ms'] !== undefined) {
+    faults.latency = { baseMs: f['latency-ms'] ?? 0, jitterMs: f['jitter-ms'] ?? 0 };
+  }
+  if (f['rate-limit']) {
+    const [capacity, refill] = f['rate-limit'].split(':').map(Number);
+    faults.rateLimit = { capacity, refillPerSecond: refill };
+  }
+  const map: [keyof typeof f, string][] = [
+    ['random-429', 'random429Rate'],
+    ['random-5xx', 'random5xxRate'],
+    ['reset-rate', 'connectionResetRate'],
+    ['slow-body-rate', 'slowBodyRate'],
+    ['malformed-json-rate', 'malformedJsonRate'],
+    ['clock-skew-ms', 'clockSkewMs'],
+    ['late-visibility-ms', 'lateVisibilityMs'],
+  ];
+  for (const [flag, key] of map) if (f[flag] !== undefined) faults[key] = f[flag];
+  if (f['edits-while-paging'] !== undefined)
+    faults.editsWhilePaging = { rate: f['edits-while-paging'], count: 1 };
+  const checked = faultsSchema.safeParse(faults);
+  if (!checked.success) throw new SandboxCliError(`--faults: ${describeIssues(checked.error)}`);
+  return {
+    port: f.port,
+    host: f.host,
+    seed: f.seed,
+    sizes: { documents: f.documents, partners: f.partners, perCollection: {} },
+    maxPageSize: f['max-page-size'],
+    timestampPrecision: f.precision,
+    isdocReadyDelayMs: f['isdoc-delay-ms'],
+    tokenLifetimeSeconds: f['token-lifetime'],
+    activity: {
+      enabled: f.activity > 0,
+      ratePerSecond: f.activity > 0 ? f.activity : 1,
+      weights: { createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2 },
+    },
+    faults: faults as FaultsInput,
+  };
+}
+
+export interface SandboxCliIo {
+  env?: Record<string, string | undefined>;
+  stdout?: (text: string) => void;
+}
+
+/**
+ * Runs the sandbox from argv. Resolves with the running sandbox (the caller closes it on
+ * SIGINT), or `undefined` after printing `--help`. Bad flags throw `SandboxCliError`.
+ */
+export async function runSandboxCli(
+  argv: readonly string[],
+  io: SandboxCliIo = {},
+): Promise<Sandbox | undefined> {
+  const out = io.stdout ?? ((text: string) => process.stdout.write(`${text}\n`));
+  const options = parseSandboxArgs(argv, io.env ?? process.env);
+  if (options === 'help') {
+    out(sandboxHelp());
+    return undefined;
+  }
+  const sandbox = await startSandbox(options);
+  const c = sandbox.credentials;
+  out(
+    [
+      `sandbox listening`,
+      `  base URL:  ${sandbox.baseUrl}`,
+      `  auth URL:  ${sandbox.authUrl}   (token: POST ${sandbox.authUrl}/connect/token)`,
+      `  admin:     ${sandbox.baseUrl}/_sandbox/`,
+      '  demo credentials (sandbox only):',
+      `    Api-Key:        ${c.apiKey}`,
+      `    read-only key:  ${c.readOnlyApiKey}`,
+      `    client id:      ${c.clientId}`,
+      `    client secret:  ${c.clientSecret}`,
+      `    scope:          ${c.scope}`,
+      `  seed ${options.seed}, ${options.sizes?.documents} documents, ${options.sizes?.partners} partners` +
+        (options.activity?.enabled ? `, activity ${options.activity.ratePerSecond}/s` : ''),
+    ].join('\n'),
+  );
+  return sandbox;
+}
+
+// Run directly: `tsx sandbox/main.ts --port 4010 --seed 1`.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runSandboxCli(process.argv.slice(2)).then(
+    (sandbox) => {
+      if (!sandbox) return;
+      const stop = () => void sandbox.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    },
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error).message}\n`);
+      process.exit(2);
+    },
+  );
+}

@@ -1,0 +1,628 @@
+/**
+ * The sandbox HTTP server (node:http): the accounting API of the endpoint catalog under `/v1`,
+ * the authorisation server under `/auth`, and the admin API under `/_sandbox/`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { findCollection } from '../functions/accounting/collections.js';
+import { operations } from '../functions/accounting/endpoints.js';
+import { ActivityGenerator } from './activity.js';
+import { AuthServer, type Credential, openIdConfiguration } from './auth.js';
+import { Domain } from './domain.js';
+import { FaultEngine } from './faults.js';
+import {
+  json,
+  notFound,
+  ProblemError,
+  parseJsonBody,
+  problemReply,
+  type Reply,
+  readBody,
+  serialise,
+  writeHead,
+} from './http.js';
+import { isdocXml } from './isdoc.js';
+import { DEMO_CREDENTIALS, faultsSchema, type ResolvedSandboxOptions, type SandboxClock } from './options.js';
+import { documentPdf } from './pdf.js';
+import { GUID_PATTERN } from './random.js';
+import { Router } from './router.js';
+import { type ListQuery, SandboxState } from './state.js';
+import { validate } from './validation.js';
+
+export interface RequestCounts {
+  total: number;
+  byEndpoint: Record<string, number>;
+  byCredential: Record<string, number>;
+  byEndpointAndCredential: Record<string, Record<string, number>>;
+}
+
+interface RequestContext {
+  method: string;
+  url: URL;
+  params: Record<string, string>;
+  body: Buffer;
+  credential?: Credential;
+}
+
+const INT32 = /^[+-]?\d{1,10}$/;
+
+function queryMap(url: URL): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const [k, v] of url.searchParams) if (!map.has(k.toLowerCase())) map.set(k.toLowerCase(), v);
+  return map;
+}
+
+function parseInt32(name: string, raw: string | undefined, errors400: Record<string, string[]>): number {
+  if (raw === undefined || raw === '') return 0; // an absent int binds to 0, as on the real service
+  const n = Number(raw);
+  if (!INT32.test(raw.trim()) || n > 2147483647 || n < -2147483648) {
+    errors400[name] = [`The value '${raw}' is not valid for ${name}.`];
+    return 0;
+  }
+  return n;
+}
+
+function parseDateTime(raw: string): number {
+  const hasZone = /([zZ]|[+-]\d{2}:?\d{2})$/.test(raw);
+  return Date.parse(hasZone || !/T/.test(raw) ? raw : `${raw}Z`);
+}
+
+const settingsSchema = z
+  .object({
+    maxPageSize: z.number().int().positive(),
+    timestampPrecision: z.enum(['ms', 's']),
+    isdocReadyDelayMs: z.number().min(0),
+    tokenLifetimeSeconds: z.number().int().positive(),
+  })
+  .partial()
+  .strict();
+
+const seedSchema = z
+  .object({
+    seed: z.number().int(),
+    documents: z.number().int().min(0),
+    partners: z.number().int().min(1),
+    perCollection: z.record(z.string(), z.number().int().min(0)),
+  })
+  .partial()
+  .strict();
+
+export class SandboxServer {
+  readonly state: SandboxState;
+  readonly domain: Domain;
+  readonly auth: AuthServer;
+  readonly faults: FaultEngine;
+  readonly activity: ActivityGenerator;
+  private readonly router = new Router(operations);
+  private counts: RequestCounts = { total: 0, byEndpoint: {}, byCredential: {}, byEndpointAndCredential: {} };
+  baseUrl = '';
+  authUrl = '';
+
+  constructor(
+    public options: ResolvedSandboxOptions,
+    clock: SandboxClock,
+    private readonly log?: (line: string) => void,
+  ) {
+    const now = () => clock.now().getTime();
+    this.state = new SandboxState(
+      {
+        seed: options.seed,
+        documents: options.sizes.documents,
+        partners: options.sizes.partners,
+        perCollection: options.sizes.perCollection,
+        precision: options.timestampPrecision,
+        anchorMs: Date.parse(options.seedAnchor),
+        clockSkewMs: options.faults.clockSkewMs,
+        lateVisibilityMs: options.faults.lateVisibilityMs,
+      },
+      clock,
+    );
+    this.domain = new Domain(this.state, () => this.options);
+    this.auth = new AuthServer(now, options.tokenLifetimeSeconds);
+    this.faults = new FaultEngine(options.faults, options.seed, now);
+    this.activity = new ActivityGenerator(this.domain, () => this.options.activity.weights);
+  }
+
+  /** Applies new fault settings (merged into the current ones). */
+  setFaults(patch: Record<string, unknown>): void {
+    const next = this.faults.set(patch);
+    this.state.settings.clockSkewMs = next.clockSkewMs;
+    this.state.settings.lateVisibilityMs = next.lateVisibilityMs;
+  }
+
+  requestCounts(): RequestCounts {
+    return structuredClone(this.counts);
+  }
+
+  resetRequestCounts(): void {
+    this.counts = { total: 0, byEndpoint: {}, byCredential: {}, byEndpointAndCredential: {} };
+  }
+
+  private count(endpoint: string, credential: string): void {
+    this.counts.total++;
+    this.counts.byEndpoint[endpoint] = (this.counts.byEndpoint[endpoint] ?? 0) + 1;
+    this.counts.byCredential[credential] = (this.counts.byCredential[credential] ?? 0) + 1;
+    const byCred = this.counts.byEndpointAndCredential[endpoint] ?? {};
+    this.counts.byEndpointAndCredential[endpoint] = byCred;
+    byCred[credential] = (byCred[credential] ?? 0) + 1;
+  }
+
+  /** The node:http request listener. */
+  readonly listener = (req: IncomingMessage, res: ServerResponse): void => {
+    this.handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) {
+        const reply = problemReply(500, undefined, undefined, 'Unexpected sandbox error.');
+        const body = serialise(reply);
+        writeHead(res, reply, body.length);
+        res.end(body);
+      } else {
+        res.destroy();
+      }
+      this.log?.(`sandbox error ${(error as Error).message}`);
+    });
+  };
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    const pathname = url.pathname;
+    if (method === 'OPTIONS') {
+      res.writeHead(204, {
+        'Access-Control-Allow-Origin': '*',
+        'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE, OPTIONS',
+        'Access-Control-Allow-Headers': 'Authorization, Api-Key, Content-Type',
+        'Access-Control-Max-Age': '600',
+      });
+      res.end();
+      return;
+    }
+    const body = await readBody(req);
+    if (pathname === '/_sandbox' || pathname.startsWith('/_sandbox/')) {
+      await this.send(
+        res,
+        this.safely(() => this.admin(method, url, body)),
+        false,
+      );
+      return;
+    }
+    const faulty = this.faults.applies(pathname);
+    if (pathname.startsWith('/auth/')) {
+      this.count(pathname === '/auth/connect/token' ? 'Auth.token' : 'Auth.openIdConfiguration', 'anonymous');
+      if (faulty && (await this.preFaults(req))) return;
+      await this.send(
+        res,
+        this.safely(() => this.authRoute(method, pathname, body, req)),
+        faulty,
+      );
+      return;
+    }
+    const route = this.router.match(method, pathname);
+    const endpoint = route.kind === 'match' ? route.match.op.id : 'unmatched';
+    const auth = this.auth.authenticate(req.headers);
+    this.count(endpoint, auth.ok ? auth.credential.name : `unauthenticated:${auth.reason}`);
+    if (faulty && (await this.preFaults(req))) return;
+    let reply: Reply;
+    let listCollection: string | undefined;
+    if (!auth.ok) {
+      reply = problemReply(401, undefined, {
+        'WWW-Authenticate': `Bearer error="invalid_token", error_description="${auth.reason}"`,
+      });
+    } else if (route.kind === 'none') {
+      reply = problemReply(404);
+    } else if (route.kind === 'method') {
+      reply = problemReply(405, undefined, { Allow: route.allowed.join(', ') });
+    } else if (auth.credential.readOnly && method !== 'GET') {
+      reply = problemReply(403);
+    } else {
+      const wait = this.faults.rateLimited(auth.credential.name);
+      const random = faulty ? this.faults.randomError() : { kind: 'none' as const };
+      if (wait !== undefined) {
+        reply = problemReply(429, undefined, { 'Retry-After': String(wait) });
+      } else if (random.kind === 'status') {
+        reply = problemReply(
+          random.status,
+          undefined,
+          random.retryAfterSeconds !== undefined
+            ? { 'Retry-After': String(random.retryAfterSeconds) }
+            : undefined,
+        );
+      } else {
+        const ctx: RequestContext = {
+          method,
+          url,
+          params: route.match.params,
+          body,
+          credential: auth.credential,
+        };
+        const opId = route.match.op.id;
+        reply = this.safely(() => this.dispatch(opId, ctx));
+        if (opId.endsWith('.list') && reply.status === 200) listCollection = route.match.op.collection;
+      }
+    }
+    this.log?.(`${method} ${pathname} → ${reply.status}`);
+    await this.send(res, reply, faulty);
+    if (listCollection && faulty) this.editWhilePaging(listCollection);
+  }
+
+  private async preFaults(req: IncomingMessage): Promise<boolean> {
+    const delay = this.faults.latencyMs();
+    if (delay > 0) await sleep(delay);
+    if (this.faults.reset()) {
+      const socket = req.socket as typeof req.socket & { resetAndDestroy?: () => void };
+      if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+      else socket.destroy();
+      return true;
+    }
+    return false;
+  }
+
+  private editWhilePaging(collection: string): void {
+    const spec = findCollection(collection);
+    if (!spec?.modificationInfo) return;
+    const count = this.faults.editsWhilePaging();
+    for (const id of this.state.sampleIds(spec.name, count)) this.domain.touch(spec.name, id);
+  }
+
+  private safely(fn: () => Reply): Reply {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof ProblemError)
+        return problemReply(error.status, error.errors, undefined, error.detail);
+      throw error;
+    }
+  }
+
+  private async send(res: ServerResponse, reply: Reply, faulty: boolean): Promise<void> {
+    let body = serialise(reply);
+    const isJson = reply.contentType?.startsWith('application/json') ?? false;
+    if (faulty && isJson && reply.status < 300 && body.length > 1 && this.faults.malformedJson()) {
+      body = Buffer.concat([
+        body.subarray(0, Math.max(1, Math.floor(body.length / 2))),
+        Buffer.from('\u0000'),
+      ]);
+    }
+    const slow = faulty && body.length > 1 ? this.faults.slowBody() : undefined;
+    writeHead(res, reply, body.length);
+    if (!slow) {
+      res.end(body);
+      return;
+    }
+    const size = Math.ceil(body.length / slow.chunks);
+    for (let offset = 0; offset < body.length; offset += size) {
+      if (res.destroyed) return;
+      res.write(body.subarray(offset, offset + size));
+      if (offset + size < body.length) await sleep(slow.delayMs);
+    }
+    res.end();
+  }
+
+  private authRoute(method: string, pathname: string, body: Buffer, req: IncomingMessage): Reply {
+    if (pathname === '/auth/.well-known/openid-configuration' && method === 'GET') {
+      return json(200, openIdConfiguration(this.authUrl));
+    }
+    if (pathname === '/auth/connect/token') {
+      if (method !== 'POST') return problemReply(405, undefined, { Allow: 'POST' });
+      const form = new URLSearchParams(body.toString('utf8'));
+      let basic: { id: string; secret: string } | undefined;
+      const authorization = req.headers.authorization;
+      if (authorization?.startsWith('Basic ')) {
+        const [id, secret] = Buffer.from(authorization.slice(6), 'base64').toString('utf8').split(':');
+        if (id !== undefined && secret !== undefined) {
+          basic = { id: decodeURIComponent(id), secret: decodeURIComponent(secret) };
+        }
+      }
+      const result = this.auth.token(form, basic);
+      return json(result.ok ? 200 : result.status, result.body, { 'Cache-Control': 'no-store' });
+    }
+    return problemReply(404);
+  }
+
+  private parseList(collection: string, url: URL): ListQuery {
+    const spec = findCollection(collection);
+    const q = queryMap(url);
+    const errors400: Record<string, string[]> = {};
+    const pageSize = parseInt32('PageSize', q.get('pagesize'), errors400);
+    const pageNumber = parseInt32('PageNumber', q.get('pagenumber'), errors400);
+    const afterRaw = q.get('after');
+    const after = afterRaw === undefined || afterRaw === '' ? undefined : afterRaw;
+    if (after !== undefined && !GUID_PATTERN.test(after))
+      errors400.After = [`The value '${after}' is not valid for After.`];
+    const sinceRaw = q.get('modifiedsince');
+    let modifiedSince: number | undefined;
+    if (sinceRaw !== undefined && sinceRaw !== '') {
+      modifiedSince = parseDateTime(sinceRaw);
+      if (Number.isNaN(modifiedSince))
+        errors400.ModifiedSince = [`The value '${sinceRaw}' is not valid for ModifiedSince.`];
+    }
+    if (Object.keys(errors400).length > 0) throw new ProblemError(400, errors400);
+    const errors: Record<string, string[]> = {};
+    if (pageNumber <= 0) errors.PageNumber = ["'PageNumber' must be greater than '0'."];
+    if (pageSize <= 0) errors.PageSize = ["'PageSize' must be greater than '0'."];
+    if (after !== undefined && spec && !spec.acceptsAfter) {
+      errors.After = [`'After' is not supported by ${spec.name}; page with 'PageNumber'.`];
+    }
+    if (Object.keys(errors).length > 0) throw new ProblemError(422, errors);
+    return {
+      pageSize: Math.min(pageSize, this.options.maxPageSize),
+      pageNumber,
+      ...(after !== undefined ? { after } : {}),
+      ...(modifiedSince !== undefined ? { modifiedSince } : {}),
+    };
+  }
+
+  private listReply(
+    collection: string,
+    url: URL,
+    map?: (r: import('../functions/accounting/api.js').ApiRecord) => unknown,
+  ): Reply {
+    const query = this.parseList(collection, url);
+    const result = this.state.list(collection, query);
+    return json(200, {
+      Items: map ? result.items.map(map) : result.items,
+      TotalItemCount: result.total,
+      Pagination: { PageNumber: query.pageNumber, PageSize: query.pageSize, After: query.after ?? null },
+    });
+  }
+
+  private getVisible(collection: string, id: string) {
+    Domain.checkId(id);
+    const record = this.state.get(collection, id);
+    if (!record) throw notFound(`${collection} '${id}' does not exist.`);
+    return record;
+  }
+
+  private jsonBody(ctx: RequestContext, required: boolean): unknown {
+    return parseJsonBody(ctx.body, required);
+  }
+
+  private dispatch(opId: string, ctx: RequestContext): Reply {
+    const [prefix, action] = opId.split('.') as [string, string];
+    const id = ctx.params.id ?? '';
+    switch (action) {
+      case 'list':
+        return this.listReply(prefix, ctx.url);
+      case 'get':
+        return json(200, this.getVisible(prefix, id));
+      case 'pdf': {
+        const record = this.getVisible(prefix, id);
+        const language = queryMap(ctx.url).get('language');
+        if (!language) throw new ProblemError(422, { Language: ["'Language' must not be empty."] });
+        const lang = ['current', 'english'].includes(language.toLowerCase())
+          ? language.toLowerCase()
+          : undefined;
+        if (!lang)
+          throw new ProblemError(400, { Language: [`The value '${language}' is not valid for Language.`] });
+        const pdf = documentPdf(prefix, record, lang === 'english' ? 'English' : 'Current');
+        return {
+          status: 200,
+          body: pdf,
+          contentType: 'application/pdf',
+          headers: {
+            'Content-Disposition': `attachment; filename="${String(record.DocumentNumber ?? record.Id)}.pdf"`,
+          },
+        };
+      }
+      case 'isdoc': {
+        const record = this.getVisible(prefix, id);
+        const createdAt = this.state.createdAt(prefix, id) ?? 0;
+        if (createdAt > 0 && this.state.nowMs() < createdAt + this.options.isdocReadyDelayMs) {
+          return { status: 204 };
+        }
+        const currency =
+          (this.state.refs.lists.get('Currencies') ?? []).find((c) => c.Id === record.CurrencyId)?.Code ??
+          'EUR';
+        return {
+          status: 200,
+          body: isdocXml(prefix, record, String(currency)),
+          contentType: 'application/xml; charset=utf-8',
+          headers: {
+            'Content-Disposition': `attachment; filename="${String(record.DocumentNumber ?? record.Id)}.isdoc"`,
+          },
+        };
+      }
+      case 'create':
+        if (prefix === 'BusinessPartners')
+          return json(201, this.domain.createPartner(this.jsonBody(ctx, true)));
+        if (prefix === 'BankDocuments') break;
+        return json(201, this.domain.importDocument(prefix, this.jsonBody(ctx, true)));
+      case 'update':
+        Domain.checkId(id);
+        return json(200, this.domain.updatePartner(id, this.jsonBody(ctx, true)));
+      case 'transferToIssuedInvoice':
+      case 'transferToReceivedOrder':
+      case 'transferToIssueSlip':
+      case 'transferToReceivedInvoice':
+        Domain.checkId(id);
+        return json(201, this.domain.transfer(prefix, id, this.jsonBody(ctx, false)));
+      case 'transferToIssuedInvoiceBulk':
+        return json(201, this.domain.transferSlipsBulk(this.jsonBody(ctx, true)));
+      case 'advanceInvoiceDeduction':
+        return json(200, this.domain.deductAdvance(this.jsonBody(ctx, true)));
+      case 'status': {
+        if (prefix === 'EInvoicing') return json(200, this.domain.eInvoiceStatus(ctx.params.sendingId ?? ''));
+        const record = this.getVisible(prefix, id);
+        return json(200, record.Status ?? 'Unfinished');
+      }
+      case 'liquidationState':
+        return json(200, this.domain.liquidationState(prefix, this.getVisible(prefix, id)));
+      case 'liquidationStates':
+        return this.listReply(prefix, ctx.url, (r) => this.domain.liquidationState(prefix, r));
+      case 'liquidateStandalone':
+        Domain.checkId(id);
+        return json(200, this.domain.liquidateStandalone(id, this.jsonBody(ctx, false)));
+      case 'sendEmail':
+        Domain.checkId(id);
+        return json(200, this.domain.sendEmail(ctx.params.collection ?? '', id, this.jsonBody(ctx, true)));
+      case 'sendEInvoice':
+        Domain.checkId(id);
+        return json(200, this.domain.sendEInvoice(ctx.params.collection ?? '', id));
+      default:
+        break;
+    }
+    if (prefix === 'BankDocuments') {
+      const kind = action.includes('Receipt') ? 'Receipt' : 'Payment';
+      return json(
+        201,
+        this.domain.createBankDocument(kind, action.endsWith('WithLiquidation'), this.jsonBody(ctx, true)),
+      );
+    }
+    throw notFound();
+  }
+
+  /** Resets state, counters, outbox, tokens and faults to the run's options. */
+  reset(): void {
+    this.state.reseed();
+    this.domain.reset();
+    this.auth.reset();
+    this.resetRequestCounts();
+    this.faults.replace(this.options.faults);
+    this.state.settings.clockSkewMs = this.options.faults.clockSkewMs;
+    this.state.settings.lateVisibilityMs = this.options.faults.lateVisibilityMs;
+  }
+
+  private admin(method: string, url: URL, raw: Buffer): Reply {
+    const parts = url.pathname.split('/').filter(Boolean).slice(1).map(decodeURIComponent);
+    const route = `${method} ${parts[0] ?? ''}`;
+    const q = queryMap(url);
+    const body = () => parseJsonBody(raw, false) ?? {};
+    switch (route) {
+      case 'GET ':
+        return json(200, {
+          baseUrl: this.baseUrl,
+          authUrl: this.authUrl,
+          credentials: DEMO_CREDENTIALS,
+          seed: this.state.settings.seed,
+          counts: this.state.counts(),
+          settings: this.settings(),
+          activity: { running: this.activity.running },
+        });
+      case 'POST reset':
+        this.reset();
+        return json(200, { reset: true, counts: this.state.counts() });
+      case 'POST seed': {
+        const input = validate(seedSchema, body());
+        this.options = {
+          ...this.options,
+          seed: input.seed ?? this.options.seed,
+          sizes: {
+            documents: input.documents ?? this.options.sizes.documents,
+            partners: input.partners ?? this.options.sizes.partners,
+            perCollection: input.perCollection ?? this.options.sizes.perCollection,
+          },
+        };
+        this.state.reseed({
+          seed: this.options.seed,
+          documents: this.options.sizes.documents,
+          partners: this.options.sizes.partners,
+          perCollection: this.options.sizes.perCollection,
+        });
+        this.domain.reset();
+        return json(200, { seed: this.options.seed, counts: this.state.counts() });
+      }
+      case 'GET faults':
+        return json(200, this.faults.faults);
+      case 'PUT faults':
+      case 'POST faults':
+      case 'PATCH faults': {
+        const patch = validate(faultsSchema.partial(), body());
+        this.setFaults(patch);
+        return json(200, this.faults.faults);
+      }
+      case 'DELETE faults':
+        this.faults.replace(faultsSchema.parse({}));
+        this.state.settings.clockSkewMs = 0;
+        this.state.settings.lateVisibilityMs = 0;
+        return json(200, this.faults.faults);
+      case 'GET settings':
+        return json(200, this.settings());
+      case 'PUT settings':
+      case 'POST settings': {
+        const input = validate(settingsSchema, body());
+        this.applySettings(input);
+        return json(200, this.settings());
+      }
+      case 'GET ground-truth': {
+        const versions = this.state.groundTruth({
+          ...(q.get('collection') ? { collection: q.get('collection') as string } : {}),
+          ...(q.get('id') ? { id: q.get('id') as string } : {}),
+          includeSeed: q.get('includeseed') !== 'false',
+          copies: q.get('copies') === 'true',
+        });
+        return json(200, { count: versions.length, versions });
+      }
+      case 'DELETE records': {
+        const collection = findCollection(parts[1] ?? '');
+        if (!collection || !parts[2]) throw notFound();
+        if (!this.state.remove(collection.name, parts[2])) throw notFound();
+        return json(200, { deleted: true, collection: collection.name, id: parts[2].toLowerCase() });
+      }
+      case 'POST edit': {
+        const collection = findCollection(parts[1] ?? '');
+        if (!collection || collection.kind === 'reference' || !parts[2]) throw notFound();
+        const patch = body();
+        if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
+          throw new ProblemError(400, { $: ['The body must be a JSON object of fields to set.'] });
+        }
+        const updated = this.domain.touch(collection.name, parts[2], patch as Record<string, unknown>);
+        if (!updated) throw notFound();
+        return json(200, updated);
+      }
+      case 'GET requests':
+        return json(200, this.requestCounts());
+      case 'DELETE requests':
+        this.resetRequestCounts();
+        return json(200, this.requestCounts());
+      case 'GET outbox':
+        return json(200, { messages: this.domain.outbox });
+      case 'DELETE outbox':
+        this.domain.outbox = [];
+        return json(200, { messages: [] });
+      case 'GET sendings':
+        return json(200, {
+          sendings: [...this.domain.sendings.keys()].map((s) => this.domain.eInvoiceStatus(s)),
+        });
+      case 'POST activity': {
+        const input = validate(
+          z
+            .object({
+              count: z.number().int().min(1).max(10_000).default(1),
+              ratePerSecond: z.number().min(0).optional(),
+            })
+            .strict(),
+          body(),
+        );
+        if (parts[1] === 'start' || parts[1] === 'stop') {
+          if (parts[1] === 'start')
+            this.activity.start(input.ratePerSecond ?? this.options.activity.ratePerSecond);
+          else this.activity.stop();
+          return json(200, { running: this.activity.running });
+        }
+        const actions = [];
+        for (let i = 0; i < input.count; i++) actions.push(this.activity.tick());
+        return json(200, { actions });
+      }
+      default:
+        return problemReply(404);
+    }
+  }
+
+  settings() {
+    return {
+      maxPageSize: this.options.maxPageSize,
+      timestampPrecision: this.options.timestampPrecision,
+      isdocReadyDelayMs: this.options.isdocReadyDelayMs,
+      tokenLifetimeSeconds: this.options.tokenLifetimeSeconds,
+    };
+  }
+
+  applySettings(input: z.output<typeof settingsSchema>): void {
+    this.options = {
+      ...this.options,
+      ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),
+    };
+    this.auth.tokenLifetimeSeconds = this.options.tokenLifetimeSeconds;
+    this.state.settings.precision = this.options.timestampPrecision;
+  }
+}

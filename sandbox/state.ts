@@ -1,0 +1,495 @@
+/**
+ * The sandbox's state: one sorted index per collection (ordered by `Id`), records generated on
+ * demand from the seed until they change, versions that become visible after a configurable
+ * commit delay, and the ground truth of every version ever made visible.
+ */
+import { createHash } from 'node:crypto';
+import type { ApiRecord } from '../functions/accounting/api.js';
+import { type CollectionSpec, collections, findCollection } from '../functions/accounting/collections.js';
+import {
+  documentTypes,
+  type GeneratorContext,
+  generateDocument,
+  generatePartner,
+  generateReferenceData,
+  iso,
+  type Precision,
+  type ReferenceData,
+  SANDBOX_USER_ID,
+  seedHead,
+  truncate,
+} from './generator.js';
+import type { SandboxClock } from './options.js';
+import { Rng } from './random.js';
+
+interface PendingVersion {
+  record: ApiRecord;
+  modified: number;
+  visibleAt: number;
+}
+
+interface Entry {
+  id: string;
+  /** Index of the seeded record, or -1 for records created after seeding. */
+  seedIndex: number;
+  /** ModifiedDate (ms) of the visible version; NaN while no version is visible. */
+  modified: number;
+  /** The visible version when it is no longer the generated one. */
+  record: ApiRecord | undefined;
+  /** Committed versions not visible yet (late visibility), oldest first. */
+  pending: PendingVersion[] | undefined;
+  /** Clock time (ms) the record was created through the API; 0 for seeded records. */
+  createdAt: number;
+}
+
+export type ChangeKind = 'created' | 'updated' | 'deleted';
+
+/** One version of one record as it was (or will be) made visible. */
+export interface GroundTruthVersion {
+  collection: string;
+  id: string;
+  change: ChangeKind;
+  /** `ModificationInfo.ModifiedDate` of this version (the deletion time for deletes). */
+  modifiedDate: string;
+  /** Clock time from which the version is visible to clients. */
+  visibleFrom: string;
+  /** SHA-256 of the record's JSON (empty for deletes). */
+  hash: string;
+  record?: ApiRecord;
+}
+
+interface LoggedVersion {
+  collection: string;
+  id: string;
+  change: ChangeKind;
+  modified: number;
+  visibleAt: number;
+  hash: string;
+  record: ApiRecord | undefined;
+}
+
+export interface ListQuery {
+  pageSize: number;
+  pageNumber: number;
+  after?: string;
+  /** Inclusive lower bound on ModifiedDate (ms). Ignored for collections without ModificationInfo. */
+  modifiedSince?: number;
+}
+
+export interface ListResult {
+  items: ApiRecord[];
+  total: number;
+}
+
+export interface StateSettings {
+  seed: number;
+  documents: number;
+  partners: number;
+  perCollection: Record<string, number>;
+  precision: Precision;
+  anchorMs: number;
+  clockSkewMs: number;
+  lateVisibilityMs: number;
+}
+
+export function hashRecord(record: unknown): string {
+  return createHash('sha256').update(JSON.stringify(record)).digest('hex');
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** Counts of seeded documents per collection for a total, spread by weight. */
+export function spreadDocuments(total: number, perCollection: Record<string, number>): Map<string, number> {
+  const docs = collections.filter((c) => c.kind === 'document').map((c) => c.name);
+  const free = docs.filter((d) => perCollection[d] === undefined);
+  const weightSum = free.reduce((s, d) => s + (documentTypes[d]?.weight ?? 1), 0);
+  const out = new Map<string, number>();
+  let assigned = 0;
+  for (const d of free) {
+    const n = Math.floor((total * (documentTypes[d]?.weight ?? 1)) / weightSum);
+    out.set(d, n);
+    assigned += n;
+  }
+  // Remainder to the heaviest collections, one each.
+  const byWeight = [...free].sort(
+    (a, b) => (documentTypes[b]?.weight ?? 0) - (documentTypes[a]?.weight ?? 0),
+  );
+  for (let i = 0; assigned < total && byWeight.length > 0; i++) {
+    const d = byWeight[i % byWeight.length] as string;
+    out.set(d, (out.get(d) ?? 0) + 1);
+    assigned++;
+  }
+  for (const d of docs) if (perCollection[d] !== undefined) out.set(d, perCollection[d] ?? 0);
+  return out;
+}
+
+export class CollectionState {
+  entries: Entry[] = [];
+  nextSequence = 1;
+
+  constructor(readonly spec: CollectionSpec) {}
+
+  /** Index of the first entry whose id is >= `id`. */
+  lowerBound(id: string): number {
+    let lo = 0;
+    let hi = this.entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.entries[mid] as Entry).id < id) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Index of the first entry whose id is > `id`. */
+  upperBound(id: string): number {
+    let lo = 0;
+    let hi = this.entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.entries[mid] as Entry).id <= id) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  find(id: string): Entry | undefined {
+    const i = this.lowerBound(id);
+    const e = this.entries[i];
+    return e && e.id === id ? e : undefined;
+  }
+
+  insert(entry: Entry): void {
+    this.entries.splice(this.lowerBound(entry.id), 0, entry);
+  }
+}
+
+export class SandboxState {
+  readonly collections = new Map<string, CollectionState>();
+  refs!: ReferenceData;
+  private ctx!: GeneratorContext;
+  private log: LoggedVersion[] = [];
+  private removedSeeded = new Map<string, Entry[]>();
+  private rng!: Rng;
+  settings: StateSettings;
+
+  constructor(
+    settings: StateSettings,
+    private readonly clock: SandboxClock,
+  ) {
+    this.settings = { ...settings };
+    this.reseed(settings);
+  }
+
+  /** Throws away every change and rebuilds the seeded company. */
+  reseed(settings: Partial<StateSettings> = {}): void {
+    this.settings = { ...this.settings, ...settings };
+    const s = this.settings;
+    this.refs = generateReferenceData(s.seed);
+    this.ctx = {
+      seed: s.seed,
+      anchorMs: s.anchorMs,
+      precision: s.precision,
+      partnerCount: s.partners,
+      refs: this.refs,
+    };
+    this.rng = new Rng(s.seed ^ 0x5eed);
+    this.log = [];
+    this.removedSeeded = new Map();
+    this.collections.clear();
+    const counts = spreadDocuments(s.documents, s.perCollection);
+    for (const spec of collections) {
+      const cs = new CollectionState(spec);
+      this.collections.set(spec.name, cs);
+      if (spec.kind === 'reference') {
+        for (const record of this.refs.lists.get(spec.name) ?? []) {
+          cs.entries.push({
+            id: record.Id,
+            seedIndex: -1,
+            modified: 0,
+            record,
+            pending: undefined,
+            createdAt: 0,
+          });
+        }
+      } else {
+        const count = spec.kind === 'addressBook' ? s.partners : (counts.get(spec.name) ?? 0);
+        cs.entries = new Array<Entry>(count);
+        for (let i = 0; i < count; i++) {
+          const head = seedHead(this.ctx, spec.name, i);
+          cs.entries[i] = {
+            id: head.id,
+            seedIndex: i,
+            modified: head.modified,
+            record: undefined,
+            pending: undefined,
+            createdAt: 0,
+          };
+        }
+        cs.nextSequence = count + 1;
+      }
+      cs.entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    }
+  }
+
+  collection(name: string): CollectionState {
+    const spec = findCollection(name);
+    const cs = spec && this.collections.get(spec.name);
+    if (!cs) throw new Error(`unknown collection '${name}'`);
+    return cs;
+  }
+
+  nowMs(): number {
+    return this.clock.now().getTime();
+  }
+
+  /** The timestamp the server writes into ModifiedDate now (clock skew and precision applied). */
+  stamp(): number {
+    return truncate(this.nowMs() + this.settings.clockSkewMs, this.settings.precision);
+  }
+
+  random(): Rng {
+    return this.rng;
+  }
+
+  private generated(cs: CollectionState, entry: Entry): ApiRecord {
+    return cs.spec.kind === 'addressBook'
+      ? generatePartner(this.ctx, entry.seedIndex)
+      : generateDocument(this.ctx, cs.spec.name, entry.seedIndex);
+  }
+
+  /** Promotes pending versions whose visibility time has come. */
+  private settle(entry: Entry, now: number): void {
+    const pending = entry.pending;
+    if (!pending) return;
+    while (pending.length > 0 && (pending[0] as PendingVersion).visibleAt <= now) {
+      const v = pending.shift() as PendingVersion;
+      entry.record = v.record;
+      entry.modified = v.modified;
+    }
+    if (pending.length === 0) entry.pending = undefined;
+  }
+
+  private visible(cs: CollectionState, entry: Entry): ApiRecord {
+    return entry.record ?? this.generated(cs, entry);
+  }
+
+  /** The latest committed version (what business rules act on), visible or not. */
+  private latest(cs: CollectionState, entry: Entry): ApiRecord {
+    const last = entry.pending?.[entry.pending.length - 1];
+    return last ? last.record : this.visible(cs, entry);
+  }
+
+  list(name: string, query: ListQuery): ListResult {
+    const cs = this.collection(name);
+    const now = this.nowMs();
+    const entries = cs.entries;
+    const useSince = query.modifiedSince !== undefined && cs.spec.modificationInfo;
+    const since = query.modifiedSince ?? 0;
+    let skip = (query.pageNumber - 1) * query.pageSize;
+    const page: Entry[] = [];
+    let total = 0;
+    const start = query.after !== undefined ? cs.upperBound(query.after.toLowerCase()) : 0;
+    for (let i = start; i < entries.length; i++) {
+      const e = entries[i] as Entry;
+      if (e.pending !== undefined) this.settle(e, now);
+      const m = e.modified;
+      if (Number.isNaN(m)) continue; // not visible yet
+      if (useSince && m < since) continue;
+      total++;
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      if (page.length < query.pageSize) page.push(e);
+    }
+    return { items: page.map((e) => this.visible(cs, e)), total };
+  }
+
+  /** The visible version of a record, or undefined. */
+  get(name: string, id: string): ApiRecord | undefined {
+    const cs = this.collection(name);
+    const e = cs.find(id.toLowerCase());
+    if (!e) return undefined;
+    this.settle(e, this.nowMs());
+    if (Number.isNaN(e.modified)) return undefined;
+    return this.visible(cs, e);
+  }
+
+  /** The latest committed version (visible or not) — a copy the caller may change. */
+  getLatest(name: string, id: string): ApiRecord | undefined {
+    const cs = this.collection(name);
+    const e = cs.find(id.toLowerCase());
+    return e ? clone(this.latest(cs, e)) : undefined;
+  }
+
+  /** Clock time the record was created through the API (0 for seeded records). */
+  createdAt(name: string, id: string): number | undefined {
+    return this.collection(name).find(id.toLowerCase())?.createdAt;
+  }
+
+  nextDocumentNumberSequence(name: string): number {
+    const cs = this.collection(name);
+    return cs.nextSequence++;
+  }
+
+  /** Random existing ids of a collection (for the activity generator and edits while paging). */
+  sampleIds(name: string, count: number): string[] {
+    const entries = this.collection(name).entries;
+    const out: string[] = [];
+    for (let i = 0; i < count && entries.length > 0; i++) {
+      out.push((entries[this.rng.int(0, entries.length - 1)] as Entry).id);
+    }
+    return out;
+  }
+
+  private commit(cs: CollectionState, entry: Entry, record: ApiRecord, change: ChangeKind): ApiRecord {
+    const now = this.nowMs();
+    const modified = this.stamp();
+    const info = (record.ModificationInfo ?? {}) as Record<string, unknown>;
+    if (cs.spec.modificationInfo) {
+      record.ModificationInfo = {
+        CreatedDate: change === 'created' ? iso(modified) : String(info.CreatedDate ?? iso(modified)),
+        CreatedBy: String(info.CreatedBy ?? ''),
+        ModifiedDate: iso(modified),
+        ModifiedBy: String(info.ModifiedBy ?? info.CreatedBy ?? ''),
+      };
+      if (!record.ModificationInfo.CreatedBy) record.ModificationInfo.CreatedBy = SANDBOX_USER_ID;
+      record.ModificationInfo.ModifiedBy = SANDBOX_USER_ID;
+    }
+    const frozen = clone(record);
+    const visibleAt = now + this.settings.lateVisibilityMs;
+    if (visibleAt <= now) {
+      entry.record = frozen;
+      entry.modified = modified;
+    } else {
+      entry.pending ??= [];
+      entry.pending.push({ record: frozen, modified, visibleAt });
+    }
+    this.log.push({
+      collection: cs.spec.name,
+      id: entry.id,
+      change,
+      modified,
+      visibleAt,
+      hash: hashRecord(frozen),
+      record: frozen,
+    });
+    return clone(frozen);
+  }
+
+  /** Creates a record (its `Id` is set here); answers the stored copy. */
+  create(name: string, record: Omit<ApiRecord, 'Id'> & { Id?: string }): ApiRecord {
+    const cs = this.collection(name);
+    let id = record.Id?.toLowerCase() ?? this.rng.guid();
+    while (cs.find(id)) id = this.rng.guid();
+    const { Id: _given, ...fields } = record;
+    const full = { Id: id, ...fields } as ApiRecord;
+    const entry: Entry = {
+      id,
+      seedIndex: -1,
+      modified: Number.NaN,
+      record: undefined,
+      pending: undefined,
+      createdAt: this.nowMs(),
+    };
+    cs.insert(entry);
+    return this.commit(cs, entry, full, 'created');
+  }
+
+  /** Applies `change` to a copy of the latest version and commits it as a new version. */
+  update(name: string, id: string, change: (record: ApiRecord) => void): ApiRecord | undefined {
+    const cs = this.collection(name);
+    const e = cs.find(id.toLowerCase());
+    if (!e) return undefined;
+    const next = clone(this.latest(cs, e));
+    change(next);
+    next.Id = e.id;
+    return this.commit(cs, e, next, 'updated');
+  }
+
+  /** Deletes a record at once (deletions are not delayed). */
+  remove(name: string, id: string): boolean {
+    const cs = this.collection(name);
+    const i = cs.lowerBound(id.toLowerCase());
+    const e = cs.entries[i];
+    if (!e || e.id !== id.toLowerCase()) return false;
+    cs.entries.splice(i, 1);
+    if (e.seedIndex >= 0) {
+      const removed = this.removedSeeded.get(cs.spec.name) ?? [];
+      removed.push(e);
+      this.removedSeeded.set(cs.spec.name, removed);
+    }
+    const now = this.nowMs();
+    this.log.push({
+      collection: cs.spec.name,
+      id: e.id,
+      change: 'deleted',
+      modified: this.stamp(),
+      visibleAt: now,
+      hash: '',
+      record: undefined,
+    });
+    return true;
+  }
+
+  /**
+   * Every version ever made visible (up to now), optionally with copies: seeded versions first
+   * (unless `includeSeed` is false), then changes in commit order.
+   */
+  groundTruth(
+    filter: { collection?: string; id?: string; includeSeed?: boolean; copies?: boolean } = {},
+  ): GroundTruthVersion[] {
+    const now = this.nowMs();
+    const out: GroundTruthVersion[] = [];
+    const wanted = filter.collection ? findCollection(filter.collection)?.name : undefined;
+    if (filter.collection && !wanted) return out;
+    const id = filter.id?.toLowerCase();
+    if (filter.includeSeed !== false) {
+      for (const cs of this.collections.values()) {
+        if (cs.spec.kind === 'reference') continue;
+        if (wanted && cs.spec.name !== wanted) continue;
+        const seeded: { entry: Entry; record: ApiRecord }[] = [];
+        for (const entry of [...cs.entries, ...(this.removedSeeded.get(cs.spec.name) ?? [])]) {
+          if (entry.seedIndex < 0 || (id && entry.id !== id)) continue;
+          seeded.push({ entry, record: this.generated(cs, entry) });
+        }
+        for (const { entry, record } of seeded) {
+          out.push({
+            collection: cs.spec.name,
+            id: entry.id,
+            change: 'created',
+            modifiedDate: String(record.ModificationInfo?.ModifiedDate ?? ''),
+            visibleFrom: new Date(0).toISOString(),
+            hash: hashRecord(record),
+            ...(filter.copies ? { record } : {}),
+          });
+        }
+      }
+    }
+    for (const v of this.log) {
+      if (v.visibleAt > now) continue;
+      if (wanted && v.collection !== wanted) continue;
+      if (id && v.id !== id) continue;
+      out.push({
+        collection: v.collection,
+        id: v.id,
+        change: v.change,
+        modifiedDate: iso(v.modified),
+        visibleFrom: iso(v.visibleAt),
+        hash: v.hash,
+        ...(filter.copies && v.record ? { record: clone(v.record) } : {}),
+      });
+    }
+    return out;
+  }
+
+  /** Number of records (visible or not) per collection. */
+  counts(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [name, cs] of this.collections) out[name] = cs.entries.length;
+    return out;
+  }
+}
