@@ -4,7 +4,7 @@
  * because the Lambda Node.js runtime provides it), then imported by several fresh `node` processes.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -58,9 +58,14 @@ export async function measureBundles(options: {
   const handlersDir = join(options.root, 'functions', 'handlers');
   const outDir = join(options.root, 'node_modules', '.cache', 'accounting-events-bench');
   await mkdir(outDir, { recursive: true });
-  let files: string[] = [];
+  const files: string[] = [];
   try {
-    files = (await readdir(handlersDir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).sort();
+    const all = (await readdir(handlersDir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).sort();
+    // Entry points export `handler`; other modules there are shared helpers.
+    for (const f of all) {
+      const text = await readFile(join(handlersDir, f), 'utf8');
+      if (/export\s+(const|let|async\s+function|function)\s+handler\b/.test(text)) files.push(f);
+    }
   } catch {
     options.log('bundles: no functions/handlers directory');
     return [];

@@ -1,0 +1,47 @@
+/**
+ * One backfill in a fresh process, so its peak RSS is its own: reads `BENCH_BACKFILL` (JSON:
+ * baseUrl, collections, pageSize) and the sandbox key from `ACCOUNTING_API_KEY`, polls until
+ * caught up, then one steady cycle, and prints one JSON line with the figures.
+ */
+import type { CollectionName } from '../functions/accounting/collections.js';
+import { createBenchPoller } from './poller-deps.js';
+
+const input = JSON.parse(process.env.BENCH_BACKFILL ?? '{}') as {
+  baseUrl: string;
+  collections: CollectionName[];
+  pageSize: number;
+  reconcile?: boolean;
+};
+const poller = createBenchPoller({
+  baseUrl: input.baseUrl,
+  apiKey: process.env.ACCOUNTING_API_KEY ?? '',
+  collections: input.collections,
+  pageSize: input.pageSize,
+  // The figure is the change detection's own reads; the deletion reconciliation (a separate id
+  // scan, daily by default) is left out here and measured on its own by the parent.
+  poll: { reconcileIntervalMs: input.reconcile ? 24 * 3_600_000 : 0 },
+});
+const started = performance.now();
+let cycles = 0;
+for (;;) {
+  const summary = await poller.cycle();
+  cycles += 1;
+  if (summary.failed > 0) throw new Error(`backfill: ${summary.failed} collections failed`);
+  if (!summary.more) break;
+}
+const seconds = (performance.now() - started) / 1000;
+const backfillRequests = poller.requests();
+const events = poller.published();
+await poller.cycle();
+const steadyRequests = poller.requests() - backfillRequests;
+await poller.close();
+process.stdout.write(
+  `${JSON.stringify({
+    events,
+    cycles,
+    seconds,
+    backfillRequests,
+    steadyRequests,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+  })}\n`,
+);

@@ -1,0 +1,88 @@
+/** The shape of `bench/results/latest.json` (validated before it is written) and its table. */
+import { z } from 'zod';
+import { round } from './stats.js';
+
+const num = z.number().finite();
+
+export const benchResultsSchema = z
+  .object({
+    idle: z.object({ requestsPerCollectionPerCycle: num }).strict(),
+    backfill: z.array(
+      z
+        .object({
+          documents: z.number().int(),
+          pageSize: z.number().int(),
+          requests: z.number().int(),
+          minimumRequests: z.number().int(),
+          seconds: num,
+          eventsPerSecond: num,
+          peakRssMb: num,
+        })
+        .strict(),
+    ),
+    latency: z.object({ p50Ms: num, p95Ms: num, intervalMs: num }).strict(),
+    baseline: z.object({ requestsPerCycle: num, seconds: num }).strict(),
+    ratios: z.object({ requestsPerCycle: num }).strict(),
+    actions: z.object({ isdocArchivesPerSecond: num, transfersPerSecond: num }).strict(),
+    bundles: z.array(z.object({ name: z.string(), bytes: z.number().int(), coldImportMs: num }).strict()),
+  })
+  .strict();
+
+export type BenchResults = z.infer<typeof benchResultsSchema>;
+
+export interface Target {
+  name: string;
+  measured: string;
+  target: string;
+  met: boolean;
+}
+
+/** The targets of the issue, checked against the figures. */
+export function checkTargets(r: BenchResults): Target[] {
+  const targets: Target[] = [];
+  targets.push({
+    name: 'idle requests per collection per cycle',
+    measured: String(r.idle.requestsPerCollectionPerCycle),
+    target: '1.0',
+    met: r.idle.requestsPerCollectionPerCycle <= 1.0,
+  });
+  for (const b of r.backfill) {
+    targets.push({
+      name: `backfill ${b.documents} requests / minimum`,
+      measured: `${b.requests} / ${b.minimumRequests} = ${round(b.requests / b.minimumRequests, 3)}`,
+      target: '≤ 1.02',
+      met: b.requests <= 1.02 * b.minimumRequests,
+    });
+  }
+  const small = r.backfill.find((b) => b.documents === Math.min(...r.backfill.map((x) => x.documents)));
+  const large = r.backfill.find((b) => b.documents === Math.max(...r.backfill.map((x) => x.documents)));
+  if (small && large && small !== large) {
+    targets.push({
+      name: `peak RSS ${large.documents} / ${small.documents}`,
+      measured: `${large.peakRssMb} / ${small.peakRssMb} MB = ${round(large.peakRssMb / small.peakRssMb, 3)}`,
+      target: '≤ 1.2',
+      met: large.peakRssMb <= 1.2 * small.peakRssMb,
+    });
+  }
+  targets.push({
+    name: 'latency p95',
+    measured: `${r.latency.p95Ms} ms`,
+    target: `≤ interval + 2 s = ${r.latency.intervalMs + 2000} ms`,
+    met: r.latency.p95Ms <= r.latency.intervalMs + 2000,
+  });
+  targets.push({
+    name: 'naive / ours requests per cycle',
+    measured: String(r.ratios.requestsPerCycle),
+    target: '≥ 100',
+    met: r.ratios.requestsPerCycle >= 100,
+  });
+  for (const b of r.bundles) {
+    targets.push({
+      name: `bundle ${b.name}`,
+      measured: `${round(b.bytes / 1024, 1)} KiB, cold import ${b.coldImportMs} ms`,
+      target: '≤ 1 MB, ≤ 200 ms',
+      met: b.bytes <= 1_000_000 && b.coldImportMs <= 200,
+    });
+  }
+  return targets;
+}

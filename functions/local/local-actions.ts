@@ -1,0 +1,153 @@
+/**
+ * Every action of the routing table, run in process: the local bus delivers each matched event to
+ * the same core entry (`createActionEntry`) the Lambda handlers call per SQS record, with the
+ * idempotency guard on the embedded DynamoDB and the archive on the embedded S3. The e-invoice
+ * status tracker, a scheduled function on AWS, runs on a timer.
+ */
+import { buildRoutes, type Route } from '../../infra/routes.js';
+import type { Sandbox } from '../../sandbox/index.js';
+import type { AccountingApi } from '../accounting/api.js';
+import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
+import type { EventBridgeEvent } from '../adapters/local/local-bus.js';
+import { archiveIsdoc } from '../core/actions/archive-isdoc.js';
+import { type ActionsConfig, loadActionsConfig } from '../core/actions/config.js';
+import { type OpenSendings, trackEInvoices } from '../core/actions/einvoice-tracking.js';
+import { type ActionEntry, createActionEntry } from '../core/actions/run-action.js';
+import { sendInvoice } from '../core/actions/send-invoice.js';
+import { transferDocument } from '../core/actions/transfer-document.js';
+import type { BusEvent, Clock, EventPublisher, Logger } from '../core/ports.js';
+import { createPowertoolsGuard } from '../handlers/action-runtime.js';
+import { ENV } from '../shared/env-names.js';
+import { LOCAL_RESOURCES, type LocalStores } from './local-stores.js';
+
+export interface LocalActions {
+  readonly routes: Route[];
+  readonly config: ActionsConfig;
+  /** Late binding: the bus is built after the actions (it needs their routes). */
+  bindPublisher(publisher: EventPublisher): void;
+  deliver(route: Route, event: EventBridgeEvent): Promise<void>;
+  /** Runs the scheduled actions (e-invoice tracker) once. */
+  runScheduled(): Promise<void>;
+  startTimers(intervalMs: number): void;
+  stopTimers(): void;
+  close(): Promise<void>;
+}
+
+/** Thrown to the bus for an event that failed its schema: like the SQS handler, it goes to the dead letters. */
+export class InvalidDeliveryError extends Error {
+  override readonly name = 'InvalidDeliveryError';
+}
+
+/** Identification numbers of every sandbox partner: the demo sends every invoice through the e-invoicing network. */
+function sandboxEInvoicePartners(sandbox: Sandbox, field: string): string[] {
+  const out = new Set<string>();
+  const { items } = sandbox.state.list('BusinessPartners', { pageSize: 10_000, pageNumber: 1 });
+  const leaf = field.split('.').at(-1) ?? field;
+  for (const p of items) {
+    const value = p[leaf];
+    if (typeof value === 'string' && value) out.add(value);
+  }
+  return [...out];
+}
+
+export async function startLocalActions(options: {
+  api: AccountingApi;
+  stores: LocalStores;
+  env: Record<string, string | undefined>;
+  connection: string;
+  sandbox: Sandbox | undefined;
+  logger: Logger;
+  clock: Clock;
+}): Promise<LocalActions> {
+  const { api, stores, logger, clock } = options;
+  const env: Record<string, string | undefined> = {
+    ...options.env,
+    [ENV.actionsConnection]: options.connection,
+    [ENV.actionsIdempotencyTable]: LOCAL_RESOURCES.idempotencyTable,
+    [ENV.actionsArchiveBucket]: LOCAL_RESOURCES.archiveBucket,
+    [ENV.actionsStateTable]: LOCAL_RESOURCES.stateTable,
+  };
+  if (options.sandbox && !env[ENV.actionsEInvoicePartners] && !env[ENV.actionsEmailPartners]) {
+    const field = env[ENV.actionsPartnerField] || 'BusinessPartnerAddress.IdentificationNumber';
+    env[ENV.actionsEInvoicePartners] = sandboxEInvoicePartners(options.sandbox, field).join(',');
+  }
+  const config = loadActionsConfig(env);
+  const routes = buildRoutes(config);
+
+  let bound: EventPublisher | undefined;
+  const publisher: EventPublisher = {
+    publish(events: readonly BusEvent[]) {
+      if (!bound) throw new Error('local actions: no publisher bound');
+      return bound.publish(events);
+    },
+  };
+  const guard = createPowertoolsGuard({
+    client: stores.servers.dynamoDb,
+    tableName: LOCAL_RESOURCES.idempotencyTable,
+    expiresAfterSeconds: config.idempotency.expiresAfterSeconds,
+  });
+  const sendings = createDynamoDbCheckpointStore<OpenSendings>({
+    client: stores.servers.dynamoDb,
+    tableName: LOCAL_RESOURCES.stateTable,
+  });
+
+  const entries: Record<string, ActionEntry> = {
+    'transfer-documents': createActionEntry('transfer-documents', logger, (event, o) =>
+      transferDocument({ api, publisher, clock, logger, guard, config }, event, o),
+    ),
+    'archive-isdoc': createActionEntry('archive-isdoc', logger, (event) =>
+      archiveIsdoc({ api, objects: stores.archive, publisher, clock, logger, config }, event),
+    ),
+    'send-invoice': createActionEntry('send-invoice', logger, (event, o) =>
+      sendInvoice({ api, publisher, clock, logger, guard, sendings, config }, event, o),
+    ),
+  };
+
+  const tracking = config.sending.einvoicePartners.length > 0;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  const runScheduled = async () => {
+    if (!tracking || !bound) return;
+    running ??= trackEInvoices({ api, sendings, publisher, clock, logger }, options.connection)
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        logger.warn('e-invoice tracking failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    await running;
+  };
+
+  const stopTimers = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+  };
+
+  return {
+    routes,
+    config,
+    bindPublisher(p) {
+      bound = p;
+    },
+    async deliver(route, event) {
+      const entry = entries[route.handler];
+      if (!entry) throw new InvalidDeliveryError(`no local entry for handler '${route.handler}'`);
+      const result = await entry(event, { remainingTimeMs: route.timeoutSeconds * 1000 });
+      if (result.status === 'invalid') throw new InvalidDeliveryError(result.reason);
+    },
+    runScheduled,
+    startTimers(intervalMs) {
+      if (!tracking || timer) return;
+      timer = setInterval(() => void runScheduled(), Math.max(250, intervalMs));
+      timer.unref();
+    },
+    stopTimers,
+    async close() {
+      stopTimers();
+      await running;
+    },
+  };
+}

@@ -1,0 +1,389 @@
+/**
+ * The local runtime: everything `npm start` runs, wired in one process.
+ *
+ *   sandbox (optional, with its activity generator)
+ *   embedded dynalite + s3rver (data under `.local/`, surviving restarts)
+ *   the local bus with the routing table of infra/routes.ts
+ *   the poller (core change detector) on an interval
+ *   every action, delivered by the bus to the same entry code the Lambda handlers run
+ *
+ * `stop()` stops cleanly: no new poll, the running one finishes (its checkpoints are saved after
+ * the bus accepted its events), the bus drains (deliveries and the outcomes they publish), then
+ * the stores and servers close. A restart resumes from the checkpoints; the actions' idempotency
+ * records (in dynalite) keep effects from repeating.
+ */
+import { join } from 'node:path';
+import type { Sandbox, SandboxOptions } from '../../sandbox/index.js';
+import { type AccountingClient, createAccountingClient } from '../accounting/client.js';
+import { type CollectionName, defaultPolledCollections } from '../accounting/collections.js';
+import { type AccountingConfig, parseAccountingConfig } from '../accounting/config.js';
+import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
+import type { Clock, Logger } from '../core/ports.js';
+import { type PollAllSummary, pollAll } from '../core/sync/poll-all.js';
+import { type PollOptions, pollOptionsSchema } from '../core/sync/poll-options.js';
+import { systemClock } from '../shared/clock.js';
+import { accountingInputFromEnv, cliFieldName } from './environment.js';
+import { type EventsOut, openEventsOut } from './events-out.js';
+import type { RuntimeUpdate } from './live-view.js';
+import { outcomeNote } from './live-view.js';
+import { type LocalActions, startLocalActions } from './local-actions.js';
+import { LOCAL_RESOURCES, type LocalStores, startLocalStores } from './local-stores.js';
+
+export interface RuntimeOptions {
+  /**
+   * `false`: talk to the service configured by `baseUrl`/env. `true` or options: start the sandbox
+   * in-process. `{ instance }`: use a sandbox someone else started (tests restart the runtime on it).
+   */
+  sandbox: boolean | { options?: Partial<SandboxOptions>; instance?: Sandbox };
+  baseUrl?: string;
+  authUrl?: string;
+  /** Environment: credentials, client and action settings (names in shared/env-names.ts). */
+  env: Record<string, string | undefined>;
+  dataDir: string;
+  collections?: readonly CollectionName[];
+  intervalMs: number;
+  actions: boolean;
+  eventsOut?: string;
+  /** Where a first run starts (`backfill --since`); absent = everything. */
+  startFrom?: string;
+  /** Overrides of the change detector's options (tests shorten the lookback). */
+  poll?: Partial<PollOptions>;
+  /** How often the e-invoice status tracker runs locally; default: the poll interval. */
+  trackerIntervalMs?: number;
+  onUpdate?: (update: RuntimeUpdate) => void;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface Runtime {
+  readonly bus: LocalBus;
+  readonly stores: LocalStores;
+  readonly api: AccountingClient;
+  readonly sandbox: Sandbox | undefined;
+  readonly connection: string;
+  readonly collections: readonly CollectionName[];
+  /** One poll of every collection; events are on the bus when it resolves. */
+  pollOnce(): Promise<PollAllSummary>;
+  /** Polls on the interval until `signal` aborts or `durationMs` passes, then stops cleanly. */
+  run(options?: { signal?: AbortSignal; durationMs?: number }): Promise<void>;
+  /** Waits until every delivery (and what it published) has finished. */
+  drain(): Promise<void>;
+  stop(reason?: string): Promise<void>;
+}
+
+/** Thrown when the runtime cannot start with the given settings (exit code 2). */
+export class RuntimeConfigError extends Error {
+  override readonly name = 'RuntimeConfigError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+function accountingConfigFor(options: RuntimeOptions, sandbox: Sandbox | undefined): AccountingConfig {
+  const fromEnv = accountingInputFromEnv(options.env);
+  if (sandbox) {
+    // The sandbox's own demo key; credentials in the environment are for the real service.
+    return parseAccountingConfig(
+      {
+        ...fromEnv,
+        baseUrl: sandbox.baseUrl,
+        authUrl: sandbox.authUrl,
+        apiKey: sandbox.credentials.apiKey,
+        clientId: undefined,
+        clientSecret: undefined,
+      },
+      cliFieldName,
+    );
+  }
+  return parseAccountingConfig(
+    {
+      ...fromEnv,
+      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+      ...(options.authUrl ? { authUrl: options.authUrl } : {}),
+    },
+    cliFieldName,
+  );
+}
+
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const emit = options.onUpdate ?? (() => {});
+  const logger = options.logger ?? quietLogger;
+  const clock = options.clock ?? systemClock;
+  const cleanup: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    for (const fn of cleanup.reverse()) await fn().catch(() => {});
+    cleanup.length = 0;
+  };
+
+  try {
+    // 1. The service: the sandbox in-process, or the configured one.
+    let sandbox: Sandbox | undefined;
+    if (options.sandbox !== false) {
+      const given = typeof options.sandbox === 'object' ? options.sandbox : {};
+      if (given.instance) sandbox = given.instance;
+      else {
+        const { startSandbox } = await import('../../sandbox/index.js');
+        sandbox = await startSandbox({
+          activity: { enabled: true, ratePerSecond: 0.5 },
+          ...(given.options ?? {}),
+        });
+        const started = sandbox;
+        cleanup.push(() => started.close());
+      }
+    }
+    let config: AccountingConfig;
+    try {
+      config = accountingConfigFor(options, sandbox);
+    } catch (error) {
+      throw new RuntimeConfigError(error instanceof Error ? error.message : String(error), { cause: error });
+    }
+    const api = createAccountingClient(config, { logger, clock });
+    cleanup.push(() => api.close());
+
+    // 2. Embedded stores, data under the data directory.
+    const stores = await startLocalStores(options.dataDir);
+    cleanup.push(() => stores.close());
+
+    const connection =
+      options.env.ACTIONS_CONNECTION?.trim() ||
+      (sandbox ? 'sandbox' : new URL(config.baseUrl).hostname.replace(/[^A-Za-z0-9_.-]/g, '-'));
+    const collections = options.collections ?? defaultPolledCollections;
+    let pollOptions: PollOptions;
+    try {
+      pollOptions = pollOptionsSchema.parse({
+        connection,
+        pageSize: config.pageSize,
+        claimBucket: LOCAL_RESOURCES.archiveBucket,
+        ...(options.startFrom ? { startFrom: options.startFrom } : {}),
+        ...(options.poll ?? {}),
+      });
+    } catch (error) {
+      throw new RuntimeConfigError(`invalid poll settings: ${String(error)}`, { cause: error });
+    }
+
+    // 3. Events out, actions, the bus.
+    let eventsOut: EventsOut | undefined;
+    if (options.eventsOut) {
+      eventsOut = await openEventsOut(options.eventsOut);
+      const out = eventsOut;
+      cleanup.push(() => out.close());
+    }
+    let actions: LocalActions | undefined;
+    if (options.actions) {
+      actions = await startLocalActions({
+        api,
+        stores,
+        env: options.env,
+        connection,
+        sandbox,
+        logger,
+        clock,
+      });
+    }
+    const bus = createLocalBus({
+      routes: actions?.routes ?? [],
+      deliver: (route, event) => (actions ? actions.deliver(route, event) : Promise.resolve()),
+      logger,
+      clock,
+      source: pollOptions.source ?? `accounting.${connection}`,
+    });
+    cleanup.push(() => bus.close());
+    actions?.bindPublisher(bus);
+    bus.onEvent((event: EventBridgeEvent) => {
+      eventsOut?.write([
+        {
+          source: event.source,
+          detailType: event['detail-type'],
+          detail: event.detail,
+          time: new Date(event.time),
+          resources: event.resources,
+        },
+      ]);
+      const detail = (event.detail ?? {}) as Record<string, unknown>;
+      const record = detail.record as Record<string, unknown> | undefined;
+      const number =
+        (typeof record?.DocumentNumber === 'string' && record.DocumentNumber) ||
+        (typeof detail.documentNumber === 'string' && detail.documentNumber) ||
+        ((detail.source as { documentNumber?: unknown } | undefined)?.documentNumber as string | undefined) ||
+        undefined;
+      emit({
+        kind: 'event',
+        detailType: event['detail-type'],
+        id: typeof detail.id === 'string' ? detail.id : event.id,
+        documentNumber: number || undefined,
+        note: outcomeNote(event['detail-type'], detail),
+        modifiedDate: typeof detail.modifiedDate === 'string' ? detail.modifiedDate : undefined,
+        at: clock.now(),
+      });
+    });
+    bus.onDelivery((outcome) => {
+      if (outcome.status === 'delivered') return;
+      emit({
+        kind: 'action',
+        route: outcome.routeId,
+        ok: false,
+        detailType: outcome.status,
+        id: outcome.eventId,
+        message: outcome.error,
+      });
+    });
+
+    const deps = {
+      api,
+      checkpoints: stores.checkpoints,
+      publisher: bus,
+      clock,
+      logger,
+      objectStore: stores.archive,
+    };
+
+    emit({
+      kind: 'started',
+      service: sandbox ? sandbox.baseUrl : config.baseUrl,
+      sandbox: sandbox !== undefined,
+      dataDir: stores.dataDir,
+      collections,
+      intervalMs: options.intervalMs,
+      actions: actions?.routes.map((r) => r.id) ?? [],
+      s3Endpoint: stores.servers.s3Endpoint,
+    });
+
+    // The first backfill's progress: how many records there are, once, cheaply (one 1-item page each).
+    let backfill: { done: number; total: number } | undefined;
+    const firstRun = await isFirstRun(stores, connection, collections);
+    if (firstRun) {
+      let total = 0;
+      for (const c of collections) {
+        for await (const page of api.listPages(c, {
+          pageSize: 1,
+          ...(options.startFrom ? { modifiedSince: options.startFrom } : {}),
+        })) {
+          total += page.totalItemCount;
+          break;
+        }
+      }
+      backfill = { done: 0, total };
+      emit({ kind: 'backfill', done: 0, total });
+    }
+
+    let polling: Promise<PollAllSummary> | undefined;
+    const pollOnce = async (): Promise<PollAllSummary> => {
+      const started = clock.now();
+      const before = bus.publishedCount();
+      const summary = await pollAll(deps, pollOptions, collections);
+      const events = bus.publishedCount() - before;
+      if (backfill) {
+        backfill.done = Math.min(backfill.total, backfill.done + summary.published);
+        if (!summary.more) backfill.done = backfill.total;
+        emit({ kind: 'backfill', ...backfill });
+        if (!summary.more) backfill = undefined;
+      }
+      for (const c of summary.collections) {
+        if (c.status !== 'ok')
+          emit({
+            kind: 'warning',
+            message: `poll of ${c.collection} ${c.status}: ${c.error?.message ?? ''}`,
+          });
+      }
+      emit({
+        kind: 'poll',
+        at: started,
+        durationMs: clock.now().getTime() - started.getTime(),
+        events,
+        requests: summary.requests,
+      });
+      return summary;
+    };
+    const guardedPoll = () => {
+      polling = pollOnce().finally(() => {
+        polling = undefined;
+      });
+      return polling;
+    };
+
+    let stopped: Promise<void> | undefined;
+    const stop = (reason = 'stopped') => {
+      stopped ??= (async () => {
+        emit({ kind: 'stopping', reason });
+        actions?.stopTimers();
+        await polling?.catch(() => {});
+        await bus.drain();
+        await actions?.close();
+        const published = bus.publishedCount();
+        await closeAll();
+        emit({ kind: 'stopped', published });
+      })();
+      return stopped;
+    };
+
+    const runtime: Runtime = {
+      bus,
+      stores,
+      api,
+      sandbox,
+      connection,
+      collections,
+      pollOnce: guardedPoll,
+      drain: () => bus.drain(),
+      stop,
+      async run(runOptions = {}) {
+        const { signal, durationMs } = runOptions;
+        const deadline =
+          durationMs === undefined ? Number.POSITIVE_INFINITY : clock.now().getTime() + durationMs;
+        const stopper = new AbortController();
+        const onAbort = () => stopper.abort();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        if (signal?.aborted) stopper.abort();
+        const timer = Number.isFinite(deadline)
+          ? setTimeout(() => stopper.abort(), Math.max(0, deadline - clock.now().getTime()))
+          : undefined;
+        actions?.startTimers(options.trackerIntervalMs ?? options.intervalMs);
+        try {
+          while (!stopper.signal.aborted) {
+            const cycleStart = clock.now().getTime();
+            let summary: PollAllSummary | undefined;
+            try {
+              summary = await guardedPoll();
+            } catch (error) {
+              emit({
+                kind: 'warning',
+                message: `poll failed: ${error instanceof Error ? error.message : String(error)}`,
+              });
+            }
+            if (stopper.signal.aborted) break;
+            // Work left (time budget, a backfill): go on at once; else wait for the next tick.
+            if (summary?.more) continue;
+            const wait = Math.max(0, cycleStart + options.intervalMs - clock.now().getTime());
+            await clock.sleep(wait, stopper.signal).catch(() => {});
+          }
+        } finally {
+          if (timer) clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          await stop(signal?.aborted ? 'interrupted' : 'duration reached');
+        }
+      },
+    };
+    return runtime;
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+async function isFirstRun(
+  stores: LocalStores,
+  connection: string,
+  collections: readonly string[],
+): Promise<boolean> {
+  for (const c of collections) {
+    if (await stores.checkpoints.get(`${connection}#${c}`)) return false;
+  }
+  return true;
+}
+
+/** Data directory default, relative to the working directory. */
+export function defaultDataDir(cwd: string): string {
+  return join(cwd, '.local');
+}
