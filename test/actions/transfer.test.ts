@@ -233,4 +233,3 @@ describe('transfer action (sandbox + dynalite + Powertools idempotency)', () => 
     expect(await slipsReferencing(order.Id)).toHaveLength(0);
   });
 });
-

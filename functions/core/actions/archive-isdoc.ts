@@ -228,7 +228,7 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
 
   // 4. Optional PDF beside it (streamed; not validated).
   let pdfKey: string | undefined;
-  if (isdoc.pdf) {
+  if (isdoc.pdf && decision !== 'republish') {
     const pdf = await deps.api.download(`${collection}.pdf`, {
       params: { id: envelope.id },
       query: { Language: 'Current' },
@@ -265,6 +265,11 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
     },
     deps.clock.now(),
   );
+  if (decision === 'republish') {
+    // Nothing written: only the announcement of an earlier attempt of this event is repeated (same key).
+    deps.logger.info('isdoc archive re-announced', { ...log, key });
+    return { status: 'duplicate', reason: 're-announced' };
+  }
   deps.logger.info('isdoc archived', { ...log, key, size: bytes.length });
   return { status: 'done' };
 }
