@@ -37,6 +37,7 @@ import {
   ConnectionError,
   InvalidArgumentError,
   OutcomeUnknownError,
+  type ProblemDetails,
   type RequestInfo,
   SchemaMismatchError,
   TimeoutError,
@@ -61,7 +62,8 @@ export interface ClientDeps {
   random?: () => number;
 }
 
-export interface ClientStats {
+/** A type alias (not an interface) so it can be logged as `Record<string, unknown>`. */
+export type ClientStats = {
   /** HTTP requests sent to the service (token requests included). */
   requests: number;
   /** Requests repeated by the retry policy (stale-socket and 401 repeats included). */
@@ -74,7 +76,7 @@ export interface ClientStats {
   staleSocketRetries: number;
   /** Times the connections were replaced before a side effect after a long idle. */
   connectionRefreshes: number;
-}
+};
 
 export interface AccountingClient extends AccountingApi {
   /** The catalog in use (with configured path overrides). */
@@ -162,6 +164,21 @@ function validate<S extends z.ZodType>(schema: S, value: unknown, req: RequestIn
   const issue = parsed.error.issues[0];
   if (!issue) throw new SchemaMismatchError(req, '(body)', 'is invalid');
   throw new SchemaMismatchError(req, fieldPath(issue.path), expectedOf(issue));
+}
+
+/** Problem details may echo what was sent: every string passes the secret redactor. */
+function scrub(problem: ProblemDetails): ProblemDetails {
+  const out: ProblemDetails = { ...problem };
+  for (const key of ['type', 'title', 'detail', 'instance', 'traceId'] as const) {
+    const v = out[key];
+    if (v !== undefined) out[key] = redactText(v);
+  }
+  if (out.errors) {
+    out.errors = Object.fromEntries(
+      Object.entries(out.errors).map(([k, msgs]) => [redactText(k), msgs.map((m) => redactText(m))]),
+    );
+  }
+  return out;
 }
 
 export function createAccountingClient(config: AccountingConfig, deps: ClientDeps = {}): AccountingClient {
@@ -337,12 +354,10 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
       } catch {
         body = undefined;
       }
-      const problem = toProblemDetails(body);
+      const problem = scrub(toProblemDetails(body));
       if (body === undefined && text.trim()) {
         // Not JSON (an HTML gateway page, plain text): keep a short, scrubbed excerpt.
         problem.detail = redactText(text.replace(/\s+/g, ' ').trim().slice(0, 200));
-      } else if (problem.detail) {
-        problem.detail = redactText(problem.detail);
       }
       const retryAfterMs =
         res.status === 429 ? parseRetryAfter(res.headers['retry-after'], clock.now()) : undefined;

@@ -33,8 +33,25 @@ export function registerSecretValue(value: string): void {
   }
 }
 
-const DEFAULT_SENSITIVE_KEY =
-  /(api[-_]?key|secret|token|authorization|password|passwd|cookie|credential|signature|bearer)/i;
+/** Keys whose values are credentials: `apiKey`, `Api-Key`, `clientSecret`, `access_token`, `Authorization`… */
+const SENSITIVE_SUFFIXES = [
+  'apikey',
+  'secret',
+  'token',
+  'authorization',
+  'password',
+  'passwd',
+  'cookie',
+  'credential',
+  'credentials',
+  'signature',
+  'privatekey',
+];
+
+export function isSensitiveKey(key: string): boolean {
+  const k = key.toLowerCase().replace(/[-_\s.]/g, '');
+  return SENSITIVE_SUFFIXES.some((s) => k.endsWith(s));
+}
 
 function replaceAll(text: string, values: Iterable<string>): string {
   let out = text;
@@ -50,11 +67,7 @@ export function redactText(text: string, extra: Iterable<string> = []): string {
 }
 
 /** A deep copy of `value` with sensitive keys and registered secret values replaced. */
-export function redactValue(
-  value: unknown,
-  extra: readonly string[] = [],
-  sensitiveKey = DEFAULT_SENSITIVE_KEY,
-) {
+export function redactValue(value: unknown, extra: readonly string[] = []): unknown {
   const seen = new WeakSet<object>();
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return redactText(v, extra);
@@ -73,7 +86,7 @@ export function redactValue(
         message: redactText(v.message, extra),
       };
       for (const [k, inner] of Object.entries(v)) {
-        out[k] = sensitiveKey.test(k) ? REDACTED : walk(inner, depth + 1);
+        out[k] = isSensitiveKey(k) ? REDACTED : walk(inner, depth + 1);
       }
       if (v.stack) out.stack = redactText(v.stack, extra);
       if (v.cause !== undefined) out.cause = walk(v.cause, depth + 1);
@@ -87,8 +100,7 @@ export function redactValue(
     }
     const out: Record<string, unknown> = {};
     for (const [k, inner] of Object.entries(v)) {
-      out[k] =
-        sensitiveKey.test(k) && inner !== undefined && inner !== null ? REDACTED : walk(inner, depth + 1);
+      out[k] = isSensitiveKey(k) && inner !== undefined && inner !== null ? REDACTED : walk(inner, depth + 1);
     }
     return out;
   };

@@ -185,7 +185,7 @@ export function listReply(
       Pagination:
         extra.pageSize === null
           ? null
-          : { PageNumber: extra.pageNumber ?? 1, PageSize: extra.pageSize ?? items.length, After: null },
+          : { PageNumber: extra.pageNumber ?? 1, PageSize: extra.pageSize ?? 100, After: null },
     },
   };
 }
