@@ -8,27 +8,50 @@ import { basename, join } from 'node:path';
 import { Annotations } from 'aws-cdk-lib';
 import * as eventschemas from 'aws-cdk-lib/aws-eventschemas';
 import { Construct } from 'constructs';
+import { z } from 'zod';
 import { eventSchemaOf } from './json-schema-draft4.js';
 
 export interface EventSchemaFile {
   /** File name without `.json`, e.g. `ReceivedOrder.Created`. */
   readonly name: string;
   readonly schema: unknown;
+  readonly description?: string;
 }
 
-/** Reads every `*.json` of the folder, sorted by name; [] when the folder is absent. */
+/** The catalog's `index.json`: one entry per detail-type (not a schema itself). */
+const indexSchema = z.object({
+  events: z.array(z.object({ detailType: z.string(), description: z.string(), file: z.string() })),
+});
+
+const INDEX_FILE = 'index.json';
+
+function readJson(dir: string, file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;
+  } catch (error) {
+    throw new Error(`event schema file ${file} is not valid JSON`, { cause: error });
+  }
+}
+
+/** Reads every `*.json` of the folder but the index, sorted by name; [] when the folder is absent. */
 export function readEventSchemas(dir: string): EventSchemaFile[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((file) => file.endsWith('.json'))
+  const files = readdirSync(dir);
+  const descriptions = new Map<string, string>();
+  if (files.includes(INDEX_FILE)) {
+    const index = indexSchema.safeParse(readJson(dir, INDEX_FILE));
+    if (index.success) for (const e of index.data.events) descriptions.set(e.file, e.description);
+  }
+  return files
+    .filter((file) => file.endsWith('.json') && file !== INDEX_FILE)
     .sort()
     .map((file) => {
-      const path = join(dir, file);
-      try {
-        return { name: basename(file, '.json'), schema: JSON.parse(readFileSync(path, 'utf8')) as unknown };
-      } catch (error) {
-        throw new Error(`event schema file ${file} is not valid JSON`, { cause: error });
-      }
+      const description = descriptions.get(file);
+      return {
+        name: basename(file, '.json'),
+        schema: readJson(dir, file),
+        ...(description ? { description } : {}),
+      };
     });
 }
 
@@ -64,7 +87,7 @@ export class EventSchemaRegistry extends Construct {
         registryName: this.registry.attrRegistryName,
         schemaName: schemaNameOf(file.name),
         type: 'JSONSchemaDraft4',
-        description: `Detail of ${file.name} events`,
+        description: (file.description ?? `${file.name} events`).slice(0, 256),
         content: JSON.stringify(eventSchemaOf(file.name, file.schema as Parameters<typeof eventSchemaOf>[1])),
       });
       this.schemas.push(schema);

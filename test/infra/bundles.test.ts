@@ -66,7 +66,9 @@ describe('bundles', () => {
     for (const handler of present) {
       const path = handler === POLLER_HANDLER ? 'Poller' : `Route-bundle-${handler}`;
       const fn = t.stateless.node.findChild(path).node.findChild('Function');
-      const id = t.stateless.resolve((fn.node.defaultChild as { logicalId: string }).logicalId) as string;
+      const id = t.stateless.resolve(
+        (fn.node.defaultChild as unknown as { logicalId: string }).logicalId,
+      ) as string;
       const key = resources[id]!.Properties.Code!.S3Key!;
       const dir = join(outdir, `asset.${key.replace(/\.zip$/, '')}`);
       const code = readFileSync(join(dir, 'index.mjs'), 'utf8');

@@ -25,8 +25,11 @@ const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.T
 /** The logical id of the Lambda function of an AppFunction at `path` (e.g. `Route-archive-isdoc`). */
 function functionId(path: string): string {
   const id = t.stateless.resolve(
-    (t.stateless.node.findChild(path).node.findChild('Function').node.defaultChild as { logicalId: string })
-      .logicalId,
+    (
+      t.stateless.node.findChild(path).node.findChild('Function').node.defaultChild as unknown as {
+        logicalId: string;
+      }
+    ).logicalId,
   ) as string;
   return id;
 }
@@ -34,7 +37,9 @@ function functionId(path: string): string {
 /** Every Allow statement of the role of the AppFunction at `path`. */
 function statementsOf(path: string): { Action: string | string[]; Resource: unknown; Condition?: unknown }[] {
   const role = t.stateless.node.findChild(path).node.findChild('Role');
-  const roleId = t.stateless.resolve((role.node.defaultChild as { logicalId: string }).logicalId) as string;
+  const roleId = t.stateless.resolve(
+    (role.node.defaultChild as unknown as { logicalId: string }).logicalId,
+  ) as string;
   return ofType('AWS::IAM::Policy')
     .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(roleId))
     .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: never[] }).Statement);
@@ -206,10 +211,10 @@ describe('routes', () => {
   it('every route: queue with a DLQ after the route maxReceiveCount; rule target with the same DLQ', () => {
     for (const route of t.routes) {
       const q = t.stateless.resolve(
-        (routeOf(route.id).queue.node.defaultChild as { logicalId: string }).logicalId,
+        (routeOf(route.id).queue.node.defaultChild as unknown as { logicalId: string }).logicalId,
       );
       const dlq = t.stateless.resolve(
-        (routeOf(route.id).deadLetterQueue.node.defaultChild as { logicalId: string }).logicalId,
+        (routeOf(route.id).deadLetterQueue.node.defaultChild as unknown as { logicalId: string }).logicalId,
       );
       expect(resources[q]!.Properties).toMatchObject({
         RedrivePolicy: {

@@ -12,7 +12,7 @@ beforeAll(() => {
 
 const bucketOf = (app: TestApp, path: 'ArchiveBucket' | 'ClaimCheckBucket') => {
   const id = app.stateful.resolve(
-    (app.stateful.node.findChild(path).node.defaultChild as { logicalId: string }).logicalId,
+    (app.stateful.node.findChild(path).node.defaultChild as unknown as { logicalId: string }).logicalId,
   ) as string;
   return (app.statefulTemplate.toJSON().Resources as Record<string, { Properties: Record<string, unknown> }>)[
     id
