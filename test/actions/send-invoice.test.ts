@@ -1,0 +1,185 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
+import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { loadActionsConfig } from '../../functions/core/actions/config.js';
+import {
+  type OpenSendings,
+  trackEInvoices,
+  trackingKey,
+} from '../../functions/core/actions/einvoice-tracking.js';
+import { createActionEntry } from '../../functions/core/actions/run-action.js';
+import { sendInvoice } from '../../functions/core/actions/send-invoice.js';
+import type { CheckpointStore } from '../../functions/core/ports.js';
+import { createPowertoolsGuard } from '../../functions/handlers/action-runtime.js';
+import { createManualClock, type ManualClock } from '../../functions/shared/clock.js';
+import { startTestServers, type TestServers } from '../support/embedded.js';
+import {
+  CONNECTION,
+  listAll,
+  recordEvent,
+  recordingLogger,
+  recordingPublisher,
+  type SandboxClient,
+  startSandboxClient,
+} from './support.js';
+
+let servers: TestServers;
+let sb: SandboxClient;
+let clock: ManualClock;
+let invoices: ApiRecord[];
+
+beforeAll(async () => {
+  clock = createManualClock({ start: '2026-03-04T10:00:00.000Z' });
+  [servers, sb] = await Promise.all([
+    startTestServers(),
+    startSandboxClient({
+      clock,
+      eInvoicing: {
+        stepMs: 1_000,
+        transportFailureProbability: 0,
+        responseWeights: { AP: 1, RE: 0, CA: 0, UQ: 0 },
+        paidProbability: 1,
+      },
+      sizes: { documents: 30, partners: 6, perCollection: { IssuedInvoices: 8 } },
+    }),
+  ]);
+  invoices = (await listAll(sb.client, 'IssuedInvoices')).filter(
+    (i) =>
+      typeof (i.BusinessPartnerAddress as { IdentificationNumber?: unknown })?.IdentificationNumber ===
+      'string',
+  );
+});
+afterAll(async () => {
+  await Promise.all([servers?.close(), sb?.close()]);
+});
+
+function partnerOf(invoice: ApiRecord): string {
+  return String((invoice.BusinessPartnerAddress as { IdentificationNumber: string }).IdentificationNumber);
+}
+
+async function setup(env: Record<string, string>, api: AccountingApi = sb.client) {
+  const config = loadActionsConfig(env);
+  const guard = createPowertoolsGuard({
+    client: servers.dynamoDb,
+    tableName: await servers.idempotencyTable(),
+    expiresAfterSeconds: 3600,
+  });
+  const sendings: CheckpointStore<OpenSendings> = createDynamoDbCheckpointStore<OpenSendings>({
+    client: servers.dynamoDb,
+    tableName: await servers.checkpointTable(),
+  });
+  const publisher = recordingPublisher();
+  const logger = recordingLogger();
+  const deps = { api, publisher, clock, logger, guard, sendings, config };
+  const entry = createActionEntry('send-invoice', logger, (event, o) => sendInvoice(deps, event, o));
+  const track = () => trackEInvoices({ api, sendings, publisher, clock, logger }, CONNECTION);
+  return { entry, track, publisher, sendings };
+}
+
+describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
+  it('sends once and emits every status transition in order until final', async () => {
+    const invoice = invoices[0] as ApiRecord;
+    const { entry, track, publisher, sendings } = await setup({
+      ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice),
+    });
+    const event = recordEvent('IssuedInvoice', invoice);
+
+    const sent = await Promise.allSettled([entry(event), entry(event)]);
+    expect(sent.filter((r) => r.status === 'fulfilled' && r.value.status === 'done')).toHaveLength(1);
+    const open = await sendings.get(trackingKey(CONNECTION));
+    expect(open?.value.sendings).toHaveLength(1);
+
+    await track(); // Queued
+    clock.advance(2_500);
+    await track(); // Sent, Delivered
+    await track(); // nothing new
+    clock.advance(10_000);
+    const last = await track(); // AB, IP, AP, PD (final)
+    expect(last).toMatchObject({ closed: 1, open: 0 });
+
+    const changes = publisher.ofType('IssuedInvoice.EInvoiceStatusChanged').map(
+      (e) =>
+        e.detail as {
+          sequence: number;
+          status: string;
+          previousStatus: string | null;
+          responseCode: string | null;
+          final: boolean;
+          causationId: string;
+        },
+    );
+    expect(changes.map((c) => [c.sequence, c.status, c.responseCode])).toEqual([
+      [1, 'Queued', null],
+      [2, 'Sent', null],
+      [3, 'Delivered', null],
+      [4, 'Delivered', 'AB'],
+      [5, 'Delivered', 'IP'],
+      [6, 'Delivered', 'AP'],
+      [7, 'Delivered', 'PD'],
+    ]);
+    expect(changes.map((c) => c.previousStatus)).toEqual([
+      null,
+      'Queued',
+      'Sent',
+      'Delivered',
+      'Delivered',
+      'Delivered',
+      'Delivered',
+    ]);
+    expect(changes.map((c) => c.final)).toEqual([false, false, false, false, false, false, true]);
+    expect(new Set(changes.map((c) => c.causationId))).toEqual(new Set([event.id]));
+    expect((await sendings.get(trackingKey(CONNECTION)))?.value.sendings).toEqual([]);
+    // A later delivery of the same invoice does not send again.
+    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({
+      status: 'duplicate',
+    });
+  });
+
+  it('gives up on a sending that is not final by its deadline', async () => {
+    const invoice = invoices[1] as ApiRecord;
+    const api: AccountingApi = Object.create(sb.client) as AccountingApi;
+    api.call = (async (operationId: string, input?: Parameters<AccountingApi['call']>[1]) =>
+      operationId === 'EInvoicing.status'
+        ? { Status: 'Sent', ResponseCode: null }
+        : sb.client.call(operationId, input)) as AccountingApi['call'];
+    const { entry, track, publisher } = await setup(
+      { ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice), ACTIONS_EINVOICE_TRACKING_DEADLINE_SECONDS: '60' },
+      api,
+    );
+    await entry(recordEvent('IssuedInvoice', invoice));
+    await track();
+    clock.advance(61_000);
+    await expect(track()).resolves.toMatchObject({ expired: 1, open: 0 });
+    expect(publisher.ofType('IssuedInvoice.EInvoiceStatusChanged')).toHaveLength(1);
+    expect(publisher.ofType('Action.Failed')[0]?.detail).toMatchObject({
+      action: 'send.einvoice',
+      problem: { kind: 'deadline' },
+    });
+  });
+
+  it('sends by e-mail for a partner configured for e-mail, once', async () => {
+    const invoice = invoices[2] as ApiRecord;
+    const { entry, publisher } = await setup({
+      ACTIONS_EMAIL_PARTNERS: `${partnerOf(invoice)}=billing@example.com`,
+    });
+    const before = sb.sandbox.server.domain.outbox.length;
+    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({ status: 'done' });
+    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({
+      status: 'duplicate',
+    });
+    const messages = sb.sandbox.server.domain.outbox.slice(before);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatchObject({ DocumentId: invoice.Id, To: ['billing@example.com'] });
+    expect(publisher.ofType('IssuedInvoice.EmailSent')[0]?.detail).toMatchObject({
+      to: ['billing@example.com'],
+      subject: `Invoice ${String(invoice.DocumentNumber)}`,
+    });
+  });
+
+  it('skips an invoice whose partner is not configured', async () => {
+    const invoice = invoices[3] as ApiRecord;
+    const { entry, publisher } = await setup({ ACTIONS_EINVOICE_PARTNERS: 'not-this-partner' });
+    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({ status: 'skipped' });
+    expect(publisher.events).toHaveLength(0);
+  });
+});
