@@ -1,0 +1,221 @@
+/**
+ * Poller Lambda, invoked by the schedule: polls the configured collections with bounded
+ * concurrency, publishes one event per change, and returns a summary. Dependencies (client,
+ * DynamoDB checkpoints, EventBridge publisher, S3 claim-check store) are built once per container.
+ *
+ * Metrics (Powertools, EMF): `EventsPublished` per detail-type, `ApiRequests`, `RateLimited` (429s),
+ * `WatermarkLagMs` per collection (now − watermark; includes the service's clock skew),
+ * `CollectionsFailed`.
+ */
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { z } from 'zod';
+import type { AccountingApi } from '../accounting/api.js';
+import { createAccountingClient } from '../accounting/client.js';
+import { createAwsAdapters } from '../adapters/aws/adapter-config.js';
+import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
+import { type PollAllSummary, pollAll } from '../core/sync/poll-all.js';
+import { collectionListSchema } from '../core/sync/poll-options.js';
+import { systemClock } from '../shared/clock.js';
+import { loadPollerRuntimeConfig, type PollerSettings } from '../shared/config.js';
+import { createLogger, parseLogLevel } from '../shared/logger.js';
+
+/** What the handler reports to its metrics sink. */
+export interface PollMetrics {
+  count(name: string, value: number, dimensions?: Record<string, string>): void;
+  milliseconds(name: string, value: number, dimensions?: Record<string, string>): void;
+  flush(): void;
+}
+
+export interface PollHandlerDeps {
+  api: AccountingApi & { stats?(): { requests: number; rateLimited: number } };
+  checkpoints: CheckpointStore<unknown>;
+  publisher: EventPublisher;
+  objectStore?: ObjectStore;
+  clock: Clock;
+  logger: Logger;
+  settings: PollerSettings;
+  metrics?: PollMetrics;
+}
+
+export interface PollChangesSummary {
+  published: number;
+  requests: number;
+  rateLimited: number;
+  failed: number;
+  conflicts: number;
+  more: boolean;
+  collections: Array<{
+    collection: string;
+    status: string;
+    published: number;
+    requests: number;
+    more: boolean;
+    watermark?: string;
+    lagMs?: number;
+    error?: { name: string; message: string; status?: number };
+  }>;
+}
+
+/** Optional input: a manual run may name the collections; scheduler payloads pass through. */
+const inputSchema = z.looseObject({ collections: collectionListSchema.optional() });
+
+export interface LambdaContextLike {
+  getRemainingTimeInMillis(): number;
+}
+
+export function createHandler(deps: PollHandlerDeps) {
+  return async (event: unknown, context?: LambdaContextLike): Promise<PollChangesSummary> => {
+    const input = inputSchema.safeParse(event ?? {});
+    if (!input.success) {
+      // Bad input: say which field and change nothing.
+      deps.logger.error('poll input rejected', {
+        issues: input.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+      });
+      throw new Error(`invalid poll input: ${input.error.issues.map((i) => i.message).join('; ')}`);
+    }
+    const collections = (input.data.collections ??
+      deps.settings.collections) as PollerSettings['collections'];
+    const before = deps.api.stats?.();
+    const summary = await pollAll(
+      {
+        api: deps.api,
+        checkpoints: deps.checkpoints,
+        publisher: deps.publisher,
+        clock: deps.clock,
+        logger: deps.logger,
+        ...(deps.objectStore ? { objectStore: deps.objectStore } : {}),
+        ...(context ? { remainingTimeMs: () => context.getRemainingTimeInMillis() } : {}),
+      },
+      deps.settings.options,
+      collections,
+      deps.settings.concurrency,
+    );
+    const after = deps.api.stats?.();
+    const result = summarize(summary, deps.clock.now().getTime(), before, after);
+    report(deps, summary, result);
+    return result;
+  };
+}
+
+function summarize(
+  summary: PollAllSummary,
+  nowMs: number,
+  before: { requests: number; rateLimited: number } | undefined,
+  after: { requests: number; rateLimited: number } | undefined,
+): PollChangesSummary {
+  return {
+    published: summary.published,
+    requests: before && after ? after.requests - before.requests : summary.requests,
+    rateLimited: before && after ? after.rateLimited - before.rateLimited : 0,
+    failed: summary.failed,
+    conflicts: summary.conflicts,
+    more: summary.more,
+    collections: summary.collections.map((c) => ({
+      collection: c.collection,
+      status: c.status,
+      published: c.published,
+      requests: c.requests,
+      more: c.more,
+      ...(c.watermark !== undefined ? { watermark: c.watermark } : {}),
+      ...(c.watermarkMs !== undefined ? { lagMs: nowMs - c.watermarkMs } : {}),
+      ...(c.error ? { error: c.error } : {}),
+    })),
+  };
+}
+
+function report(deps: PollHandlerDeps, summary: PollAllSummary, result: PollChangesSummary): void {
+  const m = deps.metrics;
+  if (m) {
+    const perType = new Map<string, number>();
+    for (const c of summary.collections) {
+      for (const [type, n] of Object.entries(c.events)) perType.set(type, (perType.get(type) ?? 0) + n);
+    }
+    for (const [detailType, n] of perType) m.count('EventsPublished', n, { detailType });
+    m.count('ApiRequests', result.requests);
+    m.count('RateLimited', result.rateLimited);
+    m.count('CollectionsFailed', result.failed + result.conflicts);
+    for (const c of result.collections) {
+      if (c.lagMs !== undefined) m.milliseconds('WatermarkLagMs', c.lagMs, { collection: c.collection });
+    }
+    m.flush();
+  }
+  deps.logger.info('poll finished', {
+    published: result.published,
+    requests: result.requests,
+    rateLimited: result.rateLimited,
+    failed: result.failed,
+    conflicts: result.conflicts,
+    more: result.more,
+    collections: result.collections.map((c) => ({
+      collection: c.collection,
+      status: c.status,
+      published: c.published,
+      more: c.more,
+      lagMs: c.lagMs,
+      ...(c.error ? { error: c.error.name, httpStatus: c.error.status } : {}),
+    })),
+  });
+}
+
+/** Powertools Metrics behind the `PollMetrics` sink (dimensioned values as single metrics). */
+export function createPowertoolsPollMetrics(metrics: Metrics): PollMetrics {
+  const add = (
+    name: string,
+    unit: (typeof MetricUnit)[keyof typeof MetricUnit],
+    value: number,
+    dimensions?: Record<string, string>,
+  ) => {
+    if (dimensions) metrics.singleMetric().addDimensions(dimensions).addMetric(name, unit, value);
+    else metrics.addMetric(name, unit, value);
+  };
+  return {
+    count: (name, value, dimensions) => add(name, MetricUnit.Count, value, dimensions),
+    milliseconds: (name, value, dimensions) => add(name, MetricUnit.Milliseconds, value, dimensions),
+    flush: () => metrics.publishStoredMetrics(),
+  };
+}
+
+/** Builds the handler's dependencies from the environment (once per container). */
+export async function createDepsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<PollHandlerDeps> {
+  const config = loadPollerRuntimeConfig(env);
+  const logger = createLogger({
+    level: parseLogLevel(env.LOG_LEVEL),
+    service: 'poll-changes',
+    context: { connection: config.poller.options.connection },
+  });
+  const clock = systemClock;
+  const aws = createAwsAdapters(config.adapters, { clock, logger });
+  const secretValues = config.credentialsFromSecret ? await aws.secretSource().get() : {};
+  const api = createAccountingClient(config.accounting(secretValues), { clock, logger });
+  return {
+    api,
+    checkpoints: aws.checkpoints(),
+    publisher: aws.publisher(),
+    objectStore: aws.claimCheckStore(),
+    clock,
+    logger,
+    settings: config.poller,
+    metrics: createPowertoolsPollMetrics(
+      new Metrics({
+        namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'AccountingEvents',
+        serviceName: 'poll-changes',
+      }),
+    ),
+  };
+}
+
+let built: Promise<ReturnType<typeof createHandler>> | undefined;
+
+/** The Lambda entry point. A failed build (e.g. Secrets Manager unreachable) is retried next time. */
+export const handler = async (event: unknown, context?: LambdaContextLike): Promise<PollChangesSummary> => {
+  if (!built) {
+    const attempt = createDepsFromEnv(process.env).then(createHandler);
+    built = attempt;
+    attempt.catch(() => {
+      if (built === attempt) built = undefined;
+    });
+  }
+  return (await built)(event, context);
+};

@@ -1,0 +1,165 @@
+/**
+ * The Lambda-runtime configuration, read once at cold start from the environment. It composes
+ * sections — the poller's options (here), the AWS resource names (`adapters/aws/adapter-config.ts`)
+ * and the accounting client (`accounting/config.ts`, whose credentials may come from Secrets
+ * Manager and so are resolved later) — and throws one `RuntimeConfigError` listing every problem.
+ */
+import { z } from 'zod';
+import { type CollectionName, defaultPolledCollections } from '../accounting/collections.js';
+import type { AccountingConfig } from '../accounting/config.js';
+import { loadAccountingConfig } from '../accounting/config.js';
+import {
+  type AdapterConfig,
+  type AdapterResource,
+  loadAdapterConfig,
+} from '../adapters/aws/adapter-config.js';
+import { collectionListSchema, type PollOptions, pollOptionsSchema } from '../core/sync/poll-options.js';
+import { ENV } from './env-names.js';
+
+export class RuntimeConfigError extends Error {
+  override readonly name = 'RuntimeConfigError';
+  constructor(
+    readonly problems: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`invalid configuration: ${problems.join('; ')}`, options);
+  }
+}
+
+export const POLLER_DEFAULTS = {
+  connection: 'default',
+  concurrency: 4,
+  lookbackSeconds: 300,
+  pageSize: 100,
+  dedupeCapacity: 2000,
+  minRemainingMs: 15_000,
+  reconcileIntervalSeconds: 86_400,
+  referenceIntervalSeconds: 3_600,
+} as const;
+
+export interface PollerSettings {
+  options: PollOptions;
+  collections: CollectionName[];
+  concurrency: number;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const count = (what: string) =>
+  z.coerce
+    .number({ error: `expected ${what}` })
+    .int(`expected ${what}`)
+    .nonnegative(`expected ${what}`);
+const positive = (what: string) => count(what).positive(`expected ${what}`);
+
+const pollerEnvSchema = z.object({
+  [ENV.pollerConnection]: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, 'expected letters, digits, `_`, `.` or `-`')
+    .default(POLLER_DEFAULTS.connection),
+  [ENV.eventSource]: z.string().min(1).optional(),
+  [ENV.pollerCollections]: z
+    .string()
+    .optional()
+    .transform((v) =>
+      v === undefined
+        ? [...defaultPolledCollections]
+        : v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+    )
+    .pipe(collectionListSchema),
+  [ENV.pollerConcurrency]: positive('a positive integer').default(POLLER_DEFAULTS.concurrency),
+  [ENV.pollerLookbackSeconds]: count('a number of seconds ≥ 0').default(POLLER_DEFAULTS.lookbackSeconds),
+  [ENV.pollerPageSize]: positive('a positive integer').optional(),
+  [ENV.pageSize]: positive('a positive integer').optional(),
+  [ENV.pollerDedupeCapacity]: positive('a positive integer').default(POLLER_DEFAULTS.dedupeCapacity),
+  [ENV.pollerMinRemainingMs]: count('milliseconds ≥ 0').default(POLLER_DEFAULTS.minRemainingMs),
+  [ENV.pollerReconcileIntervalSeconds]: count('a number of seconds ≥ 0 (0 = off)').default(
+    POLLER_DEFAULTS.reconcileIntervalSeconds,
+  ),
+  [ENV.pollerReferenceIntervalSeconds]: count('a number of seconds ≥ 0').default(
+    POLLER_DEFAULTS.referenceIntervalSeconds,
+  ),
+  [ENV.pollerStartFrom]: z.iso
+    .datetime({ offset: true, local: true, error: 'expected an ISO date-time' })
+    .optional(),
+  [ENV.eventMaxEntrySizeBytes]: positive('a size in bytes').optional(),
+  [ENV.claimCheckBucket]: z.string().min(1).optional(),
+});
+
+function blankToUndefined(env: Env, keys: readonly string[]): Record<string, string | undefined> {
+  return Object.fromEntries(keys.map((k) => [k, env[k]?.trim() ? env[k]?.trim() : undefined]));
+}
+
+/** The poller's section. Throws `RuntimeConfigError` naming each bad variable. */
+export function loadPollerSettings(env: Env): PollerSettings {
+  const parsed = pollerEnvSchema.safeParse(blankToUndefined(env, Object.keys(pollerEnvSchema.shape)));
+  if (!parsed.success) {
+    throw new RuntimeConfigError(
+      parsed.error.issues.map((i) => `${String(i.path[0] ?? '(poller)')}: ${i.message}`),
+      { cause: parsed.error },
+    );
+  }
+  const e = parsed.data;
+  const options = pollOptionsSchema.parse({
+    connection: e[ENV.pollerConnection],
+    ...(e[ENV.eventSource] ? { source: e[ENV.eventSource] } : {}),
+    lookbackMs: e[ENV.pollerLookbackSeconds] * 1000,
+    pageSize: e[ENV.pollerPageSize] ?? e[ENV.pageSize] ?? POLLER_DEFAULTS.pageSize,
+    dedupeCapacity: e[ENV.pollerDedupeCapacity],
+    minRemainingMs: e[ENV.pollerMinRemainingMs],
+    reconcileIntervalMs: e[ENV.pollerReconcileIntervalSeconds] * 1000,
+    referenceIntervalMs: e[ENV.pollerReferenceIntervalSeconds] * 1000,
+    ...(e[ENV.pollerStartFrom] ? { startFrom: e[ENV.pollerStartFrom] } : {}),
+    ...(e[ENV.eventMaxEntrySizeBytes] ? { maxEventBytes: e[ENV.eventMaxEntrySizeBytes] } : {}),
+    ...(e[ENV.claimCheckBucket] ? { claimBucket: e[ENV.claimCheckBucket] } : {}),
+  });
+  return {
+    options,
+    collections: e[ENV.pollerCollections] as CollectionName[],
+    concurrency: e[ENV.pollerConcurrency],
+  };
+}
+
+export interface PollerRuntimeConfig {
+  poller: PollerSettings;
+  adapters: AdapterConfig;
+  /**
+   * The accounting client's config. With `ACCOUNTING_CREDENTIALS_SECRET` set, pass the secret's
+   * values (environment names, from the secret source); otherwise the environment holds them.
+   */
+  accounting(secretValues?: Record<string, string>): AccountingConfig;
+  /** The credentials live in Secrets Manager. */
+  credentialsFromSecret: boolean;
+}
+
+const POLLER_RESOURCES: readonly AdapterResource[] = ['eventBus', 'checkpoints', 'claimCheck'];
+
+/** Everything the poller Lambda needs; one error lists every problem of every section. */
+export function loadPollerRuntimeConfig(env: Env): PollerRuntimeConfig {
+  const problems: string[] = [];
+  const attempt = <T>(load: () => T): T | undefined => {
+    try {
+      return load();
+    } catch (error) {
+      const list = (error as { problems?: unknown }).problems;
+      if (Array.isArray(list)) problems.push(...list.map(String));
+      else problems.push(error instanceof Error ? error.message : String(error));
+      return undefined;
+    }
+  };
+  const poller = attempt(() => loadPollerSettings(env));
+  const adapters = attempt(() => loadAdapterConfig(env, POLLER_RESOURCES));
+  const credentialsFromSecret = Boolean(env[ENV.credentialsSecret]?.trim());
+  // Without a secret the credentials are in the environment: validate them now, at cold start.
+  if (!credentialsFromSecret) attempt(() => loadAccountingConfig({ ...env }));
+  if (problems.length > 0 || !poller || !adapters) throw new RuntimeConfigError(problems);
+  return {
+    poller,
+    adapters,
+    credentialsFromSecret,
+    accounting: (secretValues = {}) => loadAccountingConfig({ ...env, ...secretValues }),
+  };
+}
