@@ -166,6 +166,23 @@ function ascii(text: string): string {
     .replace(/[^a-z0-9]+/g, '');
 }
 
+const partnerCache = new WeakMap<GeneratorContext, Map<number, ApiRecord>>();
+
+/** A business partner as seeded (cached per context; callers must not change it). */
+function seededPartner(ctx: GeneratorContext, index: number): ApiRecord {
+  let cache = partnerCache.get(ctx);
+  if (!cache) {
+    cache = new Map();
+    partnerCache.set(ctx, cache);
+  }
+  let partner = cache.get(index);
+  if (!partner) {
+    partner = generatePartner(ctx, index);
+    if (cache.size < 20_000) cache.set(index, partner);
+  }
+  return partner;
+}
+
 /** A business partner, generated from its index. */
 export function generatePartner(ctx: GeneratorContext, index: number): ApiRecord {
   const r = recordRng(ctx.seed, 'BusinessPartners', index);
@@ -374,7 +391,7 @@ export function generateDocument(ctx: GeneratorContext, collection: string, inde
   const head = seedHead(ctx, collection, index, r);
   const info = documentTypes[collection];
   const partnerIndex = r.int(0, Math.max(0, ctx.partnerCount - 1));
-  const partner = generatePartner(ctx, partnerIndex);
+  const partner = seededPartner(ctx, partnerIndex);
   const year = new Date(head.created).getUTCFullYear();
   const number = documentNumber(collection, year, index + 1);
   const itemCount = r.int(1, 4);

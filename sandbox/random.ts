@@ -26,6 +26,7 @@ export function mix(...values: number[]): number {
 }
 
 const HEX = '0123456789abcdef';
+const BYTE_HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /** A small, fast PRNG (mulberry32) with helpers. */
 export class Rng {
@@ -81,14 +82,29 @@ export class Rng {
 
   hex(count: number): string {
     let out = '';
-    for (let i = 0; i < count; i++) out += HEX[Math.floor(this.next() * 16)];
-    return out;
+    while (out.length < count) out += this.word();
+    return out.slice(0, count);
+  }
+
+  /** Eight hex digits from one draw. */
+  private word(): string {
+    const x = Math.floor(this.next() * 4294967296);
+    return (
+      (BYTE_HEX[x >>> 24] as string) +
+      BYTE_HEX[(x >>> 16) & 255] +
+      BYTE_HEX[(x >>> 8) & 255] +
+      BYTE_HEX[x & 255]
+    );
   }
 
   /** A version-4-shaped GUID, lower case. */
   guid(): string {
-    const variant = HEX[8 + Math.floor(this.next() * 4)];
-    return `${this.hex(8)}-${this.hex(4)}-4${this.hex(3)}-${variant}${this.hex(3)}-${this.hex(12)}`;
+    const a = this.word();
+    const b = this.word();
+    const c = this.word();
+    const d = this.word();
+    const variant = HEX[8 + (Number.parseInt(c[0] as string, 16) & 3)];
+    return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${variant}${c.slice(1, 4)}-${c.slice(4)}${d}`;
   }
 }
 

@@ -497,6 +497,7 @@ export class SandboxServer {
           counts: this.state.counts(),
           settings: this.settings(),
           activity: { running: this.activity.running },
+          memory: { rssMb: Math.round(process.memoryUsage().rss / 1048576) },
         });
       case 'POST reset':
         this.reset();
