@@ -21,7 +21,12 @@ const eventBridge = mockClient(EventBridgeClient);
 afterEach(() => eventBridge.reset());
 
 function setup(
-  overrides: { maxAttempts?: number; maxEntrySizeBytes?: number; maxRequestSizeBytes?: number } = {},
+  overrides: {
+    maxAttempts?: number;
+    maxEntrySizeBytes?: number;
+    maxRequestSizeBytes?: number;
+    maxConcurrentRequests?: number;
+  } = {},
 ) {
   const clock = createManualClock({ autoAdvance: true });
   const lines: string[] = [];
@@ -164,7 +169,7 @@ describe('EventBridge publisher', () => {
         ...ok(8).Entries,
       ],
     });
-    const { publisher, clock, lines } = setup();
+    const { publisher, clock, lines } = setup({ maxConcurrentRequests: 1 });
     const error = await publisher
       .publish(Array.from({ length: 15 }, (_, i) => event(i)))
       .catch((e: unknown) => e);
@@ -174,6 +179,44 @@ describe('EventBridge publisher', () => {
     expect(sentEntries()).toHaveLength(1);
     expect(clock.sleeps).toEqual([]);
     expect(lines.some((l) => l.includes('events rejected by the bus'))).toBe(true);
+  });
+
+  it('keeps at most maxConcurrentRequests requests in flight and sends every batch once', async () => {
+    let active = 0;
+    let peak = 0;
+    eventBridge.on(PutEventsCommand).callsFake(async (input: { Entries: unknown[] }) => {
+      active += 1;
+      peak = Math.max(peak, active);
+      await new Promise((r) => setImmediate(r));
+      active -= 1;
+      return ok(input.Entries.length);
+    });
+    const { publisher } = setup({ maxConcurrentRequests: 3 });
+    await publisher.publish(Array.from({ length: 95 }, (_, i) => event(i)));
+    expect(peak).toBe(3);
+    const ids = sentEntries()
+      .flat()
+      .map((e) => JSON.parse(e.Detail ?? '').id)
+      .sort((a: number, b: number) => a - b);
+    expect(ids).toEqual(Array.from({ length: 95 }, (_, i) => i));
+  });
+
+  it('with concurrent requests, counts the failed batch and every batch not started as failed', async () => {
+    eventBridge.on(PutEventsCommand).callsFake(async (input: { Entries: { Detail: string }[] }) => {
+      const first = JSON.parse(input.Entries[0]?.Detail ?? '{}').id as number;
+      if (first === 10)
+        return { FailedEntryCount: 1, Entries: [{ ErrorCode: 'ValidationException' }, ...ok(9).Entries] };
+      await new Promise((r) => setImmediate(r));
+      return ok(input.Entries.length);
+    });
+    const { publisher } = setup({ maxConcurrentRequests: 2 });
+    const error = await publisher
+      .publish(Array.from({ length: 50 }, (_, i) => event(i)))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PublishError);
+    // Batches 0 and 1 run together; batch 1 fails, batch 0 succeeds, batches 2–4 never start.
+    expect((error as PublishError).failed).toBe(1 + 30);
+    expect(sentEntries()).toHaveLength(2);
   });
 
   it('fails at once on a non-retryable request error, keeping the cause', async () => {

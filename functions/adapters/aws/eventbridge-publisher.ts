@@ -4,7 +4,9 @@
  * does). Entries the bus rejects with a transient code (throttling, internal failure) are
  * resent alone with exponential backoff and full jitter on the injected clock; a permanent
  * rejection, an oversized entry or running out of attempts throws `PublishError`, so callers
- * never checkpoint past events the bus did not accept.
+ * never checkpoint past events the bus did not accept. Up to `maxConcurrentRequests` requests
+ * are in flight at once (EventBridge keeps no order between requests anyway); after a failure
+ * no further batch is started.
  */
 import {
   type EventBridgeClient,
@@ -37,6 +39,7 @@ const optionsSchema = z.object({
   maxAttempts: z.number().int().min(1, 'expected at least 1 attempt'),
   baseDelayMs: z.number().nonnegative().default(100),
   maxDelayMs: z.number().nonnegative().default(5_000),
+  maxConcurrentRequests: z.number().int().min(1, 'expected at least 1 request').default(4),
 });
 
 export interface EventBridgePublisherOptions {
@@ -53,6 +56,8 @@ export interface EventBridgePublisherOptions {
   /** First backoff ceiling; doubles per attempt up to `maxDelayMs`. Default 100 ms. */
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** `PutEvents` requests in flight at once within one `publish`; default 4 (1 keeps batch order). */
+  maxConcurrentRequests?: number;
   /** Source of jitter in [0, 1); default `Math.random`. */
   random?: () => number;
 }
@@ -129,7 +134,7 @@ export function createEventBridgePublisher(options: EventBridgePublisherOptions)
   };
 
   /** Sends one batch until every entry is accepted; throws PublishError otherwise. */
-  async function sendBatch(batch: PutEventsRequestEntry[], unsentAfter: number): Promise<void> {
+  async function sendBatch(batch: PutEventsRequestEntry[]): Promise<void> {
     let pending = batch;
     for (let attempt = 1; ; attempt += 1) {
       let results: PutEventsResultEntry[];
@@ -141,7 +146,7 @@ export function createEventBridgePublisher(options: EventBridgePublisherOptions)
         if (!isTransientRequestError(error) || attempt >= settings.maxAttempts) {
           throw new PublishError(
             `PutEvents failed after ${attempt} attempt(s): ${(error as Error).name ?? 'Error'}`,
-            pending.length + unsentAfter,
+            pending.length,
             { cause: error },
           );
         }
@@ -176,7 +181,7 @@ export function createEventBridgePublisher(options: EventBridgePublisherOptions)
           `${failed.length} event(s) not accepted by the bus after ${attempt} attempt(s): ${first?.code}${
             first?.message ? ` (${first.message})` : ''
           }`,
-          failed.length + unsentAfter,
+          failed.length,
         );
       }
       const delayMs = backoff(attempt);
@@ -204,10 +209,33 @@ export function createEventBridgePublisher(options: EventBridgePublisherOptions)
         );
       }
       const batches = planBatches(entries, Math.min(settings.maxRequestSizeBytes, Number.MAX_SAFE_INTEGER));
-      let remaining = entries.length;
-      for (const batch of batches) {
-        remaining -= batch.length;
-        await sendBatch(batch, remaining);
+      const queue = [...batches];
+      let firstError: PublishError | undefined;
+      let failed = 0;
+      const worker = async (): Promise<void> => {
+        while (firstError === undefined) {
+          const batch = queue.shift();
+          if (batch === undefined) return;
+          try {
+            await sendBatch(batch);
+          } catch (error) {
+            const publishError =
+              error instanceof PublishError
+                ? error
+                : new PublishError('PutEvents failed', batch.length, { cause: error });
+            firstError ??= publishError;
+            failed += publishError.failed;
+          }
+        }
+      };
+      const workers = Math.min(settings.maxConcurrentRequests, batches.length);
+      await Promise.all(Array.from({ length: workers }, worker));
+      if (firstError !== undefined) {
+        // Batches never sent count as failed too: nothing after the first failure may be checkpointed.
+        const unsent = queue.reduce((sum, batch) => sum + batch.length, 0);
+        throw new PublishError(firstError.message, failed + unsent, {
+          cause: firstError.cause ?? firstError,
+        });
       }
       logger.debug('events published', { count: entries.length, requests: batches.length });
     },
