@@ -1,6 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAccountingClient } from '../../functions/accounting/client.js';
-import { AuthenticationError, UnauthorizedError } from '../../functions/accounting/errors.js';
+import {
+  AuthenticationError,
+  SchemaMismatchError,
+  UnauthorizedError,
+} from '../../functions/accounting/errors.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import {
   apiKeyConfig,
@@ -99,6 +103,35 @@ describe('accounting client authentication', () => {
     await expect(client.get('Banks', record.Id)).resolves.toEqual(record);
     expect(n).toBe(2);
     expect(server.hits('GET', /^\/v1\/Banks/)).toHaveLength(2);
+    await client.close();
+  });
+
+  it('renews once for many concurrent calls refused with 401', async () => {
+    let n = 0;
+    server.route('POST', '/auth/connect/token', async () => {
+      await new Promise((r) => setTimeout(r, 10));
+      return { body: { access_token: `tok-${++n}-abcdefgh`, expires_in: 3600 } };
+    });
+    server.route('GET', /^\/v1\/Banks\/.+/, { body: record });
+    const client = createAccountingClient(oauthConfig(server.url));
+    await client.get('Banks', record.Id); // caches tok-1
+    // The service stops accepting tok-1 (e.g. revoked before its expiry).
+    server.route('GET', /^\/v1\/Banks\/.+/, (req) =>
+      req.headers.authorization === 'Bearer tok-1-abcdefgh' ? problem(401) : { body: record },
+    );
+    const results = await Promise.all(Array.from({ length: 10 }, () => client.get('Banks', record.Id)));
+    expect(results).toHaveLength(10);
+    expect(n).toBe(2);
+    expect(server.hits('GET', /^\/v1\/Banks/)).toHaveLength(21);
+    await client.close();
+  });
+
+  it('treats a malformed token answer as SchemaMismatchError and a refused renewal as AuthenticationError', async () => {
+    server.route('POST', '/auth/connect/token', { body: { token_type: 'Bearer' } });
+    const client = createAccountingClient(oauthConfig(server.url));
+    const error = await client.get('Banks', record.Id).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SchemaMismatchError);
+    expect((error as SchemaMismatchError).field).toBe('access_token');
     await client.close();
   });
 
