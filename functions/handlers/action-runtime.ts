@@ -22,10 +22,20 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { AccountingApi } from '../accounting/api.js';
+import { createAccountingClient } from '../accounting/client.js';
+import { loadAccountingConfig } from '../accounting/config.js';
+import { type AwsAdapters, createAwsAdapters, loadAdapterConfig } from '../adapters/aws/adapter-config.js';
+import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
+import { type ActionsConfig, loadActionsConfig, requireSetting } from '../core/actions/config.js';
+import type { OpenSendings } from '../core/actions/einvoice-tracking.js';
 import { ActionInProgressError, RetryLaterError } from '../core/actions/errors.js';
 import type { IdempotencyGuard, IdempotencyKeyParts } from '../core/actions/ports.js';
 import type { ActionEntry } from '../core/actions/run-action.js';
-import type { Logger } from '../core/ports.js';
+import type { CheckpointStore, Clock, Logger } from '../core/ports.js';
+import { systemClock } from '../shared/clock.js';
+import { ENV } from '../shared/env-names.js';
+import { type AppLogger, createLogger, parseLogLevel } from '../shared/logger.js';
 
 /** Prefix of every idempotency key: the same across functions and the local runtime. */
 export const IDEMPOTENCY_KEY_PREFIX = 'accounting-actions';
@@ -131,5 +141,64 @@ export function createSqsActionHandler(name: string, entry: ActionEntry, logger:
       context,
       throwOnFullBatchFailure: false,
     });
+  };
+}
+
+/** What every action handler builds from the environment once per container. */
+export interface ActionEnvironment {
+  actions: ActionsConfig;
+  logger: AppLogger;
+  clock: Clock;
+  aws: AwsAdapters;
+  api: AccountingApi;
+}
+
+/** Action settings, logger, AWS adapters (bus required) and the accounting client (key or secret). */
+export async function loadActionEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+  service: string,
+): Promise<ActionEnvironment> {
+  const actions = loadActionsConfig(env);
+  const logger = createLogger({ level: parseLogLevel(env.LOG_LEVEL), service });
+  const clock = systemClock;
+  const adapters = loadAdapterConfig(env, ['eventBus']);
+  const aws = createAwsAdapters(adapters, { clock, logger });
+  const secretValues = adapters.credentialsSecret ? await aws.secretSource().get() : {};
+  const api = createAccountingClient(loadAccountingConfig({ ...env, ...secretValues }), { clock, logger });
+  return { actions, logger, clock, aws, api };
+}
+
+/** The idempotency guard of a handler, on `ACTIONS_IDEMPOTENCY_TABLE`. */
+export function guardFromEnvironment(e: ActionEnvironment): IdempotencyGuard {
+  return createPowertoolsGuard({
+    client: e.aws.clients.dynamoDb,
+    tableName: requireSetting(e.actions.idempotency.tableName, ENV.actionsIdempotencyTable),
+    expiresAfterSeconds: e.actions.idempotency.expiresAfterSeconds,
+  });
+}
+
+/** The open e-invoice sendings, on `ACTIONS_STATE_TABLE`. */
+export function sendingsFromEnvironment(e: ActionEnvironment): CheckpointStore<OpenSendings> {
+  return createDynamoDbCheckpointStore<OpenSendings>({
+    client: e.aws.clients.dynamoDb,
+    tableName: requireSetting(e.actions.stateTable, ENV.actionsStateTable),
+  });
+}
+
+/**
+ * A Lambda entry point that builds its handler on first use and reuses it; a failed build
+ * (e.g. Secrets Manager unreachable) is retried on the next invocation.
+ */
+export function lazyHandler<E, C, R>(build: () => Promise<(event: E, context: C) => Promise<R>>) {
+  let built: Promise<(event: E, context: C) => Promise<R>> | undefined;
+  return async (event: E, context: C): Promise<R> => {
+    if (!built) {
+      const attempt = build();
+      built = attempt;
+      attempt.catch(() => {
+        if (built === attempt) built = undefined;
+      });
+    }
+    return (await built)(event, context);
   };
 }
