@@ -72,17 +72,19 @@ async function main(): Promise<void> {
     ],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const info = await new Promise<{ baseUrl: string; seedMs: number; rssMb: number }>((resolve, reject) => {
-    let buffer = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const line = buffer.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve(JSON.parse(line));
-    });
-    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
+  const info = await new Promise<{ baseUrl: string; seedMs: number; rssMb: number; rssBeforeMb: number }>(
+    (resolve, reject) => {
+      let buffer = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString();
+        const line = buffer.split('\n').find((l) => l.startsWith('{'));
+        if (line) resolve(JSON.parse(line));
+      });
+      child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
+    },
+  );
   process.stdout.write(
-    `documents ${args.documents}: seeded in ${info.seedMs} ms, RSS after seeding ${info.rssMb} MB\n`,
+    `documents ${args.documents}: seeded in ${info.seedMs} ms, RSS after seeding ${info.rssMb} MB (before starting the sandbox ${info.rssBeforeMb} MB)\n`,
   );
   if (args['seed-only']) {
     child.stdin.end();
