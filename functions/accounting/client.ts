@@ -74,7 +74,7 @@ export type ClientStats = {
   serverErrors: number;
   tokenRequests: number;
   staleSocketRetries: number;
-  /** Times the connections were replaced before a side effect after a long idle. */
+  /** Times the pooled connections were replaced after a long idle. */
   connectionRefreshes: number;
 };
 
@@ -89,7 +89,7 @@ export interface AccountingClient extends AccountingApi {
 type Kind = OperationSpec['kind'];
 const SIDE_EFFECT: ReadonlySet<Kind> = new Set<Kind>(['create', 'transfer', 'command']);
 const RETRY_STATUS = new Set([502, 503, 504]);
-/** Sockets idle longer than this are not trusted for a request with a side effect. */
+/** Pooled sockets idle longer than this are not trusted after a pause (undici closes them at this age too). */
 const KEEP_ALIVE_MS = 4_000;
 const MAX_ERROR_BODY = 64 * 1024;
 
@@ -204,10 +204,14 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
     connectionRefreshes: 0,
   };
 
-  /** A request with a side effect after a long idle (a thawed Lambda) gets fresh connections. */
-  const dispatcherFor = (sideEffect: boolean): Dispatcher => {
+  /**
+   * After a long idle (a thawed Lambda) the pooled sockets may all be dead while undici's own idle
+   * timers have not fired yet: start over with fresh connections, so no request (above all no side
+   * effect, which must not be repeated) is sent on a socket the server already closed.
+   */
+  const dispatcherFor = (): Dispatcher => {
     const now = clock.now().getTime();
-    if (ownsDispatcher && sideEffect && lastActivity > 0 && now - lastActivity > KEEP_ALIVE_MS) {
+    if (ownsDispatcher && lastActivity > 0 && now - lastActivity > KEEP_ALIVE_MS) {
       counters.connectionRefreshes++;
       const old = dispatcher;
       dispatcher = newAgent();
@@ -271,7 +275,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
       counters.requests++;
       let res: RawResponse;
       try {
-        res = await send(dispatcherFor(sideEffect), {
+        res = await send(dispatcherFor(), {
           method: x.method,
           url: x.url,
           headers: { 'User-Agent': 'accounting-events', ...x.headers, ...credential?.headers },
