@@ -140,6 +140,9 @@ export function createSqsActionHandler(name: string, entry: ActionEntry, logger:
     return processPartialResponse(event, recordHandler, processor, {
       context,
       throwOnFullBatchFailure: false,
+      // One record at a time: in-flight requests stay at the route's maxConcurrency, and a Created
+      // and an Updated of one record in the same batch meet the idempotency record in order.
+      processInParallel: false,
     });
   };
 }

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
+import { matchesPattern } from '../../functions/core/event-pattern.js';
 import { actionEvents } from '../../functions/core/events/action-events.js';
 import { buildRoutes, buildScheduledActions, routes } from '../../infra/routes.js';
+import { recordEvent } from './support.js';
+
+const modificationInfo = { CreatedDate: '2026-03-01T08:00:00Z', ModifiedDate: '2026-03-01T08:00:00Z' };
 
 describe('action settings', () => {
   it('defaults: main transfer chain and archive on, offers/issued orders and sending off', () => {
@@ -65,6 +69,48 @@ describe('routing table', () => {
     });
     expect(buildScheduledActions(config).map((s) => s.handler)).toEqual(['track-einvoices']);
     expect(buildScheduledActions(loadActionsConfig({}))).toEqual([]);
+  });
+});
+
+describe('routing table with the event-pattern matcher', () => {
+  const config = loadActionsConfig({
+    ACTIONS_EINVOICE_PARTNERS: '12345678',
+    ACTIONS_EMAIL_PARTNERS: '55555555',
+  });
+  const byId = new Map(buildRoutes(config).map((r) => [r.id, r]));
+  const matching = (event: ReturnType<typeof recordEvent>) =>
+    [...byId.values()].filter((r) => matchesPattern(r.pattern, event)).map((r) => r.id);
+  const order = (Status: string) => ({ Id: 'o-1', Status, ModificationInfo: modificationInfo });
+  const invoice = (IdentificationNumber: string | null) => ({
+    Id: 'i-1',
+    DocumentNumber: 'FV1',
+    BusinessPartnerAddress: { IdentificationNumber },
+    ModificationInfo: modificationInfo,
+  });
+
+  it('sends unfinished orders to the transfer and nothing else', () => {
+    expect(matching(recordEvent('ReceivedOrder', order('Unfinished')))).toEqual(['transfer-received-order']);
+    expect(matching(recordEvent('ReceivedOrder', order('Unfinished'), { change: 'Updated' }))).toEqual([
+      'transfer-received-order',
+    ]);
+    expect(matching(recordEvent('ReceivedOrder', order('Finished')))).toEqual([]);
+    expect(matching(recordEvent('IssueSlip', order('Unfinished')))).toEqual(['transfer-issue-slip']);
+  });
+
+  it('sends new invoices of configured partners to their channel, and every invoice version to the archive', () => {
+    expect(matching(recordEvent('IssuedInvoice', invoice('12345678')))).toEqual([
+      'archive-isdoc',
+      'send-einvoice',
+    ]);
+    expect(matching(recordEvent('IssuedInvoice', invoice('55555555')))).toEqual([
+      'archive-isdoc',
+      'send-email',
+    ]);
+    expect(matching(recordEvent('IssuedInvoice', invoice('99999999')))).toEqual(['archive-isdoc']);
+    expect(matching(recordEvent('IssuedInvoice', invoice('12345678'), { change: 'Updated' }))).toEqual([
+      'archive-isdoc',
+    ]);
+    expect(matching(recordEvent('IssuedAdvanceInvoice', invoice(null)))).toEqual(['archive-isdoc']);
   });
 });
 
