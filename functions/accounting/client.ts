@@ -15,6 +15,7 @@ import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { Clock, Logger } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
+import { ENV } from '../shared/env-names.js';
 import { redactText, silentLogger } from '../shared/logger.js';
 import type {
   AccountingApi,
@@ -362,6 +363,12 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
       if (body === undefined && text.trim()) {
         // Not JSON (an HTML gateway page, plain text): keep a short, scrubbed excerpt.
         problem.detail = redactText(text.replace(/\s+/g, ' ').trim().slice(0, 200));
+      }
+      if (res.status === 401 && x.authenticate && !problem.detail) {
+        problem.detail =
+          auth.kind === 'apiKey'
+            ? `the service refused the API key: check ${ENV.apiKey}`
+            : `the service refused a fresh token: check ${ENV.clientId}, ${ENV.clientSecret}, ${ENV.scope}`;
       }
       const retryAfterMs =
         res.status === 429 ? parseRetryAfter(res.headers['retry-after'], clock.now()) : undefined;

@@ -151,7 +151,9 @@ describe('accounting client authentication', () => {
   it('does not repeat a 401 answered to an API key', async () => {
     server.route('GET', /^\/v1\/Banks\/.+/, problem(401));
     const client = createAccountingClient(apiKeyConfig(server.url));
-    await expect(client.get('Banks', record.Id)).rejects.toBeInstanceOf(UnauthorizedError);
+    const error = await client.get('Banks', record.Id).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect((error as Error).message).toContain('check ACCOUNTING_API_KEY');
     expect(server.requests).toHaveLength(1);
     await client.close();
   });
