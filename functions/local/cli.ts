@@ -39,7 +39,8 @@ export async function runCli(argv: readonly string[], ctx: CommandContext): Prom
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const target = name === 'help' ? rest[0] : undefined;
     const command = target ? commands.find((c) => c.name === target) : undefined;
-    ctx.stdout.write(command ? commandHelp(PROGRAM, command as Command<unknown>) : programHelp());
+    if (command?.help) ctx.stdout.write(`${await command.help()}\n\n${EXIT_CODES_HELP}\n`);
+    else ctx.stdout.write(command ? commandHelp(PROGRAM, command as Command<unknown>) : programHelp());
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   const command = commands.find((c) => c.name === name) as Command<unknown> | undefined;
@@ -50,7 +51,9 @@ export async function runCli(argv: readonly string[], ctx: CommandContext): Prom
   try {
     const parsed = parseCommandArgs(command, rest);
     if (parsed.help) {
-      ctx.stdout.write(commandHelp(PROGRAM, command));
+      ctx.stdout.write(
+        command.help ? `${await command.help()}\n\n${EXIT_CODES_HELP}\n` : commandHelp(PROGRAM, command),
+      );
       return EXIT.ok;
     }
     return await command.run(parsed.options, ctx, rest);

@@ -47,6 +47,8 @@ export interface Command<T = unknown> {
   schema: z.ZodType<T>;
   /** Hand the raw argv to the command instead of parsing it (a delegate such as `sandbox`). */
   passthrough?: boolean;
+  /** Help of a passthrough command (its delegate's own), printed before the exit codes. */
+  help?: () => Promise<string>;
   run(options: T, ctx: CommandContext, argv: readonly string[]): Promise<number>;
 }
 

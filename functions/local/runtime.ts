@@ -12,13 +12,13 @@
  * the stores and servers close. A restart resumes from the checkpoints; the actions' idempotency
  * records (in dynalite) keep effects from repeating.
  */
-import { join } from 'node:path';
 import type { Sandbox, SandboxOptions } from '../../sandbox/index.js';
 import { type AccountingClient, createAccountingClient } from '../accounting/client.js';
 import { type CollectionName, defaultPolledCollections } from '../accounting/collections.js';
 import { type AccountingConfig, parseAccountingConfig } from '../accounting/config.js';
 import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
 import type { Clock, Logger } from '../core/ports.js';
+import { checkpointKey, emptyCheckpoint } from '../core/sync/checkpoint-state.js';
 import { type PollAllSummary, pollAll } from '../core/sync/poll-all.js';
 import { type PollOptions, pollOptionsSchema } from '../core/sync/poll-options.js';
 import { systemClock } from '../shared/clock.js';
@@ -48,6 +48,8 @@ export interface RuntimeOptions {
   startFrom?: string;
   /** Overrides of the change detector's options (tests shorten the lookback). */
   poll?: Partial<PollOptions>;
+  /** Count the records once before a first run to show the backfill's progress (default true). */
+  backfillProgress?: boolean;
   /** How often the e-invoice status tracker runs locally; default: the poll interval. */
   trackerIntervalMs?: number;
   onUpdate?: (update: RuntimeUpdate) => void;
@@ -252,7 +254,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
     // The first backfill's progress: how many records there are, once, cheaply (one 1-item page each).
     let backfill: { done: number; total: number } | undefined;
-    const firstRun = await isFirstRun(stores, connection, collections);
+    const firstRun =
+      options.backfillProgress !== false && (await isFirstRun(stores, connection, collections));
     if (firstRun) {
       let total = 0;
       for (const c of collections) {
@@ -378,12 +381,27 @@ async function isFirstRun(
   collections: readonly string[],
 ): Promise<boolean> {
   for (const c of collections) {
-    if (await stores.checkpoints.get(`${connection}#${c}`)) return false;
+    if (await stores.checkpoints.get(checkpointKey(connection, c))) return false;
   }
   return true;
 }
 
-/** Data directory default, relative to the working directory. */
-export function defaultDataDir(cwd: string): string {
-  return join(cwd, '.local');
+/**
+ * Puts the checkpoints of `collections` back to empty (versioned writes through the port), so the
+ * next poll reads from `startFrom` again: what `backfill --since` does before it polls.
+ */
+export async function resetCheckpoints(
+  stores: LocalStores,
+  connection: string,
+  collections: readonly string[],
+): Promise<number> {
+  let reset = 0;
+  for (const c of collections) {
+    const key = checkpointKey(connection, c);
+    const stored = await stores.checkpoints.get(key);
+    if (!stored) continue;
+    await stores.checkpoints.put(key, emptyCheckpoint(), stored.version);
+    reset += 1;
+  }
+  return reset;
 }

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../functions/accounting/endpoints.js';
 import { parseDuration } from '../../functions/local/command.js';
@@ -28,7 +31,8 @@ describe('cli: commands and help', () => {
   it.each(commands.map((c) => c.name))('%s --help documents its options and exit codes', async (name) => {
     const run = await cli([name, '--help']);
     expect(run.code).toBe(EXIT.ok);
-    expect(run.stdout).toContain(`Usage: accounting-events ${name}`);
+    // `sandbox` prints its delegate's own help (same flags as `npm run sandbox`).
+    expect(run.stdout).toContain(name === 'sandbox' ? 'Usage: sandbox' : `Usage: accounting-events ${name}`);
     expect(run.stdout).toContain('Exit codes:');
     expect(run.stdout).toContain('130');
   });
@@ -124,5 +128,128 @@ describe('parseDuration', () => {
 
   it.each(['', 's', '5 minutes', '-1s', '5d'])('rejects %j', (text) => {
     expect(parseDuration(text)).toBeUndefined();
+  });
+});
+
+describe('cli: flag validation of the runtime commands', () => {
+  it.each([
+    [['run', '--interval', 'soon'], '--interval: expected a duration'],
+    [['run', '--interval', '10ms'], '--interval: expected a duration between 100ms and 24h'],
+    [['run', '--duration', '0s'], '--duration'],
+    [['run', '--collections', 'ReceivedOrders,Nope'], '--collections: unknown collection "Nope"'],
+    [['run', '--collections', ' , '], '--collections: expected a comma-separated list'],
+    [['run', '--base-url', 'ftp://example.com'], '--base-url: expected an http:// or https:// URL'],
+    [['run', '--interval'], "'--interval"],
+    [['run', 'extra'], 'argument: this command takes no arguments'],
+    [['sync', '--once', '--duration', '5s'], '--duration: cannot be combined with --once'],
+    [['backfill'], '--since'],
+    [['backfill', '--since', 'yesterday'], '--since: expected an ISO date-time'],
+    [['backfill', '--since', '2026-13-45'], '--since: expected an ISO date-time'],
+    [['replay'], 'expected exactly one FILE'],
+    [['events', '--write', 'out'], '--write: needs --schema'],
+  ])('%j exits 2: %s', async (argv, message) => {
+    const run = await cli(argv);
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.stderr).toContain(message);
+    expect(run.stdout).toBe('');
+  });
+
+  it('accepts a valid collection list case-insensitively (reaching the configuration check)', async () => {
+    const run = await cli(['run', '--no-sandbox', '--collections', 'receivedorders,IssuedInvoices'], {
+      env: {},
+    });
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.stderr).toContain('ACCOUNTING_BASE_URL');
+  });
+
+  it('--no-sandbox without credentials is a configuration error that names the variables and prints no secret', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'accounting-events-cli-'));
+    try {
+      const secret = 'very-secret-client-secret-4711';
+      const run = await cli(['run', '--no-sandbox', '--base-url', 'http://127.0.0.1:9', '--data-dir', dir], {
+        cwd: dir,
+        env: { ACCOUNTING_API_KEY: 'very-secret-api-key-0815', ACCOUNTING_CLIENT_SECRET: secret },
+      });
+      expect(run.code).toBe(EXIT.usage);
+      expect(run.stderr).toMatch(/apiKey|ACCOUNTING_API_KEY/);
+      for (const text of [run.stdout, run.stderr]) {
+        expect(text).not.toContain(secret);
+        expect(text).not.toContain('very-secret-api-key-0815');
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads credentials from ./.env without overriding the environment', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'accounting-events-cli-'));
+    try {
+      await writeFile(join(dir, '.env'), 'ACCOUNTING_BASE_URL=not a url\n');
+      const fromFile = await cli(['run', '--no-sandbox'], { cwd: dir, env: {} });
+      expect(fromFile.code).toBe(EXIT.usage);
+      expect(fromFile.stderr).toContain('ACCOUNTING_BASE_URL');
+      expect(fromFile.stderr).toContain('http or https URL');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('cli: replay validates every line before publishing', () => {
+  it('names the bad line and exits 2', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'accounting-events-cli-'));
+    try {
+      const file = join(dir, 'events.jsonl');
+      await writeFile(file, '{"detail-type":"ReceivedOrder.Created","detail":{"version":1}}\nnot json\n');
+      const run = await cli(['replay', file, '--data-dir', dir]);
+      expect(run.code).toBe(EXIT.usage);
+      expect(run.stderr).toContain('2 invalid lines');
+      expect(run.stderr).toContain("line 1: event 'ReceivedOrder.Created' is invalid");
+      expect(run.stderr).toContain('line 2: not JSON');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('cli: sync --once on the sandbox', () => {
+  it('polls every collection once, writes --events-out, and replay --dry-run accepts that file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'accounting-events-cli-'));
+    try {
+      const out = join(dir, 'events.jsonl');
+      const run = await cli(
+        [
+          'sync',
+          '--once',
+          '--data-dir',
+          dir,
+          '--events-out',
+          out,
+          '--collections',
+          'ReceivedOrders,BusinessPartners',
+        ],
+        {
+          cwd: dir,
+        },
+      );
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stdout).toMatch(/ReceivedOrder\.Created\s+\d+/);
+      expect(run.stdout).toMatch(/\d+ events from 2 collections in \d+ requests/);
+      const replay = await cli(['replay', out, '--dry-run']);
+      expect(replay.code).toBe(EXIT.ok);
+      expect(replay.stdout).toMatch(/^\d+ events in .* are valid\n$/);
+      // A second sync on the same data directory resumes from the checkpoints: nothing new.
+      const again = await cli(
+        ['sync', '--once', '--data-dir', dir, '--collections', 'ReceivedOrders,BusinessPartners'],
+        {
+          cwd: dir,
+        },
+      );
+      expect(again.code).toBe(EXIT.ok);
+      expect(again.stdout).toMatch(/^0 events from 2 collections/m);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,10 +1,20 @@
 import type { Command } from '../command.js';
 import { archiveCommand } from './archive.js';
+import { backfillCommand } from './backfill.js';
 import { eventsCommand } from './events.js';
 import { operationsCommand } from './operations.js';
+import { replayCommand } from './replay.js';
+import { runCommand } from './run.js';
+import { sandboxCommand } from './sandbox.js';
+import { syncCommand } from './sync.js';
 
 /** Every subcommand, in the order `--help` lists them. */
 export const commands = [
+  runCommand,
+  sandboxCommand,
+  syncCommand,
+  backfillCommand,
+  replayCommand,
   eventsCommand,
   operationsCommand,
   archiveCommand,

@@ -1,0 +1,85 @@
+/** What the commands that start the runtime share: settings from env/.env, the view, the logger, errors. */
+import { resolve } from 'node:path';
+import type { CollectionName } from '../../accounting/collections.js';
+import { ConfigError } from '../../accounting/errors.js';
+import { ActionsConfigError } from '../../core/actions/config.js';
+import type { Logger } from '../../core/ports.js';
+import { createLogger } from '../../shared/logger.js';
+import type { CommandContext } from '../command.js';
+import { loadDotEnv } from '../environment.js';
+import { createView, type View } from '../live-view.js';
+import { type Runtime, RuntimeConfigError, type RuntimeOptions, startRuntime } from '../runtime.js';
+import { UsageError } from '../usage-error.js';
+import type { ConnectionOptions } from './shared-flags.js';
+
+/** Actions per second of the sandbox's activity generator under `run` (orders, edits, invoicing). */
+export const ACTIVITY_PER_SECOND = 0.5;
+
+export interface RuntimeCommandInput {
+  command: string;
+  connection: ConnectionOptions;
+  collections?: readonly string[];
+  intervalMs: number;
+  actions: boolean;
+  eventsOut?: string;
+  startFrom?: string;
+  backfillProgress?: boolean;
+  /** Run the sandbox's activity generator (default true; one-shot commands turn it off). */
+  activity?: boolean;
+}
+
+export interface StartedRuntime {
+  runtime: Runtime;
+  view: View;
+  logger: Logger;
+}
+
+/** Starts the runtime for a command; configuration problems become `UsageError` (exit 2). */
+export async function startRuntimeForCommand(
+  input: RuntimeCommandInput,
+  ctx: CommandContext,
+): Promise<StartedRuntime> {
+  loadDotEnv(ctx.env, ctx.cwd);
+  const view = createView(ctx.stdout, { json: input.connection.json });
+  const live = !input.connection.json && ctx.stdout.isTTY === true;
+  // Warnings and errors of the components: into the live view, else to stderr. Redacted by the logger.
+  const logger = createLogger({
+    level: 'warn',
+    format: input.connection.json ? 'json' : 'pretty',
+    service: 'accounting-events',
+    sink: live
+      ? (line) => view.update({ kind: 'warning', message: line.slice(13) })
+      : (line) => ctx.stderr.write(`${line}\n`),
+  });
+  const options: RuntimeOptions = {
+    sandbox: input.connection.sandbox
+      ? { options: { activity: { enabled: input.activity !== false, ratePerSecond: ACTIVITY_PER_SECOND } } }
+      : false,
+    ...(input.connection.baseUrl ? { baseUrl: input.connection.baseUrl } : {}),
+    ...(input.connection.authUrl ? { authUrl: input.connection.authUrl } : {}),
+    env: ctx.env,
+    dataDir: resolve(ctx.cwd, input.connection.dataDir),
+    ...(input.collections ? { collections: input.collections as CollectionName[] } : {}),
+    intervalMs: input.intervalMs,
+    actions: input.actions,
+    ...(input.eventsOut ? { eventsOut: resolve(ctx.cwd, input.eventsOut) } : {}),
+    ...(input.startFrom ? { startFrom: input.startFrom } : {}),
+    ...(input.backfillProgress === false ? { backfillProgress: false } : {}),
+    onUpdate: (u) => view.update(u),
+    logger,
+  };
+  try {
+    const runtime = await startRuntime(options);
+    return { runtime, view, logger };
+  } catch (error) {
+    view.close();
+    if (
+      error instanceof RuntimeConfigError ||
+      error instanceof ConfigError ||
+      error instanceof ActionsConfigError
+    ) {
+      throw new UsageError(error.message, input.command, { cause: error });
+    }
+    throw error;
+  }
+}
