@@ -96,9 +96,22 @@ export const sandboxFlags: Record<string, FlagSpec> = {
     value: '<json>',
     description: 'Fault settings as JSON (the admin API shape); flags above win.',
   },
+  'path-overrides': {
+    env: ENV.pathOverrides,
+    value: '<json>',
+    description: 'Operation id → path template: serve the same overridden paths the client is given.',
+  },
 };
 
 const num = z.coerce.number();
+const jsonText = z.string().transform((text, ctx) => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'expected JSON' });
+    return z.NEVER;
+  }
+});
 const flagsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(4010),
   host: z.string().default('127.0.0.1'),
@@ -124,17 +137,8 @@ const flagsSchema = z.object({
   'clock-skew-ms': num.optional(),
   'late-visibility-ms': num.min(0).optional(),
   'edits-while-paging': num.min(0).max(1).optional(),
-  faults: z
-    .string()
-    .transform((text, ctx) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'expected JSON' });
-        return z.NEVER;
-      }
-    })
-    .optional(),
+  faults: jsonText.optional(),
+  'path-overrides': jsonText.pipe(z.record(z.string(), z.string().startsWith('/'))).optional(),
 });
 
 export function sandboxHelp(): string {
@@ -221,6 +225,7 @@ export function parseSandboxArgs(
       weights: { createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2 },
     },
     faults: faults as FaultsInput,
+    pathOverrides: f['path-overrides'] ?? {},
   };
 }
 

@@ -143,6 +143,8 @@ export const optionsSchema = z
       weights: { createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2 },
     }),
     faults: faultsSchema.default(faultsSchema.parse({})),
+    /** Operation id → path template, as `ACCOUNTING_PATH_OVERRIDES` gives the client (serve the same paths). */
+    pathOverrides: z.record(z.string(), z.string().startsWith('/')).default({}),
   })
   .strict();
 

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { findCollection } from '../functions/accounting/collections.js';
-import { operations } from '../functions/accounting/endpoints.js';
+import { resolveOperations } from '../functions/accounting/endpoints.js';
 import { ActivityGenerator } from './activity.js';
 import { AuthServer, type Credential, openIdConfiguration } from './auth.js';
 import { Domain } from './domain.js';
@@ -94,7 +94,7 @@ export class SandboxServer {
   readonly auth: AuthServer;
   readonly faults: FaultEngine;
   readonly activity: ActivityGenerator;
-  private readonly router = new Router(operations);
+  private readonly router: Router;
   private counts: RequestCounts = { total: 0, byEndpoint: {}, byCredential: {}, byEndpointAndCredential: {} };
   baseUrl = '';
   authUrl = '';
@@ -105,6 +105,7 @@ export class SandboxServer {
     private readonly log?: (line: string) => void,
   ) {
     const now = () => clock.now().getTime();
+    this.router = new Router(resolveOperations(options.pathOverrides).values());
     this.state = new SandboxState(
       {
         seed: options.seed,

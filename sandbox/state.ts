@@ -92,6 +92,9 @@ export interface StateSettings {
   lateVisibilityMs: number;
 }
 
+/** How many of the newest changed versions keep a full copy in the ground truth. */
+export const GROUND_TRUTH_COPIES = 100_000;
+
 export function hashRecord(record: unknown): string {
   return createHash('sha256').update(JSON.stringify(record)).digest('hex');
 }
@@ -377,6 +380,9 @@ export class SandboxState {
       hash: hashRecord(frozen),
       record: frozen,
     });
+    // Bounded memory under long activity: only the newest versions keep their copies (hashes stay).
+    const old = this.log[this.log.length - 1 - GROUND_TRUTH_COPIES];
+    if (old) old.record = undefined;
     return clone(frozen);
   }
 

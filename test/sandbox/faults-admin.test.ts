@@ -205,3 +205,45 @@ describe('admin API', () => {
     expect(info.credentials.apiKey).toBe('sandbox-api-key');
   });
 });
+
+describe('options', () => {
+  it('serves overridden paths, like the client configured with ACCOUNTING_PATH_OVERRIDES', async () => {
+    const o = await harness({ pathOverrides: { 'EInvoicing.status': '/v1/Peppol/{sendingId}' } });
+    try {
+      const inv = (await o.getJson('/v1/IssuedInvoices?PageSize=20&PageNumber=1')).Items.find(
+        (i: { BusinessPartnerAddress: { IdentificationNumber: string | null } }) =>
+          i.BusinessPartnerAddress.IdentificationNumber,
+      );
+      const sent = await jsonOf(
+        await o.api(`/v1/IssuedInvoices/${inv.Id}/Send/EInvoice`, { method: 'POST' }),
+      );
+      expect((await o.api(`/v1/Peppol/${sent.SendingId}`)).status).toBe(200);
+      expect((await o.api(`/v1/EInvoicing/Sendings/${sent.SendingId}`)).status).toBe(404);
+    } finally {
+      await o.sandbox.close();
+    }
+  });
+
+  it('reports TransportFailed when the network cannot deliver', async () => {
+    const o = await harness({ eInvoicing: { stepMs: 100, transportFailureProbability: 1 } });
+    try {
+      const inv = (await o.getJson('/v1/IssuedInvoices?PageSize=20&PageNumber=1')).Items.find(
+        (i: { BusinessPartnerAddress: { IdentificationNumber: string | null } }) =>
+          i.BusinessPartnerAddress.IdentificationNumber,
+      );
+      const sent = await jsonOf(
+        await o.api(`/v1/IssuedInvoices/${inv.Id}/Send/EInvoice`, { method: 'POST' }),
+      );
+      o.clock.advance(1000);
+      const status = await o.getJson(`/v1/EInvoicing/Sendings/${sent.SendingId}`);
+      expect(status).toMatchObject({ Status: 'TransportFailed', ResponseCode: null, IsFinal: true });
+      expect(status.History.map((s: { Status: string }) => s.Status)).toEqual([
+        'Queued',
+        'Sent',
+        'TransportFailed',
+      ]);
+    } finally {
+      await o.sandbox.close();
+    }
+  });
+});
