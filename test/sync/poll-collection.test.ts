@@ -45,6 +45,23 @@ describe('pollCollection: windowing and classification', () => {
     expect((after!.value as CollectionCheckpoint).settled).toBe(true);
   });
 
+  it('keeps one request per idle cycle when hundreds of records share the watermark timestamp', async () => {
+    const t = setup();
+    for (let i = 0; i < 350; i++) t.service.create(); // one timestamp, 4 pages
+    await t.poll();
+    const requests: number[] = [];
+    for (let cycle = 0; cycle < 10; cycle++) {
+      t.tick(MIN);
+      requests.push((await t.poll()).requests);
+    }
+    // Inside the lookback the overlap is re-read (4 pages, all deduped); once settled: one request.
+    expect(requests.slice(-4)).toEqual([1, 1, 1, 1]);
+    t.service.create();
+    t.tick(MIN);
+    expect((await t.poll()).published).toBe(1);
+    expect(t.missing()).toEqual([]);
+  });
+
   it('classifies by CreatedDate against the window: new → Created, edited → Updated', async () => {
     const t = setup();
     const old = t.service.create();

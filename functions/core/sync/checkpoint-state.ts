@@ -43,7 +43,7 @@ export const collectionCheckpointSchema = z.object({
   watermarkChangedAtMs: z.number().int().optional(),
   /**
    * A whole window started at least one lookback after the watermark last moved: everything dated
-   * at or before the watermark is visible by now, so the next window reads from the watermark itself.
+   * at or before the watermark was visible to it and read, so the next window starts just after it.
    */
   settled: z.boolean().default(false),
   window: windowStateSchema.optional(),

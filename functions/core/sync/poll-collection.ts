@@ -165,7 +165,9 @@ function startWindow(run: CollectionRun): WindowState {
   const { state, options, spec } = run;
   let sinceMs: number | undefined;
   if (state.watermarkMs !== undefined) {
-    sinceMs = state.settled ? state.watermarkMs : state.watermarkMs - options.lookbackMs;
+    // Settled: every version dated up to the watermark was visible to a whole window and was read,
+    // so the read starts just after it (records sharing the watermark's timestamp are not re-read).
+    sinceMs = state.settled ? state.watermarkMs + 1 : state.watermarkMs - options.lookbackMs;
   } else if (options.startFrom !== undefined) {
     sinceMs = Date.parse(options.startFrom);
   }
@@ -313,7 +315,7 @@ function finishWindow(run: CollectionRun, window: WindowState): void {
     window.startedAtMs - (state.watermarkChangedAtMs ?? window.startedAtMs) >= options.lookbackMs
   ) {
     // A whole window started a lookback after the watermark last moved and found nothing newer:
-    // everything dated up to the watermark is visible now; read from the watermark itself.
+    // everything dated up to the watermark was visible to it; later reads start after the watermark.
     state.settled = true;
   }
 }
