@@ -1,6 +1,8 @@
 /**
- * Custom metrics the functions publish with Powertools Metrics (embedded metric format), as the
- * dashboard and alarms read them. Namespace: `POWERTOOLS_METRICS_NAMESPACE`, set by `AppFunction`;
+ * Custom metrics the poller publishes with Powertools Metrics (embedded metric format), as the
+ * dashboard and alarms read them (names from functions/handlers/poll-changes.ts). The actions
+ * publish no metrics: their outcomes are the outcome events on the bus, which a rule copies to a
+ * log group that the dashboard queries. Namespace: `POWERTOOLS_METRICS_NAMESPACE`, set by `AppFunction`;
  * every metric carries the `service` dimension (`POWERTOOLS_SERVICE_NAME`).
  */
 export const METRICS_NAMESPACE = 'AccountingEvents';
@@ -12,17 +14,16 @@ export const METRIC = {
   apiRequests: 'ApiRequests',
   /** Poller: 429 answers of the accounting service. */
   rateLimited: 'RateLimited',
-  /** Poller: now − watermark, seconds, per `collection`; also emitted without it as the maximum. */
-  lagSeconds: 'LagSeconds',
-  /** Actions: outcomes per `outcome` (e.g. transferred, archived, skipped, failed). */
-  actionOutcomes: 'ActionOutcome',
-  /** Actions: failed actions (an `Action.Failed` event was emitted). */
-  actionFailed: 'ActionFailed',
+  /** Poller: collections whose poll failed or hit a checkpoint conflict in one run. */
+  collectionsFailed: 'CollectionsFailed',
+  /** Poller: now − watermark, milliseconds, per `collection`. */
+  watermarkLagMs: 'WatermarkLagMs',
 } as const;
 
 /** `service` dimension values. */
 export const SERVICE = {
-  poller: 'poller',
+  /** The poller names itself `poll-changes` (functions/handlers/poll-changes.ts). */
+  poller: 'poll-changes',
   action: (routeId: string) => `action-${routeId}`,
   scheduled: (id: string) => `scheduled-${id}`,
 } as const;

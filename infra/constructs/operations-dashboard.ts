@@ -6,6 +6,7 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { AppFunction } from './app-function.js';
@@ -26,6 +27,7 @@ export interface OperationsDashboardProps {
   readonly scheduled: readonly AppFunction[];
   readonly scheduleDeadLetterQueue: sqs.IQueue;
   readonly alarms: readonly cloudwatch.IAlarm[];
+  readonly outcomesLogGroup: logs.ILogGroup;
 }
 
 const PERIOD = Duration.minutes(1);
@@ -69,21 +71,24 @@ export class OperationsDashboard extends Construct {
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Events published per type',
-        left: [search('', 'service,detailType', METRIC.eventsPublished, 'Sum')],
+        left: [search('', 'detailType,service', METRIC.eventsPublished, 'Sum')],
         width: 12,
         stacked: true,
       }),
       new cloudwatch.GraphWidget({
-        title: 'Accounting API requests and 429s',
+        title: 'Accounting API requests, 429s, failed collections',
         left: [custom(METRIC.apiRequests, pollerService, 'Sum', 'requests')],
-        right: [custom(METRIC.rateLimited, pollerService, 'Sum', '429 answers')],
+        right: [
+          custom(METRIC.rateLimited, pollerService, 'Sum', '429 answers'),
+          custom(METRIC.collectionsFailed, pollerService, 'Sum', 'failed collections'),
+        ],
         width: 12,
       }),
     );
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
-        title: 'Poll lag per collection (s)',
-        left: [search('', 'service,collection', METRIC.lagSeconds, 'Maximum')],
+        title: 'Watermark lag per collection (ms)',
+        left: [search('', 'collection,service', METRIC.watermarkLagMs, 'Maximum')],
         width: 12,
       }),
       new cloudwatch.GraphWidget({
@@ -116,12 +121,12 @@ export class OperationsDashboard extends Construct {
         ],
         width: 12,
       }),
-      new cloudwatch.GraphWidget({
-        title: 'Action outcomes',
-        left: [search('', 'service,outcome', METRIC.actionOutcomes, 'Sum')],
-        right: [search('', 'service', METRIC.actionFailed, 'Sum')],
+      new cloudwatch.LogQueryWidget({
+        title: 'Action outcomes (events per type)',
+        logGroupNames: [props.outcomesLogGroup.logGroupName],
+        view: cloudwatch.LogQueryVisualizationType.BAR,
+        queryLines: ['stats count(*) as events by `detail-type`'],
         width: 12,
-        stacked: true,
       }),
     );
     this.dashboard.addWidgets(

@@ -3,7 +3,7 @@
  * archive, the credentials secret, and the schema registry. The stateless stack receives these
  * resources through `StatefulResources`.
  */
-import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -185,5 +185,13 @@ export class StatefulStack extends Stack implements StatefulResources {
       registryName: prefix,
       schemasDir: props.schemasDir,
     });
+
+    new CfnOutput(this, 'CredentialsSecretName', {
+      description: 'Put the credentials JSON here (docs/deploy.md)',
+      value: this.credentialsSecret.secretName,
+    });
+    new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName });
+    new CfnOutput(this, 'ArchiveBucketName', { value: this.archiveBucket.bucketName });
+    new CfnOutput(this, 'CheckpointsTableName', { value: this.checkpointsTable.tableName });
   }
 }

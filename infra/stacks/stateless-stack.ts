@@ -3,15 +3,25 @@
  * (+ DLQ) → function per route of the routing table, scheduled actions, alarms and the dashboard.
  * Stateful resources arrive as typed props.
  */
-import { Annotations, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  Annotations,
+  CfnOutput,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { actionEvents } from '../../functions/core/events/action-events.js';
 import { eventSourceOf, type InfraConfig, namePrefix } from '../config.js';
 import { acknowledgeWildcardResource } from '../constructs/acknowledge-wildcards.js';
 import { AlarmTopic } from '../constructs/alarm-topic.js';
@@ -20,12 +30,16 @@ import { FUNCTION_ENV } from '../constructs/function-env.js';
 import { useBucket, useEventBus, useSecret, useTable } from '../constructs/grants.js';
 import { accessOf } from '../constructs/handler-access.js';
 import { findHandlerEntry, MissingHandlerError } from '../constructs/handler-entry.js';
+import { EventLogGroup } from '../constructs/log-group-target.js';
 import { METRIC, METRICS_NAMESPACE, SERVICE } from '../constructs/metric-names.js';
 import { OperationsDashboard } from '../constructs/operations-dashboard.js';
 import type { EventPatternSpec, Route, ScheduledAction } from '../routes.js';
 import { ARCHIVE_PREFIX, type StatefulResources } from './stateful-stack.js';
 
 export const POLLER_HANDLER = 'poll-changes';
+
+/** Detail-type of a failed action (functions/core/events/action-events.ts). */
+export const ACTION_FAILED = 'Action.Failed';
 
 export interface StatelessStackProps extends StackProps {
   readonly config: InfraConfig;
@@ -62,6 +76,8 @@ export class StatelessStack extends Stack {
   readonly scheduledFunctions: AppFunction[] = [];
   readonly alarmTopic: AlarmTopic;
   readonly dashboard: OperationsDashboard;
+  readonly outcomesLogGroup: logs.LogGroup;
+  readonly actionFailedRule: events.Rule;
 
   private readonly config: InfraConfig;
   private readonly resources: StatefulResources;
@@ -141,6 +157,26 @@ export class StatelessStack extends Stack {
       this.scheduledFunctions.push(fn);
     }
 
+    // --- action outcomes: every outcome event lands in one log group (audit trail, dashboard)
+    const outcomesLog = new EventLogGroup(this, 'ActionOutcomesLog', {
+      retention: retentionOf(config.logRetentionDays),
+      removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+    this.outcomesLogGroup = outcomesLog.logGroup;
+    const outcomeTypes = actionEvents.map((e) => e.detailType).filter((t) => t !== ACTION_FAILED);
+    new events.Rule(this, 'ActionOutcomesRule', {
+      eventBus: resources.eventBus,
+      description: 'Copies action outcome events to the action outcomes log group',
+      eventPattern: { detailType: outcomeTypes },
+      targets: [outcomesLog.target()],
+    });
+    this.actionFailedRule = new events.Rule(this, 'ActionFailedRule', {
+      eventBus: resources.eventBus,
+      description: 'Action.Failed events: logged, counted by the action failures alarm',
+      eventPattern: { detailType: [ACTION_FAILED] },
+      targets: [outcomesLog.target()],
+    });
+
     this.alarms();
     this.dashboard = new OperationsDashboard(this, 'Dashboard', {
       dashboardName: prefix,
@@ -150,7 +186,13 @@ export class StatelessStack extends Stack {
       scheduled: this.scheduledFunctions,
       scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
       alarms: this.alarmTopic.alarms,
+      outcomesLogGroup: this.outcomesLogGroup,
     });
+
+    new CfnOutput(this, 'PollerFunctionName', { value: this.poller.function.functionName });
+    new CfnOutput(this, 'PollerLogGroupName', { value: this.poller.logGroup.logGroupName });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topic.topicArn });
+    new CfnOutput(this, 'DashboardName', { value: prefix });
   }
 
   private queue(id: string, props: sqs.QueueProps = {}): sqs.Queue {
@@ -311,10 +353,25 @@ export class StatelessStack extends Stack {
       this.scheduleDeadLetterQueue,
       'Scheduler ticks that could not invoke their function',
     );
+    const fiveMinutes = Duration.minutes(5);
     topic.notify(
       new cloudwatch.Alarm(this, 'PollerErrorsAlarm', {
-        alarmDescription: 'The poller failed',
-        metric: this.poller.function.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        alarmDescription: 'The poller failed, or collections failed within a run (see the poller log group)',
+        metric: new cloudwatch.MathExpression({
+          expression: 'FILL(errors, 0) + FILL(failed, 0)',
+          label: 'poller errors + failed collections',
+          period: fiveMinutes,
+          usingMetrics: {
+            errors: this.poller.function.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
+            failed: new cloudwatch.Metric({
+              namespace: METRICS_NAMESPACE,
+              metricName: METRIC.collectionsFailed,
+              dimensionsMap: { service: SERVICE.poller },
+              statistic: 'Sum',
+              period: fiveMinutes,
+            }),
+          },
+        }),
         threshold: config.pollerErrorsThreshold,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
@@ -323,19 +380,39 @@ export class StatelessStack extends Stack {
     );
     topic.notify(
       new cloudwatch.Alarm(this, 'PollerLagAlarm', {
-        alarmDescription: `Changes older than ${config.lagAlarmSeconds} s are not yet published (or the poller reports no lag at all)`,
-        metric: new cloudwatch.Metric({
-          namespace: METRICS_NAMESPACE,
-          metricName: METRIC.lagSeconds,
-          dimensionsMap: { service: SERVICE.poller },
-          statistic: 'Maximum',
-          period: Duration.minutes(5),
+        alarmDescription: `Changes older than ${config.lagAlarmSeconds} s are not yet published in some collection (or the poller reports no lag at all)`,
+        // The worst collection: one series over every collection the poller reports.
+        metric: new cloudwatch.MathExpression({
+          expression: `SELECT MAX(${METRIC.watermarkLagMs}) FROM SCHEMA("${METRICS_NAMESPACE}", collection, service) WHERE service = '${SERVICE.poller}'`,
+          label: 'worst watermark lag (ms)',
+          period: fiveMinutes,
+          usingMetrics: {},
         }),
-        threshold: config.lagAlarmSeconds,
+        threshold: config.lagAlarmSeconds * 1000,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
         // No lag reported means no poll ran: that is lag too.
         treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      }),
+    );
+    topic.notify(
+      new cloudwatch.Alarm(this, 'ActionFailedAlarm', {
+        alarmDescription:
+          'Actions reported failures (Action.Failed events; details in the action outcomes log group)',
+        metric: new cloudwatch.Metric({
+          namespace: 'AWS/Events',
+          metricName: 'MatchedEvents',
+          dimensionsMap: {
+            EventBusName: this.resources.eventBus.eventBusName,
+            RuleName: this.actionFailedRule.ruleName,
+          },
+          statistic: 'Sum',
+          period: fiveMinutes,
+        }),
+        threshold: config.actionFailuresThreshold,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
     );
 
@@ -361,26 +438,11 @@ export class StatelessStack extends Stack {
     }
   }
 
-  /** Function errors plus failed actions the function reported (batch item failures do not count as errors). */
+  /** Unhandled errors of an action function (failed batch items do not count; the DLQ alarm catches those). */
   private actionFailuresAlarm(id: string, fn: AppFunction, what: string): cloudwatch.Alarm {
-    const period = Duration.minutes(5);
     return new cloudwatch.Alarm(this, id, {
-      alarmDescription: `${what}: actions failed`,
-      metric: new cloudwatch.MathExpression({
-        expression: 'FILL(errors, 0) + FILL(failed, 0)',
-        label: 'failed actions',
-        period,
-        usingMetrics: {
-          errors: fn.function.metricErrors({ period, statistic: 'Sum' }),
-          failed: new cloudwatch.Metric({
-            namespace: METRICS_NAMESPACE,
-            metricName: METRIC.actionFailed,
-            dimensionsMap: { service: fn.serviceName },
-            statistic: 'Sum',
-            period,
-          }),
-        },
-      }),
+      alarmDescription: `${what}: the function failed`,
+      metric: fn.function.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
       threshold: this.config.actionFailuresThreshold,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,

@@ -2,9 +2,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../functions/shared/env-names.js';
+import { actionsConfigOf } from '../../infra/build-app.js';
+import { defaultInfraConfig } from '../../infra/config.js';
 import { REQUIRE_SHIM_BANNER } from '../../infra/constructs/app-function.js';
 import { findHandlerEntry, MissingHandlerError } from '../../infra/constructs/handler-entry.js';
-import { buildRoutes, type Route } from '../../infra/routes.js';
+import { buildRoutes, buildScheduledActions, type Route } from '../../infra/routes.js';
 import { POLLER_HANDLER } from '../../infra/stacks/stateless-stack.js';
 import { buildTestApp } from './support.js';
 
@@ -26,7 +29,11 @@ const route = (id: string, handler: string): Route => ({
 describe('missing handler modules', () => {
   it('without bundling, the app synthesizes for a route whose module does not exist', () => {
     const t = buildTestApp({}, { routes: [route('later', 'not-written-yet')], scheduledActions: [] });
-    t.statelessTemplate.resourceCountIs('AWS::Events::Rule', 1);
+    t.statelessTemplate.resourcePropertiesCountIs(
+      'AWS::Events::Rule',
+      { EventPattern: { 'detail-type': ['Test.Created'] } },
+      1,
+    );
     t.statelessTemplate.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs24.x' });
   });
 
@@ -45,7 +52,22 @@ describe('missing handler modules', () => {
 
 describe('bundles', () => {
   it('every existing handler bundles locally as minified ESM with a source map; sizes reported', () => {
-    const handlers = [...new Set([POLLER_HANDLER, ...buildRoutes().map((r) => r.handler)])];
+    // Settings that switch every action on, so every handler module is in the list.
+    const actions = actionsConfigOf(
+      defaultInfraConfig({
+        actions: { [ENV.actionsEInvoicePartners]: '1', [ENV.actionsEmailPartners]: '2' },
+      }),
+    );
+    const handlers = [
+      ...new Set([
+        POLLER_HANDLER,
+        ...buildRoutes(actions).map((r) => r.handler),
+        ...buildScheduledActions(actions).map((a) => a.handler),
+      ]),
+    ];
+    expect(handlers).toEqual(
+      expect.arrayContaining(['transfer-documents', 'archive-isdoc', 'send-invoice', 'track-einvoices']),
+    );
     const present = handlers.filter((h) => findHandlerEntry(h) !== undefined);
     const outdir = mkdtempSync(join(tmpdir(), 'cdk-bundles-'));
     outdirs.push(outdir);

@@ -196,7 +196,7 @@ describe('least privilege per function', () => {
 
 describe('routes', () => {
   it('one rule per route on the custom bus, whose pattern equals the routing table exactly', () => {
-    const rules = ofType('AWS::Events::Rule');
+    const rules = ofType('AWS::Events::Rule').filter(([id]) => id.startsWith('Route'));
     expect(rules).toHaveLength(t.routes.length);
     for (const route of t.routes) {
       const matching = rules.filter(
@@ -225,9 +225,11 @@ describe('routes', () => {
         SqsManagedSseEnabled: true,
       });
     }
-    t.statelessTemplate.allResourcesProperties('AWS::Events::Rule', {
-      Targets: [Match.objectLike({ DeadLetterConfig: Match.objectLike({ Arn: Match.anyValue() }) })],
-    });
+    for (const [id, rule] of ofType('AWS::Events::Rule').filter(([id]) => id.startsWith('Route'))) {
+      expect(rule.Properties.Targets, id).toEqual([
+        expect.objectContaining({ DeadLetterConfig: { Arn: expect.anything() } }),
+      ]);
+    }
   });
 
   it('every route: event source with bounded concurrency and partial batch failures', () => {
@@ -281,22 +283,57 @@ describe('routes', () => {
   });
 
   it('alarms for poller errors and lag, action failures; all notify the encrypted topic', () => {
+    // Worst watermark lag over every collection, as one Metrics Insights series; silence breaches.
     t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'LagSeconds',
-      Namespace: 'AccountingEvents',
-      Threshold: 900,
+      Threshold: 900_000,
       TreatMissingData: 'breaching',
+      Metrics: [
+        Match.objectLike({
+          Expression: Match.stringLikeRegexp(
+            `SELECT MAX\\(WatermarkLagMs\\) FROM SCHEMA\\("AccountingEvents", collection, service\\) WHERE service = 'poll-changes'`,
+          ),
+        }),
+      ],
     });
+    const pollerErrors = JSON.stringify(
+      t.statelessTemplate.findResources('AWS::CloudWatch::Alarm', {
+        Properties: { AlarmDescription: Match.stringLikeRegexp('^The poller failed') },
+      }),
+    );
+    expect(pollerErrors).toContain('CollectionsFailed');
+    expect(pollerErrors).toContain(functionId('Poller'));
     t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'Errors',
-      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId('Poller') } }],
+      Namespace: 'AWS/Events',
+      MetricName: 'MatchedEvents',
+      Dimensions: Match.arrayWith([
+        { Name: 'RuleName', Value: { Ref: Match.stringLikeRegexp('^ActionFailedRule') } },
+      ]),
     });
+    for (const path of functionPaths().filter((p) => p !== 'Poller')) {
+      t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(path) } }],
+      });
+    }
     const topicId = ofType('AWS::SNS::Topic')[0]![0];
     t.statelessTemplate.allResourcesProperties('AWS::CloudWatch::Alarm', {
       AlarmActions: [{ Ref: topicId }],
     });
     t.statelessTemplate.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
     t.statelessTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  it('action outcome events (and Action.Failed) are copied to one log group, without a custom resource', () => {
+    const rules = ofType('AWS::Events::Rule').filter(([id]) => id.startsWith('Action'));
+    expect(rules).toHaveLength(2);
+    const failed = rules.find(([id]) => id.startsWith('ActionFailedRule'))!;
+    expect(failed[1].Properties.EventPattern).toEqual({ 'detail-type': ['Action.Failed'] });
+    const outcomes = rules.find(([id]) => id.startsWith('ActionOutcomesRule'))!;
+    expect((outcomes[1].Properties.EventPattern as Record<string, string[]>)['detail-type']).toContain(
+      'IssuedInvoice.IsdocArchived',
+    );
+    t.statelessTemplate.resourceCountIs('AWS::Logs::ResourcePolicy', 1);
+    t.statelessTemplate.resourceCountIs('Custom::CloudwatchLogResourcePolicy', 0);
   });
 
   it('an alarm e-mail subscribes to the topic', () => {
