@@ -178,7 +178,14 @@ export class SandboxServer {
       res.end();
       return;
     }
-    const body = await readBody(req);
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch (error) {
+      if (!(error instanceof ProblemError)) throw error;
+      await this.send(res, problemReply(error.status), false);
+      return;
+    }
     if (pathname === '/_sandbox' || pathname.startsWith('/_sandbox/')) {
       await this.send(
         res,
