@@ -247,3 +247,35 @@ describe('options', () => {
     }
   });
 });
+
+describe('consistency after deletions and activity', () => {
+  it('warns BusinessPartnerDoesNotExistAnyMore when the source partner was deleted', async () => {
+    const partner = await jsonOf(
+      await h.api('/v1/BusinessPartners', { method: 'POST', json: { City: 'Žilina', Name: 'Dočasný' } }),
+    );
+    const order = await jsonOf(
+      await h.api('/v1/ReceivedOrders', {
+        method: 'POST',
+        json: {
+          BusinessPartnerAddress: { DocumentAddressWithAddressBookLink: { Id: partner.Data.Id } },
+          Items: [{ TextItem: { Text: 'Tovar', UnitPrice: 1 } }],
+        },
+      }),
+    );
+    await admin(`records/BusinessPartners/${partner.Data.Id}`, { method: 'DELETE' });
+    const slip = await jsonOf(
+      await h.api(`/v1/ReceivedOrders/${order.Data.Id}/Transfer/ToIssueSlip/Fully`, { method: 'POST' }),
+    );
+    expect(slip.Warnings.map((w: { Code: string }) => w.Code)).toEqual([
+      'BusinessPartnerDoesNotExistAnyMore',
+    ]);
+    expect(slip.Data.BusinessPartnerAddress.Id).toBe(partner.Data.Id);
+  });
+
+  it('starts and stops the activity generator through the admin API', async () => {
+    expect(
+      await jsonOf(await admin('activity/start', { method: 'POST', json: { ratePerSecond: 0.01 } })),
+    ).toEqual({ running: true });
+    expect(await jsonOf(await admin('activity/stop', { method: 'POST' }))).toEqual({ running: false });
+  });
+});
