@@ -11,6 +11,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
 import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
+import { parseActionEvent } from '../../functions/core/actions/action-event.js';
 import { archiveIsdoc, isdocKey } from '../../functions/core/actions/archive-isdoc.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
 import { RetryLaterError } from '../../functions/core/actions/errors.js';
@@ -153,6 +154,29 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
     clock.advance(2_000); // the redelivery comes after the visibility timeout
     await expect(entry(event)).resolves.toMatchObject({ status: 'done' });
     expect(publisher.ofType('IssuedInvoice.IsdocArchived')).toHaveLength(1);
+  });
+
+  it('archives the PDF beside the ISDOC when configured', async () => {
+    const objects = await s3Store();
+    const publisher = recordingPublisher();
+    const logger = recordingLogger();
+    const withPdf = loadActionsConfig({ ACTIONS_ISDOC_PDF: 'true' });
+    const [, invoice] = await listAll(sb.client, 'IssuedInvoices');
+    const event = recordEvent('IssuedInvoice', invoice as ApiRecord);
+    const deps = { api: sb.client, objects, publisher, clock, logger, config: withPdf };
+    await expect(archiveIsdoc(deps, parseActionEvent(event))).resolves.toMatchObject({ status: 'done' });
+    const detail = publisher.ofType('IssuedInvoice.IsdocArchived')[0]?.detail as {
+      archive: { key: string; pdfKey?: string };
+    };
+    expect(detail.archive.pdfKey).toBe(detail.archive.key.replace(/\.isdoc$/, '.pdf'));
+    const pdf = await objects.head(detail.archive.pdfKey ?? '');
+    expect(pdf).toMatchObject({
+      contentType: 'application/pdf',
+      metadata: { 'document-id': (invoice as ApiRecord).Id },
+    });
+    expect((await bytesOf(await objects.get(detail.archive.pdfKey ?? ''))).subarray(0, 5).toString()).toBe(
+      '%PDF-',
+    );
   });
 
   it('fails with Action.Failed once the not-ready deadline has passed', async () => {

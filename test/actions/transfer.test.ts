@@ -162,6 +162,15 @@ describe('transfer action (sandbox + dynalite + Powertools idempotency)', () => 
     expect(result).toMatchObject({ status: 'skipped' });
     expect(create).not.toHaveBeenCalled();
     expect(publisher.events).toHaveLength(0);
+    // A skip is not remembered: reopened, the order is transferred on its next event.
+    sb.sandbox.state.update('ReceivedOrders', order.Id, (r) => {
+      r.Status = 'Unfinished';
+    });
+    create.mockRestore();
+    await expect(entry(recordEvent('ReceivedOrder', order, { change: 'Updated' }))).resolves.toMatchObject({
+      status: 'done',
+    });
+    expect(await slipsReferencing(order.Id)).toHaveLength(1);
   });
 
   it('turns a 422 into Action.Failed with the validation errors and leaves the record retryable', async () => {

@@ -228,7 +228,11 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
 
   // 4. Optional PDF beside it (streamed; not validated).
   let pdfKey: string | undefined;
-  if (isdoc.pdf && decision !== 'republish') {
+  const wantedPdfKey = key.replace(/\.isdoc$/, '.pdf');
+  // On a re-announcement the PDF is written only if the earlier attempt did not get to it.
+  if (isdoc.pdf && decision === 'republish' && (await deps.objects.head(wantedPdfKey))) {
+    pdfKey = wantedPdfKey;
+  } else if (isdoc.pdf) {
     const pdf = await deps.api.download(`${collection}.pdf`, {
       params: { id: envelope.id },
       query: { Language: 'Current' },
@@ -236,7 +240,7 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
     if (isNotReady(pdf)) {
       deps.logger.warn('pdf not ready, archived isdoc only', log);
     } else {
-      pdfKey = key.replace(/\.isdoc$/, '.pdf');
+      pdfKey = wantedPdfKey;
       await deps.objects.put({
         key: pdfKey,
         body: pdf.body,

@@ -123,6 +123,11 @@ export async function transferDocument(
   };
 
   let ran = false;
+  class NotApplicableError extends Error {
+    constructor(readonly sourceStatus: string | null) {
+      super(`source status ${sourceStatus ?? 'unknown'} is not transferable`);
+    }
+  }
   const once = async (): Promise<TransferRecordResult> => {
     ran = true;
     // Domain state first, on every run: the status now, and a target that already references the source.
@@ -139,7 +144,8 @@ export async function transferDocument(
     }
     if (status === null || !step.transferableStatuses.includes(status)) {
       deps.logger.info('transfer not applicable', { ...log, status });
-      return { result: 'notTransferable', sourceStatus: status };
+      // Thrown, not returned: only effects are remembered, so a reopened source can still be transferred.
+      throw new NotApplicableError(status);
     }
 
     let created: Created;
@@ -172,6 +178,9 @@ export async function transferDocument(
       ? { status: 'done' }
       : { status: 'skipped', reason: `source status ${result.sourceStatus ?? 'unknown'}` };
   } catch (error) {
+    if (error instanceof NotApplicableError) {
+      return { status: 'skipped', reason: `source status ${error.sourceStatus ?? 'unknown'}` };
+    }
     if (error instanceof ValidationError) {
       deps.logger.warn('transfer rejected', { ...log, status: error.status, errors: error.errors });
       await publishFailure(deps, ctx, problemOf('validation', 'the service rejected the transfer', error));
