@@ -4,6 +4,7 @@
  *
  *   npx tsx sandbox/bench-lists.ts --documents 100000 --seconds 10 --concurrency 8 --page-size 100
  *   npx tsx sandbox/bench-lists.ts --documents 200000 --seed-only
+ *   npx tsx sandbox/bench-lists.ts --documents 100000 --in-process --seconds 5
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -20,8 +21,37 @@ const argsSchema = z.object({
   'page-size': z.coerce.number().int().min(1).default(100),
   collection: z.string().default('IssuedInvoices'),
   'seed-only': z.boolean().default(false),
+  'in-process': z.boolean().default(false),
   serve: z.boolean().default(false),
 });
+
+/** Server-side cost only: list + JSON serialisation in a loop, no HTTP. */
+async function inProcess(
+  documents: number,
+  partners: number,
+  pageSize: number,
+  seconds: number,
+  collection: string,
+) {
+  const sandbox = await startSandbox({
+    sizes: { documents, partners, perCollection: {} },
+    maxPageSize: pageSize,
+  });
+  let after: string | undefined;
+  let pages = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < seconds * 1000) {
+    const result = sandbox.state.list(collection, { pageSize, pageNumber: 1, ...(after ? { after } : {}) });
+    JSON.stringify({ Items: result.items, TotalItemCount: result.total });
+    after = result.items.length === pageSize ? result.items[pageSize - 1]?.Id : undefined;
+    pages++;
+  }
+  const elapsed = (performance.now() - t0) / 1000;
+  process.stdout.write(
+    `in-process ${collection} pages of ${pageSize} at ${documents} documents: ${(pages / elapsed).toFixed(0)} pages/s (list + JSON, no HTTP)\n`,
+  );
+  await sandbox.close();
+}
 
 async function serve(documents: number, partners: number, pageSize: number): Promise<void> {
   const before = process.memoryUsage().rss;
@@ -50,11 +80,15 @@ async function main(): Promise<void> {
       'page-size': { type: 'string' },
       collection: { type: 'string' },
       'seed-only': { type: 'boolean' },
+      'in-process': { type: 'boolean' },
       serve: { type: 'boolean' },
     },
   });
   const args = argsSchema.parse(values);
   if (args.serve) return serve(args.documents, args.partners, args['page-size']);
+  if (args['in-process']) {
+    return inProcess(args.documents, args.partners, args['page-size'], args.seconds, args.collection);
+  }
   const child = spawn(
     process.execPath,
     [
