@@ -1,6 +1,6 @@
 /**
  * Every action of the routing table, run in process: the local bus delivers each matched event to
- * the same core entry (`createActionEntry`) the Lambda handlers call per SQS record, with the
+ * the handler's own entry (`createEventEntry`), which its SQS handler calls per record, with the
  * idempotency guard on the embedded DynamoDB and the archive on the embedded S3. The e-invoice
  * status tracker, a scheduled function on AWS, runs on a timer.
  */
@@ -9,14 +9,15 @@ import type { Sandbox } from '../../sandbox/index.js';
 import type { AccountingApi } from '../accounting/api.js';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import type { EventBridgeEvent } from '../adapters/local/local-bus.js';
-import { archiveIsdoc } from '../core/actions/archive-isdoc.js';
 import { type ActionsConfig, loadActionsConfig } from '../core/actions/config.js';
-import { type OpenSendings, trackEInvoices } from '../core/actions/einvoice-tracking.js';
-import { type ActionEntry, createActionEntry } from '../core/actions/run-action.js';
-import { sendInvoice } from '../core/actions/send-invoice.js';
-import { transferDocument } from '../core/actions/transfer-document.js';
+import type { OpenSendings } from '../core/actions/einvoice-tracking.js';
+import type { ActionEntry } from '../core/actions/run-action.js';
 import type { BusEvent, Clock, EventPublisher, Logger } from '../core/ports.js';
 import { createPowertoolsGuard } from '../handlers/action-runtime.js';
+import { createEventEntry as archiveEntry } from '../handlers/archive-isdoc.js';
+import { createEventEntry as sendEntry } from '../handlers/send-invoice.js';
+import { createHandler as createTrackHandler } from '../handlers/track-einvoices.js';
+import { createEventEntry as transferEntry } from '../handlers/transfer-documents.js';
 import { ENV } from '../shared/env-names.js';
 import { LOCAL_RESOURCES, type LocalStores } from './local-stores.js';
 
@@ -91,24 +92,27 @@ export async function startLocalActions(options: {
     tableName: LOCAL_RESOURCES.stateTable,
   });
 
+  // The handlers' own entries for one EventBridge event (what their SQS handlers call per record).
   const entries: Record<string, ActionEntry> = {
-    'transfer-documents': createActionEntry('transfer-documents', logger, (event, o) =>
-      transferDocument({ api, publisher, clock, logger, guard, config }, event, o),
-    ),
-    'archive-isdoc': createActionEntry('archive-isdoc', logger, (event) =>
-      archiveIsdoc({ api, objects: stores.archive, publisher, clock, logger, config }, event),
-    ),
-    'send-invoice': createActionEntry('send-invoice', logger, (event, o) =>
-      sendInvoice({ api, publisher, clock, logger, guard, sendings, config }, event, o),
-    ),
+    'transfer-documents': transferEntry({ api, publisher, clock, logger, guard, config }),
+    'archive-isdoc': archiveEntry({ api, objects: stores.archive, publisher, clock, logger, config }),
+    'send-invoice': sendEntry({ api, publisher, clock, logger, guard, sendings, config }),
   };
+  const track = createTrackHandler({
+    api,
+    sendings,
+    publisher,
+    clock,
+    logger,
+    connection: options.connection,
+  });
 
   const tracking = config.sending.einvoicePartners.length > 0;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   const runScheduled = async () => {
     if (!tracking || !bound) return;
-    running ??= trackEInvoices({ api, sendings, publisher, clock, logger }, options.connection)
+    running ??= track()
       .then(() => undefined)
       .catch((error: unknown) => {
         logger.warn('e-invoice tracking failed', {

@@ -14,14 +14,16 @@
  */
 import type { Sandbox, SandboxOptions } from '../../sandbox/index.js';
 import { type AccountingClient, createAccountingClient } from '../accounting/client.js';
-import { type CollectionName, defaultPolledCollections } from '../accounting/collections.js';
+import type { CollectionName } from '../accounting/collections.js';
 import { type AccountingConfig, parseAccountingConfig } from '../accounting/config.js';
 import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
 import type { Clock, Logger } from '../core/ports.js';
 import { checkpointKey, emptyCheckpoint } from '../core/sync/checkpoint-state.js';
-import { type PollAllSummary, pollAll } from '../core/sync/poll-all.js';
 import { type PollOptions, pollOptionsSchema } from '../core/sync/poll-options.js';
+import { createHandler as createPollHandler, type PollChangesSummary } from '../handlers/poll-changes.js';
 import { systemClock } from '../shared/clock.js';
+import { loadPollerSettings, type PollerSettings } from '../shared/config.js';
+import { ENV } from '../shared/env-names.js';
 import { accountingInputFromEnv, cliFieldName } from './environment.js';
 import { type EventsOut, openEventsOut } from './events-out.js';
 import type { RuntimeUpdate } from './live-view.js';
@@ -64,8 +66,10 @@ export interface Runtime {
   readonly sandbox: Sandbox | undefined;
   readonly connection: string;
   readonly collections: readonly CollectionName[];
+  /** Events published so far, per detail-type (record events and action outcomes). */
+  counts(): ReadonlyMap<string, number>;
   /** One poll of every collection; events are on the bus when it resolves. */
-  pollOnce(): Promise<PollAllSummary>;
+  pollOnce(): Promise<PollChangesSummary>;
   /** Polls on the interval until `signal` aborts or `durationMs` passes, then stops cleanly. */
   run(options?: { signal?: AbortSignal; durationMs?: number }): Promise<void>;
   /** Waits until every delivery (and what it published) has finished. */
@@ -74,8 +78,8 @@ export interface Runtime {
 }
 
 /** Thrown when the runtime cannot start with the given settings (exit code 2). */
-export class RuntimeConfigError extends Error {
-  override readonly name = 'RuntimeConfigError';
+export class LocalRuntimeConfigError extends Error {
+  override readonly name = 'LocalRuntimeConfigError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }
@@ -139,7 +143,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     try {
       config = accountingConfigFor(options, sandbox);
     } catch (error) {
-      throw new RuntimeConfigError(error instanceof Error ? error.message : String(error), { cause: error });
+      throw new LocalRuntimeConfigError(error instanceof Error ? error.message : String(error), {
+        cause: error,
+      });
     }
     const api = createAccountingClient(config, { logger, clock });
     cleanup.push(() => api.close());
@@ -148,21 +154,31 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const stores = await startLocalStores(options.dataDir);
     cleanup.push(() => stores.close());
 
+    // The poller's settings from the environment (POLLER_*), as on AWS; flags and the sandbox win.
+    let settings: PollerSettings;
+    try {
+      settings = loadPollerSettings(options.env);
+    } catch (error) {
+      throw new LocalRuntimeConfigError(error instanceof Error ? error.message : String(error), {
+        cause: error,
+      });
+    }
     const connection =
-      options.env.ACTIONS_CONNECTION?.trim() ||
+      options.env[ENV.pollerConnection]?.trim() ||
+      options.env[ENV.actionsConnection]?.trim() ||
       (sandbox ? 'sandbox' : new URL(config.baseUrl).hostname.replace(/[^A-Za-z0-9_.-]/g, '-'));
-    const collections = options.collections ?? defaultPolledCollections;
+    const collections = options.collections ?? settings.collections;
     let pollOptions: PollOptions;
     try {
       pollOptions = pollOptionsSchema.parse({
+        ...settings.options,
         connection,
-        pageSize: config.pageSize,
         claimBucket: LOCAL_RESOURCES.archiveBucket,
         ...(options.startFrom ? { startFrom: options.startFrom } : {}),
         ...(options.poll ?? {}),
       });
     } catch (error) {
-      throw new RuntimeConfigError(`invalid poll settings: ${String(error)}`, { cause: error });
+      throw new LocalRuntimeConfigError(`invalid poll settings: ${String(error)}`, { cause: error });
     }
 
     // 3. Events out, actions, the bus.
@@ -232,14 +248,20 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       });
     });
 
-    const deps = {
+    // The poller Lambda's own handler, with local adapters.
+    const pollHandler = createPollHandler({
       api,
       checkpoints: stores.checkpoints,
       publisher: bus,
+      objectStore: stores.archive,
       clock,
       logger,
-      objectStore: stores.archive,
-    };
+      settings: { options: pollOptions, collections: [...collections], concurrency: settings.concurrency },
+    });
+    const counts = new Map<string, number>();
+    bus.onEvent((event) => {
+      counts.set(event['detail-type'], (counts.get(event['detail-type']) ?? 0) + 1);
+    });
 
     emit({
       kind: 'started',
@@ -271,11 +293,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       emit({ kind: 'backfill', done: 0, total });
     }
 
-    let polling: Promise<PollAllSummary> | undefined;
-    const pollOnce = async (): Promise<PollAllSummary> => {
+    let polling: Promise<PollChangesSummary> | undefined;
+    const pollOnce = async (): Promise<PollChangesSummary> => {
       const started = clock.now();
       const before = bus.publishedCount();
-      const summary = await pollAll(deps, pollOptions, collections);
+      const summary = await pollHandler({});
       const events = bus.publishedCount() - before;
       if (backfill) {
         backfill.done = Math.min(backfill.total, backfill.done + summary.published);
@@ -328,6 +350,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       sandbox,
       connection,
       collections,
+      counts: () => counts,
       pollOnce: guardedPoll,
       drain: () => bus.drain(),
       stop,
@@ -346,7 +369,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         try {
           while (!stopper.signal.aborted) {
             const cycleStart = clock.now().getTime();
-            let summary: PollAllSummary | undefined;
+            let summary: PollChangesSummary | undefined;
             try {
               summary = await guardedPoll();
             } catch (error) {

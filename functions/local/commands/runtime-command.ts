@@ -4,11 +4,12 @@ import type { CollectionName } from '../../accounting/collections.js';
 import { ConfigError } from '../../accounting/errors.js';
 import { ActionsConfigError } from '../../core/actions/config.js';
 import type { Logger } from '../../core/ports.js';
+import { RuntimeConfigError as SharedConfigError } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
 import type { CommandContext } from '../command.js';
 import { loadDotEnv } from '../environment.js';
 import { createView, type View } from '../live-view.js';
-import { type Runtime, RuntimeConfigError, type RuntimeOptions, startRuntime } from '../runtime.js';
+import { LocalRuntimeConfigError, type Runtime, type RuntimeOptions, startRuntime } from '../runtime.js';
 import { UsageError } from '../usage-error.js';
 import type { ConnectionOptions } from './shared-flags.js';
 
@@ -74,7 +75,8 @@ export async function startRuntimeForCommand(
   } catch (error) {
     view.close();
     if (
-      error instanceof RuntimeConfigError ||
+      error instanceof LocalRuntimeConfigError ||
+      error instanceof SharedConfigError ||
       error instanceof ConfigError ||
       error instanceof ActionsConfigError
     ) {

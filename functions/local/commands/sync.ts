@@ -79,7 +79,6 @@ export const syncCommand = defineCommand({
       }
       return ctx.signal.aborted ? EXIT.interrupted : EXIT.ok;
     }
-    const totals = new Map<string, number>();
     let requests = 0;
     let failed = 0;
     try {
@@ -87,9 +86,6 @@ export const syncCommand = defineCommand({
         const summary = await runtime.pollOnce();
         requests += summary.requests;
         failed += summary.failed + summary.conflicts;
-        for (const c of summary.collections) {
-          for (const [type, n] of Object.entries(c.events)) totals.set(type, (totals.get(type) ?? 0) + n);
-        }
         if (!summary.more || ctx.signal.aborted) break;
       }
       await runtime.drain();
@@ -98,7 +94,7 @@ export const syncCommand = defineCommand({
       view.close();
     }
     if (!o.json) {
-      const rows = [...totals.entries()].sort((a, b) => a[0].localeCompare(b[0]));
+      const rows = [...runtime.counts().entries()].sort((a, b) => a[0].localeCompare(b[0]));
       if (rows.length > 0) ctx.stdout.write(formatTable(['DETAIL-TYPE', 'EVENTS'], rows));
       ctx.stdout.write(
         `${rows.reduce((n, [, c]) => n + c, 0)} events from ${runtime.collections.length} collections in ${requests} requests${failed ? `, ${failed} collections failed` : ''}\n`,
