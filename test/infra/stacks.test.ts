@@ -378,6 +378,11 @@ describe('cdk-nag AwsSolutions', () => {
     expect(nagFindings(t.app)).toEqual({ errors: [], warnings: [] });
   });
 
+  it('runs as a validation plugin on synth, which does not fail (every acknowledgement matches)', () => {
+    const withNag = buildTestApp(SETTINGS, { nag: true });
+    expect(() => withNag.app.synth({ force: true })).not.toThrow();
+  });
+
   it('has zero unacknowledged findings for a dev stage without Object Lock', () => {
     const dev = buildTestApp({ stage: 'dev', archiveRetentionMode: 'OFF', removalPolicy: 'DESTROY' });
     expect(nagFindings(dev.app)).toEqual({ errors: [], warnings: [] });
