@@ -7,6 +7,10 @@
  * against ceil(N / PageSize), events per second and peak RSS. Events go to a counting publisher
  * (the bus is not measured here); checkpoints and claim checks to the in-memory stores.
  */
+
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { createAccountingClient } from '../../functions/accounting/client.js';
@@ -18,9 +22,8 @@ import type { BusEvent, EventPublisher } from '../../functions/core/ports.js';
 import { pollAll } from '../../functions/core/sync/poll-all.js';
 import { pollCollection } from '../../functions/core/sync/poll-collection.js';
 import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
-import { systemClock } from '../../functions/shared/clock.js';
+import { createManualClock } from '../../functions/shared/clock.js';
 import { silentLogger } from '../../functions/shared/logger.js';
-import { startSandbox } from '../../sandbox/index.js';
 
 const flags = z
   .object({
@@ -40,19 +43,31 @@ const publisher: EventPublisher = {
   },
 };
 
-const sandbox = await startSandbox({
-  sizes: { documents: N, partners: 50, perCollection: { ReceivedOrders: N } },
-  maxPageSize: Math.max(pageSize, 100),
-});
+// The sandbox runs in its own process, so the RSS measured here is the poller's alone.
+const child = spawn(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    new URL('./measure-sandbox-child.ts', import.meta.url).pathname,
+    String(N),
+    String(Math.max(pageSize, 100)),
+  ],
+  { stdio: ['pipe', 'pipe', 'inherit'] },
+);
+const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+const sandbox = z.object({ baseUrl: z.string(), apiKey: z.string() }).parse(JSON.parse(line));
 const client = createAccountingClient(
-  parseAccountingConfig({ baseUrl: sandbox.baseUrl, apiKey: sandbox.credentials.apiKey, pageSize }),
+  parseAccountingConfig({ baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, pageSize }),
   { logger: silentLogger },
 );
+// The poller's clock (durations only) is advanced by hand between idle cycles, as the schedule would.
+const clock = createManualClock({ start: new Date() });
 const deps = {
   api: client,
   checkpoints: createMemoryCheckpointStore(),
   publisher,
-  clock: systemClock,
+  clock,
   logger: silentLogger,
   objectStore: createMemoryObjectStore(),
 };
@@ -76,17 +91,19 @@ clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage().rss);
 const backfillRequests = client.stats().requests - requestsBefore;
 
-// Idle cycles: every default collection, nothing changed since the last cycle.
-await pollAll(deps, options, defaultPolledCollections, 4);
-const idle: Record<string, number> = {};
-const cycles = 3;
-for (let c = 0; c < cycles; c++) {
-  const summary = await pollAll(deps, options, defaultPolledCollections as CollectionName[], 4);
-  for (const r of summary.collections) idle[r.collection] = Math.max(idle[r.collection] ?? 0, r.requests);
-}
-const idleTotalBefore = client.stats().requests;
+// Backfill the other collections (not measured), then idle cycles, one per simulated minute: every default collection, nothing changed.
 await pollAll(deps, options, defaultPolledCollections as CollectionName[], 4);
-const idleHttp = client.stats().requests - idleTotalBefore;
+const idleCycles: Array<{ listRequests: number; httpRequests: number; maxPerCollection: number }> = [];
+for (let c = 0; c < 8; c++) {
+  clock.advance(60_000);
+  const before = client.stats().requests;
+  const summary = await pollAll(deps, options, defaultPolledCollections as CollectionName[], 4);
+  idleCycles.push({
+    listRequests: summary.requests,
+    httpRequests: client.stats().requests - before,
+    maxPerCollection: Math.max(...summary.collections.map((r) => r.requests)),
+  });
+}
 
 console.log(
   JSON.stringify(
@@ -105,15 +122,13 @@ console.log(
         peakRssMb: mb(peakRss),
         maxRssMb: mb(process.resourceUsage().maxRSS * 1024),
       },
-      idle: {
-        collections: defaultPolledCollections.length,
-        maxListRequestsPerCollection: Math.max(...Object.values(idle)),
-        httpRequestsPerCycle: idleHttp,
-      },
+      busEventsAccepted: published,
+      idle: { collections: defaultPolledCollections.length, cycles: idleCycles },
     },
     null,
     2,
   ),
 );
 await client.close();
-await sandbox.close();
+child.stdin!.end();
+await once(child, 'exit');
