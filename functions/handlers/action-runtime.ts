@@ -52,15 +52,15 @@ export interface PowertoolsGuardOptions {
 
 /** The idempotency guard on Powertools' DynamoDB persistence layer (one layer per config). */
 export function createPowertoolsGuard(options: PowertoolsGuardOptions): IdempotencyGuard {
+  if (!options.persistenceStore && !options.tableName) {
+    throw new Error('the idempotency guard needs a table name (ACTIONS_IDEMPOTENCY_TABLE)');
+  }
   const persistenceStore =
     options.persistenceStore ??
     new DynamoDBPersistenceLayer({
       tableName: options.tableName ?? '',
       ...(options.client ? { awsSdkV3Client: options.client } : {}),
     });
-  if (!options.persistenceStore && !options.tableName) {
-    throw new Error('the idempotency guard needs a table name (ACTIONS_IDEMPOTENCY_TABLE)');
-  }
   const config = new IdempotencyConfig({ expiresAfterSeconds: options.expiresAfterSeconds });
   const runner = makeIdempotent(
     async (_key: IdempotencyKeyParts, fn: () => Promise<unknown>): Promise<unknown> => fn(),

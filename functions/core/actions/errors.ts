@@ -59,3 +59,14 @@ export class DownloadTooLargeError extends Error {
     super(`download exceeds ${limitBytes} bytes`, options);
   }
 }
+
+/** The source's current status does not allow the transfer (finished, permanent, rejected …). */
+export class NotTransferableError extends Error {
+  override readonly name = 'NotTransferableError';
+  constructor(
+    readonly sourceStatus: string | null,
+    options?: { cause?: unknown },
+  ) {
+    super(`source status ${sourceStatus ?? 'unknown'} is not transferable`, options);
+  }
+}

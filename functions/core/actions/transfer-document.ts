@@ -15,7 +15,7 @@ import type { SourceRef } from '../events/action-events.js';
 import type { Clock, EventPublisher, Logger } from '../ports.js';
 import { type ActionEvent, stringField } from './action-event.js';
 import type { ActionsConfig } from './config.js';
-import { ActionInProgressError, RetryLaterError } from './errors.js';
+import { ActionInProgressError, NotTransferableError, RetryLaterError } from './errors.js';
 import { type OutcomeContext, outcomeBase, problemOf, publishFailure, publishOutcome } from './outcomes.js';
 import type { IdempotencyGuard } from './ports.js';
 import { findTransferStep, type TransferStepSpec } from './transfer-steps.js';
@@ -38,11 +38,10 @@ export interface ActionOutcome {
 
 /** What the idempotency record stores for a completed transfer (JSON). */
 interface TransferRecordResult {
-  result: 'transferred' | 'notTransferable';
-  targetId?: string;
-  targetNumber?: string | null;
-  recovered?: boolean;
-  sourceStatus?: string | null;
+  result: 'transferred';
+  targetId: string;
+  targetNumber: string | null;
+  recovered: boolean;
 }
 
 /** `true` when any string value inside `target` (other than its own `Id`) equals `sourceId`. */
@@ -123,11 +122,6 @@ export async function transferDocument(
   };
 
   let ran = false;
-  class NotApplicableError extends Error {
-    constructor(readonly sourceStatus: string | null) {
-      super(`source status ${sourceStatus ?? 'unknown'} is not transferable`);
-    }
-  }
   const once = async (): Promise<TransferRecordResult> => {
     ran = true;
     // Domain state first, on every run: the status now, and a target that already references the source.
@@ -145,7 +139,7 @@ export async function transferDocument(
     if (status === null || !step.transferableStatuses.includes(status)) {
       deps.logger.info('transfer not applicable', { ...log, status });
       // Thrown, not returned: only effects are remembered, so a reopened source can still be transferred.
-      throw new NotApplicableError(status);
+      throw new NotTransferableError(status);
     }
 
     let created: Created;
@@ -173,12 +167,10 @@ export async function transferDocument(
       once,
       options,
     );
-    if (!ran) return { status: 'duplicate', reason: 'already completed' };
-    return result.result === 'transferred'
-      ? { status: 'done' }
-      : { status: 'skipped', reason: `source status ${result.sourceStatus ?? 'unknown'}` };
+    if (!ran) return { status: 'duplicate', reason: `already transferred to ${result.targetId}` };
+    return { status: 'done' };
   } catch (error) {
-    if (error instanceof NotApplicableError) {
+    if (error instanceof NotTransferableError) {
       return { status: 'skipped', reason: `source status ${error.sourceStatus ?? 'unknown'}` };
     }
     if (error instanceof ValidationError) {
