@@ -111,9 +111,10 @@ export function serialise(reply: Reply): Buffer {
   return Buffer.from(JSON.stringify(reply.body));
 }
 
-export function writeHead(res: ServerResponse, reply: Reply, length: number): void {
+export function writeHead(res: ServerResponse, reply: Reply, length: number, date?: Date): void {
   const headers: Record<string, string | number> = {
     'Access-Control-Allow-Origin': '*',
+    ...(date ? { Date: date.toUTCString() } : {}),
     ...(reply.headers ?? {}),
   };
   if (length > 0 || reply.status !== 204) headers['Content-Length'] = length;

@@ -292,7 +292,8 @@ export class SandboxServer {
       ]);
     }
     const slow = faulty && body.length > 1 ? this.faults.slowBody() : undefined;
-    writeHead(res, reply, body.length);
+    // The Date header follows the service's clock (with its skew), as a real server's would.
+    writeHead(res, reply, body.length, new Date(this.state.nowMs() + this.state.settings.clockSkewMs));
     if (!slow) {
       res.end(body);
       return;

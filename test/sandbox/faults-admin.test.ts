@@ -87,6 +87,8 @@ describe('fault knobs', () => {
     const res = await h.api('/v1/BusinessPartners', { method: 'POST', json: { City: 'Nitra' } });
     const body = await jsonOf(res);
     expect(Date.parse(body.Data.ModificationInfo.ModifiedDate)).toBe(h.clock.ms - 90_000);
+    // The Date header tells the same (skewed) server time, to the second.
+    expect(Date.parse(res.headers.get('date') ?? '')).toBe(Math.floor((h.clock.ms - 90_000) / 1000) * 1000);
   });
 
   it('makes changes visible only after the commit delay (late visibility)', async () => {
