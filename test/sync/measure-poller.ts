@@ -77,6 +77,7 @@ const options = pollOptionsSchema.parse({ connection: 'bench', pageSize, reconci
 await pollCollection(deps, options, 'IssuedOrders');
 global.gc?.();
 const rssBefore = process.memoryUsage().rss;
+const heapBeforeMb = mb(process.memoryUsage().heapUsed);
 let peakRss = rssBefore;
 const sampler = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
@@ -90,6 +91,10 @@ const wallMs = performance.now() - started;
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage().rss);
 const backfillRequests = client.stats().requests - requestsBefore;
+// Retained after the backfill (meaningful with NODE_OPTIONS=--expose-gc): constant memory means this
+// does not grow with N, whatever the peak RSS (V8 grows its heap lazily).
+global.gc?.();
+const heapAfterMb = mb(process.memoryUsage().heapUsed);
 
 // Backfill the other collections (not measured), then idle cycles, one per simulated minute: every default collection, nothing changed.
 await pollAll(deps, options, defaultPolledCollections as CollectionName[], 4);
@@ -121,6 +126,8 @@ console.log(
         rssBeforeMb: mb(rssBefore),
         peakRssMb: mb(peakRss),
         maxRssMb: mb(process.resourceUsage().maxRSS * 1024),
+        heapBeforeMb,
+        heapAfterGcMb: heapAfterMb,
       },
       busEventsAccepted: published,
       idle: { collections: defaultPolledCollections.length, cycles: idleCycles },
