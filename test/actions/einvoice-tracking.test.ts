@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { AccountingApi } from '../../functions/accounting/api.js';
+import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
+import {
+  type OpenSending,
+  type OpenSendings,
+  trackEInvoices,
+  trackingKey,
+} from '../../functions/core/actions/einvoice-tracking.js';
+import { createManualClock } from '../../functions/shared/clock.js';
+import { recordingLogger, recordingPublisher } from './support.js';
+
+const sending: OpenSending = {
+  sendingId: 's-1',
+  connection: 'acme',
+  eventSource: 'accounting.acme',
+  source: {
+    recordType: 'IssuedInvoice',
+    id: 'i-1',
+    documentNumber: 'FV1',
+    modifiedDate: '2026-03-01T08:00:00Z',
+  },
+  causationId: 'e-1',
+  sentAt: '2026-03-01T08:00:00.000Z',
+  deadline: '2026-03-08T08:00:00.000Z',
+  emitted: 0,
+  lastStatus: null,
+  lastCode: null,
+};
+
+describe('e-invoice tracking without a status history', () => {
+  it('emits each observed change once and closes on a final response code', async () => {
+    const answers = [
+      { Status: 'Sent' },
+      { Status: 'Sent' },
+      { Status: 'Delivered', ResponseCode: 'AB' },
+      { Status: 'Delivered', ResponseCode: 'RE' },
+    ];
+    const api = { call: async () => answers.shift() } as unknown as AccountingApi;
+    const sendings = createMemoryCheckpointStore<OpenSendings>();
+    await sendings.put(trackingKey('acme'), { sendings: [sending] }, undefined);
+    const publisher = recordingPublisher();
+    const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
+
+    for (let i = 0; i < 4; i += 1) await trackEInvoices(deps, 'acme');
+
+    const changes = publisher
+      .ofType('IssuedInvoice.EInvoiceStatusChanged')
+      .map(
+        (e) => e.detail as { sequence: number; status: string; responseCode: string | null; final: boolean },
+      );
+    expect(changes.map((c) => [c.sequence, c.status, c.responseCode, c.final])).toEqual([
+      [1, 'Sent', null, false],
+      [2, 'Delivered', 'AB', false],
+      [3, 'Delivered', 'RE', true],
+    ]);
+    expect((await sendings.get(trackingKey('acme')))?.value.sendings).toEqual([]);
+  });
+
+  it('keeps what it learned and rethrows when the service fails mid-pass', async () => {
+    const second = { ...sending, sendingId: 's-2' };
+    let calls = 0;
+    const api = {
+      call: async () => {
+        calls += 1;
+        if (calls === 2) throw new Error('503');
+        return { Status: 'Sent' };
+      },
+    } as unknown as AccountingApi;
+    const sendings = createMemoryCheckpointStore<OpenSendings>();
+    await sendings.put(trackingKey('acme'), { sendings: [sending, second] }, undefined);
+    const publisher = recordingPublisher();
+    const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
+    await expect(trackEInvoices(deps, 'acme')).rejects.toThrow('503');
+    const stored = (await sendings.get(trackingKey('acme')))?.value.sendings;
+    expect(stored?.map((s) => [s.sendingId, s.emitted, s.lastStatus])).toEqual([
+      ['s-1', 1, 'Sent'],
+      ['s-2', 0, null],
+    ]);
+  });
+});
