@@ -132,6 +132,12 @@ export class StatelessStack extends Stack {
       .setEnv(FUNCTION_ENV.collections, config.collections.join(','))
       .setEnv(FUNCTION_ENV.connection, config.connection)
       .setEnv(FUNCTION_ENV.eventSource, eventSourceOf(config));
+    // A tick that waits (throttled behind a running poll) longer than one interval is stale: the
+    // next tick does the same work. Errors are not retried either; the next tick retries.
+    this.poller.function.configureAsyncInvoke({
+      maxEventAge: Duration.seconds(Math.max(60, config.scheduleRateMinutes * 60)),
+      retryAttempts: 0,
+    });
     this.pollSchedule = this.schedule(
       'PollSchedule',
       this.poller,

@@ -364,6 +364,14 @@ describe('schedule', () => {
     });
   });
 
+  it('stale or failed ticks are not retried by Lambda: the next tick supersedes them', () => {
+    t.statelessTemplate.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: functionId('Poller') },
+      MaximumEventAgeInSeconds: 60,
+      MaximumRetryAttempts: 0,
+    });
+  });
+
   it('follows the configured rate', () => {
     const custom = buildTestApp({ scheduleRateMinutes: 5 });
     custom.statelessTemplate.hasResourceProperties('AWS::Scheduler::Schedule', {
