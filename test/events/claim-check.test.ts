@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
 import { RecordRefError } from '../../functions/core/errors.js';
 import { eventEntrySize, resolveRecord, storeClaim } from '../../functions/core/events/claim-check.js';
-import { MemoryObjectStore } from './memory-object-store.js';
 
 describe('claim check', () => {
   it('counts entry size like EventBridge (UTF-8 bytes of source, detail-type, detail, resources, time)', () => {
@@ -13,7 +13,7 @@ describe('claim check', () => {
   });
 
   it('stores a record, references it by sha256 and resolves it; idempotent on repeat', async () => {
-    const store = new MemoryObjectStore();
+    const store = createMemoryObjectStore();
     const record = { Id: 'r1', Text: 'x'.repeat(1000) };
     const path = { connection: 'acme', recordType: 'IssuedInvoice', id: 'r1' };
     const ref = await storeClaim(store, path, record, { bucket: 'b' });
@@ -26,7 +26,7 @@ describe('claim check', () => {
   });
 
   it('refuses a missing or altered object', async () => {
-    const store = new MemoryObjectStore();
+    const store = createMemoryObjectStore();
     const ref = await storeClaim(store, { connection: 'c', recordType: 'T', id: '1' }, { Id: '1' });
     await store.put({ key: ref.key, body: '{"Id":"2"}', contentType: 'application/json' });
     await expect(resolveRecord({ recordRef: ref }, store)).rejects.toThrow(RecordRefError);
