@@ -22,6 +22,8 @@ import { type BenchResults, benchResultsSchema, checkTargets } from './results.j
 import { percentile, round } from './stats.js';
 
 const run = promisify(execFile);
+// The SDK's Node-20 notice would interleave with the figures (children inherit this).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PAGE_SIZE = 100;
 const collections: readonly CollectionName[] = defaultPolledCollections;

@@ -128,6 +128,32 @@ const yellow = (s: string) => `${ESC}33m${s}${ESC}39m`;
 const red = (s: string) => `${ESC}31m${s}${ESC}39m`;
 const cyan = (s: string) => `${ESC}36m${s}${ESC}39m`;
 
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/y;
+
+/** `text` cut to `width` visible characters (ANSI sequences kept, not counted), with `…` when cut. */
+export function fitLine(text: string, width: number): string {
+  let visible = 0;
+  let out = '';
+  for (let i = 0; i < text.length; ) {
+    ANSI.lastIndex = i;
+    const match = ANSI.exec(text);
+    if (match) {
+      out += match[0];
+      i += match[0].length;
+      continue;
+    }
+    if (visible === width - 1 && i < text.length - 1) {
+      // One more visible character would leave no room for the ellipsis.
+      const rest = text.slice(i).replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+      if (rest.length > 1) return `${out}…${ESC}0m`;
+    }
+    out += text[i];
+    visible += 1;
+    i += 1;
+  }
+  return out;
+}
+
 export function progressBar(done: number, total: number, width = 30): string {
   const ratio = total > 0 ? Math.min(1, done / total) : 1;
   const filled = Math.round(ratio * width);
@@ -146,6 +172,7 @@ function createLiveView(out: Output, now: () => Date): View {
   let polls = 0;
   let backfill: { done: number; total: number } | undefined;
   let status = 'running';
+  let stoppedOrStopping = false;
   let published = 0;
   let linesDrawn = 0;
   let dirty = true;
@@ -153,10 +180,11 @@ function createLiveView(out: Output, now: () => Date): View {
   const draw = () => {
     if (!dirty) return;
     dirty = false;
-    const width = Math.max(60, out.columns ?? 100);
-    const cut = (s: string) => (s.length > width ? `${s.slice(0, width - 1)}…` : s);
+    const width = Math.max(40, (out.columns ?? 100) - 1);
+    /** Cuts on visible characters (escape sequences do not count) so no line wraps and breaks the redraw. */
+    const cut = (s: string) => fitLine(s, width);
     const lines: string[] = [];
-    lines.push(bold('accounting-events') + dim(` — ${status}, Ctrl-C to stop`));
+    lines.push(bold('accounting-events') + dim(` — ${status}${stoppedOrStopping ? '' : ', Ctrl-C to stop'}`));
     if (started) {
       lines.push(
         dim(
@@ -168,27 +196,33 @@ function createLiveView(out: Output, now: () => Date): View {
     }
     const lag = lastPoll ? now().getTime() - lastPoll.at.getTime() : undefined;
     lines.push(
-      `polls ${polls} · last poll ${lag === undefined ? '-' : `${(lag / 1000).toFixed(1)} s ago`}${lastPoll ? ` (took ${lastPoll.durationMs} ms, ${lastPoll.events} events)` : ''} · published ${published}`,
+      cut(
+        `polls ${polls} · last poll ${lag === undefined ? '-' : `${(lag / 1000).toFixed(1)} s ago`}${lastPoll ? ` (took ${lastPoll.durationMs} ms, ${lastPoll.events} events)` : ''} · published ${published}`,
+      ),
     );
     if (backfill && backfill.done < backfill.total)
-      lines.push(`first backfill ${cyan(progressBar(backfill.done, backfill.total))}`);
+      lines.push(
+        `first backfill ${cyan(progressBar(backfill.done, backfill.total, Math.max(10, Math.min(30, width - 40))))}`,
+      );
     else if (backfill) lines.push(dim(`first backfill done: ${backfill.total} records`));
     lines.push('');
     lines.push(bold('counters'));
     const entries = [...counters.entries()].sort((a, b) => b[1] - a[1]);
-    for (let i = 0; i < entries.length; i += 3) {
+    const perRow = Math.max(1, Math.floor((width + 2) / 44));
+    const maxRows = 4;
+    for (let row = 0; row * perRow < entries.length; row += 1) {
+      if (row === maxRows) {
+        lines.push(dim(`… ${entries.length - maxRows * perRow} more types`));
+        break;
+      }
       lines.push(
         cut(
           entries
-            .slice(i, i + 3)
-            .map(([t, n]) => `${t.padEnd(34)}${String(n).padStart(6)}`)
+            .slice(row * perRow, (row + 1) * perRow)
+            .map(([t, n]) => `${t.padEnd(36)}${String(n).padStart(6)}`)
             .join('  '),
         ),
       );
-      if (i >= 9) {
-        lines.push(dim(`… ${entries.length - 12} more types`));
-        break;
-      }
     }
     lines.push('');
     lines.push(bold('actions'));
@@ -258,6 +292,7 @@ function createLiveView(out: Output, now: () => Date): View {
           warnings.push(update.message);
           break;
         case 'stopping':
+          stoppedOrStopping = true;
           status = `stopping (${update.reason})`;
           break;
         case 'stopped':

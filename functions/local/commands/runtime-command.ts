@@ -1,10 +1,12 @@
 /** What the commands that start the runtime share: settings from env/.env, the view, the logger, errors. */
 import { resolve } from 'node:path';
+import type { SandboxOptions } from '../../../sandbox/index.js';
 import type { CollectionName } from '../../accounting/collections.js';
 import { ConfigError } from '../../accounting/errors.js';
 import { ActionsConfigError } from '../../core/actions/config.js';
 import type { Logger } from '../../core/ports.js';
 import { RuntimeConfigError as SharedConfigError } from '../../shared/config.js';
+import { ENV } from '../../shared/env-names.js';
 import { createLogger } from '../../shared/logger.js';
 import type { CommandContext } from '../command.js';
 import { loadDotEnv } from '../environment.js';
@@ -35,6 +37,38 @@ export interface StartedRuntime {
   logger: Logger;
 }
 
+/**
+ * The sandbox's settings: its SANDBOX_* variables (docs/sandbox.md) apply, except that the port is
+ * ephemeral unless SANDBOX_PORT says otherwise, and the activity generator runs for `run` (at
+ * SANDBOX_ACTIVITY per second if set, else ACTIVITY_PER_SECOND) and is off for one-shot commands.
+ */
+async function sandboxOptions(
+  input: RuntimeCommandInput,
+  ctx: CommandContext,
+): Promise<Partial<SandboxOptions>> {
+  const { parseSandboxArgs, SandboxCliError } = await import('../../../sandbox/main.js');
+  let parsed: SandboxOptions | 'help';
+  try {
+    parsed = parseSandboxArgs([], ctx.env);
+  } catch (error) {
+    if (error instanceof SandboxCliError)
+      throw new UsageError(`sandbox settings: ${error.message}`, input.command);
+    throw error;
+  }
+  if (parsed === 'help') return {};
+  const envRate = Number(ctx.env[ENV.sandboxActivity]);
+  const rate = ctx.env[ENV.sandboxActivity] !== undefined && envRate > 0 ? envRate : ACTIVITY_PER_SECOND;
+  return {
+    ...parsed,
+    port: ctx.env[ENV.sandboxPort] !== undefined ? (parsed.port ?? 0) : 0,
+    activity: {
+      enabled: input.activity !== false && !(ctx.env[ENV.sandboxActivity] !== undefined && envRate === 0),
+      ratePerSecond: rate,
+      weights: { createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2 },
+    },
+  };
+}
+
 /** Starts the runtime for a command; configuration problems become `UsageError` (exit 2). */
 export async function startRuntimeForCommand(
   input: RuntimeCommandInput,
@@ -53,9 +87,7 @@ export async function startRuntimeForCommand(
       : (line) => ctx.stderr.write(`${line}\n`),
   });
   const options: RuntimeOptions = {
-    sandbox: input.connection.sandbox
-      ? { options: { activity: { enabled: input.activity !== false, ratePerSecond: ACTIVITY_PER_SECOND } } }
-      : false,
+    sandbox: input.connection.sandbox ? { options: await sandboxOptions(input, ctx) } : false,
     ...(input.connection.baseUrl ? { baseUrl: input.connection.baseUrl } : {}),
     ...(input.connection.authUrl ? { authUrl: input.connection.authUrl } : {}),
     env: ctx.env,

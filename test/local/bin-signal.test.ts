@@ -1,0 +1,76 @@
+/** The package's bin launcher end to end: a real process, stopped by SIGINT, exits 130 after a clean stop. */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'accounting-events.js');
+
+function runUntil(
+  args: string[],
+  cwd: string,
+  ready: RegExp,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let signalled = false;
+    const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (!signalled && ready.test(stdout)) {
+        signalled = true;
+        child.kill('SIGINT');
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+it('run stops cleanly on SIGINT with exit code 130 and keeps its data directory', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'accounting-events-bin-'));
+  try {
+    const result = await runUntil(
+      ['run', '--interval', '500ms', '--data-dir', 'data', '--no-actions'],
+      dir,
+      /poll: \d+ events/,
+    );
+    expect(result.stdout).toContain('started: service http://127.0.0.1:');
+    expect(result.stdout).toMatch(/stopping: interrupted/);
+    expect(result.stdout).toMatch(/stopped: \d+ events published/);
+    expect(result.stderr).toContain('SIGINT: stopping cleanly');
+    expect(result.code).toBe(130);
+    expect((await readdir(join(dir, 'data'))).sort()).toEqual(['dynamodb', 's3']);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+it('operations --json through the launcher exits 0 with JSON', async () => {
+  const out = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'operations', '--json'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout }));
+  });
+  expect(out.code).toBe(0);
+  expect(Array.isArray(JSON.parse(out.stdout))).toBe(true);
+}, 30_000);
