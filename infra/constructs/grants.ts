@@ -17,15 +17,8 @@ export const TABLE_ACCESS = {
   checkpoints: ['dynamodb:GetItem', 'dynamodb:PutItem'],
   /** Powertools idempotency persistence layer: conditional put, get, update of the record, delete on failure. */
   idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-  /** Small per-action state (open e-invoice sendings): items read, written, removed, and listed. */
-  state: [
-    'dynamodb:GetItem',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:Query',
-    'dynamodb:Scan',
-  ],
+  /** Action state (open e-invoice sendings): a dynamodb-checkpoint-store too. */
+  state: ['dynamodb:GetItem', 'dynamodb:PutItem'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type TableAccess = keyof typeof TABLE_ACCESS;

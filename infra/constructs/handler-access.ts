@@ -33,12 +33,12 @@ const none: HandlerAccess = {
   claimCheckRead: false,
 };
 
+/** The action handlers do not resolve claim checks (yet); set `claimCheckRead` when one does. */
 export const DEFAULT_ACTION_ACCESS: HandlerAccess = {
   ...none,
   accountingApi: true,
   publishEvents: true,
   idempotency: true,
-  claimCheckRead: true,
 };
 
 export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {

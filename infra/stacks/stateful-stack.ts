@@ -156,7 +156,8 @@ export class StatefulStack extends Stack implements StatefulResources {
       ],
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'claim-check/',
-      removalPolicy,
+      // CloudFormation cannot delete a bucket that still holds objects: kept, it empties by expiry.
+      removalPolicy: RemovalPolicy.RETAIN,
     });
 
     this.eventBus = new events.EventBus(this, 'EventBus', {

@@ -142,17 +142,9 @@ describe('least privilege per function', () => {
     );
   });
 
-  it('transfer: idempotency, put events, claim-check reads, the secret, its queue', () => {
+  it('transfer: idempotency, put events, the secret, its queue; no bucket', () => {
     expect(actionsOf('Route-transfer-received-order')).toEqual(
-      sorted(
-        logs,
-        xray,
-        secret,
-        sqsConsume,
-        ['events:PutEvents'],
-        [...TABLE_ACCESS.idempotency],
-        ['s3:GetObject'],
-      ),
+      sorted(logs, xray, secret, sqsConsume, ['events:PutEvents'], [...TABLE_ACCESS.idempotency]),
     );
   });
 
