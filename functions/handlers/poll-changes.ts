@@ -59,6 +59,9 @@ export interface PollChangesSummary {
 /** Optional input: a manual run may name the collections; scheduler payloads pass through. */
 const inputSchema = z.looseObject({ collections: collectionListSchema.optional() });
 
+/** Time kept back at the end of an invocation for logs, metrics and the summary. */
+const ABORT_MARGIN_MS = 3_000;
+
 export interface LambdaContextLike {
   getRemainingTimeInMillis(): number;
 }
@@ -84,7 +87,14 @@ export function createHandler(deps: PollHandlerDeps) {
         clock: deps.clock,
         logger: deps.logger,
         ...(deps.objectStore ? { objectStore: deps.objectStore } : {}),
-        ...(context ? { remainingTimeMs: () => context.getRemainingTimeInMillis() } : {}),
+        ...(context
+          ? {
+              remainingTimeMs: () => context.getRemainingTimeInMillis(),
+              // Requests still running shortly before the function's end are aborted: their page is
+              // neither published nor checkpointed, and the next run reads it again.
+              signal: AbortSignal.timeout(Math.max(0, context.getRemainingTimeInMillis() - ABORT_MARGIN_MS)),
+            }
+          : {}),
       },
       deps.settings.options,
       collections,

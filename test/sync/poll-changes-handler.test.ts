@@ -71,7 +71,7 @@ describe('poll-changes handler', () => {
     const summary = await handler(scheduled, { getRemainingTimeInMillis: () => 1_000 });
     expect(summary.more).toBe(false); // nothing started: no window is open yet
     expect(summary.requests).toBe(0);
-    let left = 2;
+    let left = 3; // one call sets the abort deadline, then one per page started
     const second = await handler(scheduled, {
       getRemainingTimeInMillis: () => (left-- > 0 ? 60_000 : 1_000),
     });
