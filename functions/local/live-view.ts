@@ -128,25 +128,42 @@ const yellow = (s: string) => `${ESC}33m${s}${ESC}39m`;
 const red = (s: string) => `${ESC}31m${s}${ESC}39m`;
 const cyan = (s: string) => `${ESC}36m${s}${ESC}39m`;
 
-const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/y;
+const ESC_CHAR = '\u001b';
+
+/** Length of the ANSI CSI sequence starting at `i` (`ESC [ … letter`), or 0. */
+function ansiLength(text: string, i: number): number {
+  if (text[i] !== ESC_CHAR || text[i + 1] !== '[') return 0;
+  let j = i + 2;
+  while (j < text.length && !/[A-Za-z]/.test(text[j] as string)) j += 1;
+  return j < text.length ? j - i + 1 : 0;
+}
+
+function visibleLength(text: string, from: number): number {
+  let n = 0;
+  for (let i = from; i < text.length; ) {
+    const skip = ansiLength(text, i);
+    if (skip) i += skip;
+    else {
+      n += 1;
+      i += 1;
+    }
+  }
+  return n;
+}
 
 /** `text` cut to `width` visible characters (ANSI sequences kept, not counted), with `…` when cut. */
 export function fitLine(text: string, width: number): string {
   let visible = 0;
   let out = '';
   for (let i = 0; i < text.length; ) {
-    ANSI.lastIndex = i;
-    const match = ANSI.exec(text);
-    if (match) {
-      out += match[0];
-      i += match[0].length;
+    const skip = ansiLength(text, i);
+    if (skip) {
+      out += text.slice(i, i + skip);
+      i += skip;
       continue;
     }
-    if (visible === width - 1 && i < text.length - 1) {
-      // One more visible character would leave no room for the ellipsis.
-      const rest = text.slice(i).replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
-      if (rest.length > 1) return `${out}…${ESC}0m`;
-    }
+    // One more visible character would leave no room for the ellipsis.
+    if (visible === width - 1 && visibleLength(text, i) > 1) return `${out}…${ESC}0m`;
     out += text[i];
     visible += 1;
     i += 1;
