@@ -338,3 +338,22 @@ describe('deletions and reference lists', () => {
     ).toEqual(['bank-a:Updated', 'bank-b:Deleted']);
   });
 });
+
+describe('pollCollection: deadline', () => {
+  it('reports more work, not a failure, when the invocation deadline aborts a request', async () => {
+    const t = setup();
+    for (let i = 0; i < 150; i++) t.service.create();
+    const controller = new AbortController();
+    t.service.onPage = (_c, index) => {
+      if (index === 1) {
+        controller.abort();
+        throw new DOMException('The operation was aborted', 'AbortError');
+      }
+    };
+    const result = await t.poll('ReceivedOrders', { signal: controller.signal });
+    t.service.onPage = undefined;
+    expect(result).toMatchObject({ status: 'ok', more: true, published: 100 });
+    await t.poll();
+    expect(t.missing()).toEqual([]);
+  });
+});

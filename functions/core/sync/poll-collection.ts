@@ -77,6 +77,12 @@ export async function pollCollection(
     result.watermark = run.state.watermark;
     result.watermarkMs = run.state.watermarkMs;
   } catch (error) {
+    if (deps.signal?.aborted && !(error instanceof CheckpointConflictError)) {
+      // The invocation is ending: what was not checkpointed is read again by the next run.
+      result.more = true;
+      deps.logger.info('collection poll stopped', { collection: spec.name, reason: 'deadline' });
+      return result;
+    }
     result.status = error instanceof CheckpointConflictError ? 'conflict' : 'failed';
     const err = error instanceof Error ? error : new Error(String(error));
     const status = (err as { status?: unknown }).status;
