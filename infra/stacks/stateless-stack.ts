@@ -159,6 +159,10 @@ export class StatelessStack extends Stack {
         reservedConcurrentExecutions: 1,
       });
       this.actionSettings(fn);
+      fn.function.configureAsyncInvoke({
+        maxEventAge: Duration.seconds(Math.max(60, action.rateMinutes * 60)),
+        retryAttempts: 0,
+      });
       this.schedule(`Schedule-${action.id}`, fn, action.rateMinutes, action.description);
       this.scheduledFunctions.push(fn);
     }
