@@ -45,7 +45,13 @@ export function createNaivePoller(options: {
           `naive poller: GET ${collection} page ${page} answered ${res.statusCode}: ${text.slice(0, 200)}`,
         );
       }
-      const body = (await res.body.json()) as { Items?: { Id: string }[]; TotalItemCount?: number };
+      const body = (await res.body.json()) as {
+        Items?: { Id: string }[];
+        TotalItemCount?: number;
+        Pagination?: { PageSize?: number } | null;
+      };
+      // The server may cap the page size; the applied one decides whether this was the last page.
+      const applied = body.Pagination?.PageSize ?? options.pageSize;
       const items = body.Items ?? [];
       for (const item of items) {
         const hash = createHash('sha1').update(JSON.stringify(item)).digest('base64');
@@ -56,7 +62,7 @@ export function createNaivePoller(options: {
       }
       result.records += items.length;
       const total = body.TotalItemCount ?? Number.POSITIVE_INFINITY;
-      if (items.length === 0 || items.length < options.pageSize || page * options.pageSize >= total) break;
+      if (items.length === 0 || items.length < applied || page * applied >= total) break;
     }
     for (const id of previous.keys()) if (!next.has(id)) result.deleted += 1;
     known.set(collection, next);
