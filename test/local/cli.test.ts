@@ -98,6 +98,23 @@ describe('cli: events', () => {
     expect(parsed['ReceivedOrder.Created']?.$schema).toContain('2020-12');
   });
 
+  it('--schema --write DIR writes one schema per detail-type and the events doc (npm run events:schema)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'accounting-events-cli-'));
+    try {
+      const run = await cli(['events', '--schema', '--write', 'events/schemas'], { cwd: dir });
+      expect(run.code).toBe(EXIT.ok);
+      const { readdir, readFile } = await import('node:fs/promises');
+      const files = await readdir(join(dir, 'events', 'schemas'));
+      expect(files).toContain('ReceivedOrder.Created.json');
+      // One file per detail-type, plus index.json.
+      const types = JSON.parse((await cli(['events', '--json'])).stdout) as unknown[];
+      expect(files.filter((f) => f !== 'index.json').length).toBe(types.length);
+      expect(await readFile(join(dir, 'docs', 'events.md'), 'utf8')).toContain('ReceivedOrder.Created');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('--write needs --schema; an unknown --type is a usage error', async () => {
     expect((await cli(['events', '--write', 'x'])).code).toBe(EXIT.usage);
     const unknown = await cli(['events', '--type', 'Nope.Created']);
