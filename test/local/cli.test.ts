@@ -270,3 +270,36 @@ describe('cli: sync --once on the sandbox', () => {
     }
   });
 });
+
+describe('cli: backfill --since', () => {
+  it('publishes what changed since then, again after a reset, and leaves sync caught up', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'accounting-events-cli-'));
+    try {
+      const since = '2025-07-01T00:00:00Z';
+      const out = join(dir, 'events.jsonl');
+      const args = ['backfill', '--since', since, '--collections', 'ReceivedOrders', '--data-dir', dir];
+      const first = await cli([...args, '--events-out', out], { cwd: dir });
+      expect(first.stderr).toBe('');
+      expect(first.code).toBe(EXIT.ok);
+      const published = Number(/(\d+) events published/.exec(first.stdout)?.[1]);
+      expect(published).toBeGreaterThan(0);
+      const { readFile } = await import('node:fs/promises');
+      const lines = (await readFile(out, 'utf8')).trim().split('\n');
+      expect(lines).toHaveLength(published);
+      for (const line of lines) {
+        const event = JSON.parse(line) as { 'detail-type': string; detail: { modifiedDate: string } };
+        expect(event['detail-type']).toMatch(/^ReceivedOrder\.(Created|Updated)$/);
+        expect(Date.parse(event.detail.modifiedDate)).toBeGreaterThanOrEqual(Date.parse(since));
+      }
+      const caughtUp = await cli(['sync', '--once', '--collections', 'ReceivedOrders', '--data-dir', dir], {
+        cwd: dir,
+      });
+      expect(caughtUp.stdout).toMatch(/^0 events from 1 collections/m);
+      const again = await cli(args, { cwd: dir });
+      expect(again.code).toBe(EXIT.ok);
+      expect(again.stdout).toContain(`${published} events published`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
