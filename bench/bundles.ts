@@ -1,7 +1,8 @@
 /**
  * Bundle size and cold import time of every Lambda handler: each `functions/handlers/*.ts` is
- * bundled the way it ships (esbuild, minified, ESM, node platform; the AWS SDK v3 left external
- * because the Lambda Node.js runtime provides it), then imported by several fresh `node` processes.
+ * bundled the way the CDK construct ships it (esbuild, minified, ESM, node platform, the AWS SDK
+ * bundled too; target node20 so it runs here — Lambda gets node24), then imported by several fresh
+ * `node` processes.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
@@ -83,7 +84,9 @@ export async function measureBundles(options: {
         format: 'esm',
         platform: 'node',
         target: 'node20',
-        external: ['@aws-sdk/*'],
+        // As the house function construct bundles (infra/constructs/app-function.ts): everything,
+        // the AWS SDK included, module entry points first.
+        mainFields: ['module', 'main'],
         // Some dependencies still `require()` Node built-ins; give the ESM bundle a `require`.
         banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
         logLevel: 'silent',
