@@ -4,7 +4,8 @@
  * - Keyset mode (collections with `acceptsAfter`): `After` = the last `Id` of the previous page,
  *   `PageNumber` stays 1. Ends on an empty page, or on a page shorter than the page size the
  *   server reports it applied (`Pagination.PageSize`). When the server reports nothing and a page
- *   comes back short, the next page is still read: a silent cap must not end the walk early.
+ *   comes back short, the next page is still read: a silent cap must not end the walk early. A page
+ *   with at least `TotalItemCount` items is the last one (no closing request for an empty page).
  * - Page-number mode (e.g. `Banks`): `PageNumber` 1, 2, … with the same `PageSize` each time (a
  *   server that caps the size caps it the same way on every page, so page offsets stay consistent).
  *   Ends on an empty page, a page shorter than the applied size, or when `TotalItemCount` is reached.
@@ -80,9 +81,12 @@ export async function* paginate<T extends ApiRecord>(
     const applied = raw.appliedPageSize && raw.appliedPageSize > 0 ? raw.appliedPageSize : undefined;
     const lastId = count > 0 ? raw.items[count - 1]?.Id : undefined;
 
-    // Page-number mode only: TotalItemCount counts every match, so reaching it ends the walk.
+    // TotalItemCount counts every match of the filter. In page-number mode reaching it ends the walk.
+    // In keyset mode it counts either the matches after `After` or all matches; either way a page
+    // holding at least that many items holds everything left, so no closing request is needed.
     const totalReached =
-      !keyset && firstPage === 1 && raw.totalItemCount !== undefined && seen >= raw.totalItemCount;
+      raw.totalItemCount !== undefined &&
+      (keyset ? count >= raw.totalItemCount : firstPage === 1 && seen >= raw.totalItemCount);
     let last: boolean;
     if (count === 0) last = true;
     else if (applied !== undefined && count < applied) last = true;

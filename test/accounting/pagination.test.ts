@@ -14,8 +14,11 @@ import {
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `id-${String(i + 1).padStart(4, '0')}`);
 
-/** A keyset list: records ordered by Id, `After` respected, `PageSize` capped at `cap`. */
-function keysetServer(all: string[], cap: number, reportSize: boolean) {
+/**
+ * A keyset list: records ordered by Id, `After` respected, `PageSize` capped at `cap`.
+ * `TotalItemCount` counts all records, or with `totalAfter` only those after `After`.
+ */
+function keysetServer(all: string[], cap: number, reportSize: boolean, totalAfter = false) {
   return (req: RecordedRequest): Reply => {
     const size = Math.min(Number(req.query.get('PageSize')), cap);
     const after = req.query.get('After');
@@ -24,7 +27,7 @@ function keysetServer(all: string[], cap: number, reportSize: boolean) {
     return {
       body: {
         Items: slice.map((id) => doc(id)),
-        TotalItemCount: all.length,
+        TotalItemCount: start < 0 ? 0 : totalAfter ? all.length - start : all.length,
         Pagination: reportSize ? { PageNumber: 1, PageSize: size, After: after } : null,
       },
     };
@@ -79,6 +82,23 @@ describe('paging', () => {
     expect(qs[0]).toEqual({ PageSize: '10', PageNumber: '1', ModifiedSince: '2026-01-01T00:00:00Z' });
     expect(qs[1]).toMatchObject({ After: 'id-0010', PageNumber: '1' });
     expect(qs[2]).toMatchObject({ After: 'id-0020' });
+  });
+
+  it('ends a keyset walk without a closing request when TotalItemCount says the page holds the rest', async () => {
+    const all = ids(20);
+    server.route('GET', '/v1/IssuedInvoices', keysetServer(all, 1000, true, true));
+    const pages = await collect(client(10).listPages('IssuedInvoices'));
+    expect(pages.flatMap((p) => p.items.map((i) => i.Id))).toEqual(all);
+    expect(pages.map((p) => p.last)).toEqual([false, true]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('reads on when TotalItemCount counts every match, not only those after After', async () => {
+    const all = ids(20);
+    server.route('GET', '/v1/IssuedInvoices', keysetServer(all, 1000, true, false));
+    const items = await collect(client(10).listItems('IssuedInvoices'));
+    expect(items.map((i) => i.Id)).toEqual(all);
+    expect(server.requests).toHaveLength(3); // the closing empty page
   });
 
   it('stays correct when the server caps PageSize and says so', async () => {
