@@ -36,7 +36,7 @@ export interface BuiltApp {
 
 /** The action settings exactly as the action functions will read them. */
 export function actionsConfigOf(config: InfraConfig) {
-  return loadActionsConfig({ ...config.actions, [ENV.actionsConnection]: config.connection });
+  return loadActionsConfig({ ...config.actions, [ENV.connection]: config.connection });
 }
 
 export function buildApp(app: App, options: BuildAppOptions): BuiltApp {

@@ -15,9 +15,8 @@ import {
 } from '../functions/accounting/collections.js';
 import { ENV } from '../functions/shared/env-names.js';
 
-/** Action settings the deployment sets itself: resource names and the connection. */
+/** Action settings the deployment sets itself: resource names (the connection is `connection`). */
 const INFRA_OWNED_ACTION_SETTINGS: ReadonlySet<string> = new Set([
-  ENV.actionsConnection,
   ENV.actionsIdempotencyTable,
   ENV.actionsArchiveBucket,
   ENV.actionsStateTable,

@@ -63,7 +63,7 @@ export async function startLocalActions(options: {
   const { api, stores, logger, clock } = options;
   const env: Record<string, string | undefined> = {
     ...options.env,
-    [ENV.actionsConnection]: options.connection,
+    [ENV.connection]: options.connection,
     [ENV.actionsIdempotencyTable]: LOCAL_RESOURCES.idempotencyTable,
     [ENV.actionsArchiveBucket]: LOCAL_RESOURCES.archiveBucket,
     [ENV.actionsStateTable]: LOCAL_RESOURCES.stateTable,

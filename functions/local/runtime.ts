@@ -164,8 +164,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       });
     }
     const connection =
-      options.env[ENV.pollerConnection]?.trim() ||
-      options.env[ENV.actionsConnection]?.trim() ||
+      options.env[ENV.connection]?.trim() ||
       (sandbox ? 'sandbox' : new URL(config.baseUrl).hostname.replace(/[^A-Za-z0-9_.-]/g, '-'));
     const collections = options.collections ?? settings.collections;
     let pollOptions: PollOptions;

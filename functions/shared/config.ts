@@ -13,6 +13,7 @@ import {
   type AdapterResource,
   loadAdapterConfig,
 } from '../adapters/aws/adapter-config.js';
+import { connectionSchema, DEFAULT_CONNECTION } from '../core/connection.js';
 import { collectionListSchema, type PollOptions, pollOptionsSchema } from '../core/sync/poll-options.js';
 import { ENV } from './env-names.js';
 
@@ -27,7 +28,7 @@ export class RuntimeConfigError extends Error {
 }
 
 export const POLLER_DEFAULTS = {
-  connection: 'default',
+  connection: DEFAULT_CONNECTION,
   concurrency: 4,
   lookbackSeconds: 300,
   pageSize: 100,
@@ -53,10 +54,7 @@ const count = (what: string) =>
 const positive = (what: string) => count(what).positive(`expected ${what}`);
 
 const pollerEnvSchema = z.object({
-  [ENV.pollerConnection]: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]+$/, 'expected letters, digits, `_`, `.` or `-`')
-    .default(POLLER_DEFAULTS.connection),
+  [ENV.connection]: connectionSchema.default(POLLER_DEFAULTS.connection),
   [ENV.eventSource]: z.string().min(1).optional(),
   [ENV.pollerCollections]: z
     .string()
@@ -104,7 +102,7 @@ export function loadPollerSettings(env: Env): PollerSettings {
   }
   const e = parsed.data;
   const options = pollOptionsSchema.parse({
-    connection: e[ENV.pollerConnection],
+    connection: e[ENV.connection],
     ...(e[ENV.eventSource] ? { source: e[ENV.eventSource] } : {}),
     lookbackMs: e[ENV.pollerLookbackSeconds] * 1000,
     pageSize: e[ENV.pollerPageSize] ?? e[ENV.pageSize] ?? POLLER_DEFAULTS.pageSize,

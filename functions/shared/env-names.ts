@@ -3,6 +3,8 @@
  * the config loaders read them through these constants, so a rename cannot drift.
  */
 export const ENV = {
+  /** The connection (company) whose events these are; read by the poller and the actions. */
+  connection: 'ACCOUNTING_CONNECTION',
   // Accounting service (client)
   baseUrl: 'ACCOUNTING_BASE_URL',
   authUrl: 'ACCOUNTING_AUTH_URL',
@@ -30,7 +32,6 @@ export const ENV = {
   claimCheckBucket: 'CLAIM_CHECK_BUCKET',
   credentialsCacheSeconds: 'ACCOUNTING_CREDENTIALS_CACHE_SECONDS',
   // Poller (functions/shared/config.ts, docs/poller.md)
-  pollerConnection: 'POLLER_CONNECTION',
   eventSource: 'EVENT_SOURCE',
   pollerCollections: 'POLLER_COLLECTIONS',
   pollerConcurrency: 'POLLER_CONCURRENCY',
@@ -54,7 +55,6 @@ export const ENV = {
   sandboxActivity: 'SANDBOX_ACTIVITY',
   sandboxFaults: 'SANDBOX_FAULTS',
   // Actions (functions/core/actions/config.ts)
-  actionsConnection: 'ACTIONS_CONNECTION',
   actionsTransferReceivedOrderToIssueSlip: 'ACTIONS_TRANSFER_RECEIVED_ORDER_TO_ISSUE_SLIP',
   actionsTransferIssueSlipToIssuedInvoice: 'ACTIONS_TRANSFER_ISSUE_SLIP_TO_ISSUED_INVOICE',
   actionsTransferIssuedOfferToReceivedOrder: 'ACTIONS_TRANSFER_ISSUED_OFFER_TO_RECEIVED_ORDER',

@@ -11,11 +11,10 @@ export const FUNCTION_ENV = {
   idempotencyTable: ENV.actionsIdempotencyTable,
   archiveBucket: ENV.actionsArchiveBucket,
   actionStateTable: ENV.actionsStateTable,
-  actionsConnection: ENV.actionsConnection,
   checkpointsTable: ENV.pollerCheckpointsTable,
   eventBusName: ENV.eventBusName,
   claimCheckBucket: ENV.claimCheckBucket,
   collections: ENV.pollerCollections,
-  connection: ENV.pollerConnection,
+  connection: ENV.connection,
   eventSource: ENV.eventSource,
 } as const;

@@ -130,7 +130,6 @@ export class StatelessStack extends Stack {
     });
     this.poller
       .setEnv(FUNCTION_ENV.collections, config.collections.join(','))
-      .setEnv(FUNCTION_ENV.connection, config.connection)
       .setEnv(FUNCTION_ENV.eventSource, eventSourceOf(config));
     // A tick that waits (throttled behind a running poll) longer than one interval is stale: the
     // next tick does the same work. Errors are not retried either; the next tick retries.
@@ -234,6 +233,8 @@ export class StatelessStack extends Stack {
       logRetention: retentionOf(config.logRetentionDays),
       removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
+    // One connection for the poller and every action: events, checkpoints, archive keys, sendings.
+    fn.setEnv(FUNCTION_ENV.connection, config.connection);
     const { access, known } = accessOf(handler);
     if (!known) {
       Annotations.of(fn).addWarningV2(
@@ -272,7 +273,6 @@ export class StatelessStack extends Stack {
   /** Every action function gets the same action settings the routing table was built from. */
   private actionSettings(fn: AppFunction): void {
     for (const [name, value] of Object.entries(this.config.actions)) fn.setEnv(name, value);
-    fn.setEnv(FUNCTION_ENV.actionsConnection, this.config.connection);
   }
 
   private schedule(

@@ -32,6 +32,14 @@ describe('action settings', () => {
     ).toThrow(/partner '111' is configured for both/);
     expect(() => loadActionsConfig({ ACTIONS_EMAIL_PARTNERS: '222=nope' })).toThrow(/e-mail address/);
   });
+
+  it('reads the connection from ACCOUNTING_CONNECTION, validated like the poller reads it', () => {
+    expect(loadActionsConfig({}).connection).toBe('default');
+    expect(loadActionsConfig({ ACCOUNTING_CONNECTION: 'acme' }).connection).toBe('acme');
+    expect(() => loadActionsConfig({ ACCOUNTING_CONNECTION: 'a/b' })).toThrow(
+      /ACCOUNTING_CONNECTION: expected letters/,
+    );
+  });
 });
 
 describe('routing table', () => {

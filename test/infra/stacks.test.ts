@@ -184,6 +184,19 @@ describe('least privilege per function', () => {
     expect(env('Route-transfer-received-order')).not.toHaveProperty(ENV.actionsArchiveBucket);
     expect(env('Route-send-einvoice')).toMatchObject({ [ENV.actionsEInvoicePartners]: '12345678,87654321' });
   });
+
+  it('every function reads the one connection name of the configuration', () => {
+    for (const path of functionPaths()) {
+      const vars = (
+        resources[functionId(path)]!.Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      expect(vars[ENV.connection], path).toBe('default');
+      expect(
+        Object.keys(vars).filter((name) => name.endsWith('_CONNECTION')),
+        path,
+      ).toEqual([ENV.connection]);
+    }
+  });
 });
 
 describe('routes', () => {

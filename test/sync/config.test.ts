@@ -32,7 +32,7 @@ describe('poller config', () => {
 
   it('reads every variable', () => {
     const s = loadPollerSettings({
-      POLLER_CONNECTION: 'acme',
+      ACCOUNTING_CONNECTION: 'acme',
       EVENT_SOURCE: 'com.acme.accounting',
       POLLER_COLLECTIONS: 'ReceivedOrders, Banks',
       POLLER_LOOKBACK_SECONDS: '120',

@@ -19,7 +19,7 @@ function recordingMetrics() {
 
 function handlerFor(t: ReturnType<typeof setup>, env: Record<string, string> = {}) {
   const settings = loadPollerSettings({
-    POLLER_CONNECTION: 'acme',
+    ACCOUNTING_CONNECTION: 'acme',
     POLLER_COLLECTIONS: 'ReceivedOrders,IssuedInvoices',
     POLLER_RECONCILE_INTERVAL_SECONDS: '0',
     ...env,

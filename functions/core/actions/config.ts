@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ENV } from '../../shared/env-names.js';
+import { connectionSchema, DEFAULT_CONNECTION } from '../connection.js';
 
 const flag = (fallback: boolean) =>
   z
@@ -59,7 +60,7 @@ export interface EmailPartner {
 
 const envSchema = z
   .object({
-    [ENV.actionsConnection]: z.string().min(1).optional(),
+    [ENV.connection]: connectionSchema.default(DEFAULT_CONNECTION),
     [ENV.actionsTransferReceivedOrderToIssueSlip]: flag(true),
     [ENV.actionsTransferIssueSlipToIssuedInvoice]: flag(true),
     [ENV.actionsTransferIssuedOfferToReceivedOrder]: flag(false),
@@ -107,7 +108,7 @@ export type TransferStep =
   | 'issuedOrderToReceivedInvoice';
 
 export interface ActionsConfig {
-  /** Connection name for the scheduled tracker (events carry their own). */
+  /** Connection whose open sendings the scheduled tracker polls (events carry their own). */
   connection: string;
   transfers: Record<TransferStep, boolean>;
   isdoc: {
@@ -163,7 +164,7 @@ export function loadActionsConfig(env: Readonly<Record<string, string | undefine
   }
   const e = parsed.data;
   return {
-    connection: e[ENV.actionsConnection] ?? 'default',
+    connection: e[ENV.connection],
     transfers: {
       receivedOrderToIssueSlip: e[ENV.actionsTransferReceivedOrderToIssueSlip],
       issueSlipToIssuedInvoice: e[ENV.actionsTransferIssueSlipToIssuedInvoice],

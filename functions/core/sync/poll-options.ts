@@ -3,6 +3,7 @@
  */
 import { z } from 'zod';
 import { collectionNames, isCollectionName } from '../../accounting/collections.js';
+import { connectionSchema } from '../connection.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../events/claim-check.js';
 
 const positiveInt = (what: string) =>
@@ -13,7 +14,7 @@ const positiveInt = (what: string) =>
 
 export const pollOptionsSchema = z.object({
   /** Connection (company) name: part of every event and checkpoint key. */
-  connection: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'expected letters, digits, `_`, `.` or `-`'),
+  connection: connectionSchema,
   /** EventBridge `source`; default `accounting.<connection>`. */
   source: z.string().min(1).optional(),
   /** How far each read reaches back before the watermark (service clock), covering skew and late commits. */
