@@ -31,7 +31,7 @@ import { type ActionsConfig, loadActionsConfig, requireSetting } from '../core/a
 import type { OpenSendings } from '../core/actions/einvoice-tracking.js';
 import { ActionInProgressError, RetryLaterError } from '../core/actions/errors.js';
 import type { IdempotencyGuard, IdempotencyKeyParts } from '../core/actions/ports.js';
-import type { ActionEntry } from '../core/actions/run-action.js';
+import { type ActionEntry, type ActionFn, createActionEntry } from '../core/actions/run-action.js';
 import type { CheckpointStore, Clock, Logger } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
@@ -188,20 +188,29 @@ export function sendingsFromEnvironment(e: ActionEnvironment): CheckpointStore<O
   });
 }
 
+/** What every SQS action needs: the client, the bus, the clock, the logger and the settings. */
+export function actionDeps(e: ActionEnvironment) {
+  return { api: e.api, publisher: e.aws.publisher(), clock: e.clock, logger: e.logger, config: e.actions };
+}
+
 /**
- * A Lambda entry point that builds its handler on first use and reuses it; a failed build
- * (e.g. Secrets Manager unreachable) is retried on the next invocation.
+ * One SQS action Lambda, stated by what differs: its name, how it runs one event and which
+ * dependencies it builds from the environment. Returns the core entry for one EventBridge event
+ * (the local runtime calls it; the SQS handler too), the SQS handler around it, the dependencies
+ * from the environment, and the handler built from the environment (for `lazyHandler`).
  */
-export function lazyHandler<E, C, R>(build: () => Promise<(event: E, context: C) => Promise<R>>) {
-  let built: Promise<(event: E, context: C) => Promise<R>> | undefined;
-  return async (event: E, context: C): Promise<R> => {
-    if (!built) {
-      const attempt = build();
-      built = attempt;
-      attempt.catch(() => {
-        if (built === attempt) built = undefined;
-      });
-    }
-    return (await built)(event, context);
-  };
+export function defineSqsAction<D extends { logger: Logger }>(
+  name: string,
+  run: (deps: D) => ActionFn,
+  depsFrom: (e: ActionEnvironment) => D,
+) {
+  const createEventEntry = (deps: D): ActionEntry => createActionEntry(name, deps.logger, run(deps));
+  const createHandler = (deps: D): SqsActionHandler =>
+    createSqsActionHandler(name, createEventEntry(deps), deps.logger);
+  const createDepsFromEnv = async (env: Readonly<Record<string, string | undefined>>): Promise<D> =>
+    depsFrom(await loadActionEnvironment(env, name));
+  const handlerFromEnv = async (
+    env: Readonly<Record<string, string | undefined>>,
+  ): Promise<SqsActionHandler> => createHandler(await createDepsFromEnv(env));
+  return { createEventEntry, createHandler, createDepsFromEnv, handlerFromEnv };
 }

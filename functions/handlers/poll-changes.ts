@@ -18,6 +18,7 @@ import { collectionListSchema } from '../core/sync/poll-options.js';
 import { systemClock } from '../shared/clock.js';
 import { loadPollerRuntimeConfig, type PollerSettings } from '../shared/config.js';
 import { createLogger, parseLogLevel } from '../shared/logger.js';
+import { lazyHandler } from './lazy-handler.js';
 
 /** What the handler reports to its metrics sink. */
 export interface PollMetrics {
@@ -216,16 +217,5 @@ export async function createDepsFromEnv(
   };
 }
 
-let built: Promise<ReturnType<typeof createHandler>> | undefined;
-
 /** The Lambda entry point. A failed build (e.g. Secrets Manager unreachable) is retried next time. */
-export const handler = async (event: unknown, context?: LambdaContextLike): Promise<PollChangesSummary> => {
-  if (!built) {
-    const attempt = createDepsFromEnv(process.env).then(createHandler);
-    built = attempt;
-    attempt.catch(() => {
-      if (built === attempt) built = undefined;
-    });
-  }
-  return (await built)(event, context);
-};
+export const handler = lazyHandler(async () => createHandler(await createDepsFromEnv(process.env)));

@@ -4,7 +4,8 @@
  * A 429/5xx ends the pass with an error after saving what was learned; the next run continues.
  */
 import { type TrackerDeps, type TrackResult, trackEInvoices } from '../core/actions/einvoice-tracking.js';
-import { lazyHandler, loadActionEnvironment, sendingsFromEnvironment } from './action-runtime.js';
+import { loadActionEnvironment, sendingsFromEnvironment } from './action-runtime.js';
+import { lazyHandler } from './lazy-handler.js';
 
 const NAME = 'track-einvoices';
 

@@ -1,0 +1,17 @@
+/**
+ * A Lambda entry point that builds its handler on first use and reuses it; a failed build
+ * (e.g. Secrets Manager unreachable) is retried on the next invocation.
+ */
+export function lazyHandler<E, C, R>(build: () => Promise<(event: E, context: C) => Promise<R>>) {
+  let built: Promise<(event: E, context: C) => Promise<R>> | undefined;
+  return async (event: E, context: C): Promise<R> => {
+    if (!built) {
+      const attempt = build();
+      built = attempt;
+      attempt.catch(() => {
+        if (built === attempt) built = undefined;
+      });
+    }
+    return (await built)(event, context);
+  };
+}
