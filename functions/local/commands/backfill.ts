@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { dateTimeFlag, defineCommand, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { resetCheckpoints } from '../runtime.js';
-import { startRuntimeForCommand } from './runtime-command.js';
+import { pollUntilCaughtUp, startRuntimeForCommand, withRuntime } from './runtime-command.js';
 import {
   collectionsFlag,
   collectionsSchema,
   connectionFlags,
   connectionSchemaShape,
   eventsOutFlag,
+  eventsOutSchema,
   toConnection,
 } from './shared-flags.js';
 
@@ -37,11 +38,11 @@ export const backfillCommand = defineCommand({
     collections: collectionsSchema.optional(),
     since: dateTimeFlag,
     actions: z.boolean().default(false),
-    'events-out': z.string().min(1, { message: 'expected a file path' }).optional(),
+    'events-out': eventsOutSchema,
     positionals: noPositionals,
   }),
   async run(o, ctx) {
-    const { runtime, view } = await startRuntimeForCommand(
+    const started = await startRuntimeForCommand(
       {
         command: 'backfill',
         connection: toConnection(o),
@@ -55,22 +56,14 @@ export const backfillCommand = defineCommand({
       },
       ctx,
     );
-    let published = 0;
-    let failed = 0;
-    try {
+    const { published, failed } = await withRuntime(started, async (runtime) => {
       const reset = await resetCheckpoints(runtime.stores, runtime.connection, runtime.collections);
-      view.update({ kind: 'warning', message: `backfill from ${o.since}: ${reset} checkpoints reset` });
-      for (;;) {
-        const summary = await runtime.pollOnce();
-        published += summary.published;
-        failed += summary.failed + summary.conflicts;
-        if (!summary.more || ctx.signal.aborted) break;
-      }
-      await runtime.drain();
-    } finally {
-      await runtime.stop();
-      view.close();
-    }
+      started.view.update({
+        kind: 'warning',
+        message: `backfill from ${o.since}: ${reset} checkpoints reset`,
+      });
+      return pollUntilCaughtUp(runtime, ctx.signal);
+    });
     if (!o.json) ctx.stdout.write(`backfill since ${o.since}: ${published} events published\n`);
     if (ctx.signal.aborted) return EXIT.interrupted;
     return failed > 0 ? EXIT.failure : EXIT.ok;

@@ -6,7 +6,7 @@ import type { BusEvent } from '../../core/ports.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { UsageError } from '../usage-error.js';
-import { startRuntimeForCommand } from './runtime-command.js';
+import { startRuntimeForCommand, withRuntime } from './runtime-command.js';
 import { connectionFlags, connectionSchemaShape, toConnection } from './shared-flags.js';
 
 /** One line of a replay file: the `--events-out` format (EventBridge field names); `detailType` is accepted too. */
@@ -107,7 +107,7 @@ export const replayCommand = defineCommand({
       ctx.stdout.write(`${events.length} events in ${o.positionals[0]} are valid\n`);
       return EXIT.ok;
     }
-    const { runtime, view } = await startRuntimeForCommand(
+    const started = await startRuntimeForCommand(
       {
         command: 'replay',
         connection: toConnection(o),
@@ -118,15 +118,13 @@ export const replayCommand = defineCommand({
       },
       ctx,
     );
-    try {
+    const { runtime } = started;
+    await withRuntime(started, async () => {
       for (let i = 0; i < events.length && !ctx.signal.aborted; i += 100) {
         await runtime.bus.publish(events.slice(i, i + 100));
       }
       await runtime.drain();
-    } finally {
-      await runtime.stop();
-      view.close();
-    }
+    });
     if (!o.json)
       ctx.stdout.write(
         `replayed ${events.length} events; ${runtime.bus.deadLetters().length} dead-lettered deliveries\n`,

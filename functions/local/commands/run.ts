@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { defineCommand, durationFlag, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { startRuntimeForCommand } from './runtime-command.js';
+import { startRuntimeForCommand, withRuntime } from './runtime-command.js';
 import {
   collectionsFlag,
   collectionsSchema,
   connectionFlags,
   connectionSchemaShape,
   eventsOutFlag,
+  eventsOutSchema,
   toConnection,
 } from './shared-flags.js';
 
@@ -40,7 +41,7 @@ export const runCommand = defineCommand({
       collections: collectionsSchema.optional(),
       interval: durationFlag(100, 24 * 3_600_000).default(5000),
       'no-actions': z.boolean().default(false),
-      'events-out': z.string().min(1, { message: 'expected a file path' }).optional(),
+      'events-out': eventsOutSchema,
       duration: durationFlag(1).optional(),
       positionals: noPositionals,
     })
@@ -53,7 +54,7 @@ export const runCommand = defineCommand({
       durationMs: o.duration,
     })),
   async run(options, ctx) {
-    const { runtime, view } = await startRuntimeForCommand(
+    const started = await startRuntimeForCommand(
       {
         command: 'run',
         connection: options.connection,
@@ -64,16 +65,13 @@ export const runCommand = defineCommand({
       },
       ctx,
     );
-    try {
-      await runtime.run({
+    await withRuntime(started, (runtime) =>
+      runtime.run({
         signal: ctx.signal,
         ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
-      });
-    } finally {
-      await runtime.stop();
-      view.close();
-    }
-    const dead = runtime.bus.deadLetters().length;
+      }),
+    );
+    const dead = started.runtime.bus.deadLetters().length;
     if (dead > 0) ctx.stderr.write(`${dead} deliveries were dead-lettered (see the warnings above)\n`);
     return ctx.signal.aborted ? EXIT.interrupted : EXIT.ok;
   },

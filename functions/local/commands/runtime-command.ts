@@ -117,3 +117,37 @@ export async function startRuntimeForCommand(
     throw error;
   }
 }
+
+/** Runs `work` on the started runtime, then always stops the runtime and closes the view. */
+export async function withRuntime<T>(
+  started: StartedRuntime,
+  work: (runtime: Runtime) => Promise<T>,
+): Promise<T> {
+  try {
+    return await work(started.runtime);
+  } finally {
+    await started.runtime.stop();
+    started.view.close();
+  }
+}
+
+export interface CaughtUpTotals {
+  published: number;
+  requests: number;
+  /** Failed collections and checkpoint conflicts. */
+  failed: number;
+}
+
+/** Polls until every collection is caught up (or the signal aborts), then lets the bus drain. */
+export async function pollUntilCaughtUp(runtime: Runtime, signal: AbortSignal): Promise<CaughtUpTotals> {
+  const totals: CaughtUpTotals = { published: 0, requests: 0, failed: 0 };
+  for (;;) {
+    const summary = await runtime.pollOnce();
+    totals.published += summary.published;
+    totals.requests += summary.requests;
+    totals.failed += summary.failed + summary.conflicts;
+    if (!summary.more || signal.aborted) break;
+  }
+  await runtime.drain();
+  return totals;
+}

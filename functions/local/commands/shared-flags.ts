@@ -46,6 +46,8 @@ export const eventsOutFlag = {
   },
 } as const satisfies FlagSpecs;
 
+export const eventsOutSchema = z.string().min(1, { message: 'expected a file path' }).optional();
+
 export const collectionsSchema = listFlag(
   'collection',
   (item) => findCollection(item)?.name,

@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { defineCommand, durationFlag, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
-import { startRuntimeForCommand } from './runtime-command.js';
+import { pollUntilCaughtUp, startRuntimeForCommand, withRuntime } from './runtime-command.js';
 import {
   collectionsFlag,
   collectionsSchema,
   connectionFlags,
   connectionSchemaShape,
   eventsOutFlag,
+  eventsOutSchema,
   toConnection,
 } from './shared-flags.js';
 
@@ -46,7 +47,7 @@ export const syncCommand = defineCommand({
       interval: durationFlag(100, 24 * 3_600_000).default(5000),
       duration: durationFlag(1).optional(),
       actions: z.boolean().default(false),
-      'events-out': z.string().min(1, { message: 'expected a file path' }).optional(),
+      'events-out': eventsOutSchema,
       positionals: noPositionals,
     })
     .refine((o) => !(o.once && o.duration !== undefined), {
@@ -54,7 +55,7 @@ export const syncCommand = defineCommand({
       message: 'cannot be combined with --once',
     }),
   async run(o, ctx) {
-    const { runtime, view } = await startRuntimeForCommand(
+    const started = await startRuntimeForCommand(
       {
         command: 'sync',
         connection: toConnection(o),
@@ -68,31 +69,13 @@ export const syncCommand = defineCommand({
       ctx,
     );
     if (!o.once) {
-      try {
-        await runtime.run({
-          signal: ctx.signal,
-          ...(o.duration !== undefined ? { durationMs: o.duration } : {}),
-        });
-      } finally {
-        await runtime.stop();
-        view.close();
-      }
+      await withRuntime(started, (runtime) =>
+        runtime.run({ signal: ctx.signal, ...(o.duration !== undefined ? { durationMs: o.duration } : {}) }),
+      );
       return ctx.signal.aborted ? EXIT.interrupted : EXIT.ok;
     }
-    let requests = 0;
-    let failed = 0;
-    try {
-      for (;;) {
-        const summary = await runtime.pollOnce();
-        requests += summary.requests;
-        failed += summary.failed + summary.conflicts;
-        if (!summary.more || ctx.signal.aborted) break;
-      }
-      await runtime.drain();
-    } finally {
-      await runtime.stop();
-      view.close();
-    }
+    const { runtime } = started;
+    const { requests, failed } = await withRuntime(started, (r) => pollUntilCaughtUp(r, ctx.signal));
     if (!o.json) {
       const rows = [...runtime.counts().entries()].sort((a, b) => a[0].localeCompare(b[0]));
       if (rows.length > 0) ctx.stdout.write(formatTable(['DETAIL-TYPE', 'EVENTS'], rows));
