@@ -4,9 +4,8 @@
  * id list stored at the previous reconciliation (object store, gzip) and publishes
  * `<RecordType>.Deleted` for ids that vanished. Memory is O(ids) — about 100 bytes per record.
  */
-import type { CollectionName } from '../../accounting/collections.js';
 import type { BusEvent } from '../ports.js';
-import { buildRecordEvent } from './build-event.js';
+import { deletedEvent, listEveryPage, publishCounted } from './full-scan.js';
 import { readIdList, writeIdList } from './id-list.js';
 import type { CollectionRun } from './poll-collection.js';
 
@@ -21,12 +20,7 @@ export async function reconcileDeletions(run: CollectionRun): Promise<void> {
   const store = deps.objectStore;
   if (!store) return;
   const current: string[] = [];
-  const pages = deps.api.listPages(spec.name as CollectionName, {
-    pageSize: options.pageSize,
-    ...(spec.acceptsAfter ? {} : { pageNumber: 1 }),
-    ...(deps.signal ? { signal: deps.signal } : {}),
-  });
-  for await (const page of pages) {
+  for await (const page of listEveryPage(run)) {
     result.requests++;
     for (const item of page.items) current.push(item.Id);
     if (!page.last && run.remaining() < options.minRemainingMs) {
@@ -45,22 +39,12 @@ export async function reconcileDeletions(run: CollectionRun): Promise<void> {
     const present = new Set(current);
     let batch: BusEvent[] = [];
     const flush = async () => {
-      if (batch.length === 0) return;
-      await deps.publisher.publish(batch);
-      for (const e of batch) run.count(e, false);
+      await publishCounted(run, batch);
       batch = [];
     };
     for (const id of previous) {
       if (present.has(id)) continue;
-      const { event } = await buildRecordEvent(run.eventContext, {
-        recordType: spec.recordType,
-        id,
-        change: 'Deleted',
-        modifiedDate: null,
-        version: 'deleted',
-        record: { Id: id },
-      });
-      batch.push(event);
+      batch.push(await deletedEvent(run, id));
       deleted++;
       if (batch.length >= PUBLISH_CHUNK) await flush();
     }

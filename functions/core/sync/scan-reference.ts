@@ -5,9 +5,9 @@
  * service counted, so a page shift during the scan cannot fake a deletion).
  */
 import { createHash } from 'node:crypto';
-import type { CollectionName } from '../../accounting/collections.js';
 import type { BusEvent } from '../ports.js';
 import { buildRecordEvent } from './build-event.js';
+import { deletedEvent, listEveryPage, publishCounted } from './full-scan.js';
 import { readSnapshot, writeSnapshot } from './id-list.js';
 import type { CollectionRun } from './poll-collection.js';
 
@@ -23,12 +23,7 @@ export async function scanReference(run: CollectionRun): Promise<void> {
   const previous = await readSnapshot(store, key);
   const current = new Map<string, string>();
   let total = 0;
-  const pages = deps.api.listPages(spec.name as CollectionName, {
-    pageSize: options.pageSize,
-    ...(spec.acceptsAfter ? {} : { pageNumber: 1 }),
-    ...(deps.signal ? { signal: deps.signal } : {}),
-  });
-  for await (const page of pages) {
+  for await (const page of listEveryPage(run)) {
     result.requests++;
     total = page.totalItemCount;
     const events: BusEvent[] = [];
@@ -48,10 +43,7 @@ export async function scanReference(run: CollectionRun): Promise<void> {
       if (claimChecked) result.claimChecked++;
       events.push(event);
     }
-    if (events.length > 0) {
-      await deps.publisher.publish(events);
-      for (const e of events) run.count(e, false);
-    }
+    await publishCounted(run, events);
     if (!page.last && run.remaining() < options.minRemainingMs) {
       result.more = true;
       return;
@@ -60,21 +52,9 @@ export async function scanReference(run: CollectionRun): Promise<void> {
   if (previous && current.size >= total) {
     const gone: BusEvent[] = [];
     for (const id of previous.keys()) {
-      if (current.has(id)) continue;
-      const { event } = await buildRecordEvent(run.eventContext, {
-        recordType: spec.recordType,
-        id,
-        change: 'Deleted',
-        modifiedDate: null,
-        version: 'deleted',
-        record: { Id: id },
-      });
-      gone.push(event);
+      if (!current.has(id)) gone.push(await deletedEvent(run, id));
     }
-    if (gone.length > 0) {
-      await deps.publisher.publish(gone);
-      for (const e of gone) run.count(e, false);
-    }
+    await publishCounted(run, gone);
   } else if (previous && current.size < total) {
     deps.logger.warn('reference scan inconsistent', { collection: spec.name, seen: current.size, total });
   }
