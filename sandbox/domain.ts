@@ -56,7 +56,8 @@ const itemSchema = z
     message: "Exactly one of 'TextItem' or 'PriceListItem' must be given.",
   });
 
-const addressWithoutLinkSchema = z.looseObject({
+/** Name, address and identification: a document's own address and an address-book entry share them. */
+const contactFields = {
   CompanyName: z.string().nullish(),
   Name: z.string().nullish(),
   Street: z.string().nullish(),
@@ -68,7 +69,9 @@ const addressWithoutLinkSchema = z.looseObject({
   VatIdentificationNumber: z.string().nullish(),
   Email: z.string().nullish(),
   PhoneNumber: z.string().nullish(),
-});
+};
+
+const addressWithoutLinkSchema = z.looseObject(contactFields);
 
 const documentAddressSchema = z.looseObject({
   DocumentAddressWithAddressBookLink: z.looseObject({ Id: guid }).nullish(),
@@ -103,17 +106,7 @@ const importSchema = z.looseObject({
 });
 
 const partnerFields = {
-  CompanyName: z.string().nullish(),
-  Name: z.string().nullish(),
-  Street: z.string().nullish(),
-  PostCode: z.string().nullish(),
-  City: z.string().nullish(),
-  Country: z.string().nullish(),
-  IdentificationNumber: z.string().nullish(),
-  TaxIdentificationNumber: z.string().nullish(),
-  VatIdentificationNumber: z.string().nullish(),
-  Email: z.string().nullish(),
-  PhoneNumber: z.string().nullish(),
+  ...contactFields,
   Web: z.string().nullish(),
   Note: z.string().nullish(),
   BusinessDetails: z

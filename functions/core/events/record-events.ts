@@ -79,23 +79,15 @@ function exampleRecord(c: CollectionSpec, change: ChangeKind): Record<string, un
 }
 
 function exampleDetail(c: CollectionSpec, change: ChangeKind) {
-  const record = exampleRecord(c, change);
-  const id = record.Id;
-  if (change === 'Deleted') {
-    return {
-      version: ENVELOPE_VERSION,
-      connection: EXAMPLE_CONNECTION,
-      recordType: c.recordType,
-      id,
-      change,
-      modifiedDate: null,
-      idempotencyKey: idempotencyKey(EXAMPLE_CONNECTION, c.recordType, id, 'deleted'),
-      record: { Id: id },
-    };
-  }
-  const modifiedDate = c.modificationInfo ? (change === 'Created' ? CREATED : MODIFIED) : null;
-  const version =
-    modifiedDate ?? `content:${createHash('sha256').update(JSON.stringify(record)).digest('hex')}`;
+  const deleted = change === 'Deleted';
+  const full = exampleRecord(c, change);
+  const id = full.Id;
+  // A deletion carries only the id; its version is `deleted`.
+  const record = deleted ? { Id: id } : full;
+  const modifiedDate = !deleted && c.modificationInfo ? (change === 'Created' ? CREATED : MODIFIED) : null;
+  const version = deleted
+    ? 'deleted'
+    : (modifiedDate ?? `content:${createHash('sha256').update(JSON.stringify(record)).digest('hex')}`);
   return {
     version: ENVELOPE_VERSION,
     connection: EXAMPLE_CONNECTION,
