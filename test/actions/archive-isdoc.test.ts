@@ -8,7 +8,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
 import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
 import { parseActionEvent } from '../../functions/core/actions/action-event.js';
@@ -17,35 +17,21 @@ import { loadActionsConfig } from '../../functions/core/actions/config.js';
 import { RetryLaterError } from '../../functions/core/actions/errors.js';
 import { createActionEntry } from '../../functions/core/actions/run-action.js';
 import type { Clock, ObjectStore } from '../../functions/core/ports.js';
-import { createManualClock, type ManualClock } from '../../functions/shared/clock.js';
-import { startTestServers, type TestServers } from '../support/embedded.js';
+import { createManualClock } from '../../functions/shared/clock.js';
 import {
   CONNECTION,
   listAll,
   recordEvent,
   recordingLogger,
   recordingPublisher,
-  type SandboxClient,
-  startSandboxClient,
+  useActionTestBed,
 } from './support.js';
 
-let servers: TestServers;
-let sb: SandboxClient;
-let clock: ManualClock;
-
-beforeAll(async () => {
-  clock = createManualClock({ start: '2026-03-04T10:00:00.000Z', autoAdvance: true });
-  [servers, sb] = await Promise.all([
-    startTestServers(),
-    startSandboxClient({
-      clock,
-      isdocReadyDelayMs: 5_000,
-      sizes: { documents: 30, partners: 6, perCollection: { IssuedInvoices: 6, IssuedAdvanceInvoices: 2 } },
-    }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([servers?.close(), sb?.close()]);
+const clock = createManualClock({ start: '2026-03-04T10:00:00.000Z', autoAdvance: true });
+const bed = useActionTestBed({
+  clock,
+  isdocReadyDelayMs: 5_000,
+  sizes: { documents: 30, partners: 6, perCollection: { IssuedInvoices: 6, IssuedAdvanceInvoices: 2 } },
 });
 
 const config = loadActionsConfig({ ACTIONS_ISDOC_NOT_READY_DEADLINE_SECONDS: '600' });
@@ -54,7 +40,7 @@ function setup(objects: ObjectStore, options: { api?: AccountingApi; clock?: Clo
   const publisher = recordingPublisher();
   const logger = recordingLogger();
   const deps = {
-    api: options.api ?? sb.client,
+    api: options.api ?? bed.sb.client,
     objects,
     publisher,
     clock: options.clock ?? clock,
@@ -67,8 +53,8 @@ function setup(objects: ObjectStore, options: { api?: AccountingApi; clock?: Clo
 
 async function s3Store(): Promise<ObjectStore> {
   return createS3ObjectStore({
-    client: servers.s3,
-    bucket: await servers.bucket('archive'),
+    client: bed.servers.s3,
+    bucket: await bed.servers.bucket('archive'),
     listApiVersion: 1,
   });
 }
@@ -83,7 +69,7 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
   it('archives a validated ISDOC once, under the deterministic key, with its checksum and metadata', async () => {
     const objects = await s3Store();
     const { entry, publisher } = setup(objects);
-    const [invoice] = await listAll(sb.client, 'IssuedInvoices');
+    const [invoice] = await listAll(bed.sb.client, 'IssuedInvoices');
     const record = invoice as ApiRecord;
     const event = recordEvent('IssuedInvoice', record);
     const number = String(record.DocumentNumber);
@@ -110,7 +96,7 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
     ).toBe(key);
 
     const stored = await bytesOf(await objects.get(key));
-    const download = await sb.client.download('IssuedInvoices.isdoc', { params: { id: record.Id } });
+    const download = await bed.sb.client.download('IssuedInvoices.isdoc', { params: { id: record.Id } });
     const original = 'body' in download ? await bytesOf(download.body) : Buffer.alloc(0);
     expect(stored.equals(original)).toBe(true);
     const sha = createHash('sha256').update(stored).digest('hex');
@@ -140,10 +126,13 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
   it('retries a 204 (not ready) later and archives once it is ready', async () => {
     const objects = await s3Store();
     const { entry, publisher } = setup(objects);
-    const [template] = await listAll(sb.client, 'IssuedInvoices');
+    const [template] = await listAll(bed.sb.client, 'IssuedInvoices');
     const { Id: _id, ...fields } = template as ApiRecord;
-    const fresh = sb.sandbox.state.create('IssuedInvoices', { ...fields, DocumentNumber: 'FV2026999001' });
-    const record = await sb.client.get('IssuedInvoices', fresh.Id);
+    const fresh = bed.sb.sandbox.state.create('IssuedInvoices', {
+      ...fields,
+      DocumentNumber: 'FV2026999001',
+    });
+    const record = await bed.sb.client.get('IssuedInvoices', fresh.Id);
     const event = recordEvent('IssuedInvoice', record, { time: clock.now() });
 
     const sleepsBefore = clock.sleeps.length;
@@ -161,9 +150,9 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
     const publisher = recordingPublisher();
     const logger = recordingLogger();
     const withPdf = loadActionsConfig({ ACTIONS_ISDOC_PDF: 'true' });
-    const [, invoice] = await listAll(sb.client, 'IssuedInvoices');
+    const [, invoice] = await listAll(bed.sb.client, 'IssuedInvoices');
     const event = recordEvent('IssuedInvoice', invoice as ApiRecord);
-    const deps = { api: sb.client, objects, publisher, clock, logger, config: withPdf };
+    const deps = { api: bed.sb.client, objects, publisher, clock, logger, config: withPdf };
     await expect(archiveIsdoc(deps, parseActionEvent(event))).resolves.toMatchObject({ status: 'done' });
     const detail = publisher.ofType('IssuedInvoice.IsdocArchived')[0]?.detail as {
       archive: { key: string; pdfKey?: string };
@@ -181,10 +170,10 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
 
   it('fails with Action.Failed once the not-ready deadline has passed', async () => {
     const objects = await s3Store();
-    const api: AccountingApi = Object.create(sb.client) as AccountingApi;
+    const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
     api.download = async () => ({ notReady: true });
     const { entry, publisher } = setup(objects, { api });
-    const [invoice] = await listAll(sb.client, 'IssuedAdvanceInvoices');
+    const [invoice] = await listAll(bed.sb.client, 'IssuedAdvanceInvoices');
     const event = recordEvent('IssuedAdvanceInvoice', invoice as ApiRecord, { time: clock.now() });
     await expect(entry(event)).rejects.toBeInstanceOf(RetryLaterError);
     clock.advance(601_000);
@@ -198,7 +187,7 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
 
   it('refuses an ISDOC whose ID does not match the document number and writes nothing', async () => {
     const objects = await s3Store();
-    const api: AccountingApi = Object.create(sb.client) as AccountingApi;
+    const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
     api.download = async () => ({
       body: Readable.from([
         '<Invoice xmlns="http://isdoc.cz/namespace/2013" version="6.0.2"><ID>OTHER-1</ID></Invoice>',
@@ -206,7 +195,7 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
       contentType: 'application/xml',
     });
     const { entry, publisher } = setup(objects, { api });
-    const [invoice] = await listAll(sb.client, 'IssuedInvoices');
+    const [invoice] = await listAll(bed.sb.client, 'IssuedInvoices');
     await expect(entry(recordEvent('IssuedInvoice', invoice as ApiRecord))).resolves.toMatchObject({
       status: 'failed',
       reason: 'invalidDocument',

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
 import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
@@ -11,62 +11,51 @@ import { createActionEntry } from '../../functions/core/actions/run-action.js';
 import { sendInvoice } from '../../functions/core/actions/send-invoice.js';
 import type { CheckpointStore } from '../../functions/core/ports.js';
 import { createPowertoolsGuard } from '../../functions/handlers/action-runtime.js';
-import { createManualClock, type ManualClock } from '../../functions/shared/clock.js';
-import { startTestServers, type TestServers } from '../support/embedded.js';
+import { createManualClock } from '../../functions/shared/clock.js';
 import {
   CONNECTION,
   listAll,
   recordEvent,
   recordingLogger,
   recordingPublisher,
-  type SandboxClient,
-  startSandboxClient,
+  useActionTestBed,
 } from './support.js';
 
-let servers: TestServers;
-let sb: SandboxClient;
-let clock: ManualClock;
+const clock = createManualClock({ start: '2026-03-04T10:00:00.000Z' });
+const bed = useActionTestBed({
+  clock,
+  eInvoicing: {
+    stepMs: 1_000,
+    transportFailureProbability: 0,
+    responseWeights: { AP: 1, RE: 0, CA: 0, UQ: 0 },
+    paidProbability: 1,
+  },
+  sizes: { documents: 30, partners: 6, perCollection: { IssuedInvoices: 8 } },
+});
 let invoices: ApiRecord[];
 
 beforeAll(async () => {
-  clock = createManualClock({ start: '2026-03-04T10:00:00.000Z' });
-  [servers, sb] = await Promise.all([
-    startTestServers(),
-    startSandboxClient({
-      clock,
-      eInvoicing: {
-        stepMs: 1_000,
-        transportFailureProbability: 0,
-        responseWeights: { AP: 1, RE: 0, CA: 0, UQ: 0 },
-        paidProbability: 1,
-      },
-      sizes: { documents: 30, partners: 6, perCollection: { IssuedInvoices: 8 } },
-    }),
-  ]);
-  invoices = (await listAll(sb.client, 'IssuedInvoices')).filter(
+  invoices = (await listAll(bed.sb.client, 'IssuedInvoices')).filter(
     (i) =>
       typeof (i.BusinessPartnerAddress as { IdentificationNumber?: unknown })?.IdentificationNumber ===
       'string',
   );
-});
-afterAll(async () => {
-  await Promise.all([servers?.close(), sb?.close()]);
 });
 
 function partnerOf(invoice: ApiRecord): string {
   return String((invoice.BusinessPartnerAddress as { IdentificationNumber: string }).IdentificationNumber);
 }
 
-async function setup(env: Record<string, string>, api: AccountingApi = sb.client) {
+async function setup(env: Record<string, string>, api: AccountingApi = bed.sb.client) {
   const config = loadActionsConfig(env);
   const guard = createPowertoolsGuard({
-    client: servers.dynamoDb,
-    tableName: await servers.idempotencyTable(),
+    client: bed.servers.dynamoDb,
+    tableName: await bed.servers.idempotencyTable(),
     expiresAfterSeconds: 3600,
   });
   const sendings: CheckpointStore<OpenSendings> = createDynamoDbCheckpointStore<OpenSendings>({
-    client: servers.dynamoDb,
-    tableName: await servers.checkpointTable(),
+    client: bed.servers.dynamoDb,
+    tableName: await bed.servers.checkpointTable(),
   });
   const publisher = recordingPublisher();
   const logger = recordingLogger();
@@ -137,11 +126,11 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
 
   it('gives up on a sending that is not final by its deadline', async () => {
     const invoice = invoices[1] as ApiRecord;
-    const api: AccountingApi = Object.create(sb.client) as AccountingApi;
+    const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
     api.call = (async (operationId: string, input?: Parameters<AccountingApi['call']>[1]) =>
       operationId === 'EInvoicing.status'
         ? { Status: 'Sent', ResponseCode: null }
-        : sb.client.call(operationId, input)) as AccountingApi['call'];
+        : bed.sb.client.call(operationId, input)) as AccountingApi['call'];
     const { entry, track, publisher } = await setup(
       { ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice), ACTIONS_EINVOICE_TRACKING_DEADLINE_SECONDS: '60' },
       api,
@@ -162,12 +151,12 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
     const { entry, publisher } = await setup({
       ACTIONS_EMAIL_PARTNERS: `${partnerOf(invoice)}=billing@example.com`,
     });
-    const before = sb.sandbox.server.domain.outbox.length;
+    const before = bed.sb.sandbox.server.domain.outbox.length;
     await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({ status: 'done' });
     await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({
       status: 'duplicate',
     });
-    const messages = sb.sandbox.server.domain.outbox.slice(before);
+    const messages = bed.sb.sandbox.server.domain.outbox.slice(before);
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatchObject({ DocumentId: invoice.Id, To: ['billing@example.com'] });
     expect(publisher.ofType('IssuedInvoice.EmailSent')[0]?.detail).toMatchObject({

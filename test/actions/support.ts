@@ -3,12 +3,14 @@
  * and EventBridge events built from sandbox records the way the poller builds them.
  */
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import type { ApiRecord } from '../../functions/accounting/api.js';
 import { type AccountingClient, createAccountingClient } from '../../functions/accounting/client.js';
 import { parseAccountingConfig } from '../../functions/accounting/config.js';
 import { idempotencyKey } from '../../functions/core/events/envelope.js';
 import type { BusEvent, EventPublisher, Logger } from '../../functions/core/ports.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/index.js';
+import { startTestServers, type TestServers } from '../support/embedded.js';
 
 export const CONNECTION = 'acme';
 export const SOURCE = 'accounting.acme';
@@ -71,6 +73,26 @@ export async function startSandboxClient(options: Partial<SandboxOptions> = {}):
       await sandbox.close();
     },
   };
+}
+
+export interface ActionTestBed {
+  servers: TestServers;
+  sb: SandboxClient;
+}
+
+/**
+ * The embedded DynamoDB + S3 and the sandbox with a client, started before the file's tests and
+ * closed after them; the returned object holds both once started.
+ */
+export function useActionTestBed(options: Partial<SandboxOptions>): ActionTestBed {
+  const bed = {} as ActionTestBed;
+  beforeAll(async () => {
+    [bed.servers, bed.sb] = await Promise.all([startTestServers(), startSandboxClient(options)]);
+  });
+  afterAll(async () => {
+    await Promise.all([bed.servers?.close(), bed.sb?.close()]);
+  });
+  return bed;
 }
 
 /** An EventBridge event for one record version, as the poller publishes it. */

@@ -1,5 +1,5 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
 import { OutcomeUnknownError, ValidationError } from '../../functions/accounting/errors.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
@@ -8,27 +8,10 @@ import { createActionEntry } from '../../functions/core/actions/run-action.js';
 import { referencesSource, transferDocument } from '../../functions/core/actions/transfer-document.js';
 import { createPowertoolsGuard } from '../../functions/handlers/action-runtime.js';
 import { systemClock } from '../../functions/shared/clock.js';
-import { startTestServers, type TestServers } from '../support/embedded.js';
-import {
-  listAll,
-  recordEvent,
-  recordingLogger,
-  recordingPublisher,
-  type SandboxClient,
-  startSandboxClient,
-} from './support.js';
+import { listAll, recordEvent, recordingLogger, recordingPublisher, useActionTestBed } from './support.js';
 
-let servers: TestServers;
-let sb: SandboxClient;
-
-beforeAll(async () => {
-  [servers, sb] = await Promise.all([
-    startTestServers(),
-    startSandboxClient({ sizes: { documents: 40, partners: 8, perCollection: { ReceivedOrders: 12 } } }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([servers?.close(), sb?.close()]);
+const bed = useActionTestBed({
+  sizes: { documents: 40, partners: 8, perCollection: { ReceivedOrders: 12 } },
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -39,32 +22,32 @@ const config = loadActionsConfig({});
 /** Unfinished received orders, each used by one test. */
 let pool: ApiRecord[] | undefined;
 async function unfinishedOrder(): Promise<ApiRecord> {
-  pool ??= (await listAll(sb.client, 'ReceivedOrders')).filter((o) => o.Status !== 'PermanentDocument');
+  pool ??= (await listAll(bed.sb.client, 'ReceivedOrders')).filter((o) => o.Status !== 'PermanentDocument');
   const picked = pool.shift();
   if (!picked) throw new Error('the sandbox has no received order left');
   // A fresh, unfinished order with no transfer history.
-  sb.sandbox.state.update('ReceivedOrders', picked.Id, (r) => {
+  bed.sb.sandbox.state.update('ReceivedOrders', picked.Id, (r) => {
     r.Status = 'Unfinished';
     r.TargetDocuments = [];
   });
-  return sb.client.get('ReceivedOrders', picked.Id);
+  return bed.sb.client.get('ReceivedOrders', picked.Id);
 }
 
 async function slipsReferencing(orderId: string): Promise<ApiRecord[]> {
-  return (await listAll(sb.client, 'IssueSlips')).filter((s) => referencesSource(s, orderId));
+  return (await listAll(bed.sb.client, 'IssueSlips')).filter((s) => referencesSource(s, orderId));
 }
 
 async function setup(options: { api?: AccountingApi; persistenceStore?: DynamoDBPersistenceLayer } = {}) {
-  const tableName = await servers.idempotencyTable();
+  const tableName = await bed.servers.idempotencyTable();
   const guard = createPowertoolsGuard({
-    client: servers.dynamoDb,
+    client: bed.servers.dynamoDb,
     tableName,
     expiresAfterSeconds: 3600,
     ...(options.persistenceStore ? { persistenceStore: options.persistenceStore } : {}),
   });
   const publisher = recordingPublisher();
   const logger = recordingLogger();
-  const deps = { api: options.api ?? sb.client, publisher, clock: systemClock, logger, guard, config };
+  const deps = { api: options.api ?? bed.sb.client, publisher, clock: systemClock, logger, guard, config };
   const entry = createActionEntry('transfer', logger, (event, opts) => transferDocument(deps, event, opts));
   return { entry, publisher, logger, tableName };
 }
@@ -98,11 +81,11 @@ describe('transfer action (sandbox + dynalite + Powertools idempotency)', () => 
       target: { recordType: 'IssueSlip', id: slips[0]?.Id, documentNumber: slips[0]?.DocumentNumber },
       recovered: false,
     });
-    expect((await sb.client.get('ReceivedOrders', order.Id)).Status).toBe('Finished');
+    expect((await bed.sb.client.get('ReceivedOrders', order.Id)).Status).toBe('Finished');
   });
 
   it('does not transfer again after a crash between the transfer and the completed record', async () => {
-    const tableName = await servers.idempotencyTable();
+    const tableName = await bed.servers.idempotencyTable();
     // A persistence layer whose first "save success" dies, as if the function crashed right then.
     class CrashingLayer extends DynamoDBPersistenceLayer {
       crashes = 1;
@@ -111,7 +94,7 @@ describe('transfer action (sandbox + dynalite + Powertools idempotency)', () => 
         return super.saveSuccess(data as never, result as never);
       }
     }
-    const layer = new CrashingLayer({ tableName, awsSdkV3Client: servers.dynamoDb });
+    const layer = new CrashingLayer({ tableName, awsSdkV3Client: bed.servers.dynamoDb });
     const { entry, publisher } = await setup({ persistenceStore: layer });
     const order = await unfinishedOrder();
     const event = recordEvent('ReceivedOrder', order);
@@ -136,9 +119,9 @@ describe('transfer action (sandbox + dynalite + Powertools idempotency)', () => 
   });
 
   it('re-reads the domain state when the client reports an unknown outcome', async () => {
-    const api: AccountingApi = Object.create(sb.client) as AccountingApi;
+    const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
     api.create = async (operationId, input) => {
-      await sb.client.create(operationId, input);
+      await bed.sb.client.create(operationId, input);
       throw new OutcomeUnknownError({ method: 'POST', path: '/v1/…' }, operationId, {
         cause: new Error('socket hang up'),
       });
@@ -154,16 +137,16 @@ describe('transfer action (sandbox + dynalite + Powertools idempotency)', () => 
   it('skips an order that is already finished without calling the transfer', async () => {
     const { entry, publisher } = await setup();
     const order = await unfinishedOrder();
-    sb.sandbox.state.update('ReceivedOrders', order.Id, (r) => {
+    bed.sb.sandbox.state.update('ReceivedOrders', order.Id, (r) => {
       r.Status = 'Finished';
     });
-    const create = vi.spyOn(sb.client, 'create');
+    const create = vi.spyOn(bed.sb.client, 'create');
     const result = await entry(recordEvent('ReceivedOrder', order));
     expect(result).toMatchObject({ status: 'skipped' });
     expect(create).not.toHaveBeenCalled();
     expect(publisher.events).toHaveLength(0);
     // A skip is not remembered: reopened, the order is transferred on its next event.
-    sb.sandbox.state.update('ReceivedOrders', order.Id, (r) => {
+    bed.sb.sandbox.state.update('ReceivedOrders', order.Id, (r) => {
       r.Status = 'Unfinished';
     });
     create.mockRestore();
@@ -174,7 +157,7 @@ describe('transfer action (sandbox + dynalite + Powertools idempotency)', () => 
   });
 
   it('turns a 422 into Action.Failed with the validation errors and leaves the record retryable', async () => {
-    const api: AccountingApi = Object.create(sb.client) as AccountingApi;
+    const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
     let reject = true;
     api.create = async (operationId, input) => {
       if (reject) {
@@ -188,7 +171,7 @@ describe('transfer action (sandbox + dynalite + Powertools idempotency)', () => 
           },
         );
       }
-      return sb.client.create(operationId, input);
+      return bed.sb.client.create(operationId, input);
     };
     const { entry, publisher } = await setup({ api });
     const order = await unfinishedOrder();
@@ -219,17 +202,17 @@ describe('transfer action (sandbox + dynalite + Powertools idempotency)', () => 
     const result = await entry(recordEvent('IssueSlip', slip as ApiRecord));
     expect(result.status).toBe('done');
     const invoice = publisher.ofType('IssueSlip.Transferred')[0]?.detail as { target: { id: string } };
-    const stored = await sb.client.get('IssuedInvoices', invoice.target.id);
+    const stored = await bed.sb.client.get('IssuedInvoices', invoice.target.id);
     expect(referencesSource(stored, (slip as ApiRecord).Id)).toBe(true);
   });
 
   it('does nothing for a switched-off step', async () => {
-    const tableName = await servers.idempotencyTable();
+    const tableName = await bed.servers.idempotencyTable();
     const off = loadActionsConfig({ ACTIONS_TRANSFER_RECEIVED_ORDER_TO_ISSUE_SLIP: 'false' });
-    const guard = createPowertoolsGuard({ client: servers.dynamoDb, tableName, expiresAfterSeconds: 60 });
+    const guard = createPowertoolsGuard({ client: bed.servers.dynamoDb, tableName, expiresAfterSeconds: 60 });
     const publisher = recordingPublisher();
     const deps = {
-      api: sb.client,
+      api: bed.sb.client,
       publisher,
       clock: systemClock,
       logger: recordingLogger(),
