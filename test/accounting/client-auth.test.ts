@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAccountingClient } from '../../functions/accounting/client.js';
 import {
   AuthenticationError,
@@ -13,18 +13,12 @@ import {
   TEST_CLIENT_ID,
   TEST_CLIENT_SECRET,
 } from '../fakes/accounting-config.js';
-import { type FakeServer, problem, startFakeServer } from '../fakes/accounting-server.js';
+import { problem, useFakeServer } from '../fakes/accounting-server.js';
 
 const record = { Id: '11111111-1111-1111-1111-111111111111', Name: 'Bank', Extra: { kept: true } };
 
 describe('accounting client authentication', () => {
-  let server: FakeServer;
-  beforeEach(async () => {
-    server = await startFakeServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useFakeServer();
 
   it('sends the Api-Key header and keeps unknown fields', async () => {
     server.route('GET', `/v1/Banks/${record.Id}`, { body: record });

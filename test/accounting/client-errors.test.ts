@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAccountingClient } from '../../functions/accounting/client.js';
 import {
   ApiError,
@@ -14,18 +14,12 @@ import {
 } from '../../functions/accounting/errors.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
-import { doc, type FakeServer, listReply, problem, startFakeServer } from '../fakes/accounting-server.js';
+import { doc, listReply, problem, useFakeServer } from '../fakes/accounting-server.js';
 
 const ID = '22222222-2222-2222-2222-222222222222';
 
 describe('accounting client error mapping', () => {
-  let server: FakeServer;
-  beforeEach(async () => {
-    server = await startFakeServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useFakeServer();
   const client = (more = {}) =>
     createAccountingClient(apiKeyConfig(server.url, { maxAttempts: 1, ...more }), {
       clock: createManualClock({ autoAdvance: true }),

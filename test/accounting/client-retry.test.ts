@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAccountingClient, parseRetryAfter } from '../../functions/accounting/client.js';
 import {
   ConnectionError,
@@ -9,20 +9,14 @@ import {
 } from '../../functions/accounting/errors.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
-import { type FakeServer, problem, startFakeServer } from '../fakes/accounting-server.js';
+import { problem, startFakeServer, useFakeServer } from '../fakes/accounting-server.js';
 
 const ID = '33333333-3333-3333-3333-333333333333';
 const bank = { Id: ID, Name: 'Bank' };
 const slipPath = `/v1/ReceivedOrders/${ID}/Transfer/ToIssueSlip/Fully`;
 
 describe('accounting client retries', () => {
-  let server: FakeServer;
-  beforeEach(async () => {
-    server = await startFakeServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useFakeServer();
 
   it('honours Retry-After in seconds on a GET 429, on the injected clock', async () => {
     server.route('GET', `/v1/Banks/${ID}`, problem(429, {}, { 'retry-after': '7' }), { body: bank });

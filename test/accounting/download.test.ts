@@ -1,20 +1,14 @@
 import { once } from 'node:events';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isNotReady } from '../../functions/accounting/api.js';
 import { createAccountingClient } from '../../functions/accounting/client.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
-import { type FakeServer, startFakeServer } from '../fakes/accounting-server.js';
+import { useFakeServer } from '../fakes/accounting-server.js';
 
 const ID = '44444444-4444-4444-4444-444444444444';
 
 describe('binary downloads', () => {
-  let server: FakeServer;
-  beforeEach(async () => {
-    server = await startFakeServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useFakeServer();
 
   it('streams a PDF: the first bytes arrive before the server has sent the rest', async () => {
     const first = Buffer.from('%PDF-1.7\n');
@@ -69,13 +63,7 @@ describe('binary downloads', () => {
 });
 
 describe('endpoint catalog in the client', () => {
-  let server: FakeServer;
-  beforeEach(async () => {
-    server = await startFakeServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useFakeServer();
 
   it('sends an assumed operation to the path configured in ACCOUNTING_PATH_OVERRIDES', async () => {
     server.route('GET', '/v1/Peppol/Sendings/s-1/State', { body: { State: 'Delivered' } });

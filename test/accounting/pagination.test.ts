@@ -1,16 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApiRecord, Page } from '../../functions/accounting/api.js';
 import { createAccountingClient } from '../../functions/accounting/client.js';
 import { InvalidArgumentError, PaginationError } from '../../functions/accounting/errors.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
-import {
-  doc,
-  type FakeServer,
-  type RecordedRequest,
-  type Reply,
-  startFakeServer,
-} from '../fakes/accounting-server.js';
+import { doc, type RecordedRequest, type Reply, useFakeServer } from '../fakes/accounting-server.js';
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `id-${String(i + 1).padStart(4, '0')}`);
 
@@ -57,13 +51,7 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 }
 
 describe('paging', () => {
-  let server: FakeServer;
-  beforeEach(async () => {
-    server = await startFakeServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useFakeServer();
   const client = (pageSize = 10) =>
     createAccountingClient(apiKeyConfig(server.url, { pageSize }), {
       clock: createManualClock({ autoAdvance: true }),

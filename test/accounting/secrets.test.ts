@@ -4,7 +4,7 @@
  * (message, JSON, util.inspect with causes) or in the configuration's printed forms.
  */
 import { inspect } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAccountingClient } from '../../functions/accounting/client.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { createLogger } from '../../functions/shared/logger.js';
@@ -15,7 +15,7 @@ import {
   TEST_CLIENT_ID,
   TEST_CLIENT_SECRET,
 } from '../fakes/accounting-config.js';
-import { doc, type FakeServer, listReply, problem, startFakeServer } from '../fakes/accounting-server.js';
+import { doc, listReply, problem, startFakeServer, useFakeServer } from '../fakes/accounting-server.js';
 
 const TOKEN_1 = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjbGllbnQtMSJ9.c2lnbmF0dXJlLW9uZQ';
 const TOKEN_2 = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjbGllbnQtMiJ9.c2lnbmF0dXJlLXR3bw';
@@ -38,13 +38,7 @@ function printed(value: unknown): string {
 }
 
 describe('no secret leaks', () => {
-  let server: FakeServer;
-  beforeEach(async () => {
-    server = await startFakeServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useFakeServer();
 
   it('keeps credentials and tokens out of every log line, error and printed config', async () => {
     const lines: string[] = [];

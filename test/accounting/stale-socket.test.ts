@@ -3,17 +3,17 @@
  * such a socket fails before any response byte; the client repeats a read once on a fresh socket,
  * and never repeats a side effect.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAccountingClient } from '../../functions/accounting/client.js';
 import { OutcomeUnknownError } from '../../functions/accounting/errors.js';
 import { createAgent } from '../../functions/accounting/transport.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import {
-  type FakeServer,
   type RecordedRequest,
   type Reply,
   startFakeServer,
+  useFakeServer,
 } from '../fakes/accounting-server.js';
 
 const ID = '55555555-5555-5555-5555-555555555555';
@@ -37,13 +37,7 @@ async function idleSocket(agent: ReturnType<typeof createAgent>, origin: string)
 const agentOptions = { connectTimeoutMs: 1_000, bodyTimeoutMs: 5_000, keepAliveTimeoutMs: 30_000 };
 
 describe('stale keep-alive sockets', () => {
-  let server: FakeServer;
-  beforeEach(async () => {
-    server = await startFakeServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useFakeServer();
 
   it('repeats a read once on a fresh connection', async () => {
     server.route('GET', `/v1/Banks/${ID}`, staleAfterFirst({ body: { Id: ID } }));

@@ -3,9 +3,11 @@
  * (node:http on 127.0.0.1, port 0). Each test adds routes with the replies it wants, in order;
  * the last reply of a route repeats. Every request is recorded.
  */
+
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterEach, beforeEach } from 'vitest';
 
 export interface RecordedRequest {
   method: string;
@@ -197,5 +199,36 @@ export function doc(id: string, modified = '2026-01-01T00:00:00Z', more: object 
     DocumentNumber: `DOC-${id}`,
     ModificationInfo: { CreatedDate: '2025-12-01T00:00:00Z', ModifiedDate: modified },
     ...more,
+  };
+}
+
+/**
+ * A fresh fake server for every test of the enclosing `describe`: started before each test and
+ * closed after it. The returned object forwards to the server of the running test.
+ */
+export function useFakeServer(): FakeServer {
+  let current: FakeServer | undefined;
+  beforeEach(async () => {
+    current = await startFakeServer();
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  const now = (): FakeServer => {
+    if (!current) throw new Error('the fake server runs only inside a test');
+    return current;
+  };
+  return {
+    get url() {
+      return now().url;
+    },
+    get requests() {
+      return now().requests;
+    },
+    route: (method, path, ...replies) => now().route(method, path, ...replies),
+    hits: (method, path) => now().hits(method, path),
+    connections: () => now().connections(),
+    close: () => now().close(),
   };
 }
