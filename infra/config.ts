@@ -34,13 +34,6 @@ export const LOG_RETENTION_DAYS = [
 
 const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-const _booleanish = z.union([
-  z.boolean(),
-  z
-    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
-    .transform((v) => ['true', '1', 'yes', 'on'].includes(v)),
-]);
-
 /** Accepts an array, or a comma-separated string (`-c collections=IssuedInvoices,ReceivedOrders`). */
 const stringList = z.preprocess(
   (value) =>

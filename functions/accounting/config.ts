@@ -281,9 +281,6 @@ const envNameOf: Record<Key, string> = {
   pathOverrides: ENV.pathOverrides,
 };
 
-/** The environment variable read for each setting. */
-export const accountingEnvNames: Readonly<Record<Key, string>> = envNameOf;
-
 /**
  * Parses settings given as an object. `fieldName` names fields in the error (default: the key);
  * the CLI passes its flag names.

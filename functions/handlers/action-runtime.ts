@@ -1,6 +1,7 @@
 /**
- * Shared wiring of the action handlers: the Powertools idempotency guard on DynamoDB, and the SQS
- * batch handler around a core action entry (Powertools batch, partial failures).
+ * Shared wiring of the action handlers: the Powertools idempotency guard on DynamoDB, the SQS
+ * batch handler around a core action entry (Powertools batch, partial failures), and
+ * `defineSqsAction`, with which each SQS action handler states only what differs.
  *
  * Delivery rules:
  * - each SQS record's body is the EventBridge event, handed to the same entry the local runtime calls;
@@ -101,7 +102,7 @@ export class DeadLetterError extends Error {
 export type SqsActionHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 /** The SQS handler of one action: each record through `entry`, partial batch failures. */
-export function createSqsActionHandler(name: string, entry: ActionEntry, logger: Logger): SqsActionHandler {
+function createSqsActionHandler(name: string, entry: ActionEntry, logger: Logger): SqsActionHandler {
   return async (event, context) => {
     // One processor per invocation: it holds per-batch state.
     const processor = new BatchProcessor(EventType.SQS);

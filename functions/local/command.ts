@@ -85,8 +85,6 @@ export function commandHelp(program: string, command: Command<unknown>): string 
   ].join('\n');
 }
 
-export type ParsedArgs = { help: boolean; options: unknown };
-
 /** Parses and validates argv for `command`; throws `UsageError` naming the flag on any problem. */
 export function parseCommandArgs<T>(
   command: Command<T>,
@@ -237,18 +235,6 @@ export function listFlag(
       if (!out.includes(name)) out.push(name);
     }
     return out;
-  });
-}
-
-/** Positive integer flag given as a string. */
-export function intFlag(min: number, max: number) {
-  return z.string().transform((text, ctx) => {
-    const n = Number(text);
-    if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
-      ctx.addIssue({ code: 'custom', message: `expected an integer from ${min} to ${max}, got "${text}"` });
-      return z.NEVER;
-    }
-    return n;
   });
 }
 
