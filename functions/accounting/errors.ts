@@ -71,11 +71,20 @@ function describe(req: RequestInfo, status?: number, title?: string, traceId?: s
   return parts.join(' ');
 }
 
-/** The service answered with an error status. */
-export class ApiError extends Error {
-  override readonly name: string = 'ApiError';
+/** An error of one request; names its method and path (never the query string). */
+export abstract class RequestError extends Error {
   readonly method: string;
   readonly path: string;
+  constructor(req: RequestInfo, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.method = req.method;
+    this.path = req.path;
+  }
+}
+
+/** The service answered with an error status. */
+export class ApiError extends RequestError {
+  override readonly name: string = 'ApiError';
   readonly title: string | undefined;
   readonly traceId: string | undefined;
   readonly detail: string | undefined;
@@ -94,9 +103,7 @@ export class ApiError extends Error {
       .map(([k, v]) => `${k}: ${v.join(' ')}`)
       .join('; ');
     const suffix = details ? `: ${details}` : problem.detail ? `: ${problem.detail}` : '';
-    super(`${describe(req, status, problem.title, problem.traceId)}${suffix}`, options);
-    this.method = req.method;
-    this.path = req.path;
+    super(req, `${describe(req, status, problem.title, problem.traceId)}${suffix}`, options);
     this.title = problem.title;
     this.traceId = problem.traceId;
     this.detail = problem.detail;
@@ -167,35 +174,27 @@ export function apiErrorFor(
 }
 
 /** The connection failed (refused, reset, DNS) before a response arrived. */
-export class ConnectionError extends Error {
+export class ConnectionError extends RequestError {
   override readonly name = 'ConnectionError';
-  readonly method: string;
-  readonly path: string;
   constructor(
     req: RequestInfo,
     /** The low-level code (`ECONNRESET`, `UND_ERR_SOCKET`, `ECONNREFUSED`…). */
     readonly code: string | undefined,
     options?: { cause?: unknown },
   ) {
-    super(`${describe(req)}: connection failed${code ? ` (${code})` : ''}`, options);
-    this.method = req.method;
-    this.path = req.path;
+    super(req, `${describe(req)}: connection failed${code ? ` (${code})` : ''}`, options);
   }
 }
 
 /** No response within the per-request deadline. */
-export class TimeoutError extends Error {
+export class TimeoutError extends RequestError {
   override readonly name = 'TimeoutError';
-  readonly method: string;
-  readonly path: string;
   constructor(
     req: RequestInfo,
     readonly timeoutMs: number,
     options?: { cause?: unknown },
   ) {
-    super(`${describe(req)}: no response within ${timeoutMs} ms`, options);
-    this.method = req.method;
-    this.path = req.path;
+    super(req, `${describe(req)}: no response within ${timeoutMs} ms`, options);
   }
 }
 
@@ -203,10 +202,8 @@ export class TimeoutError extends Error {
  * A request with a side effect (create, transfer, command) may have reached the service but no
  * answer came back. It was not repeated: check the domain state (e.g. the order's status) first.
  */
-export class OutcomeUnknownError extends Error {
+export class OutcomeUnknownError extends RequestError {
   override readonly name = 'OutcomeUnknownError';
-  readonly method: string;
-  readonly path: string;
   constructor(
     req: RequestInfo,
     readonly operationId: string,
@@ -214,19 +211,16 @@ export class OutcomeUnknownError extends Error {
   ) {
     const why = options?.cause instanceof Error ? `: ${options.cause.message}` : '';
     super(
+      req,
       `${describe(req)}: outcome unknown for ${operationId} (the request may have been processed; check the domain state before repeating)${why}`,
       options,
     );
-    this.method = req.method;
-    this.path = req.path;
   }
 }
 
 /** A response body is not what the client relies on: malformed JSON or a missing/mistyped field. */
-export class SchemaMismatchError extends Error {
+export class SchemaMismatchError extends RequestError {
   override readonly name = 'SchemaMismatchError';
-  readonly method: string;
-  readonly path: string;
   constructor(
     req: RequestInfo,
     /** The field path inside the body, e.g. `Items[3].ModificationInfo.ModifiedDate`, or `(body)`. */
@@ -234,9 +228,7 @@ export class SchemaMismatchError extends Error {
     readonly expected: string,
     options?: { cause?: unknown },
   ) {
-    super(`${describe(req)}: response field '${field}' ${expected}`, options);
-    this.method = req.method;
-    this.path = req.path;
+    super(req, `${describe(req)}: response field '${field}' ${expected}`, options);
   }
 }
 
