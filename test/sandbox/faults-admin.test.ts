@@ -209,16 +209,19 @@ describe('admin API', () => {
 });
 
 describe('options', () => {
+  /** Sends the first issued invoice that has a partner identification number as an e-invoice. */
+  async function sendFirstPartnerInvoice(o: Harness) {
+    const inv = (await o.getJson('/v1/IssuedInvoices?PageSize=20&PageNumber=1')).Items.find(
+      (i: { BusinessPartnerAddress: { IdentificationNumber: string | null } }) =>
+        i.BusinessPartnerAddress.IdentificationNumber,
+    );
+    return jsonOf(await o.api(`/v1/IssuedInvoices/${inv.Id}/Send/EInvoice`, { method: 'POST' }));
+  }
+
   it('serves overridden paths, like the client configured with ACCOUNTING_PATH_OVERRIDES', async () => {
     const o = await harness({ pathOverrides: { 'EInvoicing.status': '/v1/Peppol/{sendingId}' } });
     try {
-      const inv = (await o.getJson('/v1/IssuedInvoices?PageSize=20&PageNumber=1')).Items.find(
-        (i: { BusinessPartnerAddress: { IdentificationNumber: string | null } }) =>
-          i.BusinessPartnerAddress.IdentificationNumber,
-      );
-      const sent = await jsonOf(
-        await o.api(`/v1/IssuedInvoices/${inv.Id}/Send/EInvoice`, { method: 'POST' }),
-      );
+      const sent = await sendFirstPartnerInvoice(o);
       expect((await o.api(`/v1/Peppol/${sent.SendingId}`)).status).toBe(200);
       expect((await o.api(`/v1/EInvoicing/Sendings/${sent.SendingId}`)).status).toBe(404);
     } finally {
@@ -229,13 +232,7 @@ describe('options', () => {
   it('reports TransportFailed when the network cannot deliver', async () => {
     const o = await harness({ eInvoicing: { stepMs: 100, transportFailureProbability: 1 } });
     try {
-      const inv = (await o.getJson('/v1/IssuedInvoices?PageSize=20&PageNumber=1')).Items.find(
-        (i: { BusinessPartnerAddress: { IdentificationNumber: string | null } }) =>
-          i.BusinessPartnerAddress.IdentificationNumber,
-      );
-      const sent = await jsonOf(
-        await o.api(`/v1/IssuedInvoices/${inv.Id}/Send/EInvoice`, { method: 'POST' }),
-      );
+      const sent = await sendFirstPartnerInvoice(o);
       o.clock.advance(1000);
       const status = await o.getJson(`/v1/EInvoicing/Sendings/${sent.SendingId}`);
       expect(status).toMatchObject({ Status: 'TransportFailed', ResponseCode: null, IsFinal: true });
