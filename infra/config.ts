@@ -7,7 +7,7 @@
  * falls back to its default. Values from the command line and the environment are strings; the
  * schema coerces them. One error lists every malformed setting with what was expected.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type CollectionName,
   defaultPolledCollections,

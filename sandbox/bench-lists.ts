@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
-import { z } from 'zod';
+import * as z from 'zod';
 import { startSandbox } from './index.js';
 
 const argsSchema = z.object({

@@ -3,7 +3,7 @@
  * machine, advance-invoice deduction, liquidation, bank documents, e-mail outbox and
  * e-invoicing sendings. Everything acts on `SandboxState`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApiRecord } from '../functions/accounting/api.js';
 import { findCollection } from '../functions/accounting/collections.js';
 import {

@@ -4,7 +4,7 @@
  * Flags win over environment variables (`SANDBOX_*`), which win over defaults.
  */
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENV } from '../functions/shared/env-names.js';
 import { type Sandbox, startSandbox } from './index.js';
 import { describeIssues, type FaultsInput, faultsSchema, type SandboxOptions } from './options.js';

@@ -2,7 +2,7 @@
  * Options of a sandbox run and its fault knobs, validated with zod. Every knob has a default,
  * so `startSandbox()` with no arguments serves a small, well-behaved demo company.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Fixed demo credentials (documented in docs/sandbox.md). They grant access to this sandbox only. */
 export const DEMO_CREDENTIALS = {

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { findCollection } from '../functions/accounting/collections.js';
 import { resolveOperations } from '../functions/accounting/endpoints.js';
 import { ActivityGenerator } from './activity.js';

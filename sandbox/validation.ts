@@ -2,7 +2,7 @@
  * Maps zod issues to the service's problem bodies: wrong JSON types → 400 (model binding),
  * rule violations → 422 with FluentValidation-style messages keyed by property path.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ProblemError } from './http.js';
 
 export function propertyPath(path: readonly PropertyKey[]): string {

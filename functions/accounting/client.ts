@@ -12,7 +12,7 @@
  * - a 401 with a cached OAuth token renews the token once and retries once.
  */
 import type { Dispatcher } from 'undici';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Clock, Logger } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';

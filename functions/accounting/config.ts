@@ -5,7 +5,7 @@
  * field with what was expected — never a value, so no secret is echoed. Credentials end up in
  * `Secret` wrappers that print `[redacted]`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENV } from '../shared/env-names.js';
 import { findOperation } from './endpoints.js';
 import { ConfigError } from './errors.js';

@@ -3,7 +3,7 @@
  * uses are checked (`Id`, `ModificationInfo`, `Status`, `DocumentNumber`, envelopes); every other
  * field passes through untouched (`z.looseObject`), so nothing the service adds is lost.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CollectionSpec } from './collections.js';
 import type { ProblemDetails } from './errors.js';
 

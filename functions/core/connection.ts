@@ -3,7 +3,7 @@
  * `source` (`accounting.<connection>`), checkpoint keys, archive keys and the e-invoice tracker's
  * open-sendings list. The poller and the actions read it from one variable, `ACCOUNTING_CONNECTION`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const DEFAULT_CONNECTION = 'default';
 

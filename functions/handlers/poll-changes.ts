@@ -8,7 +8,7 @@
  * `CollectionsFailed`.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AccountingApi } from '../accounting/api.js';
 import { createAccountingClient } from '../accounting/client.js';
 import { createAwsAdapters } from '../adapters/aws/adapter-config.js';

@@ -3,7 +3,7 @@
  * help text, parsed strictly, then validated by a zod schema whose errors name the flag.
  */
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 import { UsageError } from './usage-error.js';
 

@@ -4,7 +4,7 @@
  * and the accounting client (`accounting/config.ts`, whose credentials may come from Secrets
  * Manager and so are resolved later) — and throws one `RuntimeConfigError` listing every problem.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type CollectionName, defaultPolledCollections } from '../accounting/collections.js';
 import type { AccountingConfig } from '../accounting/config.js';
 import { loadAccountingConfig } from '../accounting/config.js';

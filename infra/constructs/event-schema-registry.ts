@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { Annotations } from 'aws-cdk-lib';
 import * as eventschemas from 'aws-cdk-lib/aws-eventschemas';
 import { Construct } from 'constructs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { eventSchemaOf } from './json-schema-draft4.js';
 
 export interface EventSchemaFile {

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createAccountingClient } from '../../functions/accounting/client.js';
 import { type CollectionName, defaultPolledCollections } from '../../functions/accounting/collections.js';
 import { parseAccountingConfig } from '../../functions/accounting/config.js';

@@ -10,7 +10,7 @@ import {
   PutItemCommand,
   type PutItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CheckpointConflictError } from '../../core/errors.js';
 import type { CheckpointStore, Versioned } from '../../core/ports.js';
 

@@ -14,7 +14,7 @@ import {
   type PutEventsRequestEntry,
   type PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PublishError } from '../../core/errors.js';
 import type { BusEvent, Clock, EventPublisher, Logger } from '../../core/ports.js';
 

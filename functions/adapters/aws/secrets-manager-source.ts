@@ -6,7 +6,7 @@
  * the secret's value.
  */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock, SecretSource } from '../../core/ports.js';
 import { ENV } from '../../shared/env-names.js';
 

@@ -2,7 +2,7 @@
  * `SecretSource` from an environment object (`process.env`, or a parsed `.env`): the API key,
  * or the OAuth client id and secret (and optional scope), under the names of `env-names.ts`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SecretSource } from '../../core/ports.js';
 import { ENV } from '../../shared/env-names.js';
 

@@ -3,7 +3,7 @@
  * the catalog. Parsing is strict (EventBridge shape, then the catalog schema of the detail-type):
  * an event that fails it is never worth a retry.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
 import { collectionOf } from '../../accounting/collections.js';
 import { EventValidationError } from '../errors.js';

@@ -3,7 +3,7 @@
  * documented default except resource names, which the handler that needs them asks for
  * (`requireSetting`). Pure: it receives the environment as a plain object.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENV } from '../../shared/env-names.js';
 import { connectionSchema, DEFAULT_CONNECTION } from '../connection.js';
 

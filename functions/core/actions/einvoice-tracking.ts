@@ -5,7 +5,7 @@
  * every open sending, emits `IssuedInvoice.EInvoiceStatusChanged` for each transition in order,
  * and drops the sending once it is final or past its deadline (then `Action.Failed`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AccountingApi } from '../../accounting/api.js';
 import { NotFoundError } from '../../accounting/errors.js';
 import { CheckpointConflictError } from '../errors.js';

@@ -9,7 +9,7 @@
  * request may have reached the service, is never repeated: an unknown outcome becomes
  * `Action.Failed` (kind `outcomeUnknown`) for a person to check, not a second sending.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
 import type { SourceRef } from '../events/action-events.js';

@@ -8,7 +8,7 @@
  * `idempotencyKey` is stable for one outcome, so every delivery of it can be deduplicated.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'lower-case hex SHA-256');

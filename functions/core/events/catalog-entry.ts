@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** One detail-type of the event catalog with the zod schema of its `detail`. */
 export interface CatalogEntry<S extends z.ZodType = z.ZodType> {

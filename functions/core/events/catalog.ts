@@ -2,7 +2,7 @@
  * The event catalog: every detail-type the product emits, with its zod schema, a description
  * and an example. Record events come from the collection table; action outcomes from the actions.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EventValidationError } from '../errors.js';
 import { actionEvents } from './action-events.js';
 import type { CatalogEntry } from './catalog-entry.js';

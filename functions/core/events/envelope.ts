@@ -3,7 +3,7 @@
  * `{ version, connection, recordType, id, change, modifiedDate, idempotencyKey, record | recordRef }`.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENVELOPE_VERSION } from './catalog-entry.js';
 
 export const changeKinds = ['Created', 'Updated', 'Deleted'] as const;

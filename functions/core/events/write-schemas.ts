@@ -8,7 +8,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { renderEventsMarkdown, renderSchemaFiles } from './render-docs.js';
 
 const flagsSchema = z.object({

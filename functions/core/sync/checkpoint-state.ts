@@ -2,7 +2,7 @@
  * What the poller keeps per collection in the checkpoint store (key `<connection>#<collection>`).
  * Validated with zod when read: a malformed checkpoint is an error, never silently reset.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const CHECKPOINT_SCHEMA_VERSION = 1 as const;
 

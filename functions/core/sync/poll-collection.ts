@@ -12,7 +12,7 @@
  * - the checkpoint is written after each page's events were accepted, with a version check;
  * - memory is constant: one page plus the bounded dedupe state.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type CollectionName, type CollectionSpec, findCollection } from '../../accounting/collections.js';
 import { CheckpointConflictError } from '../errors.js';
 import type { BusEvent } from '../ports.js';

@@ -1,7 +1,7 @@
 /**
  * Options of the change detector, validated with zod. Defaults are documented in docs/poller.md.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { collectionNames, isCollectionName } from '../../accounting/collections.js';
 import { connectionSchema } from '../connection.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../events/claim-check.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { dateTimeFlag, defineCommand, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { resetCheckpoints } from '../runtime.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineCommand, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { operations } from '../../accounting/endpoints.js';
 import { defineCommand, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BusEvent } from '../../core/ports.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';

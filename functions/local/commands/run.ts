@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineCommand, durationFlag, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { startRuntimeForCommand, withRuntime } from './runtime-command.js';

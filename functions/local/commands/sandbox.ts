@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { UsageError } from '../usage-error.js';

@@ -1,5 +1,5 @@
 /** Flags shared by the commands that talk to the service (`run`, `sync`, `backfill`, `replay`). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { collectionNames, findCollection } from '../../accounting/collections.js';
 import { type FlagSpecs, listFlag, urlFlag } from '../command.js';
 
