@@ -1,5 +1,5 @@
 /** The shape of `bench/results/latest.json` (validated before it is written) and its table. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { round } from './stats.js';
 
 const num = z.number().finite();
