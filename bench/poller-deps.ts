@@ -4,7 +4,7 @@ import type { CollectionName } from '../functions/accounting/collections.js';
 import { parseAccountingConfig } from '../functions/accounting/config.js';
 import { createMemoryCheckpointStore } from '../functions/adapters/local/memory-checkpoint-store.js';
 import { createMemoryObjectStore } from '../functions/adapters/local/memory-object-store.js';
-import type { BusEvent, EventPublisher, Logger } from '../functions/core/ports.js';
+import type { BusEvent, Clock, EventPublisher, Logger } from '../functions/core/ports.js';
 import { type PollAllSummary, pollAll } from '../functions/core/sync/poll-all.js';
 import { type PollOptions, pollOptionsSchema } from '../functions/core/sync/poll-options.js';
 import { systemClock } from '../functions/shared/clock.js';
@@ -27,6 +27,8 @@ export function createBenchPoller(options: {
   pageSize: number;
   onEvents?: (events: readonly BusEvent[], at: number) => void;
   poll?: Partial<PollOptions>;
+  /** The poller's clock (default: the system clock). */
+  clock?: Clock;
 }): BenchPoller {
   const client = createAccountingClient(
     parseAccountingConfig({ baseUrl: options.baseUrl, apiKey: options.apiKey, pageSize: options.pageSize }),
@@ -48,7 +50,7 @@ export function createBenchPoller(options: {
     api: client,
     checkpoints: createMemoryCheckpointStore(),
     publisher,
-    clock: systemClock,
+    clock: options.clock ?? systemClock,
     logger: silentLogger,
     objectStore: createMemoryObjectStore(),
   };

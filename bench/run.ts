@@ -70,6 +70,7 @@ interface ChildFigures {
   seconds: number;
   backfillRequests: number;
   steadyRequests: number;
+  requestsRightAfterBackfill: number;
   peakRssMb: number;
 }
 
@@ -107,7 +108,7 @@ async function backfillScenario(documents: number, withBaseline: boolean): Promi
       peakRssMb: round(child.peakRssMb, 1),
     };
     log(
-      `backfill ${documents}: ${child.events} events, ${row.requests} requests (minimum ${row.minimumRequests}), ${row.seconds} s, peak RSS ${row.peakRssMb} MB`,
+      `backfill ${documents}: ${child.events} events, ${row.requests} requests (minimum ${row.minimumRequests}), ${row.seconds} s, peak RSS ${row.peakRssMb} MB; a cycle without changes: ${child.requestsRightAfterBackfill} requests right after, ${child.steadyRequests} once the lookback has passed`,
     );
     const result: BackfillRun = { row, steadyRequests: child.steadyRequests };
     if (withBaseline) {
