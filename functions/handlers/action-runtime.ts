@@ -5,9 +5,12 @@
  *
  * Delivery rules:
  * - each SQS record's body is the EventBridge event, handed to the same entry the local runtime calls;
- * - `invalid` (fails its catalog schema): logged on its first receive only and reported as a failed
- *   item every time without touching the service, so it reaches the DLQ after the queue's
- *   `maxReceiveCount` receives without doing work (see docs/actions.md for why not a direct send);
+ * - `invalid` (fails its catalog schema, or the body is not JSON): logged on its first receive only,
+ *   never touches the service, and is sent (original body, attributes `action`, `reason`,
+ *   `originalMessageId`) to the route's DLQ through the `DeadLetterSink`, then acknowledged, so SQS
+ *   never redelivers it. If that send fails, or no sink is configured (`ACTIONS_DEAD_LETTER_QUEUE_URL`
+ *   unset), it is reported as a failed item and reaches the DLQ by the queue's redrive after
+ *   `maxReceiveCount` receives;
  * - `failed` (a 422 → `Action.Failed` was published), `done`, `duplicate`, `skipped`: acknowledged;
  * - `RetryLaterError`, 429, 5xx, network and store errors: a failed item, redelivered by SQS after
  *   the visibility timeout (the queue's backoff).
@@ -22,13 +25,17 @@ import {
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import * as z from 'zod';
 import type { AccountingApi } from '../accounting/api.js';
 import { createAccountingClient } from '../accounting/client.js';
 import { loadAccountingConfig } from '../accounting/config.js';
 import { type AwsAdapters, createAwsAdapters, loadAdapterConfig } from '../adapters/aws/adapter-config.js';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
+import { createSqsDeadLetterSink } from '../adapters/aws/sqs-dead-letter-sink.js';
 import { type ActionsConfig, loadActionsConfig, requireSetting } from '../core/actions/config.js';
+import type { DeadLetterSink } from '../core/actions/dead-letter-sink.js';
 import type { OpenSendings } from '../core/actions/einvoice-tracking.js';
 import { ActionInProgressError, RetryLaterError } from '../core/actions/errors.js';
 import type { IdempotencyGuard, IdempotencyKeyParts } from '../core/actions/ports.js';
@@ -101,8 +108,37 @@ export class DeadLetterError extends Error {
 
 export type SqsActionHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
+/** What an SQS action handler needs beyond its action's dependencies. */
+export interface SqsHandlerDeps {
+  /** The route's DLQ for invalid events; without it they are failed items until the queue's redrive. */
+  deadLetters?: DeadLetterSink;
+}
+
 /** The SQS handler of one action: each record through `entry`, partial batch failures. */
-function createSqsActionHandler(name: string, entry: ActionEntry, logger: Logger): SqsActionHandler {
+function createSqsActionHandler(
+  name: string,
+  entry: ActionEntry,
+  logger: Logger,
+  deadLetters: DeadLetterSink | undefined,
+): SqsActionHandler {
+  /**
+   * An invalid record: sent to the DLQ and acknowledged; on any receive, since a redelivered one
+   * means an earlier send failed (or no sink was configured then). Throws when it stays in the queue.
+   */
+  const deadLetter = async (record: SQSRecord, reason: string): Promise<void> => {
+    if (!deadLetters) throw new DeadLetterError(record.messageId, reason);
+    try {
+      await deadLetters.send(record.body, { action: name, reason, messageId: record.messageId });
+    } catch (error) {
+      logger.warn('dead-letter send failed, left to the queue redrive', {
+        action: name,
+        messageId: record.messageId,
+        error: error instanceof Error ? error.name : 'unknown',
+      });
+      throw new DeadLetterError(record.messageId, reason, { cause: error });
+    }
+  };
+
   return async (event, context) => {
     // One processor per invocation: it holds per-batch state.
     const processor = new BatchProcessor(EventType.SQS);
@@ -112,18 +148,22 @@ function createSqsActionHandler(name: string, entry: ActionEntry, logger: Logger
       try {
         body = JSON.parse(record.body);
       } catch {
-        if (firstReceive)
-          logger.error('invalid event dead-lettered', { action: name, issues: ['body is not JSON'] });
-        throw new DeadLetterError(record.messageId, 'body is not JSON');
+        if (firstReceive) {
+          logger.error('invalid event dead-lettered', {
+            action: name,
+            messageId: record.messageId,
+            issues: ['body is not JSON'],
+          });
+        }
+        return deadLetter(record, 'body is not JSON');
       }
+      let result: Awaited<ReturnType<ActionEntry>>;
       try {
-        const result = await entry(body, {
+        result = await entry(body, {
           remainingTimeMs: context.getRemainingTimeInMillis(),
           logInvalid: firstReceive,
         });
-        if (result.status === 'invalid') throw new DeadLetterError(record.messageId, result.reason);
       } catch (error) {
-        if (error instanceof DeadLetterError) throw error;
         logger.warn('action will be retried', {
           action: name,
           messageId: record.messageId,
@@ -137,6 +177,7 @@ function createSqsActionHandler(name: string, entry: ActionEntry, logger: Logger
         });
         throw error;
       }
+      if (result.status === 'invalid') await deadLetter(record, result.reason);
     };
     return processPartialResponse(event, recordHandler, processor, {
       context,
@@ -155,6 +196,33 @@ export interface ActionEnvironment {
   clock: Clock;
   aws: AwsAdapters;
   api: AccountingApi;
+}
+
+const deadLetterQueueUrlSchema = z.url({ protocol: /^https?$/ }).optional();
+
+/**
+ * The route's DLQ from `ACTIONS_DEAD_LETTER_QUEUE_URL` (set by infra on every SQS action function);
+ * `undefined` when unset, which keeps invalid events on the queue's redrive and says so once.
+ */
+export function deadLetterSinkFromEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+  logger: Logger,
+  client?: SQSClient,
+): DeadLetterSink | undefined {
+  const raw = env[ENV.actionsDeadLetterQueueUrl] || undefined;
+  const parsed = deadLetterQueueUrlSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(`${ENV.actionsDeadLetterQueueUrl}: expected the http(s) URL of an SQS queue`);
+  }
+  const queueUrl = parsed.data;
+  if (!queueUrl) {
+    logger.warn('dead-letter queue not configured', {
+      variable: ENV.actionsDeadLetterQueueUrl,
+      effect: 'invalid events are failed items until the queue redrives them after maxReceiveCount',
+    });
+    return undefined;
+  }
+  return createSqsDeadLetterSink({ client: client ?? new SQSClient({}), queueUrl });
 }
 
 /** Action settings, logger, AWS adapters (bus required) and the accounting client (key or secret). */
@@ -206,12 +274,16 @@ export function defineSqsAction<D extends { logger: Logger }>(
   depsFrom: (e: ActionEnvironment) => D,
 ) {
   const createEventEntry = (deps: D): ActionEntry => createActionEntry(name, deps.logger, run(deps));
-  const createHandler = (deps: D): SqsActionHandler =>
-    createSqsActionHandler(name, createEventEntry(deps), deps.logger);
+  const createHandler = (deps: D & SqsHandlerDeps): SqsActionHandler =>
+    createSqsActionHandler(name, createEventEntry(deps), deps.logger, deps.deadLetters);
   const createDepsFromEnv = async (env: Readonly<Record<string, string | undefined>>): Promise<D> =>
     depsFrom(await loadActionEnvironment(env, name));
   const handlerFromEnv = async (
     env: Readonly<Record<string, string | undefined>>,
-  ): Promise<SqsActionHandler> => createHandler(await createDepsFromEnv(env));
+  ): Promise<SqsActionHandler> => {
+    const e = await loadActionEnvironment(env, name);
+    const deadLetters = deadLetterSinkFromEnvironment(env, e.logger);
+    return createHandler({ ...depsFrom(e), ...(deadLetters ? { deadLetters } : {}) });
+  };
   return { createEventEntry, createHandler, createDepsFromEnv, handlerFromEnv };
 }

@@ -75,5 +75,7 @@ export const ENV = {
   actionsIdempotencyExpiresSeconds: 'ACTIONS_IDEMPOTENCY_EXPIRES_SECONDS',
   actionsArchiveBucket: 'ACTIONS_ARCHIVE_BUCKET',
   actionsStateTable: 'ACTIONS_STATE_TABLE',
+  /** The route's dead-letter queue URL: invalid events are sent there on their first receive. */
+  actionsDeadLetterQueueUrl: 'ACTIONS_DEAD_LETTER_QUEUE_URL',
   actionsReferenceLookbackSeconds: 'ACTIONS_REFERENCE_LOOKBACK_SECONDS',
 } as const;
