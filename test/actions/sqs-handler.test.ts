@@ -1,12 +1,17 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSRecord } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
 import { RateLimitedError, ValidationError } from '../../functions/accounting/errors.js';
+import { createSqsDeadLetterSink } from '../../functions/adapters/aws/sqs-dead-letter-sink.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
 import { ActionInProgressError } from '../../functions/core/actions/errors.js';
 import type { IdempotencyGuard } from '../../functions/core/actions/ports.js';
+import { deadLetterSinkFromEnvironment } from '../../functions/handlers/action-runtime.js';
 import { createHandler } from '../../functions/handlers/transfer-documents.js';
 import { createManualClock } from '../../functions/shared/clock.js';
+import { ENV } from '../../functions/shared/env-names.js';
 import { recordEvent, recordingLogger, recordingPublisher } from './support.js';
 
 /** In-memory guard with the same contract as the Powertools one. */
@@ -94,6 +99,24 @@ function sqsRecord(messageId: string, body: string, receiveCount = 1): SQSRecord
 
 const context = { getRemainingTimeInMillis: () => 30_000, functionName: 'transfer' } as unknown as Context;
 
+const DLQ_URL = 'https://sqs.eu-central-1.amazonaws.com/000000000000/transfer-received-order-dlq';
+const sqsMock = mockClient(SQSClient);
+
+beforeEach(() => {
+  sqsMock.reset();
+  sqsMock.on(SendMessageCommand).resolves({ MessageId: 'dlq-1' });
+});
+
+/** The route's DLQ as the handler gets it on AWS: the SQS adapter on a (mocked) client. */
+function dlqSink() {
+  return createSqsDeadLetterSink({ client: new SQSClient({ region: 'eu-central-1' }), queueUrl: DLQ_URL });
+}
+
+const sentToDlq = () => sqsMock.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
+
+const invalidEvent = () =>
+  JSON.stringify({ ...recordEvent('ReceivedOrder', order(IDS.ok)), detail: { version: 1 } });
+
 describe('SQS delivery of an action', () => {
   it('acknowledges done and 422 records, retries 429, dead-letters invalid events without retry work', async () => {
     const calls: string[] = [];
@@ -106,6 +129,7 @@ describe('SQS delivery of an action', () => {
       logger,
       guard: memoryGuard(),
       config: loadActionsConfig({}),
+      deadLetters: dlqSink(),
     });
     const valid = (id: string) => JSON.stringify(recordEvent('ReceivedOrder', order(id)));
     const invalid = JSON.stringify({
@@ -127,9 +151,14 @@ describe('SQS delivery of an action', () => {
       context,
     );
 
-    expect(response.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(
-      ['m-429', 'm-invalid', 'm-invalid-again', 'm-not-json'].sort(),
-    );
+    // Invalid and non-JSON records are sent to the DLQ and acknowledged: only the 429 is redelivered.
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m-429']);
+    expect(sentToDlq().map((input) => input.MessageAttributes?.originalMessageId?.StringValue)).toEqual([
+      'm-invalid',
+      'm-invalid-again',
+      'm-not-json',
+    ]);
+    expect(sentToDlq()[2]?.MessageBody).toBe('{"detail-type":');
     // Invalid events never reach the service.
     expect(calls.filter((c) => c.includes(IDS.ok))).toEqual([`get ${IDS.ok}`, `create ${IDS.ok}`]);
     expect(calls.filter((c) => c.includes('create')).length).toBe(2);
@@ -164,5 +193,134 @@ describe('SQS delivery of an action', () => {
       context,
     );
     expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['a', 'b']);
+  });
+
+  it('an invalid event on its first receive: one SendMessage to the DLQ, acknowledged, logged once, no service call', async () => {
+    const calls: string[] = [];
+    const publisher = recordingPublisher();
+    const logger = recordingLogger();
+    const handler = createHandler({
+      api: stubApi(calls),
+      publisher,
+      clock: createManualClock(),
+      logger,
+      guard: memoryGuard(),
+      config: loadActionsConfig({}),
+      deadLetters: dlqSink(),
+    });
+    const body = invalidEvent();
+
+    const response = await handler({ Records: [sqsRecord('m-invalid', body)] }, context);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(sqsMock.commandCalls(SendMessageCommand)).toHaveLength(1);
+    const sent = sentToDlq()[0];
+    expect(sent).toMatchObject({
+      QueueUrl: DLQ_URL,
+      MessageBody: body,
+      MessageAttributes: {
+        action: { DataType: 'String', StringValue: 'transfer-documents' },
+        reason: { DataType: 'String', StringValue: expect.any(String) },
+        originalMessageId: { DataType: 'String', StringValue: 'm-invalid' },
+      },
+    });
+    expect(sent?.MessageAttributes?.reason?.StringValue).not.toBe('');
+    expect(logger.lines.filter((l) => l.message === 'invalid event dead-lettered')).toHaveLength(1);
+    expect(logger.lines.filter((l) => l.level === 'error' || l.level === 'warn')).toHaveLength(1);
+    expect(calls).toEqual([]);
+    expect(publisher.events).toEqual([]);
+  });
+
+  it('falls back to a failed item (queue redrive) and logs it when the DLQ send fails', async () => {
+    sqsMock.on(SendMessageCommand).rejects(Object.assign(new Error('denied'), { name: 'AccessDenied' }));
+    const calls: string[] = [];
+    const logger = recordingLogger();
+    const handler = createHandler({
+      api: stubApi(calls),
+      publisher: recordingPublisher(),
+      clock: createManualClock(),
+      logger,
+      guard: memoryGuard(),
+      config: loadActionsConfig({}),
+      deadLetters: dlqSink(),
+    });
+
+    const response = await handler(
+      { Records: [sqsRecord('m-invalid', invalidEvent()), sqsRecord('m-not-json', 'nope')] },
+      context,
+    );
+
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m-invalid', 'm-not-json']);
+    expect(sqsMock.commandCalls(SendMessageCommand)).toHaveLength(2);
+    expect(logger.lines.filter((l) => l.message === 'invalid event dead-lettered')).toHaveLength(2);
+    const failedSends = logger.lines.filter(
+      (l) => l.message === 'dead-letter send failed, left to the queue redrive',
+    );
+    expect(failedSends.map((l) => l.data)).toEqual([
+      { action: 'transfer-documents', messageId: 'm-invalid', error: 'AccessDenied' },
+      { action: 'transfer-documents', messageId: 'm-not-json', error: 'AccessDenied' },
+    ]);
+    expect(calls).toEqual([]);
+  });
+
+  it('without a dead-letter queue, invalid events stay failed items until the redrive (logged on the first receive)', async () => {
+    const logger = recordingLogger();
+    const handler = createHandler({
+      api: stubApi([]),
+      publisher: recordingPublisher(),
+      clock: createManualClock(),
+      logger,
+      guard: memoryGuard(),
+      config: loadActionsConfig({}),
+    });
+    const response = await handler(
+      {
+        Records: [
+          sqsRecord('m-invalid', invalidEvent()),
+          sqsRecord('m-invalid-again', invalidEvent(), 2),
+          sqsRecord('m-not-json', '{'),
+        ],
+      },
+      context,
+    );
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([
+      'm-invalid',
+      'm-invalid-again',
+      'm-not-json',
+    ]);
+    expect(logger.lines.filter((l) => l.message === 'invalid event dead-lettered')).toHaveLength(2);
+    expect(sqsMock.commandCalls(SendMessageCommand)).toHaveLength(0);
+  });
+});
+
+describe('the dead-letter queue from the environment', () => {
+  it('builds the SQS sink from ACTIONS_DEAD_LETTER_QUEUE_URL', async () => {
+    const logger = recordingLogger();
+    const sink = deadLetterSinkFromEnvironment(
+      { [ENV.actionsDeadLetterQueueUrl]: DLQ_URL },
+      logger,
+      new SQSClient({ region: 'eu-central-1' }),
+    );
+    await sink?.send('{}', { action: 'archive-isdoc', reason: 'r', messageId: 'm' });
+    expect(sentToDlq()).toEqual([expect.objectContaining({ QueueUrl: DLQ_URL, MessageBody: '{}' })]);
+    expect(logger.lines).toEqual([]);
+  });
+
+  it('unset: no sink, and one log line saying invalid events wait for the redrive', () => {
+    const logger = recordingLogger();
+    expect(deadLetterSinkFromEnvironment({}, logger)).toBeUndefined();
+    expect(logger.lines).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        message: 'dead-letter queue not configured',
+        data: expect.objectContaining({ variable: ENV.actionsDeadLetterQueueUrl }),
+      }),
+    ]);
+  });
+
+  it('rejects a value that is not a URL, naming the variable', () => {
+    expect(() =>
+      deadLetterSinkFromEnvironment({ [ENV.actionsDeadLetterQueueUrl]: 'my-dlq' }, recordingLogger()),
+    ).toThrow(ENV.actionsDeadLetterQueueUrl);
   });
 });
