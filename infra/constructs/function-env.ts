@@ -11,6 +11,7 @@ export const FUNCTION_ENV = {
   idempotencyTable: ENV.actionsIdempotencyTable,
   archiveBucket: ENV.actionsArchiveBucket,
   actionStateTable: ENV.actionsStateTable,
+  deadLetterQueueUrl: ENV.actionsDeadLetterQueueUrl,
   checkpointsTable: ENV.pollerCheckpointsTable,
   eventBusName: ENV.eventBusName,
   claimCheckBucket: ENV.claimCheckBucket,

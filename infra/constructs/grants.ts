@@ -8,6 +8,7 @@ import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { acknowledgeWildcardResource } from './acknowledge-wildcards.js';
 import type { AppFunction } from './app-function.js';
 
@@ -79,6 +80,19 @@ export function useBucket(fn: AppFunction, bucket: s3.IBucket, envName: string, 
 export function useEventBus(fn: AppFunction, bus: events.IEventBus, envName: string): void {
   bus.grantPutEventsTo(fn.function);
   fn.setEnv(envName, bus.eventBusName);
+}
+
+/**
+ * Sending to one queue (a route's DLQ, where invalid events go on their first receive):
+ * `sqs:SendMessage` on that queue only (the sink knows its URL, so no `GetQueueUrl`), and KMS
+ * encrypt if the queue has a customer key.
+ */
+export function useQueueSend(fn: AppFunction, queue: sqs.IQueue, envName: string): void {
+  fn.function.addToRolePolicy(
+    new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }),
+  );
+  queue.encryptionMasterKey?.grantEncryptDecrypt(fn.function);
+  fn.setEnv(envName, queue.queueUrl);
 }
 
 export function useSecret(fn: AppFunction, secret: secretsmanager.ISecret, envName: string): void {

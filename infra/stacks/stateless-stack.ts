@@ -27,7 +27,7 @@ import { acknowledgeWildcardResource } from '../constructs/acknowledge-wildcards
 import { AlarmTopic } from '../constructs/alarm-topic.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from '../constructs/app-function.js';
 import { FUNCTION_ENV } from '../constructs/function-env.js';
-import { useBucket, useEventBus, useSecret, useTable } from '../constructs/grants.js';
+import { useBucket, useEventBus, useQueueSend, useSecret, useTable } from '../constructs/grants.js';
 import { accessOf } from '../constructs/handler-access.js';
 import { findHandlerEntry, MissingHandlerError } from '../constructs/handler-entry.js';
 import { EventLogGroup } from '../constructs/log-group-target.js';
@@ -330,6 +330,8 @@ export class StatelessStack extends Stack {
       timeout,
     });
     this.actionSettings(fn);
+    // Invalid events go straight to this route's DLQ on their first receive (action-runtime.ts).
+    useQueueSend(fn, deadLetterQueue, FUNCTION_ENV.deadLetterQueueUrl);
     fn.function.addEventSource(
       new SqsEventSource(queue, {
         batchSize: config.actionBatchSize,

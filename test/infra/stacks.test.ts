@@ -51,6 +51,14 @@ function actionsOf(path: string): string[] {
   ].sort();
 }
 
+/** The logical id of the DLQ of route `routeId`. */
+function dlqId(routeId: string): string {
+  const queue = t.stateless.node.findChild(`Route-${routeId}-Dlq`);
+  return t.stateless.resolve(
+    (queue.node.defaultChild as unknown as { logicalId: string }).logicalId,
+  ) as string;
+}
+
 const functionPaths = () => [
   'Poller',
   ...t.routes.map((r) => `Route-${r.id}`),
@@ -142,10 +150,38 @@ describe('least privilege per function', () => {
     );
   });
 
-  it('transfer: idempotency, put events, the secret, its queue; no bucket', () => {
+  it('transfer: idempotency, put events, the secret, its queue, sends to its DLQ; no bucket', () => {
     expect(actionsOf('Route-transfer-received-order')).toEqual(
-      sorted(logs, xray, secret, sqsConsume, ['events:PutEvents'], [...TABLE_ACCESS.idempotency]),
+      sorted(
+        logs,
+        xray,
+        secret,
+        sqsConsume,
+        ['sqs:SendMessage'],
+        ['events:PutEvents'],
+        [...TABLE_ACCESS.idempotency],
+      ),
     );
+  });
+
+  it('each route function may send to its own DLQ only, and is given its URL', () => {
+    for (const route of t.routes) {
+      const path = `Route-${route.id}`;
+      const sends = statementsOf(path).filter((s) => [s.Action].flat().includes('sqs:SendMessage'));
+      expect(sends, path).toEqual([
+        expect.objectContaining({
+          Action: 'sqs:SendMessage',
+          Resource: { 'Fn::GetAtt': [dlqId(route.id), 'Arn'] },
+        }),
+      ]);
+      const vars = (
+        resources[functionId(path)]!.Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      expect(vars[ENV.actionsDeadLetterQueueUrl], path).toEqual({ Ref: dlqId(route.id) });
+    }
+    for (const path of ['Poller', ...t.scheduledActions.map((a) => `Scheduled-${a.id}`)]) {
+      expect(actionsOf(path), path).not.toContain('sqs:SendMessage');
+    }
   });
 
   it('archive: also writes, reads and lists only the isdoc/ prefix of the archive bucket', () => {
@@ -182,6 +218,9 @@ describe('least privilege per function', () => {
     expect(env('Poller')).not.toHaveProperty(ENV.actionsIdempotencyTable);
     expect(env('Route-archive-isdoc')).toHaveProperty(ENV.actionsArchiveBucket);
     expect(env('Route-transfer-received-order')).not.toHaveProperty(ENV.actionsArchiveBucket);
+    expect(env('Route-transfer-received-order')).toHaveProperty(ENV.actionsDeadLetterQueueUrl);
+    expect(env('Poller')).not.toHaveProperty(ENV.actionsDeadLetterQueueUrl);
+    expect(env('Scheduled-track-einvoices')).not.toHaveProperty(ENV.actionsDeadLetterQueueUrl);
     expect(env('Route-send-einvoice')).toMatchObject({ [ENV.actionsEInvoicePartners]: '12345678,87654321' });
   });
 
