@@ -10,6 +10,7 @@ import type { AccountingApi } from '../accounting/api.js';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import type { EventBridgeEvent } from '../adapters/local/local-bus.js';
 import { type ActionsConfig, loadActionsConfig } from '../core/actions/config.js';
+import type { DeadLetterSink } from '../core/actions/dead-letter-sink.js';
 import type { OpenSendings } from '../core/actions/einvoice-tracking.js';
 import type { ActionEntry } from '../core/actions/run-action.js';
 import type { BusEvent, Clock, EventPublisher, Logger } from '../core/ports.js';
@@ -24,8 +25,11 @@ import { LOCAL_RESOURCES, type LocalStores } from './local-stores.js';
 export interface LocalActions {
   readonly routes: Route[];
   readonly config: ActionsConfig;
-  /** Late binding: the bus is built after the actions (it needs their routes). */
-  bindPublisher(publisher: EventPublisher): void;
+  /**
+   * Late binding: the bus is built after the actions (it needs their routes). A publisher with
+   * per-route dead-letter sinks (the local bus) also receives invalid events on their first delivery.
+   */
+  bindPublisher(publisher: EventPublisher & { deadLetterSink?(routeId: string): DeadLetterSink }): void;
   deliver(route: Route, event: EventBridgeEvent): Promise<void>;
   /** Runs the scheduled actions (e-invoice tracker) once. */
   runScheduled(): Promise<void>;
@@ -34,7 +38,10 @@ export interface LocalActions {
   close(): Promise<void>;
 }
 
-/** Thrown to the bus for an event that failed its schema: like the SQS handler, it goes to the dead letters. */
+/**
+ * Thrown to the bus for an event that failed its schema when it could not be sent to the route's
+ * dead-letter sink (or there is none): the bus retries it and then dead-letters it.
+ */
 export class InvalidDeliveryError extends Error {
   override readonly name = 'InvalidDeliveryError';
 }
@@ -76,6 +83,7 @@ export async function startLocalActions(options: {
   const routes = buildRoutes(config);
 
   let bound: EventPublisher | undefined;
+  let deadLetterSink: ((routeId: string) => DeadLetterSink) | undefined;
   const publisher: EventPublisher = {
     publish(events: readonly BusEvent[]) {
       if (!bound) throw new Error('local actions: no publisher bound');
@@ -135,12 +143,29 @@ export async function startLocalActions(options: {
     config,
     bindPublisher(p) {
       bound = p;
+      deadLetterSink = p.deadLetterSink?.bind(p);
     },
     async deliver(route, event) {
       const entry = entries[route.handler];
       if (!entry) throw new InvalidDeliveryError(`no local entry for handler '${route.handler}'`);
       const result = await entry(event, { remainingTimeMs: route.timeoutSeconds * 1000 });
-      if (result.status === 'invalid') throw new InvalidDeliveryError(result.reason);
+      if (result.status !== 'invalid') return;
+      // Like the SQS handler: dead-lettered on this first delivery, never retried.
+      if (!deadLetterSink) throw new InvalidDeliveryError(result.reason);
+      try {
+        await deadLetterSink(route.id).send(JSON.stringify(event), {
+          action: route.handler,
+          reason: result.reason,
+          messageId: event.id,
+        });
+      } catch (error) {
+        logger.warn('dead-letter send failed, left to the bus retries', {
+          action: route.handler,
+          eventId: event.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        throw new InvalidDeliveryError(result.reason, { cause: error });
+      }
     },
     runScheduled,
     startTimers(intervalMs) {

@@ -4,6 +4,8 @@
  * semantics (`core/event-pattern.ts`) as the rules on AWS. Each route behaves like its SQS
  * queue: deliveries start in publish order, at most `route.maxConcurrency` at a time, a failed
  * delivery is retried until `route.maxReceiveCount` receives, then kept in a dead-letter list.
+ * A delivery that sends its event to the route's `deadLetterSink` (an invalid event, as the SQS
+ * handler sends it to the route's DLQ) is dead-lettered at once, on that receive, without retries.
  *
  * `publish` resolves once the events are recorded and queued (as PutEvents does once the bus
  * accepted them); `drain()` waits until every delivery, including those of events published by
@@ -11,6 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Route } from '../../../infra/routes.js';
+import type { DeadLetterSink } from '../../core/actions/dead-letter-sink.js';
 import { PublishError } from '../../core/errors.js';
 import { matchesPattern } from '../../core/event-pattern.js';
 import type { BusEvent, Clock, EventPublisher, Logger } from '../../core/ports.js';
@@ -67,8 +70,13 @@ export interface LocalBus extends EventPublisher {
   events(): EventBridgeEvent[];
   /** Every event published since the bus started (not capped). */
   publishedCount(): number;
-  /** Deliveries that failed `maxReceiveCount` times. */
+  /** Deliveries that failed `maxReceiveCount` times, or were sent to a route's `deadLetterSink`. */
   deadLetters(): DeadLetter[];
+  /**
+   * The dead-letter list of route `routeId` as a `DeadLetterSink`: a delivery running for the event
+   * whose JSON is sent ends dead-lettered on this receive (with the given reason), not retried.
+   */
+  deadLetterSink(routeId: string): DeadLetterSink;
   /** Calls `listener` for each published event with the ids of the routes it matched; returns an unsubscribe. */
   onEvent(listener: (event: EventBridgeEvent, routeIds: string[]) => void): () => void;
   /** Calls `listener` after each delivery attempt; returns an unsubscribe. */
@@ -111,6 +119,9 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
   const deliveryListeners = new Set<(outcome: DeliveryOutcome) => void>();
   let published = 0;
   let closed = false;
+  /** Reasons of events a running delivery sent to its route's sink, by `routeId\n eventId`. */
+  const sentToSink = new Map<string, string>();
+  const sinkKey = (routeId: string, eventId: string) => `${routeId}\n${eventId}`;
 
   const notify = <A extends unknown[]>(listeners: Set<(...args: A) => void>, ...args: A) => {
     for (const listener of listeners) {
@@ -122,34 +133,48 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
     }
   };
 
+  function deadLetter(route: Route, event: EventBridgeEvent, attempt: number, message: string): void {
+    dead.push({ routeId: route.id, event, attempts: attempt, error: message, at: clock.now() });
+    logger.error('delivery dead-lettered', {
+      routeId: route.id,
+      eventId: event.id,
+      detailType: event['detail-type'],
+      attempts: attempt,
+      error: message,
+    });
+    notify(deliveryListeners, {
+      routeId: route.id,
+      eventId: event.id,
+      status: 'dead-lettered',
+      attempt,
+      error: message,
+    });
+  }
+
   async function run(queue: RouteQueue, event: EventBridgeEvent): Promise<void> {
     const { route } = queue;
     const maxReceives = Math.max(1, route.maxReceiveCount);
+    const key = sinkKey(route.id, event.id);
     for (let attempt = 1; ; attempt += 1) {
       try {
         // Delivered asynchronously, never inside `publish`.
         await Promise.resolve();
         await deliver(route, event);
+        const sentReason = sentToSink.get(key);
+        if (sentReason !== undefined) {
+          sentToSink.delete(key);
+          deadLetter(route, event, attempt, sentReason);
+          return;
+        }
         notify(deliveryListeners, { routeId: route.id, eventId: event.id, status: 'delivered', attempt });
         return;
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        if (attempt >= maxReceives || closed) {
-          dead.push({ routeId: route.id, event, attempts: attempt, error: message, at: clock.now() });
-          logger.error('delivery dead-lettered', {
-            routeId: route.id,
-            eventId: event.id,
-            detailType: event['detail-type'],
-            attempts: attempt,
-            error: message,
-          });
-          notify(deliveryListeners, {
-            routeId: route.id,
-            eventId: event.id,
-            status: 'dead-lettered',
-            attempt,
-            error: message,
-          });
+        // A delivery that failed after sending to the sink is dead-lettered once, now.
+        const sentReason = sentToSink.get(key);
+        sentToSink.delete(key);
+        if (sentReason !== undefined || attempt >= maxReceives || closed) {
+          deadLetter(route, event, attempt, sentReason ?? message);
           return;
         }
         logger.warn('delivery failed, retrying', {
@@ -220,6 +245,25 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
     events: () => [...recorded],
     publishedCount: () => published,
     deadLetters: () => [...dead],
+    deadLetterSink(routeId: string): DeadLetterSink {
+      if (!queues.some((queue) => queue.route.id === routeId)) {
+        throw new Error(`local bus: no route '${routeId}'`);
+      }
+      return {
+        async send(body, attributes) {
+          let eventId: unknown;
+          try {
+            eventId = (JSON.parse(body) as { id?: unknown } | null)?.id;
+          } catch {
+            eventId = undefined;
+          }
+          if (typeof eventId !== 'string') {
+            throw new Error('local bus: a dead letter must be an event of this bus (JSON with its id)');
+          }
+          sentToSink.set(sinkKey(routeId, eventId), attributes.reason);
+        },
+      };
+    },
     onEvent(listener) {
       eventListeners.add(listener);
       return () => eventListeners.delete(listener);
