@@ -363,10 +363,15 @@ export class SandboxState {
       record.ModificationInfo.ModifiedBy = SANDBOX_USER_ID;
     }
     const frozen = clone(record);
-    const visibleAt = now + this.settings.lateVisibilityMs;
+    // Versions of one record become visible in commit order: never before an older pending one.
+    const visibleAt = Math.max(
+      now + this.settings.lateVisibilityMs,
+      entry.pending?.[entry.pending.length - 1]?.visibleAt ?? now,
+    );
     if (visibleAt <= now) {
       entry.record = frozen;
       entry.modified = modified;
+      entry.pending = undefined; // any older pending version is due already and superseded
     } else {
       entry.pending ??= [];
       entry.pending.push({ record: frozen, modified, visibleAt });

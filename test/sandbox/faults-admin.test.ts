@@ -111,6 +111,32 @@ describe('fault knobs', () => {
     expect(truth.versions).toMatchObject([{ id, change: 'created', modifiedDate: modified }]);
   });
 
+  it('keeps versions in commit order when the commit delay is lowered while one is pending', async () => {
+    const created = await h.api('/v1/BusinessPartners', {
+      method: 'POST',
+      json: { City: 'Nitra', Note: 'zero' },
+    });
+    const partner = (await jsonOf(created)).Data;
+    h.sandbox.setFaults({ lateVisibilityMs: 10_000 });
+    await admin(`edit/BusinessPartners/${partner.Id}`, { method: 'POST', json: { Note: 'first' } });
+    h.sandbox.setFaults({ lateVisibilityMs: 0 });
+    h.clock.advance(1000);
+    await admin(`edit/BusinessPartners/${partner.Id}`, { method: 'POST', json: { Note: 'second' } });
+    // The newer version waits for the older one, then stays: a record never goes back in time.
+    expect((await h.getJson(`/v1/BusinessPartners/${partner.Id}`)).Note).toBe(partner.Note);
+    h.clock.advance(9000);
+    expect((await h.getJson(`/v1/BusinessPartners/${partner.Id}`)).Note).toBe('second');
+    h.clock.advance(10_000);
+    expect((await h.getJson(`/v1/BusinessPartners/${partner.Id}`)).Note).toBe('second');
+    const truth = await jsonOf(await admin(`ground-truth?id=${partner.Id}&includeSeed=false&copies=true`));
+    expect(truth.versions.map((v: { record: { Note: string } }) => v.record.Note)).toEqual([
+      'zero',
+      'first',
+      'second',
+    ]);
+    expect(truth.versions[2].visibleFrom).toBe(truth.versions[1].visibleFrom);
+  });
+
   it('edits records between page requests', async () => {
     h.sandbox.setFaults({ editsWhilePaging: { rate: 1, count: 2 } });
     const before = (await jsonOf(await admin('ground-truth?collection=IssuedInvoices&includeSeed=false')))
