@@ -15,11 +15,12 @@ import {
 } from '../functions/accounting/collections.js';
 import { ENV } from '../functions/shared/env-names.js';
 
-/** Action settings the deployment sets itself: resource names (the connection is `connection`). */
+/** Action settings the deployment sets itself: resource names and the route's DLQ (the connection is `connection`). */
 const INFRA_OWNED_ACTION_SETTINGS: ReadonlySet<string> = new Set([
   ENV.actionsIdempotencyTable,
   ENV.actionsArchiveBucket,
   ENV.actionsStateTable,
+  ENV.actionsDeadLetterQueueUrl,
 ]);
 
 /** `ACTIONS_*` settings a deployment may pass through to the action functions. */

@@ -43,6 +43,10 @@ describe('infra config', () => {
       [ENV.actionsEInvoicePartners]: '123,456',
     });
     expect(() => load({ actions: { [ENV.actionsArchiveBucket]: 'x' } })).toThrow(/infrastructure-owned/);
+    // Each route function gets its own DLQ's URL from the stack; one value for all would be wrong.
+    expect(() =>
+      load({ actions: { [ENV.actionsDeadLetterQueueUrl]: 'https://sqs.eu-central-1.amazonaws.com/1/q' } }),
+    ).toThrow(/infrastructure-owned/);
   });
 
   it('one error names every malformed setting and what was expected', () => {
