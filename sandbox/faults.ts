@@ -31,12 +31,11 @@ export class FaultEngine {
 
   /** Merges `patch` into the current faults (validated; unknown keys rejected). */
   set(patch: Partial<Faults>): Faults {
-    this.faults = parseFaults({ ...this.faults, ...patch });
-    this.pattern = new RegExp(this.faults.pathPattern);
-    this.buckets.clear();
+    this.replace(parseFaults({ ...this.faults, ...patch }));
     return this.faults;
   }
 
+  /** Uses `faults` as they are (already validated); the rate-limit buckets start full again. */
   replace(faults: Faults): void {
     this.faults = faults;
     this.pattern = new RegExp(faults.pathPattern);

@@ -23,7 +23,13 @@ import {
   writeHead,
 } from './http.js';
 import { isdocXml } from './isdoc.js';
-import { DEMO_CREDENTIALS, faultsSchema, type ResolvedSandboxOptions, type SandboxClock } from './options.js';
+import {
+  DEMO_CREDENTIALS,
+  type Faults,
+  faultsSchema,
+  type ResolvedSandboxOptions,
+  type SandboxClock,
+} from './options.js';
 import { documentPdf } from './pdf.js';
 import { GUID_PATTERN } from './random.js';
 import { Router } from './router.js';
@@ -127,9 +133,18 @@ export class SandboxServer {
 
   /** Applies new fault settings (merged into the current ones). */
   setFaults(patch: Record<string, unknown>): void {
-    const next = this.faults.set(patch);
-    this.state.settings.clockSkewMs = next.clockSkewMs;
-    this.state.settings.lateVisibilityMs = next.lateVisibilityMs;
+    this.syncStateFaults(this.faults.set(patch));
+  }
+
+  /** Replaces the fault settings; the state stamps and commits with their clock skew and delay. */
+  private replaceFaults(faults: Faults): void {
+    this.faults.replace(faults);
+    this.syncStateFaults(faults);
+  }
+
+  private syncStateFaults(faults: Faults): void {
+    this.state.settings.clockSkewMs = faults.clockSkewMs;
+    this.state.settings.lateVisibilityMs = faults.lateVisibilityMs;
   }
 
   requestCounts(): RequestCounts {
@@ -486,9 +501,7 @@ export class SandboxServer {
     this.domain.reset();
     this.auth.reset();
     this.resetRequestCounts();
-    this.faults.replace(this.options.faults);
-    this.state.settings.clockSkewMs = this.options.faults.clockSkewMs;
-    this.state.settings.lateVisibilityMs = this.options.faults.lateVisibilityMs;
+    this.replaceFaults(this.options.faults);
   }
 
   private admin(method: string, url: URL, raw: Buffer): Reply {
@@ -541,9 +554,7 @@ export class SandboxServer {
         return json(200, this.faults.faults);
       }
       case 'DELETE faults':
-        this.faults.replace(faultsSchema.parse({}));
-        this.state.settings.clockSkewMs = 0;
-        this.state.settings.lateVisibilityMs = 0;
+        this.replaceFaults(faultsSchema.parse({}));
         return json(200, this.faults.faults);
       case 'GET settings':
         return json(200, this.settings());
