@@ -46,7 +46,7 @@ export const faultsSchema = z
     slowBodyRate: probability.default(0),
     slowBodyChunks: z.number().int().min(2).default(4),
     slowBodyChunkDelayMs: nonNegative.default(50),
-    /** Probability that a successful JSON body is cut short (invalid JSON, status 200). */
+    /** Probability that a successful JSON body is cut short (invalid JSON, status unchanged). */
     malformedJsonRate: probability.default(0),
     /** Offset (ms) added to every ModifiedDate the server stamps (its clock runs ahead or behind). */
     clockSkewMs: z.number().default(0),
