@@ -117,7 +117,7 @@ const flagsSchema = z.object({
   host: z.string().default('127.0.0.1'),
   seed: z.coerce.number().int().default(1),
   documents: z.coerce.number().int().min(0).max(2_000_000).default(300),
-  partners: z.coerce.number().int().min(1).default(40),
+  partners: z.coerce.number().int().min(1).max(200_000).default(40),
   'max-page-size': z.coerce.number().int().positive().default(100),
   precision: z.enum(['ms', 's']).default('ms'),
   'isdoc-delay-ms': num.min(0).default(0),

@@ -64,6 +64,7 @@ describe('sandbox CLI', () => {
     );
     expect(() => parseSandboxArgs(['--faults', '{"random5xxRate":3}'])).toThrow(/--faults: random5xxRate/);
     expect(() => parseSandboxArgs(['--bogus'])).toThrow(/bogus/);
+    expect(() => parseSandboxArgs(['--partners', '300000'])).toThrow(/--partners/);
   });
 
   it('starts the sandbox and prints base URL, auth URL and the demo credentials', async () => {
