@@ -1,5 +1,10 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadAdapterConfig } from '../../functions/adapters/aws/adapter-config.js';
+import { type ActionsConfig, loadActionsConfig } from '../../functions/core/actions/config.js';
+import { deadLetterSinkFromEnvironment } from '../../functions/handlers/action-runtime.js';
+import { loadPollerRuntimeConfig } from '../../functions/shared/config.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { TABLE_ACCESS } from '../../infra/constructs/grants.js';
 import { buildTestApp, nagFindings, type TestApp } from './support.js';
@@ -222,6 +227,49 @@ describe('least privilege per function', () => {
     expect(env('Poller')).not.toHaveProperty(ENV.actionsDeadLetterQueueUrl);
     expect(env('Scheduled-track-einvoices')).not.toHaveProperty(ENV.actionsDeadLetterQueueUrl);
     expect(env('Route-send-einvoice')).toMatchObject({ [ENV.actionsEInvoicePartners]: '12345678,87654321' });
+  });
+
+  it("the functions' own config loaders accept each function's environment", () => {
+    // References (table names, queue URLs, ARNs) become placeholder strings, as the deployed values would.
+    const envOf = (path: string): Record<string, string> =>
+      Object.fromEntries(
+        Object.entries(
+          (resources[functionId(path)]!.Properties.Environment as { Variables: Record<string, unknown> })
+            .Variables,
+        ).map(([name, value]) => [
+          name,
+          typeof value === 'string' ? value : 'https://sqs.eu-central-1.amazonaws.com/1/resolved',
+        ]),
+      );
+    const poller = loadPollerRuntimeConfig(envOf('Poller'));
+    expect(poller.credentialsFromSecret).toBe(true);
+    expect(poller.adapters).toMatchObject({
+      checkpointsTable: expect.any(String),
+      claimCheckBucket: expect.any(String),
+    });
+
+    // What each action handler requires of its settings beyond the bus and the secret.
+    const needs: Record<string, (a: ActionsConfig) => (string | undefined)[]> = {
+      'transfer-documents': (a) => [a.idempotency.tableName],
+      'archive-isdoc': (a) => [a.archiveBucket],
+      'send-invoice': (a) => [a.idempotency.tableName, a.stateTable],
+      'track-einvoices': (a) => [a.stateTable],
+    };
+    const actionFunctions = [
+      ...t.routes.map((r) => ({ path: `Route-${r.id}`, handler: r.handler, sqs: true })),
+      ...t.scheduledActions.map((a) => ({ path: `Scheduled-${a.id}`, handler: a.handler, sqs: false })),
+    ];
+    for (const { path, handler, sqs } of actionFunctions) {
+      const env = envOf(path);
+      const actions = loadActionsConfig(env);
+      expect(loadAdapterConfig(env, ['eventBus', 'credentials']).eventBusName, path).toEqual(
+        expect.any(String),
+      );
+      expect(needs[handler], handler).toBeDefined();
+      for (const value of needs[handler]!(actions)) expect(value, path).toEqual(expect.any(String));
+      const logger = { debug() {}, info() {}, warn() {}, error() {} };
+      expect(deadLetterSinkFromEnvironment(env, logger, new SQSClient({})) !== undefined, path).toBe(sqs);
+    }
   });
 
   it('every function reads the one connection name of the configuration', () => {
