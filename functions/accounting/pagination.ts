@@ -87,12 +87,9 @@ export async function* paginate<T extends ApiRecord>(
     const totalReached =
       raw.totalItemCount !== undefined &&
       (keyset ? count >= raw.totalItemCount : firstPage === 1 && seen >= raw.totalItemCount);
-    let last: boolean;
-    if (count === 0) last = true;
-    else if (applied !== undefined && count < applied) last = true;
-    else if (applied === undefined && count < pageSize)
-      last = totalReached; // maybe a silent cap: read on
-    else last = totalReached;
+    // A page shorter than the size the server says it applied is the last one; without that size a
+    // short page may be a silent cap, so only an empty page or TotalItemCount ends the walk.
+    const last = count === 0 || (applied !== undefined && count < applied) || totalReached;
 
     if (keyset && !last && lastId !== undefined && lastId === after) {
       throw new PaginationError(spec.name, `the server did not advance past After='${after}'`);
