@@ -10,6 +10,7 @@ import type { AccountingConfig } from '../accounting/config.js';
 import { loadAccountingConfig } from '../accounting/config.js';
 import {
   type AdapterConfig,
+  AdapterConfigError,
   type AdapterResource,
   loadAdapterConfig,
 } from '../adapters/aws/adapter-config.js';
@@ -142,9 +143,11 @@ export function loadPollerRuntimeConfig(env: Env): PollerRuntimeConfig {
     try {
       return load();
     } catch (error) {
-      const list = (error as { problems?: unknown }).problems;
-      if (Array.isArray(list)) problems.push(...list.map(String));
-      else problems.push(error instanceof Error ? error.message : String(error));
+      if (error instanceof RuntimeConfigError || error instanceof AdapterConfigError) {
+        problems.push(...error.problems);
+      } else {
+        problems.push(error instanceof Error ? error.message : String(error));
+      }
       return undefined;
     }
   };
