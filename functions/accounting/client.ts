@@ -159,6 +159,16 @@ function parseJson(text: string, req: RequestInfo): unknown {
   }
 }
 
+/** An error or token body: JSON when it parses, else `undefined` (gateway pages, plain text). */
+function parseJsonOrUndefined(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function validate<S extends z.ZodType>(schema: S, value: unknown, req: RequestInfo): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
@@ -237,13 +247,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
       ownStatuses: new Set([400, 401, 403]),
       consume: async (res) => {
         const text = await readText(res, MAX_ERROR_BODY);
-        let json: unknown;
-        try {
-          json = text.trim() ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        return { status: res.status, json };
+        return { status: res.status, json: parseJsonOrUndefined(text) };
       },
     });
 
@@ -353,12 +357,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
       } finally {
         res.done();
       }
-      let body: unknown;
-      try {
-        body = text.trim() ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
+      const body = parseJsonOrUndefined(text);
       const problem = scrub(toProblemDetails(body));
       if (body === undefined && text.trim()) {
         // Not JSON (an HTML gateway page, plain text): keep a short, scrubbed excerpt.
