@@ -127,6 +127,20 @@ describe('accounting client authentication', () => {
     expect(error).toBeInstanceOf(SchemaMismatchError);
     expect((error as SchemaMismatchError).field).toBe('access_token');
     await client.close();
+
+    server.route(
+      'POST',
+      '/auth/connect/token',
+      { body: { access_token: 'tok-1-abcdefgh', expires_in: 3600 } },
+      { status: 400, body: { error: 'invalid_client' } },
+    );
+    server.route('GET', /^\/v1\/Banks\/.+/, problem(401));
+    const renewing = createAccountingClient(oauthConfig(server.url));
+    const refused = await renewing.get('Banks', record.Id).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AuthenticationError);
+    expect((refused as AuthenticationError).oauthError).toBe('invalid_client');
+    expect(server.hits('GET', /^\/v1\/Banks/)).toHaveLength(1);
+    await renewing.close();
   });
 
   it('gives up with UnauthorizedError when the renewed token is refused too', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createAccountingClient, parseRetryAfter } from '../../functions/accounting/client.js';
 import {
   ConnectionError,
@@ -49,7 +49,7 @@ describe('accounting client retries', () => {
     const clock = createManualClock();
     const client = createAccountingClient(apiKeyConfig(server.url), { clock });
     const pending = client.get('Banks', ID);
-    await vi_waitFor(() => clock.pending() === 1);
+    await vi.waitFor(() => expect(clock.pending()).toBe(1), { timeout: 5_000 });
     expect(server.requests).toHaveLength(1);
     clock.advance(29_999);
     expect(clock.pending()).toBe(1);
@@ -207,7 +207,7 @@ describe('accounting client retries', () => {
     const client = createAccountingClient(apiKeyConfig(server.url));
     const controller = new AbortController();
     const pending = client.get('Banks', ID, controller.signal);
-    await vi_waitFor(() => server.requests.length === 1);
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1), { timeout: 5_000 });
     controller.abort(new Error('stop'));
     await expect(pending).rejects.toThrow('stop');
     await client.close();
@@ -222,8 +222,3 @@ describe('accounting client retries', () => {
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 });
-
-async function vi_waitFor(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  if (!check()) throw new Error('condition not reached');
-}
