@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
+import { OutcomeUnknownError } from '../../functions/accounting/errors.js';
 import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
 import {
@@ -163,6 +164,60 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
       to: ['billing@example.com'],
       subject: `Invoice ${String(invoice.DocumentNumber)}`,
     });
+  });
+
+  /** The sandbox client, with `Documents.sendEInvoice` answered by `send` and counted. */
+  function stubbedSend(send: () => Promise<unknown>) {
+    const calls = { sendEInvoice: 0 };
+    const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
+    api.call = (async (operationId: string, input?: Parameters<AccountingApi['call']>[1]) => {
+      if (operationId !== 'Documents.sendEInvoice') return bed.sb.client.call(operationId, input);
+      calls.sendEInvoice += 1;
+      return send();
+    }) as AccountingApi['call'];
+    return { api, calls };
+  }
+
+  it('never sends again when the service accepted a sending but its answer has no SendingId', async () => {
+    const invoice = invoices[0] as ApiRecord;
+    const { api, calls } = stubbedSend(async () => ({ Status: 'Queued' }));
+    const { entry, publisher, sendings } = await setup(
+      { ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice) },
+      api,
+    );
+    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({
+      status: 'failed',
+      reason: 'outcomeUnknown',
+    });
+    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({
+      status: 'duplicate',
+    });
+    expect(calls.sendEInvoice).toBe(1);
+    expect(publisher.ofType('Action.Failed')).toHaveLength(1);
+    expect(publisher.ofType('Action.Failed')[0]?.detail).toMatchObject({
+      action: 'send.einvoice',
+      problem: { kind: 'outcomeUnknown', message: expect.stringContaining('SendingId') },
+    });
+    expect(await sendings.get(trackingKey(CONNECTION))).toBeUndefined();
+  });
+
+  it('never sends again after an unknown outcome, even when its Action.Failed cannot be published', async () => {
+    const invoice = invoices[1] as ApiRecord;
+    const { api, calls } = stubbedSend(async () => {
+      throw new OutcomeUnknownError({ method: 'POST', path: '/v1/…' }, 'Documents.sendEInvoice');
+    });
+    const { entry, publisher } = await setup({ ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice) }, api);
+    publisher.publish = async () => {
+      throw new Error('bus unavailable');
+    };
+    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({
+      status: 'failed',
+      reason: 'outcomeUnknown',
+    });
+    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({
+      status: 'duplicate',
+    });
+    expect(calls.sendEInvoice).toBe(1);
   });
 
   it('skips an invoice whose partner is not configured', async () => {

@@ -103,6 +103,22 @@ export async function sendInvoice(
     throw new Error('e-invoicing needs the open-sendings store (ACTIONS_STATE_TABLE)');
   }
 
+  /**
+   * Publishes an outcome once the request may have reached the service. A failure is logged, not
+   * thrown: a throw inside the guarded run removes the idempotency record, and the redelivery
+   * would send the invoice a second time.
+   */
+  const announce = async (publish: () => Promise<void>): Promise<void> => {
+    try {
+      await publish();
+    } catch (error) {
+      deps.logger.error('sending outcome not announced', {
+        ...log,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  };
+
   let ran = false;
   const once = async (): Promise<SendRecordResult> => {
     ran = true;
@@ -114,27 +130,38 @@ export async function sendInvoice(
           body: { To: recipients, Subject: subject },
         });
         deps.logger.info('invoice sent by email', log);
-        try {
-          await publishOutcome(
+        await announce(() =>
+          publishOutcome(
             deps.publisher,
             event.source,
             'IssuedInvoice.EmailSent',
             { ...outcomeBase(ctx, 'EmailSent', deps.clock), to: recipients, subject },
             deps.clock.now(),
-          );
-        } catch (error) {
-          // The e-mail went out: a failed announcement must not cause a second e-mail.
-          deps.logger.error('email sent but not announced', {
-            ...log,
-            error: error instanceof Error ? error.message : String(error),
-          });
-        }
+          ),
+        );
         return { result: 'sent' };
       }
-      const answer = sendEInvoiceAnswer.parse(await deps.api.call('Documents.sendEInvoice', { params }));
+      const answer = sendEInvoiceAnswer.safeParse(await deps.api.call('Documents.sendEInvoice', { params }));
+      if (!answer.success) {
+        // The service accepted the sending (2xx) but gave no usable SendingId: it cannot be tracked,
+        // and throwing here would remove the idempotency record and send the invoice again.
+        const issues = answer.error.issues.map((i) => `${i.path.join('.') || '(answer)'}: ${i.message}`);
+        deps.logger.error('einvoice sent but answer not understood', { ...log, issues });
+        await announce(() =>
+          publishFailure(
+            deps,
+            ctx,
+            problemOf(
+              'outcomeUnknown',
+              `the service accepted the sending but its answer was not understood (${issues.join('; ')}); the status cannot be tracked`,
+            ),
+          ),
+        );
+        return { result: 'outcomeUnknown' };
+      }
       const now = deps.clock.now();
       const entry: OpenSending = {
-        sendingId: answer.SendingId,
+        sendingId: answer.data.SendingId,
         connection: envelope.connection,
         eventSource: event.source,
         source,
@@ -167,10 +194,15 @@ export async function sendInvoice(
     } catch (error) {
       if (!(error instanceof OutcomeUnknownError)) throw error;
       // The request may have reached the service; nothing to read back — do not send twice.
-      await publishFailure(
-        deps,
-        ctx,
-        problemOf('outcomeUnknown', 'the sending request may or may not have reached the service; check it'),
+      await announce(() =>
+        publishFailure(
+          deps,
+          ctx,
+          problemOf(
+            'outcomeUnknown',
+            'the sending request may or may not have reached the service; check it',
+          ),
+        ),
       );
       return { result: 'outcomeUnknown' };
     }
