@@ -131,12 +131,6 @@ export class StatelessStack extends Stack {
     this.poller
       .setEnv(FUNCTION_ENV.collections, config.collections.join(','))
       .setEnv(FUNCTION_ENV.eventSource, eventSourceOf(config));
-    // A tick that waits (throttled behind a running poll) longer than one interval is stale: the
-    // next tick does the same work. Errors are not retried either; the next tick retries.
-    this.poller.function.configureAsyncInvoke({
-      maxEventAge: Duration.seconds(Math.max(60, config.scheduleRateMinutes * 60)),
-      retryAttempts: 0,
-    });
     this.pollSchedule = this.schedule(
       'PollSchedule',
       this.poller,
@@ -158,10 +152,6 @@ export class StatelessStack extends Stack {
         reservedConcurrentExecutions: 1,
       });
       this.actionSettings(fn);
-      fn.function.configureAsyncInvoke({
-        maxEventAge: Duration.seconds(Math.max(60, action.rateMinutes * 60)),
-        retryAttempts: 0,
-      });
       this.schedule(`Schedule-${action.id}`, fn, action.rateMinutes, action.description);
       this.scheduledFunctions.push(fn);
     }
@@ -275,12 +265,17 @@ export class StatelessStack extends Stack {
     for (const [name, value] of Object.entries(this.config.actions)) fn.setEnv(name, value);
   }
 
+  /** Ticks `fn` every `rateMinutes`; a tick older than one interval is superseded by the next one. */
   private schedule(
     id: string,
     fn: AppFunction,
     rateMinutes: number,
     description: string,
   ): scheduler.Schedule {
+    const maxEventAge = Duration.seconds(Math.max(60, rateMinutes * 60));
+    // A tick that waits (throttled behind a running one) longer than one interval is stale: the
+    // next tick does the same work. Errors are not retried either; the next tick retries.
+    fn.function.configureAsyncInvoke({ maxEventAge, retryAttempts: 0 });
     acknowledgeWildcardResource(
       this,
       `${fn.function.functionArn}:*`,
@@ -292,9 +287,8 @@ export class StatelessStack extends Stack {
       timeWindow: scheduler.TimeWindow.off(),
       target: new schedulerTargets.LambdaInvoke(fn.function, {
         deadLetterQueue: this.scheduleDeadLetterQueue,
-        // A tick that cannot be delivered within one interval is superseded by the next one.
         retryAttempts: 2,
-        maxEventAge: Duration.seconds(Math.max(60, rateMinutes * 60)),
+        maxEventAge,
       }),
     });
   }
