@@ -156,6 +156,25 @@ describe('pollCollection: the ways pollers lose data', () => {
     expect(t.service.latest().map((v) => v.modifiedDate)).toContain(state.watermark);
   });
 
+  // Protects: dedupe skips the exact (id, ModifiedDate) already published, not every earlier date.
+  it('publishes a new version dated before the one already published (service clock stepped back)', async () => {
+    const t = setup();
+    const id = t.service.create();
+    t.tick(MIN);
+    t.service.edit(id);
+    await t.poll(); // publishes the edit at 08:01
+    t.service.advance(-30_000); // the service's clock steps back 30 s, well within the lookback
+    t.service.edit(id, { fields: { Name: 'after the step' } }); // latest state, dated 08:00:30
+    t.tick(MIN);
+    await t.poll();
+    t.tick(MIN);
+    await t.poll();
+    expect(t.missing()).toEqual([]);
+    const last = t.publisher.details().at(-1);
+    expect(last?.record?.Name).toBe('after the step');
+    expect(t.publisher.details().filter((d) => d.id === id)).toHaveLength(2);
+  });
+
   // Protects: each read overlaps the watermark by the lookback.
   it.each([
     [5 * MIN, 0],

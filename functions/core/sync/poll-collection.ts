@@ -230,11 +230,12 @@ async function pollChanges(run: CollectionRun): Promise<void> {
       const ms = Date.parse(modifiedDate);
       if (firstPage) raiseUpper(window, ms, modifiedDate);
       const prev = seen.get(record.Id);
-      if (prev && prev.ms >= ms) {
+      if (prev && prev.ms === ms) {
         // Already published (inside the overlap). Versions published before this window began were
-        // visible when it started, so they may raise its upper bound.
+        // visible when it started, so they may raise its upper bound. A different date, even an
+        // earlier one (the service's clock stepped back), is a new version and is published.
         result.duplicatesSkipped++;
-        if (prev.seq < window.seq && prev.ms === ms) raiseUpper(window, ms, modifiedDate);
+        if (prev.seq < window.seq) raiseUpper(window, ms, modifiedDate);
         continue;
       }
       const change = prev
