@@ -198,6 +198,21 @@ describe('cli: flag validation of the runtime commands', () => {
     }
   });
 
+  it('a malformed SANDBOX_* variable is a configuration error that names the variable', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'accounting-events-cli-'));
+    try {
+      const run = await cli(['sync', '--once', '--data-dir', join(dir, 'data')], {
+        cwd: dir,
+        env: { SANDBOX_ACTIVITY: 'lots' },
+      });
+      expect(run.code).toBe(EXIT.usage);
+      expect(run.stderr).toContain('sandbox settings: SANDBOX_ACTIVITY:');
+      expect(run.stderr).not.toContain('--activity');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reads credentials from ./.env without overriding the environment', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'accounting-events-cli-'));
     try {

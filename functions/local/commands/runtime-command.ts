@@ -46,25 +46,30 @@ async function sandboxOptions(
   input: RuntimeCommandInput,
   ctx: CommandContext,
 ): Promise<Partial<SandboxOptions>> {
-  const { parseSandboxArgs, SandboxCliError } = await import('../../../sandbox/main.js');
+  const { parseSandboxArgs, SandboxCliError, sandboxFlags } = await import('../../../sandbox/main.js');
   let parsed: SandboxOptions | 'help';
   try {
     parsed = parseSandboxArgs([], ctx.env);
   } catch (error) {
-    if (error instanceof SandboxCliError)
-      throw new UsageError(`sandbox settings: ${error.message}`, input.command);
+    if (error instanceof SandboxCliError) {
+      // Only the environment was parsed: name its variables, not the sandbox's own flags.
+      const message = error.message.replace(/--([a-z-]+)/g, (flag, name: string) => {
+        return sandboxFlags[name]?.env ?? flag;
+      });
+      throw new UsageError(`sandbox settings: ${message}`, input.command, { cause: error });
+    }
     throw error;
   }
   if (parsed === 'help') return {};
-  const envRate = Number(ctx.env[ENV.sandboxActivity]);
-  const rate = ctx.env[ENV.sandboxActivity] !== undefined && envRate > 0 ? envRate : ACTIVITY_PER_SECOND;
+  // SANDBOX_ACTIVITY as the sandbox parsed it (0 = off) when set; else on at ACTIVITY_PER_SECOND.
+  const fromEnv = ctx.env[ENV.sandboxActivity] !== undefined;
   return {
     ...parsed,
     port: ctx.env[ENV.sandboxPort] !== undefined ? (parsed.port ?? 0) : 0,
     activity: {
-      enabled: input.activity !== false && !(ctx.env[ENV.sandboxActivity] !== undefined && envRate === 0),
-      ratePerSecond: rate,
-      weights: { createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2 },
+      ...parsed.activity,
+      ...(fromEnv ? {} : { ratePerSecond: ACTIVITY_PER_SECOND }),
+      enabled: input.activity !== false && (!fromEnv || parsed.activity?.enabled === true),
     },
   };
 }
