@@ -26,7 +26,8 @@ const poller = createBenchPoller({
   collections: input.collections,
   pageSize: input.pageSize,
   // The figure is the change detection's own reads; the deletion reconciliation (a separate id
-  // scan, daily by default) is left out here and measured on its own by the parent.
+  // scan, daily by default) is left out unless BENCH_BACKFILL sets `reconcile: true` (the parent
+  // never does; it is there to compare by hand).
   poll: { reconcileIntervalMs: input.reconcile ? 24 * 3_600_000 : 0 },
 });
 const started = performance.now();
