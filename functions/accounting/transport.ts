@@ -11,7 +11,7 @@ export interface SendInput {
   url: URL;
   headers: Record<string, string>;
   body?: string;
-  /** Deadline for the response headers (and, for `readBody`, the whole body). */
+  /** Deadline for the answer: runs until the response's `done()` is called (or the request fails). */
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -19,7 +19,7 @@ export interface SendInput {
 export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Readable & { text(): Promise<string>; dump?(opts?: { limit: number }): Promise<void> };
+  body: Readable;
   /** Stops the deadline timer (call when the body was consumed or handed to the caller). */
   done(): void;
   /** `true` once the deadline fired (a body read failing after it is a timeout). */
@@ -113,7 +113,7 @@ export async function send(dispatcher: Dispatcher, input: SendInput): Promise<Ra
     return {
       status: res.statusCode,
       headers: res.headers,
-      body: res.body as RawResponse['body'],
+      body: res.body,
       done,
       timedOut: () => deadline.signal.aborted,
     };
