@@ -14,6 +14,7 @@ import {
   isCollectionName,
 } from '../functions/accounting/collections.js';
 import { ENV } from '../functions/shared/env-names.js';
+import type { LogLevel } from '../functions/shared/logger.js';
 
 /** Action settings the deployment sets itself: resource names and the route's DLQ (the connection is `connection`). */
 const INFRA_OWNED_ACTION_SETTINGS: ReadonlySet<string> = new Set([
@@ -27,6 +28,15 @@ const INFRA_OWNED_ACTION_SETTINGS: ReadonlySet<string> = new Set([
 export const ACTION_SETTING_NAMES: ReadonlySet<string> = new Set(
   Object.values(ENV).filter((name) => name.startsWith('ACTIONS_') && !INFRA_OWNED_ACTION_SETTINGS.has(name)),
 );
+
+/** `LOG_LEVEL` values the functions' logger knows; any other value would silently fall back to info. */
+const FUNCTION_LOG_LEVELS = [
+  'DEBUG',
+  'INFO',
+  'WARN',
+  'ERROR',
+  'SILENT',
+] as const satisfies readonly Uppercase<LogLevel>[];
 
 /** CloudWatch Logs retention values the service accepts (days). */
 export const LOG_RETENTION_DAYS = [
@@ -108,12 +118,9 @@ export const infraConfigSchema = z.object({
       error: `expected one of ${LOG_RETENTION_DAYS.join(', ')}`,
     })
     .default(30),
-  /** Powertools log level of every function. */
+  /** Log level of every function: the levels of its logger (functions/shared/logger.ts). */
   logLevel: z
-    .preprocess(
-      (v) => (typeof v === 'string' ? v.toUpperCase() : v),
-      z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'CRITICAL']),
-    )
+    .preprocess((v) => (typeof v === 'string' ? v.toUpperCase() : v), z.enum(FUNCTION_LOG_LEVELS))
     .default('INFO'),
   /** `RETAIN` keeps tables and buckets when the stack is deleted; `DESTROY` deletes the tables (dev stages). */
   removalPolicy: z

@@ -57,6 +57,7 @@ describe('infra config', () => {
         collections: 'Nope',
         alarmEmail: 'not-an-email',
         logRetentionDays: 10,
+        logLevel: 'trace',
       });
     } catch (e) {
       error = e;
@@ -67,5 +68,6 @@ describe('infra config', () => {
     expect(problems).toMatch(/collections.*unknown collection 'Nope'/);
     expect(problems).toMatch(/alarmEmail.*e-mail/);
     expect(problems).toMatch(/logRetentionDays.*expected one of/);
+    expect(problems).toMatch(/logLevel/);
   });
 });
