@@ -9,15 +9,9 @@ import * as z from 'zod';
 import type { AccountingApi } from '../../accounting/api.js';
 import { NotFoundError } from '../../accounting/errors.js';
 import { CheckpointConflictError } from '../errors.js';
-import {
-  actionFailedSchema,
-  actionIdempotencyKey,
-  einvoiceStatusChangedSchema,
-  type SourceRef,
-} from '../events/action-events.js';
-import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
+import { actionFailedSchema, einvoiceStatusChangedSchema } from '../events/action-events.js';
 import type { BusEvent, CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
-import { publishOutcomes } from './outcomes.js';
+import { outcomeEnvelope, publishOutcomes } from './outcomes.js';
 
 export const EINVOICE_ACTION = 'send.einvoice';
 
@@ -126,19 +120,13 @@ function stepsOf(answer: SendingStatus): Step[] {
 }
 
 function base(sending: OpenSending, change: string, clock: Clock, ...keyParts: string[]) {
-  const source: SourceRef = sending.source;
-  return {
-    version: ENVELOPE_VERSION,
-    connection: sending.connection,
-    recordType: 'IssuedInvoice',
-    id: source.id,
+  const { connection, source, causationId } = sending;
+  return outcomeEnvelope(
+    { action: EINVOICE_ACTION, connection, source, causationId },
     change,
-    action: EINVOICE_ACTION,
-    source,
-    causationId: sending.causationId,
-    idempotencyKey: actionIdempotencyKey(sending.connection, EINVOICE_ACTION, source.id, change, ...keyParts),
-    occurredAt: clock.now().toISOString(),
-  };
+    clock,
+    ...keyParts,
+  );
 }
 
 /**

@@ -21,26 +21,41 @@ export interface OutcomeContext {
   source: SourceRef;
 }
 
+/** What an outcome is about, when no triggering event is at hand (the scheduled tracker). */
+export interface OutcomeOrigin {
+  action: string;
+  connection: string;
+  source: SourceRef;
+  /** Id of the event that started the action. */
+  causationId: string;
+}
+
 /** The envelope fields every outcome shares. */
-export function outcomeBase(ctx: OutcomeContext, change: string, clock: Clock, ...keyParts: string[]) {
+export function outcomeEnvelope(origin: OutcomeOrigin, change: string, clock: Clock, ...keyParts: string[]) {
+  const { action, connection, source, causationId } = origin;
   return {
     version: ENVELOPE_VERSION,
-    connection: ctx.event.envelope.connection,
-    recordType: ctx.source.recordType,
-    id: ctx.source.id,
+    connection,
+    recordType: source.recordType,
+    id: source.id,
     change,
-    action: ctx.action,
-    source: ctx.source,
-    causationId: ctx.event.eventId,
-    idempotencyKey: actionIdempotencyKey(
-      ctx.event.envelope.connection,
-      ctx.action,
-      ctx.source.id,
-      change,
-      ...keyParts,
-    ),
+    action,
+    source,
+    causationId,
+    idempotencyKey: actionIdempotencyKey(connection, action, source.id, change, ...keyParts),
     occurredAt: clock.now().toISOString(),
   };
+}
+
+/** The envelope fields every outcome shares, for an action run on `ctx.event`. */
+export function outcomeBase(ctx: OutcomeContext, change: string, clock: Clock, ...keyParts: string[]) {
+  const origin = {
+    action: ctx.action,
+    connection: ctx.event.envelope.connection,
+    source: ctx.source,
+    causationId: ctx.event.eventId,
+  };
+  return outcomeEnvelope(origin, change, clock, ...keyParts);
 }
 
 /** Validates `detail` with the catalog schema of `detailType` and publishes it. */
