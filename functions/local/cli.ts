@@ -39,8 +39,7 @@ export async function runCli(argv: readonly string[], ctx: CommandContext): Prom
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const target = name === 'help' ? rest[0] : undefined;
     const command = target ? commands.find((c) => c.name === target) : undefined;
-    if (command?.help) ctx.stdout.write(`${await command.help()}\n\n${EXIT_CODES_HELP}\n`);
-    else ctx.stdout.write(command ? commandHelp(PROGRAM, command as Command<unknown>) : programHelp());
+    ctx.stdout.write(command ? await helpOf(command) : programHelp());
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   const command = commands.find((c) => c.name === name) as Command<unknown> | undefined;
@@ -51,9 +50,7 @@ export async function runCli(argv: readonly string[], ctx: CommandContext): Prom
   try {
     const parsed = parseCommandArgs(command, rest);
     if (parsed.help) {
-      ctx.stdout.write(
-        command.help ? `${await command.help()}\n\n${EXIT_CODES_HELP}\n` : commandHelp(PROGRAM, command),
-      );
+      ctx.stdout.write(await helpOf(command));
       return EXIT.ok;
     }
     return await command.run(parsed.options, ctx, rest);
@@ -66,6 +63,11 @@ export async function runCli(argv: readonly string[], ctx: CommandContext): Prom
     ctx.stderr.write(`error: ${describeError(error)}\n`);
     return EXIT.failure;
   }
+}
+
+/** A command's help: its delegate's own (with the exit codes) for a passthrough command, else from its flags. */
+async function helpOf(command: Command<unknown>): Promise<string> {
+  return command.help ? `${await command.help()}\n\n${EXIT_CODES_HELP}\n` : commandHelp(PROGRAM, command);
 }
 
 /** One line for an unexpected error: its name and message, and its cause's; never a stack or a request body. */

@@ -37,6 +37,17 @@ describe('cli: commands and help', () => {
     expect(run.stdout).toContain('130');
   });
 
+  it.each([
+    ['run', 'Usage: accounting-events run'],
+    ['sandbox', 'Usage: sandbox'],
+  ])('help %s prints the same help as %s --help', async (name, usage) => {
+    const run = await cli(['help', name]);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stdout).toContain(usage);
+    expect(run.stdout).toContain('Exit codes:');
+    expect(run.stdout).toBe((await cli([name, '--help'])).stdout);
+  });
+
   it('rejects an unknown flag with exit 2 and names it', async () => {
     const run = await cli(['operations', '--bogus']);
     expect(run.code).toBe(EXIT.usage);
