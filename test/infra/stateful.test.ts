@@ -1,13 +1,17 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './support.js';
 
 let t: TestApp;
+const tempDirs: string[] = [];
 beforeAll(() => {
   t = buildTestApp();
+});
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 const bucketOf = (app: TestApp, path: 'ArchiveBucket' | 'ClaimCheckBucket') => {
@@ -118,6 +122,7 @@ describe('bus, secret, registry', () => {
 
   it('one registry schema per JSON Schema file, converted to draft 4 and wrapped as an event', () => {
     const dir = mkdtempSync(join(tmpdir(), 'schemas-'));
+    tempDirs.push(dir);
     writeFileSync(
       join(dir, 'ReceivedOrder.Created.json'),
       JSON.stringify({
