@@ -265,8 +265,8 @@ export function actionDeps(e: ActionEnvironment) {
 /**
  * One SQS action Lambda, stated by what differs: its name, how it runs one event and which
  * dependencies it builds from the environment. Returns the core entry for one EventBridge event
- * (the local runtime calls it; the SQS handler too), the SQS handler around it, the dependencies
- * from the environment, and the handler built from the environment (for `lazyHandler`).
+ * (the local runtime calls it; the SQS handler too), the SQS handler around it, and the handler
+ * built from the environment (for `lazyHandler`).
  */
 export function defineSqsAction<D extends { logger: Logger }>(
   name: string,
@@ -276,8 +276,6 @@ export function defineSqsAction<D extends { logger: Logger }>(
   const createEventEntry = (deps: D): ActionEntry => createActionEntry(name, deps.logger, run(deps));
   const createHandler = (deps: D & SqsHandlerDeps): SqsActionHandler =>
     createSqsActionHandler(name, createEventEntry(deps), deps.logger, deps.deadLetters);
-  const createDepsFromEnv = async (env: Readonly<Record<string, string | undefined>>): Promise<D> =>
-    depsFrom(await loadActionEnvironment(env, name));
   const handlerFromEnv = async (
     env: Readonly<Record<string, string | undefined>>,
   ): Promise<SqsActionHandler> => {
@@ -285,5 +283,5 @@ export function defineSqsAction<D extends { logger: Logger }>(
     const deadLetters = deadLetterSinkFromEnvironment(env, e.logger);
     return createHandler({ ...depsFrom(e), ...(deadLetters ? { deadLetters } : {}) });
   };
-  return { createEventEntry, createHandler, createDepsFromEnv, handlerFromEnv };
+  return { createEventEntry, createHandler, handlerFromEnv };
 }

@@ -21,6 +21,6 @@ const action = defineSqsAction(
   }),
 );
 
-export const { createEventEntry, createHandler, createDepsFromEnv } = action;
+export const { createEventEntry, createHandler } = action;
 
 export const handler = lazyHandler(() => action.handlerFromEnv(process.env));

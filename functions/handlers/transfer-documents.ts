@@ -12,6 +12,6 @@ const action = defineSqsAction(
   (e): TransferDeps => ({ ...actionDeps(e), guard: guardFromEnvironment(e) }),
 );
 
-export const { createEventEntry, createHandler, createDepsFromEnv } = action;
+export const { createEventEntry, createHandler } = action;
 
 export const handler = lazyHandler(() => action.handlerFromEnv(process.env));
