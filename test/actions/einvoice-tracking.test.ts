@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountingApi } from '../../functions/accounting/api.js';
+import { NotFoundError } from '../../functions/accounting/errors.js';
 import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
 import {
   type OpenSending,
@@ -55,6 +56,33 @@ describe('e-invoice tracking without a status history', () => {
       [3, 'Delivered', 'RE', true],
     ]);
     expect((await sendings.get(trackingKey('acme')))?.value.sendings).toEqual([]);
+  });
+
+  it('closes a sending the service no longer knows with one final Unknown status', async () => {
+    let calls = 0;
+    const api = {
+      call: async () => {
+        calls += 1;
+        if (calls === 1) return { Status: 'Delivered', ResponseCode: 'AB' };
+        throw new NotFoundError({ method: 'GET', path: '/v1/EInvoicing/Sendings/s-1' }, 404);
+      },
+    } as unknown as AccountingApi;
+    const sendings = createMemoryCheckpointStore<OpenSendings>();
+    await sendings.put(trackingKey('acme'), { sendings: [sending] }, undefined);
+    const publisher = recordingPublisher();
+    const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
+
+    for (let i = 0; i < 3; i += 1) await trackEInvoices(deps, 'acme');
+
+    const changes = publisher
+      .ofType('IssuedInvoice.EInvoiceStatusChanged')
+      .map((e) => e.detail as { status: string; final: boolean });
+    expect(changes.map((c) => [c.status, c.final])).toEqual([
+      ['Delivered', false],
+      ['Unknown', true],
+    ]);
+    expect((await sendings.get(trackingKey('acme')))?.value.sendings).toEqual([]);
+    expect(calls).toBe(2);
   });
 
   it('keeps what it learned and rethrows when the service fails mid-pass', async () => {

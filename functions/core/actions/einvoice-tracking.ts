@@ -149,8 +149,9 @@ export async function trackEInvoices(deps: TrackerDeps, connection: string): Pro
       );
     } catch (error) {
       if (error instanceof NotFoundError) {
+        // Nothing more can be learned about it: report a final `Unknown` status once and stop tracking.
         deps.logger.warn('einvoice sending unknown to the service', { sendingId: sending.sendingId });
-        answer = { Status: sending.lastStatus ?? 'Unknown', ResponseCode: sending.lastCode };
+        answer = { Status: 'Unknown', IsFinal: true };
       } else {
         stop = error;
         break;
