@@ -81,12 +81,20 @@ const url = (what: string) =>
         (s) => {
           try {
             const u = new URL(s);
-            return (u.protocol === 'http:' || u.protocol === 'https:') && !u.search && !u.hash;
+            return (
+              (u.protocol === 'http:' || u.protocol === 'https:') &&
+              !u.search &&
+              !u.hash &&
+              !u.username &&
+              !u.password
+            );
           } catch {
             return false;
           }
         },
-        { error: `expected ${what} (an http or https URL without query or fragment)` },
+        {
+          error: `expected ${what} (an http or https URL without user, password, query or fragment; credentials have their own settings)`,
+        },
       )
       .transform((s) => s.replace(/\/+$/, '')),
   );

@@ -87,6 +87,18 @@ describe('accounting config', () => {
     expect(inspect(error, { depth: 10 })).not.toContain(SECRET);
   });
 
+  it('refuses a URL carrying a user or password, without echoing it', () => {
+    const error = configError(() =>
+      loadAccountingConfig({
+        ACCOUNTING_BASE_URL: `https://user:${SECRET}@api.example.com`,
+        ACCOUNTING_API_KEY: 'k',
+      }),
+    );
+    expect(error.issues.map((i) => i.field)).toEqual(['ACCOUNTING_BASE_URL']);
+    expect(error.message).toContain('without user, password');
+    expect(error.message).not.toContain(SECRET);
+  });
+
   it('requires credentials, and only one kind', () => {
     expect(
       configError(() => loadAccountingConfig({ ACCOUNTING_BASE_URL: 'https://a.example' })).message,
