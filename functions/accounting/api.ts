@@ -44,6 +44,11 @@ export interface Page<T = ApiRecord> {
   nextPageNumber?: number;
   /** `true` when this is the last page. */
   last: boolean;
+  /**
+   * The service's clock when it answered (its `Date` header, whole seconds), ISO; absent when the
+   * response had none. The poller bounds a window with it.
+   */
+  serverTime?: string;
 }
 
 export interface CallInput {

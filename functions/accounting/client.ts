@@ -428,7 +428,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
   const jsonExchange = <T>(
     op: OperationSpec,
     input: CallInput,
-    consume: (value: unknown, req: RequestInfo, status: number) => T,
+    consume: (value: unknown, req: RequestInfo, status: number, res: RawResponse) => T,
   ): Promise<T> => {
     const headers: Record<string, string> = { Accept: 'application/json' };
     let body: string | undefined;
@@ -448,7 +448,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
       consume: async (res, req) => {
         const text = await readText(res);
         res.done();
-        return consume(parseJson(text, req), req, res.status);
+        return consume(parseJson(text, req), req, res.status, res);
       },
     });
   };
@@ -471,14 +471,20 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
     return {
       [Symbol.asyncIterator]: () =>
         paginate<T>(spec, options, config.pageSize, (query, signal) =>
-          jsonExchange(op, { query, ...(signal ? { signal } : {}) }, (value, req): RawPage<T> => {
-            const page = validate(envelope, value, req);
-            return {
-              items: page.Items as T[],
-              totalItemCount: page.TotalItemCount ?? undefined,
-              appliedPageSize: page.Pagination?.PageSize ?? undefined,
-            };
-          }),
+          jsonExchange(
+            op,
+            { query, ...(signal ? { signal } : {}) },
+            (value, req, _status, res): RawPage<T> => {
+              const page = validate(envelope, value, req);
+              const date = Date.parse(header(res, 'date') ?? '');
+              return {
+                items: page.Items as T[],
+                totalItemCount: page.TotalItemCount ?? undefined,
+                appliedPageSize: page.Pagination?.PageSize ?? undefined,
+                ...(Number.isNaN(date) ? {} : { serverTime: new Date(date).toISOString() }),
+              };
+            },
+          ),
         ),
     };
   }

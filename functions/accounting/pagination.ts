@@ -21,6 +21,8 @@ export interface RawPage<T> {
   totalItemCount: number | undefined;
   /** `Pagination.PageSize` when the server sent one. */
   appliedPageSize: number | undefined;
+  /** The service's clock when it answered (its `Date` header), ISO; absent when it sent none. */
+  serverTime?: string;
 }
 
 export type PageFetcher<T> = (
@@ -100,6 +102,7 @@ export async function* paginate<T extends ApiRecord>(
       totalItemCount: raw.totalItemCount ?? seen,
       pageSize: applied ?? (count < pageSize && count > 0 ? count : pageSize),
       last,
+      ...(raw.serverTime !== undefined ? { serverTime: raw.serverTime } : {}),
       ...(keyset ? {} : { pageNumber, nextPageNumber: pageNumber + 1 }),
       ...(lastId !== undefined ? { lastId } : after !== undefined ? { lastId: after } : {}),
     };

@@ -20,6 +20,8 @@ export interface FakeServiceOptions {
   secondPrecision?: boolean;
   /** Largest page the server serves. */
   maxPageSize?: number;
+  /** Send the service's clock with each page, in whole seconds, as an HTTP `Date` header does. */
+  dateHeader?: boolean;
 }
 
 export class FakeService {
@@ -129,6 +131,9 @@ export class FakeService {
         pageSize,
         ...(pageNumber !== undefined ? { pageNumber, nextPageNumber: pageNumber + 1 } : {}),
         ...(items.length > 0 ? { lastId: items.at(-1)!.Id } : {}),
+        ...(this.options.dateHeader
+          ? { serverTime: new Date(Math.floor(this.nowMs / 1000) * 1000).toISOString() }
+          : {}),
         last,
       };
       yield page;

@@ -264,6 +264,25 @@ describe('pollCollection: runs, budgets, state', () => {
     expect(t.missing()).toEqual([]);
   });
 
+  it('bounds a window by the service clock of its first page, so an Id-ordered backfill is not re-published', async () => {
+    // Ids ascend with ModifiedDate (sequential ids): the first page holds the oldest records. Bounded by
+    // the first page's newest date, the next window would re-read nearly everything and re-publish what
+    // the bounded dedupe state no longer holds; bounded by the service's `Date`, it re-reads only the
+    // lookback and publishes nothing again.
+    const t = setup({ service: { dateHeader: true }, poll: { dedupeCapacity: 400 } }); // holds the lookback, not the backfill
+    for (let i = 0; i < 1000; i++) {
+      t.service.create();
+      t.service.advance(1000);
+    }
+    expect((await t.poll()).published).toBe(1000);
+    const state = (await t.checkpoints.get(KEY))!.value as CollectionCheckpoint;
+    expect(Date.parse(state.watermark!)).toBe(Date.parse(t.service.latest().at(-1)!.modifiedDate));
+    t.tick(MIN);
+    expect((await t.poll()).published).toBe(0);
+    expect([...t.publisher.versions().values()].every((n) => n === 1)).toBe(true);
+    expect(t.missing()).toEqual([]);
+  });
+
   it('reports a checkpoint conflict when another poller advanced the collection', async () => {
     const t = setup();
     for (let i = 0; i < 5; i++) t.service.create();

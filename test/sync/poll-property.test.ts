@@ -62,9 +62,10 @@ describe('change detector property', () => {
       fc.asyncProperty(
         fc.array(op, { minLength: 5, maxLength: 60 }),
         fc.boolean(),
-        async (ops, secondPrecision) => {
+        fc.boolean(),
+        async (ops, secondPrecision, dateHeader) => {
           const t = setup({
-            service: { secondPrecision },
+            service: { secondPrecision, dateHeader },
             poll: { lookbackMs: LOOKBACK, pageSize: 5, minRemainingMs: 1_000 },
           });
           const ids: string[] = [];

@@ -22,6 +22,12 @@ export const windowStateSchema = z.object({
   upperMs: z.number().int().optional(),
   /** The service's ModifiedDate string behind `upperMs`, kept verbatim. */
   upper: z.string().optional(),
+  /**
+   * The service's clock (epoch ms, its `Date` header) when it answered the window's first page.
+   * Every version dated at or before it was committed before the window started, so any page may
+   * raise `upperMs` up to it; a record edited while the pages are read is dated after it.
+   */
+  boundMs: z.number().int().optional(),
   /** Our clock, epoch ms, when the window's first page was requested (durations only). */
   startedAtMs: z.number().int(),
   /** Sequence number of the window, to tell versions published in it from older ones. */

@@ -6,9 +6,11 @@
  * - every read starts one lookback before the watermark (skew, late commits, equal timestamps);
  *   versions already published inside that overlap are skipped with the bounded `seen` state;
  * - a window never advances the watermark past what was visible when it started: its upper bound
- *   is the maximum ModifiedDate of its FIRST page (and of versions published before it began),
- *   so a record edited while later pages are read — which may jump behind the keyset cursor —
- *   has a later ModifiedDate and falls in the next window;
+ *   is the maximum ModifiedDate, over all its pages, of versions dated at or before the service's
+ *   clock when it answered the first page (its `Date` header) — without that header, the maximum
+ *   over the FIRST page (and over versions published before the window began) — so a record edited
+ *   while later pages are read, which may jump behind the keyset cursor, has a later ModifiedDate
+ *   and falls in the next window;
  * - the checkpoint is written after each page's events were accepted, with a version check;
  * - memory is constant: one page plus the bounded dedupe state.
  */
@@ -214,6 +216,10 @@ async function pollChanges(run: CollectionRun): Promise<void> {
   for await (const page of pages) {
     result.requests++;
     const firstPage = window.pages === 0;
+    if (firstPage && page.serverTime !== undefined) {
+      const serverMs = Date.parse(page.serverTime);
+      if (!Number.isNaN(serverMs)) window.boundMs = serverMs;
+    }
     const events: BusEvent[] = [];
     const claimed: boolean[] = [];
     const published: Array<[string, number]> = [];
@@ -228,7 +234,8 @@ async function pollChanges(run: CollectionRun): Promise<void> {
       const record = parsed.data;
       const modifiedDate = record.ModificationInfo.ModifiedDate;
       const ms = Date.parse(modifiedDate);
-      if (firstPage) raiseUpper(window, ms, modifiedDate);
+      if (window.boundMs !== undefined ? ms <= window.boundMs : firstPage)
+        raiseUpper(window, ms, modifiedDate);
       const prev = seen.get(record.Id);
       if (prev && prev.ms === ms) {
         // Already published (inside the overlap). Versions published before this window began were
