@@ -89,6 +89,15 @@ describe('paging', () => {
     expect(server.requests).toHaveLength(3); // the closing empty page
   });
 
+  it("carries the service's clock (its Date header) on each page", async () => {
+    server.route('GET', '/v1/IssuedInvoices', keysetServer(ids(3), 1000, true));
+    const before = Math.floor(Date.now() / 1000) * 1000;
+    const [page] = await collect(client(10).listPages('IssuedInvoices'));
+    const serverMs = Date.parse(page?.serverTime ?? '');
+    expect(serverMs).toBeGreaterThanOrEqual(before);
+    expect(serverMs % 1000).toBe(0); // HTTP dates have whole seconds
+  });
+
   it('stays correct when the server caps PageSize and says so', async () => {
     const all = ids(23);
     server.route('GET', '/v1/IssuedInvoices', keysetServer(all, 5, true));
