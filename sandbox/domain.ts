@@ -369,7 +369,7 @@ export class Domain {
     }
     let sellingPriceCode = input.SellingPriceCode ?? null;
     if (sellingPriceCode) {
-      const known = (refs.lists.get('SalesPrices') ?? []).some((s) => s.Code === sellingPriceCode);
+      const known = (refs.lists.get('SellingPrices') ?? []).some((s) => s.Code === sellingPriceCode);
       if (!known) {
         warnings.push({
           Code: 'SellingPriceCodeDoesNotExist',

@@ -539,7 +539,7 @@ export function generateReferenceData(seed: number): ReferenceData {
     { Name: 'Pokladnica predajňa', CurrencyCode: 'EUR' },
   ]);
   make(
-    'PostalCodes',
+    'CityPostCodes',
     cities.map(([city, code, district]) => ({ Code: code, City: city, District: district, Country: 'SK' })),
   );
   make(
@@ -556,15 +556,15 @@ export function generateReferenceData(seed: number): ReferenceData {
       ['GB', 'Spojené kráľovstvo', false],
     ].map(([code, name, eu]) => ({ Code: code, Name: name, IsEuMember: eu })),
   );
-  make('BusinessPremises', [
+  make('Establishments', [
     { Name: 'Prevádzka Bratislava', Street: 'Karadžičova 8', City: 'Bratislava', PostCode: '821 08' },
     { Name: 'Predajňa Košice', Street: 'Hlavná 12', City: 'Košice', PostCode: '040 01' },
   ]);
   make(
-    'PaymentTypeKinds',
+    'PaymentMethodTypes',
     ['BankTransfer', 'Cash', 'CashOnDelivery', 'Card', 'Offset'].map((k) => ({ Name: k })),
   );
-  const paymentForms = make('PaymentForms', [
+  const paymentForms = make('PaymentMethods', [
     { Name: 'Prevodný príkaz', Kind: 'BankTransfer' },
     { Name: 'Hotovosť', Kind: 'Cash' },
     { Name: 'Dobierka', Kind: 'CashOnDelivery' },
@@ -583,13 +583,13 @@ export function generateReferenceData(seed: number): ReferenceData {
     })),
   );
   make(
-    'SerialNumbers',
+    'RegistrationNumbers',
     ['ELE-001', 'ELE-002'].flatMap((code) =>
       [1, 2, 3].map((n) => ({ Code: code, SerialNumber: `${code}-SN-${String(n).padStart(5, '0')}` })),
     ),
   );
   make(
-    'SalesPrices',
+    'SellingPrices',
     [
       ['VO', 'Veľkoobchodná cena', -10],
       ['MO', 'Maloobchodná cena', 0],
@@ -609,7 +609,7 @@ export function generateReferenceData(seed: number): ReferenceData {
     ].map(([code, name]) => ({ Code: code, Name: name })),
   );
   make(
-    'Districts',
+    'Regions',
     cities
       .map(([, , district]) => district)
       .filter((d, i, all) => all.indexOf(d) === i)
