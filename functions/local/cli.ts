@@ -7,6 +7,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { DataDirLockedError } from '../adapters/local/data-dir-lock.js';
 import { type Command, type CommandContext, commandHelp, parseCommandArgs } from './command.js';
 import { commands } from './commands/index.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
@@ -60,6 +61,10 @@ export async function runCli(argv: readonly string[], ctx: CommandContext): Prom
       return EXIT.usage;
     }
     if (ctx.signal.aborted) return EXIT.interrupted;
+    if (error instanceof DataDirLockedError) {
+      ctx.stderr.write(`error: ${error.message}\n`);
+      return EXIT.failure;
+    }
     ctx.stderr.write(`error: ${describeError(error)}\n`);
     return EXIT.failure;
   }

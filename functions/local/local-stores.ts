@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { createS3ObjectStore } from '../adapters/aws/s3-object-store.js';
+import { acquireDataDirLock, type LockOwner } from '../adapters/local/data-dir-lock.js';
 import {
   createBucket,
   createCheckpointTable,
@@ -28,27 +29,45 @@ export interface LocalStores {
   checkpoints: CheckpointStore;
   archive: ObjectStore;
   dataDir: string;
+  /** The owner of a stale lock on the data directory (a process killed before it stopped) that was taken over. */
+  recoveredLock: LockOwner | undefined;
   close(): Promise<void>;
 }
 
-export async function startLocalStores(dataDir: string): Promise<LocalStores> {
+/**
+ * Locks the data directory (`DataDirLockedError` when another process holds it), then starts the
+ * embedded servers on it. `close()` stops them and releases the lock.
+ */
+export async function startLocalStores(dataDir: string, command?: string): Promise<LocalStores> {
   const dir = resolve(dataDir);
-  const servers = await startEmbeddedServers({
-    dynamoDbPath: join(dir, 'dynamodb'),
-    s3Directory: join(dir, 's3'),
-  });
+  const lock = await acquireDataDirLock(dir, command);
+  let servers: EmbeddedServers;
+  try {
+    servers = await startEmbeddedServers({
+      dynamoDbPath: join(dir, 'dynamodb'),
+      s3Directory: join(dir, 's3'),
+    });
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  const close = async () => {
+    await servers.close();
+    await lock.release();
+  };
   try {
     await createCheckpointTable(servers.dynamoDb, LOCAL_RESOURCES.checkpointTable);
     await createIdempotencyTable(servers.dynamoDb, LOCAL_RESOURCES.idempotencyTable);
     await createCheckpointTable(servers.dynamoDb, LOCAL_RESOURCES.stateTable);
     await createBucket(servers.s3, LOCAL_RESOURCES.archiveBucket);
   } catch (error) {
-    await servers.close();
+    await close();
     throw error;
   }
   return {
     servers,
     dataDir: dir,
+    recoveredLock: lock.recovered,
     checkpoints: createDynamoDbCheckpointStore({
       client: servers.dynamoDb,
       tableName: LOCAL_RESOURCES.checkpointTable,
@@ -58,6 +77,6 @@ export async function startLocalStores(dataDir: string): Promise<LocalStores> {
       bucket: LOCAL_RESOURCES.archiveBucket,
       listApiVersion: 1,
     }),
-    close: () => servers.close(),
+    close,
   };
 }

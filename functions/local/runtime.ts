@@ -42,6 +42,8 @@ export interface RuntimeOptions {
   /** Environment: credentials, client and action settings (names in shared/env-names.ts). */
   env: Record<string, string | undefined>;
   dataDir: string;
+  /** The command running the runtime, recorded in the data directory's lock (e.g. `run`). */
+  command?: string;
   collections?: readonly CollectionName[];
   intervalMs: number;
   actions: boolean;
@@ -151,8 +153,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     cleanup.push(() => api.close());
 
     // 2. Embedded stores, data under the data directory.
-    const stores = await startLocalStores(options.dataDir);
+    const stores = await startLocalStores(options.dataDir, options.command);
     cleanup.push(() => stores.close());
+    if (stores.recoveredLock) {
+      const { pid, since } = stores.recoveredLock;
+      emit({
+        kind: 'warning',
+        message: `recovered a stale lock on ${stores.dataDir} (process ${pid}, since ${since}, is not running: it did not stop cleanly); resuming from the saved state`,
+      });
+    }
 
     // The poller's settings from the environment (POLLER_*), as on AWS; flags and the sandbox win.
     let settings: PollerSettings;

@@ -29,7 +29,7 @@ export const archiveCommand = defineCommand({
   }),
   async run(options, ctx) {
     const { resolve } = await import('node:path');
-    const stores = await startLocalStores(resolve(ctx.cwd, options['data-dir']));
+    const stores = await startLocalStores(resolve(ctx.cwd, options['data-dir']), 'archive ls');
     try {
       const rows: { key: string; size: number; lastModified?: string }[] = [];
       for await (const info of stores.archive.list(options.prefix)) {

@@ -97,6 +97,7 @@ export async function startRuntimeForCommand(
     ...(input.connection.authUrl ? { authUrl: input.connection.authUrl } : {}),
     env: ctx.env,
     dataDir: resolve(ctx.cwd, input.connection.dataDir),
+    command: input.command,
     ...(input.collections ? { collections: input.collections as CollectionName[] } : {}),
     intervalMs: input.intervalMs,
     actions: input.actions,
