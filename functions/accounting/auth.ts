@@ -4,8 +4,9 @@
  * Concurrent callers share one renewal in flight. A 401 answered to a cached token drops it so the
  * next call renews (the client retries such a call once).
  */
-import type { Clock, Logger } from '../core/ports.js';
+import type { Clock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
+import type { Logger } from '../shared/logger.js';
 import type { Credentials } from './config.js';
 import { ApiError, AuthenticationError, SchemaMismatchError } from './errors.js';
 import { fieldPath, oauthErrorSchema, tokenResponseSchema } from './schemas.js';

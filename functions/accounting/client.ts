@@ -13,9 +13,10 @@
  */
 import type { Dispatcher } from 'undici';
 import type * as z from 'zod';
-import type { Clock, Logger } from '../core/ports.js';
+import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
+import type { Logger } from '../shared/logger.js';
 import { redactText, silentLogger } from '../shared/logger.js';
 import type {
   AccountingApi,

@@ -70,3 +70,8 @@ export class RecordRefError extends Error {
     super(`record reference '${key}': ${reason}`, options);
   }
 }
+
+/** A record without the fields the poller relies on, or a malformed checkpoint. */
+export class SyncDataError extends Error {
+  override readonly name = 'SyncDataError';
+}

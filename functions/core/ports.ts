@@ -4,20 +4,8 @@
  */
 import type { Readable } from 'node:stream';
 
-/** Time, injectable so tests never wait for real. */
-export interface Clock {
-  now(): Date;
-  /** Resolves after `ms`; rejects with the signal's reason when aborted. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-/** Structured logger: constant messages, data in keys. Secrets are redacted by the implementation. */
-export interface Logger {
-  debug(message: string, data?: Record<string, unknown>): void;
-  info(message: string, data?: Record<string, unknown>): void;
-  warn(message: string, data?: Record<string, unknown>): void;
-  error(message: string, data?: Record<string, unknown>): void;
-}
+export type { Clock } from '../shared/clock.js';
+export type { Logger } from '../shared/logger.js';
 
 /** One event for the bus (EventBridge PutEvents entry shape, without the bus name). */
 export interface BusEvent {

@@ -16,9 +16,9 @@ import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from
 import { type PollAllSummary, pollAll } from '../core/sync/poll-all.js';
 import { collectionListSchema } from '../core/sync/poll-options.js';
 import { systemClock } from '../shared/clock.js';
-import { loadPollerRuntimeConfig, type PollerSettings } from '../shared/config.js';
 import { createLogger, parseLogLevel } from '../shared/logger.js';
 import { lazyHandler } from './lazy-handler.js';
+import { loadPollerRuntimeConfig, type PollerSettings } from './poller-config.js';
 
 /** What the handler reports to its metrics sink. */
 export interface PollMetrics {

@@ -2,7 +2,13 @@
  * Clocks: the system clock for production and a manual clock for tests, so nothing waits for real.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Clock } from '../core/ports.js';
+
+/** Time, injectable so tests never wait for real. */
+export interface Clock {
+  now(): Date;
+  /** Resolves after `ms`; rejects with the signal's reason when aborted. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
 
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');

@@ -7,7 +7,13 @@
  * (see `registerSecretValue`, called by the `Secret` wrapper) is replaced wherever it appears inside
  * any string — messages, nested data, error messages and stacks.
  */
-import type { Logger } from '../core/ports.js';
+/** Structured logger: constant messages, data in keys. Secrets are redacted by the implementation. */
+export interface Logger {
+  debug(message: string, data?: Record<string, unknown>): void;
+  info(message: string, data?: Record<string, unknown>): void;
+  warn(message: string, data?: Record<string, unknown>): void;
+  error(message: string, data?: Record<string, unknown>): void;
+}
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export type LogFormat = 'json' | 'pretty';

@@ -8,7 +8,7 @@ import {
   toJsonSchemas,
 } from '../../functions/core/events/catalog.js';
 import { idempotencyKey } from '../../functions/core/events/envelope.js';
-import { staleFiles } from '../../functions/core/events/write-schemas.js';
+import { staleFiles } from '../../functions/local/write-schemas.js';
 
 describe('event catalog', () => {
   it('has Created, Updated and Deleted for every collection', () => {
@@ -66,7 +66,7 @@ describe('event catalog', () => {
     expect(one.title).toBe('IssuedInvoice.Created');
   });
 
-  it('has committed schemas and docs/events.md up to date (npx tsx functions/core/events/write-schemas.ts)', async () => {
+  it('has committed schemas and docs/events.md up to date (npx tsx functions/local/write-schemas.ts)', async () => {
     expect(await staleFiles('events/schemas', 'docs/events.md')).toEqual([]);
   });
 });

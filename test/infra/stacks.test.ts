@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAdapterConfig } from '../../functions/adapters/aws/adapter-config.js';
 import { type ActionsConfig, loadActionsConfig } from '../../functions/core/actions/config.js';
 import { deadLetterSinkFromEnvironment } from '../../functions/handlers/action-runtime.js';
-import { loadPollerRuntimeConfig } from '../../functions/shared/config.js';
+import { loadPollerRuntimeConfig } from '../../functions/handlers/poller-config.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { TABLE_ACCESS } from '../../infra/constructs/grants.js';
 import { buildTestApp, nagFindings, type TestApp } from './support.js';

@@ -4,7 +4,7 @@ import {
   loadPollerRuntimeConfig,
   loadPollerSettings,
   RuntimeConfigError,
-} from '../../functions/shared/config.js';
+} from '../../functions/handlers/poller-config.js';
 
 const AWS = {
   EVENT_BUS_NAME: 'bus',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createHandler, type PollMetrics } from '../../functions/handlers/poll-changes.js';
-import { loadPollerSettings } from '../../functions/shared/config.js';
+import { loadPollerSettings } from '../../functions/handlers/poller-config.js';
 import { setup } from './harness.js';
 
 const scheduled = JSON.parse(readFileSync('test/fixtures/events/scheduled-poll.json', 'utf8'));

@@ -8,7 +8,7 @@ import type { CatalogEntry } from './catalog-entry.js';
 
 const HEADER = `# Events
 
-<!-- Generated from functions/core/events (catalog.ts) by \`npx tsx functions/core/events/write-schemas.ts\`. Do not edit. -->
+<!-- Generated from functions/core/events (catalog.ts) by \`npx tsx functions/local/write-schemas.ts\`. Do not edit. -->
 
 Every event the product puts on the bus. \`detail-type\` is \`<RecordType>.<Change>\` for record
 changes (one triple per collection of \`functions/accounting/collections.ts\`) plus the action

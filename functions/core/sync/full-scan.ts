@@ -6,7 +6,7 @@
 import type { CollectionName } from '../../accounting/collections.js';
 import type { BusEvent } from '../ports.js';
 import { buildRecordEvent } from './build-event.js';
-import type { CollectionRun } from './poll-collection.js';
+import type { CollectionRun } from './sync-types.js';
 
 /** Every page of the run's collection, in keyset order where the collection accepts `after`. */
 export function listEveryPage(run: CollectionRun) {

@@ -16,9 +16,9 @@
  */
 import * as z from 'zod';
 import { type CollectionName, type CollectionSpec, findCollection } from '../../accounting/collections.js';
-import { CheckpointConflictError } from '../errors.js';
+import { CheckpointConflictError, SyncDataError } from '../errors.js';
 import type { BusEvent } from '../ports.js';
-import { buildRecordEvent, type EventContext } from './build-event.js';
+import { buildRecordEvent } from './build-event.js';
 import {
   type CollectionCheckpoint,
   checkpointKey,
@@ -30,34 +30,13 @@ import {
 import type { PollOptions } from './poll-options.js';
 import { reconcileDeletions } from './reconcile-deletions.js';
 import { scanReference } from './scan-reference.js';
-import { type CollectionResult, emptyResult, type SyncDeps } from './sync-types.js';
-
-/** A record without the fields the poller relies on, or a malformed checkpoint. */
-export class SyncDataError extends Error {
-  override readonly name = 'SyncDataError';
-}
+import { type CollectionResult, type CollectionRun, emptyResult, type SyncDeps } from './sync-types.js';
 
 const isoDate = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'expected an ISO date-time');
 const changeRecordSchema = z.looseObject({
   Id: z.string().min(1, 'expected a non-empty Id'),
   ModificationInfo: z.looseObject({ CreatedDate: isoDate, ModifiedDate: isoDate }),
 });
-
-/** Mutable state of one collection's run, shared by the poll, the reconciliation and the reference scan. */
-export interface CollectionRun {
-  deps: SyncDeps;
-  options: PollOptions;
-  spec: CollectionSpec;
-  key: string;
-  state: CollectionCheckpoint;
-  version: number | undefined;
-  result: CollectionResult;
-  eventContext: EventContext;
-  /** Writes `state` if it differs from what is stored (conditional on `version`). */
-  save(): Promise<void>;
-  remaining(): number;
-  count(event: BusEvent, claimChecked: boolean): void;
-}
 
 export async function pollCollection(
   deps: SyncDeps,

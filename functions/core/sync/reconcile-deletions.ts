@@ -7,7 +7,7 @@
 import type { BusEvent } from '../ports.js';
 import { deletedEvent, listEveryPage, publishCounted } from './full-scan.js';
 import { readIdList, writeIdList } from './id-list.js';
-import type { CollectionRun } from './poll-collection.js';
+import type { CollectionRun } from './sync-types.js';
 
 const PUBLISH_CHUNK = 100;
 

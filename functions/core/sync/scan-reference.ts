@@ -9,7 +9,7 @@ import type { BusEvent } from '../ports.js';
 import { buildRecordEvent } from './build-event.js';
 import { deletedEvent, listEveryPage, publishCounted } from './full-scan.js';
 import { readSnapshot, writeSnapshot } from './id-list.js';
-import type { CollectionRun } from './poll-collection.js';
+import type { CollectionRun } from './sync-types.js';
 
 export async function scanReference(run: CollectionRun): Promise<void> {
   const { deps, options, spec, result, state } = run;

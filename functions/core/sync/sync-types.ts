@@ -1,5 +1,9 @@
 import type { AccountingApi } from '../../accounting/api.js';
-import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
+import type { CollectionSpec } from '../../accounting/collections.js';
+import type { BusEvent, CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
+import type { EventContext } from './build-event.js';
+import type { CollectionCheckpoint } from './checkpoint-state.js';
+import type { PollOptions } from './poll-options.js';
 
 /** The ports the change detector needs. */
 export interface SyncDeps {
@@ -55,4 +59,20 @@ export function emptyResult(collection: string, recordType: string): CollectionR
     events: {},
     reconciled: false,
   };
+}
+
+/** Mutable state of one collection's run, shared by the poll, the reconciliation and the reference scan. */
+export interface CollectionRun {
+  deps: SyncDeps;
+  options: PollOptions;
+  spec: CollectionSpec;
+  key: string;
+  state: CollectionCheckpoint;
+  version: number | undefined;
+  result: CollectionResult;
+  eventContext: EventContext;
+  /** Writes `state` if it differs from what is stored (conditional on `version`). */
+  save(): Promise<void>;
+  remaining(): number;
+  count(event: BusEvent, claimChecked: boolean): void;
 }

@@ -43,7 +43,7 @@ export const eventsCommand = defineCommand({
       return EXIT.usage;
     }
     if (options.write !== undefined) {
-      const { writeSchemas } = await import('../../core/events/write-schemas.js');
+      const { writeSchemas } = await import('../write-schemas.js');
       const count = await writeSchemas(join(ctx.cwd, options.write), join(ctx.cwd, 'docs', 'events.md'));
       ctx.stdout.write(`wrote ${count} schemas to ${options.write} and docs/events.md\n`);
       return EXIT.ok;

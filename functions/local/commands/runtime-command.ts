@@ -5,7 +5,7 @@ import type { CollectionName } from '../../accounting/collections.js';
 import { ConfigError } from '../../accounting/errors.js';
 import { ActionsConfigError } from '../../core/actions/config.js';
 import type { Logger } from '../../core/ports.js';
-import { RuntimeConfigError as SharedConfigError } from '../../shared/config.js';
+import { RuntimeConfigError as SharedConfigError } from '../../handlers/poller-config.js';
 import { ENV } from '../../shared/env-names.js';
 import { createLogger } from '../../shared/logger.js';
 import type { CommandContext } from '../command.js';

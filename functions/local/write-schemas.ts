@@ -1,7 +1,7 @@
 /**
  * Writes the JSON Schemas of the event catalog and `docs/events.md`.
  *
- *   npx tsx functions/core/events/write-schemas.ts [--out events/schemas] [--docs docs/events.md] [--check]
+ *   npx tsx functions/local/write-schemas.ts [--out events/schemas] [--docs docs/events.md] [--check]
  *
  * `--check` writes nothing and exits 1 when a committed file is out of date.
  */
@@ -9,7 +9,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as z from 'zod';
-import { renderEventsMarkdown, renderSchemaFiles } from './render-docs.js';
+import { renderEventsMarkdown, renderSchemaFiles } from '../core/events/render-docs.js';
 
 const flagsSchema = z.object({
   out: z.string().min(1, 'expected a folder path for --out').default('events/schemas'),

@@ -16,7 +16,7 @@ import {
 } from '../adapters/aws/adapter-config.js';
 import { connectionSchema, DEFAULT_CONNECTION } from '../core/connection.js';
 import { collectionListSchema, type PollOptions, pollOptionsSchema } from '../core/sync/poll-options.js';
-import { ENV } from './env-names.js';
+import { ENV } from '../shared/env-names.js';
 
 export class RuntimeConfigError extends Error {
   override readonly name = 'RuntimeConfigError';
