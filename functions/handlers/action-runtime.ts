@@ -1,5 +1,5 @@
 /**
- * Shared wiring of the action handlers: the Powertools idempotency guard on DynamoDB, the SQS
+ * Shared wiring of the action handlers: the SQS
  * batch handler around a core action entry (Powertools batch, partial failures), and
  * `defineSqsAction`, with which each SQS action handler states only what differs.
  *
@@ -17,14 +17,6 @@
  */
 
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import {
-  IdempotencyAlreadyInProgressError,
-  IdempotencyConfig,
-  makeIdempotent,
-} from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
@@ -33,66 +25,18 @@ import { createAccountingClient } from '../accounting/client.js';
 import { loadAccountingConfig } from '../accounting/config.js';
 import { type AwsAdapters, createAwsAdapters, loadAdapterConfig } from '../adapters/aws/adapter-config.js';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
+import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
 import { createSqsDeadLetterSink } from '../adapters/aws/sqs-dead-letter-sink.js';
 import { type ActionsConfig, loadActionsConfig, requireSetting } from '../core/actions/config.js';
 import type { DeadLetterSink } from '../core/actions/dead-letter-sink.js';
 import type { OpenSendings } from '../core/actions/einvoice-tracking.js';
-import { ActionInProgressError, RetryLaterError } from '../core/actions/errors.js';
-import type { IdempotencyGuard, IdempotencyKeyParts } from '../core/actions/ports.js';
+import { RetryLaterError } from '../core/actions/errors.js';
+import type { IdempotencyGuard } from '../core/actions/ports.js';
 import { type ActionEntry, type ActionFn, createActionEntry } from '../core/actions/run-action.js';
 import type { CheckpointStore, Clock, Logger } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
 import { type AppLogger, createLogger, parseLogLevel } from '../shared/logger.js';
-
-/** Prefix of every idempotency key: the same across functions and the local runtime. */
-export const IDEMPOTENCY_KEY_PREFIX = 'accounting-actions';
-
-export interface PowertoolsGuardOptions {
-  client?: DynamoDBClient;
-  tableName?: string;
-  expiresAfterSeconds: number;
-  /** A ready persistence layer (tests wrap one to simulate a crash); else one is built from client + table. */
-  persistenceStore?: BasePersistenceLayer;
-  /** Used when a run does not say how long it has (local runtime): bounds an in-progress record. */
-  defaultRemainingTimeMs?: number;
-}
-
-/** The idempotency guard on Powertools' DynamoDB persistence layer (one layer per config). */
-export function createPowertoolsGuard(options: PowertoolsGuardOptions): IdempotencyGuard {
-  if (!options.persistenceStore && !options.tableName) {
-    throw new Error('the idempotency guard needs a table name (ACTIONS_IDEMPOTENCY_TABLE)');
-  }
-  const persistenceStore =
-    options.persistenceStore ??
-    new DynamoDBPersistenceLayer({
-      tableName: options.tableName ?? '',
-      ...(options.client ? { awsSdkV3Client: options.client } : {}),
-    });
-  const config = new IdempotencyConfig({ expiresAfterSeconds: options.expiresAfterSeconds });
-  const runner = makeIdempotent(
-    async (_key: IdempotencyKeyParts, fn: () => Promise<unknown>): Promise<unknown> => fn(),
-    { persistenceStore, config, dataIndexArgument: 0, keyPrefix: IDEMPOTENCY_KEY_PREFIX },
-  );
-  const defaultRemaining = options.defaultRemainingTimeMs ?? 60_000;
-  return {
-    async run<T>(key: IdempotencyKeyParts, fn: () => Promise<T>, runOptions?: { remainingTimeMs?: number }) {
-      const remaining = runOptions?.remainingTimeMs ?? defaultRemaining;
-      // Without a context Powertools never expires an in-progress record; a crashed run would block for days.
-      config.registerLambdaContext({ getRemainingTimeInMillis: () => remaining } as Context);
-      try {
-        return (await runner(key, fn)) as T;
-      } catch (error) {
-        if (error instanceof IdempotencyAlreadyInProgressError) {
-          throw new ActionInProgressError(`${key.action}#${key.connection}#${key.recordId}`, {
-            cause: error,
-          });
-        }
-        throw error;
-      }
-    },
-  };
-}
 
 /** Reported for a record that must go to the DLQ (its body never becomes valid). */
 export class DeadLetterError extends Error {

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
 import { OutcomeUnknownError } from '../../functions/accounting/errors.js';
 import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
 import {
   type OpenSendings,
@@ -11,7 +12,6 @@ import {
 import { createActionEntry } from '../../functions/core/actions/run-action.js';
 import { sendInvoice } from '../../functions/core/actions/send-invoice.js';
 import type { CheckpointStore } from '../../functions/core/ports.js';
-import { createPowertoolsGuard } from '../../functions/handlers/action-runtime.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import {
   CONNECTION,

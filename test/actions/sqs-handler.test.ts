@@ -5,36 +5,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
 import { RateLimitedError, ValidationError } from '../../functions/accounting/errors.js';
 import { createSqsDeadLetterSink } from '../../functions/adapters/aws/sqs-dead-letter-sink.js';
+import { createMemoryIdempotencyGuard as memoryGuard } from '../../functions/adapters/local/memory-idempotency-guard.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
-import { ActionInProgressError } from '../../functions/core/actions/errors.js';
-import type { IdempotencyGuard } from '../../functions/core/actions/ports.js';
 import { deadLetterSinkFromEnvironment } from '../../functions/handlers/action-runtime.js';
 import { createHandler } from '../../functions/handlers/transfer-documents.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { recordEvent, recordingLogger, recordingPublisher } from './support.js';
-
-/** In-memory guard with the same contract as the Powertools one. */
-function memoryGuard(): IdempotencyGuard {
-  const records = new Map<string, { done: boolean; result?: unknown }>();
-  return {
-    async run(key, fn) {
-      const k = `${key.action}#${key.connection}#${key.recordId}`;
-      const existing = records.get(k);
-      if (existing?.done) return existing.result as never;
-      if (existing) throw new ActionInProgressError(k);
-      records.set(k, { done: false });
-      try {
-        const result = await fn();
-        records.set(k, { done: true, result });
-        return result;
-      } catch (error) {
-        records.delete(k);
-        throw error;
-      }
-    },
-  };
-}
 
 function order(id: string): ApiRecord {
   return {

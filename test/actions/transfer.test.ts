@@ -2,11 +2,11 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
 import { OutcomeUnknownError, ValidationError } from '../../functions/accounting/errors.js';
+import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
 import { RetryLaterError } from '../../functions/core/actions/errors.js';
 import { createActionEntry } from '../../functions/core/actions/run-action.js';
 import { referencesSource, transferDocument } from '../../functions/core/actions/transfer-document.js';
-import { createPowertoolsGuard } from '../../functions/handlers/action-runtime.js';
 import { systemClock } from '../../functions/shared/clock.js';
 import { listAll, recordEvent, recordingLogger, recordingPublisher, useActionTestBed } from './support.js';
 
