@@ -2,7 +2,8 @@
  * `npm run bench [-- --quick]` — every scenario against the sandbox, side by side in one run:
  * idle cost, backfills (each in its own process for a clean peak RSS), change-to-event latency
  * under the activity generator, the naive full-scan baseline, action throughput, and the size and
- * cold import time of every Lambda bundle. Prints a table and writes `bench/results/latest.json`.
+ * cold import time of every Lambda bundle. Prints a table and writes `bench/results/latest.json`
+ * (`--quick`: `bench/results/quick.json`, git-ignored; `--out FILE` elsewhere).
  */
 import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -33,7 +34,8 @@ const { values: flags } = parseArgs({
   strict: true,
 });
 const quick = flags.quick === true;
-const outFile = flags.out ?? join(root, 'bench', 'results', 'latest.json');
+// A quick run is for a look, not the record: it never replaces the committed latest.json.
+const outFile = flags.out ?? join(root, 'bench', 'results', quick ? 'quick.json' : 'latest.json');
 const log = (line: string) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 

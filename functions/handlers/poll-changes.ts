@@ -65,6 +65,11 @@ const ABORT_MARGIN_MS = 3_000;
 
 export interface LambdaContextLike {
   getRemainingTimeInMillis(): number;
+  /**
+   * Not in Lambda's context: a caller that stops the poll itself (the local runtime on Ctrl-C) passes
+   * its signal, which then aborts the running requests instead of the end-of-invocation timeout.
+   */
+  abortSignal?: AbortSignal;
 }
 
 export function createHandler(deps: PollHandlerDeps) {
@@ -93,7 +98,9 @@ export function createHandler(deps: PollHandlerDeps) {
               remainingTimeMs: () => context.getRemainingTimeInMillis(),
               // Requests still running shortly before the function's end are aborted: their page is
               // neither published nor checkpointed, and the next run reads it again.
-              signal: AbortSignal.timeout(Math.max(0, context.getRemainingTimeInMillis() - ABORT_MARGIN_MS)),
+              signal:
+                context.abortSignal ??
+                AbortSignal.timeout(Math.max(0, context.getRemainingTimeInMillis() - ABORT_MARGIN_MS)),
             }
           : {}),
       },

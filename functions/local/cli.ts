@@ -99,6 +99,13 @@ export function processContext(): { ctx: CommandContext; dispose(): void } {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // The reader went away (`… | head`): what is left to print has no reader, so stop without a word.
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT.ok);
+    process.stderr.write(`error: stdout: ${error.message}\n`);
+    process.exit(EXIT.failure);
+  };
+  process.stdout.on('error', onStdoutError);
   const ctx: CommandContext = {
     stdout: {
       write: (t) => void process.stdout.write(t),
@@ -119,6 +126,7 @@ export function processContext(): { ctx: CommandContext; dispose(): void } {
     dispose() {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      // Stays on: the rest of the output may still be flushing after the command returned.
     },
   };
 }

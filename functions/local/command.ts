@@ -106,23 +106,58 @@ export function parseCommandArgs<T>(
       ...(f.multiple ? { multiple: true } : {}),
     };
   }
-  let parsed: { values: Record<string, unknown>; positionals: string[] };
-  try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true }) as typeof parsed;
-  } catch (error) {
-    throw new UsageError(describeParseError(error), command.name, { cause: error });
+  const parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: false, tokens: true });
+  const flagProblems = flagTokenProblems(parsed.tokens, options);
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(parsed.values)) {
+    const spec = options[name];
+    if (!spec || name === 'help') continue;
+    // A problem was reported for this flag already (a missing or an unexpected value).
+    if (flagProblems.some((p) => p.flag === name)) continue;
+    values[name] = value;
   }
-  if (parsed.values.help === true) return { help: true };
-  const { help: _help, ...values } = parsed.values;
+  if (parsed.values.help === true && flagProblems.length === 0) return { help: true };
   const result = command.schema.safeParse({ ...values, positionals: parsed.positionals });
-  if (!result.success) throw new UsageError(formatZodError(result.error), command.name);
+  const messages = flagProblems.map((p) => p.message);
+  if (!result.success) {
+    // A flag already reported (no value given) is not reported again as "required".
+    const issues = result.error.issues.filter(
+      (i) => !flagProblems.some((p) => p.flag !== undefined && i.path[0] === p.flag),
+    );
+    if (issues.length > 0) messages.push(formatZodError(new z.ZodError(issues)));
+  }
+  if (messages.length > 0 || !result.success) throw new UsageError(messages.join('\n'), command.name);
   return { help: false, options: result.data };
 }
 
-function describeParseError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  // parseArgs messages are already precise ("Unknown option '--x'", "Option '--interval <value>' argument missing").
-  return message.replace(/\. To specify a positional argument.*$/s, '.');
+type ParsedTokens = ReturnType<
+  typeof parseArgs<{ tokens: true; strict: false; allowPositionals: true }>
+>['tokens'];
+
+/** Every unknown flag, every flag missing its value and every switch given a value, one message each. */
+function flagTokenProblems(
+  tokens: ParsedTokens,
+  options: Record<string, { type: 'string' | 'boolean'; short?: string }>,
+): { flag?: string; message: string }[] {
+  const problems: { flag?: string; message: string }[] = [];
+  for (const token of tokens ?? []) {
+    if (token.kind !== 'option') continue;
+    const spec = options[token.name];
+    if (!spec) {
+      problems.push({ message: `Unknown option '${token.rawName}'.` });
+      continue;
+    }
+    if (
+      spec.type === 'string' &&
+      (token.value === undefined || (!token.inlineValue && token.value.startsWith('--')))
+    ) {
+      const got = token.value === undefined ? '' : `, got the flag ${token.value}`;
+      problems.push({ flag: token.name, message: `--${token.name}: expected a value${got}.` });
+    } else if (spec.type === 'boolean' && token.value !== undefined) {
+      problems.push({ flag: token.name, message: `--${token.name}: takes no value (got "${token.value}").` });
+    }
+  }
+  return problems;
 }
 
 /** `--interval: expected a duration such as 5s, 500ms or 2m, got "soon"` — one line per issue. */
@@ -225,14 +260,20 @@ export function listFlag(
       return z.NEVER;
     }
     const out: string[] = [];
+    const unknown: string[] = [];
     for (const item of items) {
       const name = resolve(item);
-      if (!name) {
-        const hint = known ? ` (known: ${known.join(', ')})` : '';
-        ctx.addIssue({ code: 'custom', message: `unknown ${what} "${item}"${hint}` });
-        continue;
-      }
-      if (!out.includes(name)) out.push(name);
+      if (!name) unknown.push(item);
+      else if (!out.includes(name)) out.push(name);
+    }
+    if (unknown.length > 0) {
+      const hint = known ? ` (known: ${known.join(', ')})` : '';
+      const names = unknown.map((u) => `"${u}"`).join(', ');
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown ${what}${unknown.length > 1 ? 's' : ''} ${names}${hint}`,
+      });
+      return z.NEVER;
     }
     return out;
   });

@@ -70,9 +70,22 @@ export function createView(out: Output, options: { json: boolean; now?: () => Da
   return createPlainLines(out);
 }
 
+/** Detail-types the actions publish about what they did (outcomes), as against record events. */
+export function isOutcomeType(detailType: string): boolean {
+  return /\.(Transferred|IsdocArchived|EInvoiceStatusChanged|EmailSent)$|^Action\.Failed$/.test(detailType);
+}
+
 function createJsonLines(out: Output): View {
   return {
     update(update) {
+      if (update.kind === 'event' && isOutcomeType(update.detailType)) {
+        // An action's outcome is an action line, like a failed delivery: kind "action", ok or not.
+        const { kind: _kind, ...data } = update;
+        out.write(
+          `${JSON.stringify({ time: new Date().toISOString(), kind: 'action', ok: update.detailType !== 'Action.Failed', ...data })}\n`,
+        );
+        return;
+      }
       const { kind, ...data } = update;
       out.write(`${JSON.stringify({ time: new Date().toISOString(), kind, ...data })}\n`);
     },
@@ -285,11 +298,7 @@ function createLiveView(out: Output, now: () => Date): View {
         case 'event': {
           published += 1;
           counters.set(update.detailType, (counters.get(update.detailType) ?? 0) + 1);
-          const isOutcome =
-            /\.(Transferred|IsdocArchived|EInvoiceStatusChanged|EmailSent)$|^Action\.Failed$/.test(
-              update.detailType,
-            );
-          (isOutcome ? outcomes : recent).push(update);
+          (isOutcomeType(update.detailType) ? outcomes : recent).push(update);
           if (recent.length > 50) recent.splice(0, recent.length - 50);
           if (outcomes.length > 50) outcomes.splice(0, outcomes.length - 50);
           break;

@@ -30,6 +30,9 @@ import type { RuntimeUpdate } from './live-view.js';
 import { outcomeNote } from './live-view.js';
 import { type LocalActions, startLocalActions } from './local-actions.js';
 import { LOCAL_RESOURCES, type LocalStores, startLocalStores } from './local-stores.js';
+import { checkRuntimeSettings, connectionOfUrl, LocalRuntimeConfigError } from './runtime-settings.js';
+
+export { LocalRuntimeConfigError } from './runtime-settings.js';
 
 export interface RuntimeOptions {
   /**
@@ -52,6 +55,11 @@ export interface RuntimeOptions {
   startFrom?: string;
   /** Overrides of the change detector's options (tests shorten the lookback). */
   poll?: Partial<PollOptions>;
+  /**
+   * How long one poll starts new pages (default 2 s): a backfill is read in slices, so its progress
+   * moves and a stop waits for at most the pages in flight. The next slice follows at once.
+   */
+  pollBudgetMs?: number;
   /** Count the records once before a first run to show the backfill's progress (default true). */
   backfillProgress?: boolean;
   /** How often the e-invoice status tracker runs locally; default: the poll interval. */
@@ -79,13 +87,8 @@ export interface Runtime {
   stop(reason?: string): Promise<void>;
 }
 
-/** Thrown when the runtime cannot start with the given settings (exit code 2). */
-export class LocalRuntimeConfigError extends Error {
-  override readonly name = 'LocalRuntimeConfigError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
+/** How long one local poll starts new pages before it hands back (and the next slice starts). */
+export const DEFAULT_POLL_BUDGET_MS = 2_000;
 
 const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -125,6 +128,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     cleanup.length = 0;
   };
 
+  // Every setting of every section, before anything is started or created.
+  checkRuntimeSettings({
+    env: options.env,
+    sandbox: options.sandbox !== false,
+    baseUrl: options.baseUrl,
+    authUrl: options.authUrl,
+    actions: options.actions,
+    startFrom: options.startFrom,
+  });
   try {
     // 1. The service: the sandbox in-process, or the configured one.
     let sandbox: Sandbox | undefined;
@@ -173,8 +185,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       });
     }
     const connection =
-      options.env[ENV.connection]?.trim() ||
-      (sandbox ? 'sandbox' : new URL(config.baseUrl).hostname.replace(/[^A-Za-z0-9_.-]/g, '-'));
+      options.env[ENV.connection]?.trim() || (sandbox ? 'sandbox' : connectionOfUrl(config.baseUrl));
     const collections = options.collections ?? settings.collections;
     let pollOptions: PollOptions;
     try {
@@ -302,10 +313,22 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     }
 
     let polling: Promise<PollChangesSummary> | undefined;
+    // Aborted when the runtime stops: the poll in flight starts no new page and aborts its requests.
+    const halt = new AbortController();
+    const budgetMs = options.pollBudgetMs ?? DEFAULT_POLL_BUDGET_MS;
     const pollOnce = async (): Promise<PollChangesSummary> => {
       const started = clock.now();
       const before = bus.publishedCount();
-      const summary = await pollHandler({});
+      const endsAt = started.getTime() + budgetMs;
+      const summary = await pollHandler(
+        {},
+        {
+          // The poller stops starting pages when less than minRemainingMs is left: past the budget.
+          getRemainingTimeInMillis: () =>
+            halt.signal.aborted ? -1 : pollOptions.minRemainingMs + endsAt - clock.now().getTime(),
+          abortSignal: halt.signal,
+        },
+      );
       const events = bus.publishedCount() - before;
       if (backfill) {
         backfill.done = Math.min(backfill.total, backfill.done + summary.published);
@@ -340,6 +363,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const stop = (reason = 'stopped') => {
       stopped ??= (async () => {
         emit({ kind: 'stopping', reason });
+        halt.abort();
         actions?.stopTimers();
         await polling?.catch(() => {});
         await bus.drain();
@@ -367,7 +391,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         const deadline =
           durationMs === undefined ? Number.POSITIVE_INFINITY : clock.now().getTime() + durationMs;
         const stopper = new AbortController();
-        const onAbort = () => stopper.abort();
+        const onAbort = () => {
+          stopper.abort();
+          // Stop the poll in flight now rather than at the end of its slice.
+          halt.abort();
+        };
         signal?.addEventListener('abort', onAbort, { once: true });
         if (signal?.aborted) stopper.abort();
         const timer = Number.isFinite(deadline)

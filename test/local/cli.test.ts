@@ -167,7 +167,7 @@ describe('cli: flag validation of the runtime commands', () => {
     [['run', '--collections', 'ReceivedOrders,Nope'], '--collections: unknown collection "Nope"'],
     [['run', '--collections', ' , '], '--collections: expected a comma-separated list'],
     [['run', '--base-url', 'ftp://example.com'], '--base-url: expected an http:// or https:// URL'],
-    [['run', '--interval'], "'--interval"],
+    [['run', '--interval'], '--interval: expected a value'],
     [['run', 'extra'], 'argument: this command takes no arguments'],
     [['sync', '--once', '--duration', '5s'], '--duration: cannot be combined with --once'],
     [['backfill'], '--since'],

@@ -1,14 +1,27 @@
+import { createWriteStream } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import * as z from 'zod';
-import { defineCommand } from '../command.js';
+import { type ArchiveReader, NoArchiveError, openArchiveReader } from '../archive-reader.js';
+import { type CommandContext, defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
-import { LOCAL_RESOURCES, startLocalStores } from '../local-stores.js';
+import { LOCAL_RESOURCES } from '../local-stores.js';
+import { UsageError } from '../usage-error.js';
 import { DEFAULT_DATA_DIR } from './shared-flags.js';
+
+const SUBCOMMANDS = 'expected "ls" or "get KEY"';
 
 export const archiveCommand = defineCommand({
   name: 'archive',
-  positionalsHelp: 'ls',
-  summary: 'List the objects in the local S3 archive (ISDOC files, claim checks).',
+  positionalsHelp: 'ls | get KEY',
+  summary: 'List the local S3 archive (ISDOC files, claim checks), or get one object out of it.',
+  description: [
+    'ls        one row per object: key, size, last modified (--prefix to narrow)',
+    "get KEY   the object's bytes to stdout, or to --out FILE",
+    'Reads the archive through the S3 API of its own embedded server: works while `run` runs.',
+  ].join('\n'),
   flags: {
     'data-dir': {
       type: 'string',
@@ -16,47 +29,99 @@ export const archiveCommand = defineCommand({
       description: 'Data directory of the local runtime.',
       defaultHelp: DEFAULT_DATA_DIR,
     },
-    prefix: { type: 'string', value: 'PREFIX', description: 'Only keys starting with PREFIX (e.g. isdoc/).' },
-    json: { type: 'boolean', description: 'One JSON object per line: key, size, lastModified.' },
+    prefix: {
+      type: 'string',
+      value: 'PREFIX',
+      description: 'ls: only keys starting with PREFIX (e.g. isdoc/).',
+    },
+    out: { type: 'string', value: 'FILE', description: 'get: write the object to FILE instead of stdout.' },
+    json: { type: 'boolean', description: 'ls: one JSON object per line: key, size, lastModified.' },
   },
-  schema: z.object({
-    'data-dir': z.string().min(1, { message: 'expected a directory path' }).default(DEFAULT_DATA_DIR),
-    prefix: z.string().default(''),
-    json: z.boolean().default(false),
-    positionals: z.tuple([z.literal('ls', { message: 'expected the subcommand "ls"' })], {
-      message: 'expected the subcommand "ls"',
+  schema: z
+    .object({
+      'data-dir': z.string().min(1, { message: 'expected a directory path' }).default(DEFAULT_DATA_DIR),
+      prefix: z.string().default(''),
+      out: z.string().min(1, { message: 'expected a file path' }).optional(),
+      json: z.boolean().default(false),
+      positionals: z.union(
+        [
+          z.tuple([z.literal('ls')]),
+          z.tuple([z.literal('get'), z.string().min(1, { message: 'expected a KEY' })]),
+        ],
+        { error: SUBCOMMANDS },
+      ),
+    })
+    .refine((o) => o.positionals[0] === 'get' || o.out === undefined, {
+      path: ['out'],
+      message: 'only with get',
     }),
-  }),
   async run(options, ctx) {
-    const { resolve } = await import('node:path');
-    const stores = await startLocalStores(resolve(ctx.cwd, options['data-dir']), 'archive ls');
+    let reader: ArchiveReader;
     try {
-      const rows: { key: string; size: number; lastModified?: string }[] = [];
-      for await (const info of stores.archive.list(options.prefix)) {
-        const row = {
-          key: info.key,
-          size: info.size,
-          ...(info.lastModified ? { lastModified: info.lastModified.toISOString() } : {}),
-        };
-        if (options.json) ctx.stdout.write(`${JSON.stringify(row)}\n`);
-        else rows.push(row);
-      }
-      if (!options.json) {
-        if (rows.length > 0) {
-          ctx.stdout.write(
-            formatTable(
-              ['KEY', 'SIZE', 'LAST MODIFIED'],
-              rows.map((r) => [r.key, r.size, r.lastModified ?? '']),
-            ),
-          );
-        }
-        ctx.stdout.write(
-          `${rows.length} objects in s3://${LOCAL_RESOURCES.archiveBucket}/${options.prefix}\n`,
-        );
-      }
-      return EXIT.ok;
+      reader = await openArchiveReader(resolve(ctx.cwd, options['data-dir']));
+    } catch (error) {
+      if (error instanceof NoArchiveError) throw new UsageError(`--data-dir: ${error.message}`, 'archive');
+      throw error;
+    }
+    try {
+      const [sub, key] = options.positionals;
+      if (sub === 'get') return await getObject(reader, key as string, options.out, ctx);
+      return await listObjects(reader, options, ctx);
     } finally {
-      await stores.close();
+      await reader.close();
     }
   },
 });
+
+async function getObject(
+  reader: ArchiveReader,
+  key: string,
+  out: string | undefined,
+  ctx: CommandContext,
+): Promise<number> {
+  const body: Readable | undefined = reader.exists ? await reader.archive.get(key) : undefined;
+  if (!body) {
+    ctx.stderr.write(`error: no object "${key}" in the archive (list them with 'archive ls')\n`);
+    return EXIT.failure;
+  }
+  if (out !== undefined) {
+    const path = resolve(ctx.cwd, out);
+    await pipeline(body, createWriteStream(path));
+    ctx.stderr.write(`wrote ${key} to ${path}\n`);
+    return EXIT.ok;
+  }
+  for await (const chunk of body)
+    ctx.stdout.write(Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
+  return EXIT.ok;
+}
+
+async function listObjects(
+  reader: ArchiveReader,
+  options: { prefix: string; json: boolean },
+  ctx: CommandContext,
+): Promise<number> {
+  const rows: { key: string; size: number; lastModified?: string }[] = [];
+  if (reader.exists) {
+    for await (const info of reader.archive.list(options.prefix)) {
+      const row = {
+        key: info.key,
+        size: info.size,
+        ...(info.lastModified ? { lastModified: info.lastModified.toISOString() } : {}),
+      };
+      if (options.json) ctx.stdout.write(`${JSON.stringify(row)}\n`);
+      else rows.push(row);
+    }
+  }
+  if (!options.json) {
+    if (rows.length > 0) {
+      ctx.stdout.write(
+        formatTable(
+          ['KEY', 'SIZE', 'LAST MODIFIED'],
+          rows.map((r) => [r.key, r.size, r.lastModified ?? '']),
+        ),
+      );
+    }
+    ctx.stdout.write(`${rows.length} objects in s3://${LOCAL_RESOURCES.archiveBucket}/${options.prefix}\n`);
+  }
+  return EXIT.ok;
+}

@@ -36,7 +36,9 @@ export const backfillCommand = defineCommand({
   schema: z.object({
     ...connectionSchemaShape,
     collections: collectionsSchema.optional(),
-    since: dateTimeFlag,
+    since: z
+      .string({ error: 'required: where to start, as a date or an ISO date-time (e.g. --since 2025-01-01)' })
+      .pipe(dateTimeFlag),
     actions: z.boolean().default(false),
     'events-out': eventsOutSchema,
     positionals: noPositionals,

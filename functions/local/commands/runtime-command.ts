@@ -12,6 +12,7 @@ import type { CommandContext } from '../command.js';
 import { loadDotEnv } from '../environment.js';
 import { createView, type View } from '../live-view.js';
 import { LocalRuntimeConfigError, type Runtime, type RuntimeOptions, startRuntime } from '../runtime.js';
+import { checkRuntimeSettings } from '../runtime-settings.js';
 import { UsageError } from '../usage-error.js';
 import type { ConnectionOptions } from './shared-flags.js';
 
@@ -74,12 +75,50 @@ async function sandboxOptions(
   };
 }
 
+/**
+ * The sandbox's settings (with --no-sandbox: none) after checking every setting of every section:
+ * one usage error names all the bad ones (SANDBOX_*, accounting, poller, actions).
+ */
+async function checkedSettings(
+  input: RuntimeCommandInput,
+  ctx: CommandContext,
+): Promise<Partial<SandboxOptions>> {
+  const problems: string[] = [];
+  let sandbox: Partial<SandboxOptions> = {};
+  if (input.connection.sandbox) {
+    try {
+      sandbox = await sandboxOptions(input, ctx);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      problems.push(error.message);
+    }
+  }
+  try {
+    checkRuntimeSettings({
+      env: ctx.env,
+      sandbox: input.connection.sandbox,
+      baseUrl: input.connection.baseUrl,
+      authUrl: input.connection.authUrl,
+      actions: input.actions,
+      startFrom: input.startFrom,
+    });
+  } catch (error) {
+    if (!(error instanceof LocalRuntimeConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  if (problems.length > 0) {
+    throw new UsageError(`invalid settings:\n  ${problems.join('\n  ')}`, input.command);
+  }
+  return sandbox;
+}
+
 /** Starts the runtime for a command; configuration problems become `UsageError` (exit 2). */
 export async function startRuntimeForCommand(
   input: RuntimeCommandInput,
   ctx: CommandContext,
 ): Promise<StartedRuntime> {
   loadDotEnv(ctx.env, ctx.cwd);
+  const sandbox = await checkedSettings(input, ctx);
   const view = createView(ctx.stdout, { json: input.connection.json });
   const live = !input.connection.json && ctx.stdout.isTTY === true;
   // Warnings and errors of the components: into the live view, else to stderr. Redacted by the logger.
@@ -91,8 +130,14 @@ export async function startRuntimeForCommand(
       ? (line) => view.update({ kind: 'warning', message: line.slice(13) })
       : (line) => ctx.stderr.write(`${line}\n`),
   });
+  if (input.connection.sandbox && ctx.env[ENV.baseUrl]) {
+    view.update({
+      kind: 'warning',
+      message: `${ENV.baseUrl} is set but the sandbox is used: pass --no-sandbox to talk to the service at it`,
+    });
+  }
   const options: RuntimeOptions = {
-    sandbox: input.connection.sandbox ? { options: await sandboxOptions(input, ctx) } : false,
+    sandbox: input.connection.sandbox ? { options: sandbox } : false,
     ...(input.connection.baseUrl ? { baseUrl: input.connection.baseUrl } : {}),
     ...(input.connection.authUrl ? { authUrl: input.connection.authUrl } : {}),
     env: ctx.env,

@@ -1,0 +1,85 @@
+/**
+ * The local poller reads a backfill in time-boxed slices: the progress moves poll by poll, and a
+ * stop in the middle of a backfill ends the poll in flight with its checkpoint saved, so the next
+ * start goes on from there instead of from the beginning.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkpointKey } from '../../functions/core/sync/checkpoint-state.js';
+import type { RuntimeUpdate } from '../../functions/local/live-view.js';
+import { startRuntime } from '../../functions/local/runtime.js';
+import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+
+describe('local poller: a backfill in time-boxed slices', () => {
+  let sandbox: Sandbox;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'accounting-events-slices-'));
+    sandbox = await startSandbox({
+      sizes: { documents: 0, partners: 2, perCollection: { IssuedInvoices: 400 } },
+      activity: { enabled: false },
+      // Every page takes a while, so a short budget ends each poll after a few pages.
+      faults: { latency: { baseMs: 20, jitterMs: 0, distribution: 'uniform' } },
+    });
+  });
+
+  afterAll(async () => {
+    await sandbox?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('reports progress per slice, stops mid-backfill with the checkpoint saved, and resumes', async () => {
+    const updates: RuntimeUpdate[] = [];
+    const controller = new AbortController();
+    const runtime = await startRuntime({
+      sandbox: { instance: sandbox },
+      env: { POLLER_PAGE_SIZE: '10' },
+      dataDir,
+      collections: ['IssuedInvoices'],
+      intervalMs: 60_000,
+      actions: false,
+      pollBudgetMs: 100,
+      onUpdate: (u) => {
+        updates.push(u);
+        // Stop once the backfill is under way but not done.
+        if (u.kind === 'backfill' && u.done > 0 && u.done < u.total) controller.abort();
+      },
+    });
+    await runtime.run({ signal: controller.signal });
+    const progress = updates.filter((u) => u.kind === 'backfill');
+    expect(progress[0]).toEqual({ kind: 'backfill', done: 0, total: 400 });
+    const moved = progress.find((u) => u.done > 0);
+    expect(moved?.done).toBeGreaterThan(0);
+    expect(moved?.done).toBeLessThan(400);
+    expect(updates.at(-1)?.kind).toBe('stopped');
+
+    // A second start resumes from the saved checkpoint: it publishes the rest, not all 400 again.
+    const second = await startRuntime({
+      sandbox: { instance: sandbox },
+      env: { POLLER_PAGE_SIZE: '10' },
+      dataDir,
+      collections: ['IssuedInvoices'],
+      intervalMs: 60_000,
+      actions: false,
+      pollBudgetMs: 100,
+      backfillProgress: false,
+    });
+    try {
+      const saved = await second.stores.checkpoints.get(checkpointKey('sandbox', 'IssuedInvoices'));
+      expect(saved).toBeDefined();
+      let published = 0;
+      for (;;) {
+        const summary = await second.pollOnce();
+        published += summary.published;
+        if (!summary.more) break;
+      }
+      expect(published).toBeGreaterThan(0);
+      expect(published).toBeLessThan(400);
+    } finally {
+      await second.stop();
+    }
+  });
+});
