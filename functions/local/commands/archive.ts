@@ -90,8 +90,14 @@ async function getObject(
     ctx.stderr.write(`wrote ${key} to ${path}\n`);
     return EXIT.ok;
   }
-  for await (const chunk of body)
-    ctx.stdout.write(Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.from(chunk as Uint8Array));
+  try {
+    ctx.stdout.write(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)));
+  } catch {
+    ctx.stderr.write(`error: "${key}" is not text; write it to a file with --out FILE\n`);
+    return EXIT.failure;
+  }
   return EXIT.ok;
 }
 
