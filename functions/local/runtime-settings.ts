@@ -7,7 +7,7 @@ import { parseAccountingConfig } from '../accounting/config.js';
 import { ConfigError } from '../accounting/errors.js';
 import { ActionsConfigError, loadActionsConfig } from '../core/actions/config.js';
 import { pollOptionsSchema } from '../core/sync/poll-options.js';
-import { loadPollerSettings, RuntimeConfigError } from '../shared/config.js';
+import { loadPollerSettings, RuntimeConfigError } from '../handlers/poller-config.js';
 import { ENV } from '../shared/env-names.js';
 import { accountingInputFromEnv, cliFieldName } from './environment.js';
 import { LOCAL_RESOURCES } from './local-stores.js';

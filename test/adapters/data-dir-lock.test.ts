@@ -83,7 +83,7 @@ describe('data directory lock', () => {
   it('a command on a data directory in use exits 1 with a message naming it, and changes nothing', async () => {
     const lock = await acquireDataDirLock(dir, 'run');
     try {
-      const run = await cli(['archive', 'ls', '--data-dir', dir]);
+      const run = await cli(['sync', '--once', '--data-dir', dir]);
       expect(run.code).toBe(1);
       expect(run.stderr).toBe(
         `error: the data directory ${dir} is in use by process ${process.pid} (run) on ${hostname()} since ${
