@@ -93,7 +93,7 @@ export const infraConfigSchema = z.object({
   /** Poll interval in minutes (EventBridge Scheduler's minimum is 1). */
   scheduleRateMinutes: intIn(1, 1440).default(1),
   /** Collections the poller watches. */
-  collections: collectionList.default([...defaultPolledCollections] as string[]),
+  collections: collectionList.default([...defaultPolledCollections]),
   /** Object Lock mode of the ISDOC archive; `OFF` for dev stages (Object Lock itself cannot be removed later). */
   archiveRetentionMode: z
     .preprocess(

@@ -16,7 +16,7 @@ import {
   defaultActionsConfig,
   type TransferStep,
 } from '../functions/core/actions/config.js';
-import { transferSteps } from '../functions/core/actions/transfer-steps.js';
+import { transferStepsFor } from '../functions/core/actions/transfer-steps.js';
 
 export type PatternValue =
   | string
@@ -62,6 +62,7 @@ export interface ScheduledAction {
 /** Route ids, stable across configurations. */
 export const ROUTE_IDS = {
   receivedOrderToIssueSlip: 'transfer-received-order',
+  receivedOrderToIssuedInvoice: 'transfer-received-order-to-invoice',
   issueSlipToIssuedInvoice: 'transfer-issue-slip',
   issuedOfferToReceivedOrder: 'transfer-issued-offer',
   issuedOrderToReceivedInvoice: 'transfer-issued-order',
@@ -82,7 +83,7 @@ function nestedFilter(path: string, values: PatternValue[]): NonNullable<EventPa
 export function buildRoutes(config: ActionsConfig = defaultActionsConfig()): Route[] {
   const routes: Route[] = [];
 
-  for (const step of transferSteps) {
+  for (const step of transferStepsFor(config.variant)) {
     if (!config.transfers[step.step]) continue;
     routes.push({
       id: ROUTE_IDS[step.step],

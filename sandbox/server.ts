@@ -111,7 +111,7 @@ export class SandboxServer {
     private readonly log?: (line: string) => void,
   ) {
     const now = () => clock.now().getTime();
-    this.router = new Router(resolveOperations(options.pathOverrides).values());
+    this.router = new Router(resolveOperations('sk', options.pathOverrides).values());
     this.state = new SandboxState(
       {
         seed: options.seed,
@@ -469,13 +469,16 @@ export class SandboxServer {
         const record = this.getVisible(prefix, id);
         return json(200, record.Status ?? 'Unfinished');
       }
-      case 'liquidationState':
+      case 'liquidation':
         return json(200, this.domain.liquidationState(prefix, this.getVisible(prefix, id)));
       case 'liquidationStates':
         return this.listReply(prefix, ctx.url, (r) => this.domain.liquidationState(prefix, r));
-      case 'liquidateStandalone':
-        Domain.checkId(id);
-        return json(200, this.domain.liquidateStandalone(id, this.jsonBody(ctx, false)));
+      case 'liquidateStandaloneFully':
+        Domain.checkId(ctx.params.DocumentId ?? '');
+        return json(
+          200,
+          this.domain.liquidateStandalone(ctx.params.DocumentId ?? '', this.jsonBody(ctx, false)),
+        );
       case 'sendEmail':
         Domain.checkId(id);
         return json(200, this.domain.sendEmail(ctx.params.collection ?? '', id, this.jsonBody(ctx, true)));

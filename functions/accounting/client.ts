@@ -197,7 +197,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? silentLogger;
   const random = deps.random ?? Math.random;
-  const ops = resolveOperations(config.pathOverrides);
+  const ops = resolveOperations(config.variant, config.pathOverrides);
   const ownsDispatcher = deps.dispatcher === undefined;
   const newAgent = () =>
     createAgent({
@@ -455,9 +455,12 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
   };
 
   const collectionSpec = (collection: string): CollectionSpec => {
-    const spec = findCollection(collection);
+    const spec = findCollection(collection, config.variant);
     if (!spec || spec.name !== collection) {
-      throw new InvalidArgumentError('collection', `a collection of the catalog, not '${collection}'`);
+      throw new InvalidArgumentError(
+        'collection',
+        `a collection of the ${config.variant} catalog, not '${collection}'`,
+      );
     }
     return spec;
   };

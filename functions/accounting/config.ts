@@ -7,11 +7,33 @@
  */
 import * as z from 'zod';
 import { ENV } from '../shared/env-names.js';
+import { DEFAULT_SERVICE_VARIANT, type ServiceVariant, serviceVariants } from './collections.js';
 import { findOperation } from './endpoints.js';
 import { ConfigError } from './errors.js';
 import { Secret } from './secret.js';
 
 export const DEFAULT_SCOPE = 'Service.OpenApi.Access.Sk';
+
+export interface VariantPreset {
+  /** Service base URL (paths start with `/v1`); `undefined`: not public, must be configured. */
+  readonly baseUrl: string | undefined;
+  /** OAuth authority (token endpoint `{authUrl}/connect/token`); `undefined`: must be configured. */
+  readonly authUrl: string | undefined;
+  readonly scope: string;
+}
+
+/**
+ * What `ACCOUNTING_SERVICE_VARIANT` picks. The Czech addresses and scope are those of the vendor's
+ * public OpenAPI description; the Slovak contract names only its scope. Explicit settings win.
+ */
+export const variantPresets: Readonly<Record<ServiceVariant, VariantPreset>> = {
+  sk: { baseUrl: undefined, authUrl: undefined, scope: DEFAULT_SCOPE },
+  cz: {
+    baseUrl: 'https://api.mpohoda.cz',
+    authUrl: 'https://ucet.pohoda.cz',
+    scope: 'Mph.OpenApi.Access.Cz',
+  },
+};
 
 export const configDefaults = {
   scope: DEFAULT_SCOPE,
@@ -30,6 +52,8 @@ export type Credentials =
   | { kind: 'oauth'; clientId: Secret; clientSecret: Secret; scope: string };
 
 export interface AccountingConfig {
+  /** National variant of the service: picks the endpoint catalog, collections and presets. */
+  variant: ServiceVariant;
   /** Without a trailing slash, e.g. `https://api.example.com`; paths start with `/v1`. */
   baseUrl: string;
   /** OAuth authority, without a trailing slash; the token endpoint is `{authUrl}/connect/token`. */
@@ -51,6 +75,7 @@ export interface AccountingConfig {
 /** The settings as an object (keys of `ENV`); strings are accepted for numbers (env, CLI flags). */
 export type AccountingConfigInput = Partial<
   Record<
+    | 'variant'
     | 'baseUrl'
     | 'authUrl'
     | 'apiKey'
@@ -139,48 +164,56 @@ const pathOverrides = z.preprocess(
       error:
         'expected a JSON object of operation id → path template, e.g. {"EInvoicing.status":"/v1/X/{sendingId}"}',
     })
-    .superRefine((map, ctx) => {
-      for (const [id, path] of Object.entries(map)) {
-        const op = findOperation(id);
-        if (!op) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `unknown operation id '${id}' (see the endpoint catalog)`,
-          });
-          continue;
-        }
-        if (!path.startsWith('/') || /[?#\s]/.test(path)) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `path for '${id}' must start with '/' and have no query, fragment or spaces`,
-          });
-          continue;
-        }
-        const allowed = placeholders(op.path);
-        for (const name of placeholders(path)) {
-          if (!allowed.has(name)) {
-            ctx.addIssue({
-              code: 'custom',
-              message: `path for '${id}' uses '{${name}}'; allowed: ${[...allowed].map((a) => `{${a}}`).join(', ') || 'none'}`,
-            });
-          }
-        }
-      }
-    })
     .default({}),
+);
+
+/** Problems of path overrides against the variant's catalog (ids, path shape, placeholders). */
+function overrideProblems(variant: ServiceVariant, map: Readonly<Record<string, string>>): string[] {
+  const problems: string[] = [];
+  for (const [id, path] of Object.entries(map)) {
+    const op = findOperation(id, variant);
+    if (!op) {
+      problems.push(`unknown operation id '${id}' (see the endpoint catalog of variant ${variant})`);
+      continue;
+    }
+    if (!path.startsWith('/') || /[?#\s]/.test(path)) {
+      problems.push(`path for '${id}' must start with '/' and have no query, fragment or spaces`);
+      continue;
+    }
+    const allowed = placeholders(op.path);
+    for (const name of placeholders(path)) {
+      if (!allowed.has(name)) {
+        problems.push(
+          `path for '${id}' uses '{${name}}'; allowed: ${[...allowed].map((a) => `{${a}}`).join(', ') || 'none'}`,
+        );
+      }
+    }
+  }
+  return problems;
+}
+
+const variantSchema = z.preprocess(
+  (v) => {
+    const e = emptyToUndefined(v);
+    return typeof e === 'string' ? e.trim().toLowerCase() : e;
+  },
+  z
+    .enum(serviceVariants, { error: `expected one of ${serviceVariants.join(', ')}` })
+    .default(DEFAULT_SERVICE_VARIANT),
 );
 
 /** The zod schema over the settings object (keys of `ENV`); the result holds secrets in `Secret`. */
 export const accountingConfigSchema = z
   .object({
-    baseUrl: url('the service base URL'),
+    variant: variantSchema,
+    baseUrl: url('the service base URL').optional(),
     authUrl: url('the OAuth authority URL').optional(),
     apiKey: secretText('an API key').optional(),
     clientId: secretText('an OAuth client id').optional(),
     clientSecret: secretText('an OAuth client secret').optional(),
     scope: z.preprocess(
       emptyToUndefined,
-      z.string({ error: 'expected an OAuth scope' }).trim().min(1).default(configDefaults.scope),
+      z.string({ error: 'expected an OAuth scope' }).trim().min(1).optional(),
     ),
     requestTimeoutMs: int('milliseconds', 100, 900_000, configDefaults.requestTimeoutMs),
     connectTimeoutMs: int('milliseconds', 100, 120_000, configDefaults.connectTimeoutMs),
@@ -195,6 +228,19 @@ export const accountingConfigSchema = z
   .superRefine(
     (c, ctx) => {
       if (typeof c !== 'object' || c === null) return;
+      const preset = serviceVariants.includes(c.variant) ? variantPresets[c.variant] : undefined;
+      if (preset && c.baseUrl === undefined && preset.baseUrl === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['baseUrl'],
+          message: `expected the service base URL (an http or https URL; variant ${c.variant} has no preset)`,
+        });
+      }
+      if (preset && c.pathOverrides && typeof c.pathOverrides === 'object') {
+        for (const message of overrideProblems(c.variant, c.pathOverrides)) {
+          ctx.addIssue({ code: 'custom', path: ['pathOverrides'], message });
+        }
+      }
       const oauthGiven = c.clientId !== undefined || c.clientSecret !== undefined;
       if (c.apiKey !== undefined && oauthGiven) {
         ctx.addIssue({
@@ -221,7 +267,7 @@ export const accountingConfigSchema = z
             path: ['clientSecret'],
             message: 'expected an OAuth client secret',
           });
-        if (c.authUrl === undefined)
+        if (c.authUrl === undefined && preset?.authUrl === undefined)
           ctx.addIssue({
             code: 'custom',
             path: ['authUrl'],
@@ -244,6 +290,7 @@ export const accountingConfigSchema = z
     { when: () => true },
   )
   .transform((c): AccountingConfig => {
+    const preset = variantPresets[c.variant];
     const credentials: Credentials =
       c.apiKey !== undefined
         ? { kind: 'apiKey', apiKey: new Secret(c.apiKey) }
@@ -251,11 +298,12 @@ export const accountingConfigSchema = z
             kind: 'oauth',
             clientId: new Secret(c.clientId ?? ''),
             clientSecret: new Secret(c.clientSecret ?? ''),
-            scope: c.scope,
+            scope: c.scope ?? preset.scope,
           };
     return {
-      baseUrl: c.baseUrl,
-      authUrl: c.authUrl,
+      variant: c.variant,
+      baseUrl: c.baseUrl ?? preset.baseUrl ?? '',
+      authUrl: c.authUrl ?? preset.authUrl,
       credentials,
       requestTimeoutMs: c.requestTimeoutMs,
       connectTimeoutMs: c.connectTimeoutMs,
@@ -272,6 +320,7 @@ export const accountingConfigSchema = z
 type Key = keyof AccountingConfigInput;
 
 const envNameOf: Record<Key, string> = {
+  variant: ENV.serviceVariant,
   baseUrl: ENV.baseUrl,
   authUrl: ENV.authUrl,
   apiKey: ENV.apiKey,

@@ -1,13 +1,23 @@
 /**
- * The endpoint catalog: every operation of the accounting-service contract, once.
+ * The endpoint catalog: every operation of the accounting service, once per national variant.
  *
- * Paths the contract shows are used verbatim (`assumed: false`). The rest follow the
- * service's visible conventions and are marked `assumed: true`; each can be replaced
- * from configuration (`ACCOUNTING_PATH_OVERRIDES`) without a code change.
+ * `cz` holds exactly the operations of the vendor's public OpenAPI description of the Czech
+ * service, with their real methods and paths. `sk` holds the Slovak contract's operations: where
+ * the public OpenAPI has the same operation its real path is used; paths the contract shows are
+ * used verbatim. Both are `assumed: false`. The operations only the Slovak contract names follow
+ * the service's visible conventions and are marked `assumed: true`; each can be replaced from
+ * configuration (`ACCOUNTING_PATH_OVERRIDES`) without a code change.
  *
  * Path templates use `{name}` placeholders, filled (URL-encoded) by `buildPath`.
  */
-import { type CollectionName, type CollectionSpec, collections } from './collections.js';
+import {
+  type CollectionName,
+  type CollectionSpec,
+  collectionsFor,
+  DEFAULT_SERVICE_VARIANT,
+  type ServiceVariant,
+  serviceVariants,
+} from './collections.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
 
@@ -30,6 +40,8 @@ export interface OperationSpec {
   readonly collection?: CollectionName;
   /** `true` for list operations (paged: `PageSize`, `PageNumber`, `After`, `ModifiedSince`). */
   readonly paged?: boolean;
+  /** Paged lists only: the list accepts keyset paging with `After`. */
+  readonly acceptsAfter?: boolean;
   readonly assumed: boolean;
   readonly summary: string;
 }
@@ -44,6 +56,7 @@ function collectionOperations(c: CollectionSpec): OperationSpec[] {
       kind: 'read',
       collection: c.name as CollectionName,
       paged: true,
+      acceptsAfter: c.acceptsAfter,
       assumed,
       summary: `List ${c.name} (paged${c.acceptsAfter ? ', keyset After' : ', page numbers only'}).`,
     },
@@ -77,7 +90,7 @@ function collectionOperations(c: CollectionSpec): OperationSpec[] {
       path: `/v1/${c.name}/{id}/isdoc`,
       kind: 'binary',
       collection: c.name as CollectionName,
-      assumed: false,
+      assumed,
       summary: `Export one ${c.recordType} as ISDOC (204 while not ready).`,
     });
   }
@@ -88,14 +101,24 @@ function collectionOperations(c: CollectionSpec): OperationSpec[] {
       path: `/v1/${c.name}`,
       kind: 'create',
       collection: c.name as CollectionName,
-      assumed: c.name !== 'IssuedInvoices' && c.name !== 'ReceivedOrders' ? assumed : false,
+      assumed,
       summary: `Import (create) one ${c.recordType}.`,
     });
   }
   return ops;
 }
 
-const explicitOperations: OperationSpec[] = [
+/** An operation outside the per-collection ones, with the variants that have it. */
+type Explicit = OperationSpec & { readonly variants: readonly ServiceVariant[] };
+
+const both = serviceVariants;
+const skOnly = ['sk'] as const;
+const czOnly = ['cz'] as const;
+const invoiceKinds = ['IssuedInvoices', 'IssuedAdvanceInvoices'] as const;
+const invoiceWord = (c: (typeof invoiceKinds)[number]) =>
+  c === 'IssuedInvoices' ? 'issued invoice' : 'issued advance invoice';
+
+const explicitOperations: readonly Explicit[] = [
   // Address book
   {
     id: 'BusinessPartners.create',
@@ -103,6 +126,7 @@ const explicitOperations: OperationSpec[] = [
     path: '/v1/BusinessPartners',
     kind: 'create',
     assumed: false,
+    variants: both,
     summary: 'Create a business partner (AddressResolutionMode looks data up by registration number).',
   },
   {
@@ -111,7 +135,17 @@ const explicitOperations: OperationSpec[] = [
     path: '/v1/BusinessPartners/{id}',
     kind: 'command',
     assumed: false,
+    variants: skOnly,
     summary: 'Update a business partner.',
+  },
+  {
+    id: 'PaymentMethods.create',
+    method: 'POST',
+    path: '/v1/PaymentMethods',
+    kind: 'create',
+    assumed: false,
+    variants: czOnly,
+    summary: 'Create a payment method.',
   },
   // Transfers
   {
@@ -120,6 +154,7 @@ const explicitOperations: OperationSpec[] = [
     path: '/v1/IssueSlips/{id}/Transfer/ToIssuedInvoice/Fully',
     kind: 'transfer',
     assumed: false,
+    variants: skOnly,
     summary: 'Transfer one issue slip fully to an issued invoice.',
   },
   {
@@ -128,6 +163,7 @@ const explicitOperations: OperationSpec[] = [
     path: '/v1/IssueSlips/Transfer/ToIssuedInvoice/Fully',
     kind: 'transfer',
     assumed: false,
+    variants: skOnly,
     summary: 'Transfer several issue slips fully to one issued invoice.',
   },
   {
@@ -136,6 +172,7 @@ const explicitOperations: OperationSpec[] = [
     path: '/v1/IssuedOffers/{id}/Transfer/ToReceivedOrder/Fully',
     kind: 'transfer',
     assumed: false,
+    variants: skOnly,
     summary: 'Transfer an issued offer fully to a received order.',
   },
   {
@@ -144,14 +181,25 @@ const explicitOperations: OperationSpec[] = [
     path: '/v1/ReceivedOrders/{id}/Transfer/ToIssueSlip/Fully',
     kind: 'transfer',
     assumed: false,
+    variants: skOnly,
     summary: 'Transfer a received order fully to an issue slip.',
+  },
+  {
+    id: 'ReceivedOrders.transferToIssuedInvoice',
+    method: 'POST',
+    path: '/v1/ReceivedOrders/{id}/Transfer/ToIssuedInvoice/Fully',
+    kind: 'transfer',
+    assumed: false,
+    variants: czOnly,
+    summary: 'Transfer a received order fully to an issued invoice.',
   },
   {
     id: 'IssuedOrders.transferToReceivedInvoice',
     method: 'POST',
     path: '/v1/IssuedOrders/{id}/Transfer/ToReceivedInvoice/Fully',
     kind: 'transfer',
-    assumed: true,
+    assumed: false,
+    variants: both,
     summary: 'Transfer an issued order fully to a received invoice.',
   },
   {
@@ -160,85 +208,129 @@ const explicitOperations: OperationSpec[] = [
     path: '/v1/IssuedInvoices/AdvanceInvoiceDeduction',
     kind: 'command',
     assumed: false,
+    variants: skOnly,
     summary: 'Deduct an advance invoice into an issued invoice.',
   },
   // Order status
-  {
-    id: 'IssuedOrders.status',
-    method: 'GET',
-    path: '/v1/IssuedOrders/{id}/status',
-    kind: 'read',
-    assumed: true,
-    summary: 'Order status enumeration of an issued order.',
-  },
-  {
-    id: 'ReceivedOrders.status',
-    method: 'GET',
-    path: '/v1/ReceivedOrders/{id}/status',
-    kind: 'read',
-    assumed: true,
-    summary: 'Order status enumeration of a received order.',
-  },
-  // Liquidation
-  ...(['IssuedInvoices', 'IssuedAdvanceInvoices'] as const).flatMap((c): OperationSpec[] => [
+  ...(['IssuedOrders', 'ReceivedOrders'] as const).map(
+    (c): Explicit => ({
+      id: `${c}.status`,
+      method: 'GET',
+      path: `/v1/${c}/{id}/status`,
+      kind: 'read',
+      assumed: false,
+      variants: both,
+      summary: `Order status of one ${c === 'IssuedOrders' ? 'issued' : 'received'} order (a bare JSON string).`,
+    }),
+  ),
+  // Payment state and liquidation
+  ...invoiceKinds.flatMap((c): Explicit[] => [
     {
-      id: `${c}.liquidationState`,
+      id: `${c}.unpaid`,
+      method: 'GET',
+      path: `/v1/${c}/Unpaid`,
+      kind: 'read',
+      paged: true,
+      acceptsAfter: true,
+      assumed: false,
+      variants: both,
+      summary: `Payment status (rest to pay, liquidations) of every unpaid ${invoiceWord(c)} (paged).`,
+    },
+    {
+      id: `${c}.restToPay`,
+      method: 'GET',
+      path: `/v1/${c}/{id}/RestToPay`,
+      kind: 'read',
+      assumed: false,
+      variants: both,
+      summary: `Payment status (rest to pay, liquidations) of one ${invoiceWord(c)}.`,
+    },
+    {
+      id: `${c}.liquidation`,
       method: 'GET',
       path: `/v1/${c}/Liquidation/{id}`,
       kind: 'read',
-      assumed: true,
-      summary: `Liquidation state of one ${c === 'IssuedInvoices' ? 'issued invoice' : 'issued advance invoice'}.`,
+      assumed: false,
+      variants: both,
+      summary: `One liquidation record of an ${invoiceWord(c)}, by the liquidation's id.`,
     },
     {
-      id: `${c}.liquidationStates`,
-      method: 'GET',
-      path: `/v1/${c}/Liquidation`,
-      kind: 'read',
-      assumed: true,
-      summary: `Liquidation state of all ${c === 'IssuedInvoices' ? 'issued invoices' : 'issued advance invoices'}.`,
+      id: `${c}.liquidateStandaloneFully`,
+      method: 'POST',
+      path: `/v1/${c}/{DocumentId}/Liquidate/Standalone/Fully`,
+      kind: 'create',
+      assumed: false,
+      variants: both,
+      summary: `Liquidate an ${invoiceWord(c)} fully without a payment document (body Date, Note; 201 with the liquidation).`,
     },
   ]),
   {
-    id: 'IssuedAdvanceInvoices.liquidateStandalone',
+    id: 'IssuedInvoices.liquidateStandalonePartially',
     method: 'POST',
-    path: '/v1/IssuedAdvanceInvoices/{id}/Liquidate/Standalone/Fully',
-    kind: 'command',
-    assumed: true,
-    summary: 'Liquidate an issued advance invoice without a link to a payment document (body Date, Note).',
+    path: '/v1/IssuedInvoices/{DocumentId}/Liquidate/Standalone/Partially',
+    kind: 'create',
+    assumed: false,
+    variants: both,
+    summary:
+      'Liquidate part of an issued invoice without a payment document (body Date, Amount, Note; 201 with the liquidation).',
+  },
+  // Price list
+  {
+    id: 'PriceListItems.registrationNumbers',
+    method: 'GET',
+    path: '/v1/PriceListItems/{PriceListItemId}/RegistrationNumbers',
+    kind: 'read',
+    paged: true,
+    acceptsAfter: true,
+    assumed: false,
+    variants: both,
+    summary: 'Registration (serial) numbers of one price-list item (paged).',
+  },
+  {
+    id: 'PriceListItems.availableQuantities',
+    method: 'POST',
+    path: '/v1/PriceListItems/AvailableQuantities',
+    kind: 'read',
+    assumed: false,
+    variants: both,
+    summary: 'Available quantities of the price-list items given by id (body Ids; a read, safe to repeat).',
+  },
+  {
+    id: 'PriceListItems.sellingPrices',
+    method: 'POST',
+    path: '/v1/PriceListItems/SellingPrices',
+    kind: 'read',
+    assumed: false,
+    variants: both,
+    summary: 'Selling prices of the price-list items given by id (body Ids; a read, safe to repeat).',
   },
   // Bank documents
-  {
-    id: 'BankDocuments.createReceipt',
-    method: 'POST',
-    path: '/v1/BankDocuments/Receipts',
-    kind: 'create',
-    assumed: true,
-    summary: 'Import a bank receipt document.',
-  },
-  {
-    id: 'BankDocuments.createPayment',
-    method: 'POST',
-    path: '/v1/BankDocuments/Payments',
-    kind: 'create',
-    assumed: true,
-    summary: 'Import a bank payment document.',
-  },
-  {
-    id: 'BankDocuments.createReceiptWithLiquidation',
-    method: 'POST',
-    path: '/v1/BankDocuments/Receipts/WithLiquidation',
-    kind: 'create',
-    assumed: true,
-    summary: 'Import a bank receipt together with the liquidation of the documents it pays.',
-  },
-  {
-    id: 'BankDocuments.createPaymentWithLiquidation',
-    method: 'POST',
-    path: '/v1/BankDocuments/Payments/WithLiquidation',
-    kind: 'create',
-    assumed: true,
-    summary: 'Import a bank payment together with the liquidation of the documents it pays.',
-  },
+  ...(
+    [
+      ['createReceipt', 'Receipts', 'Import a bank receipt document.'],
+      ['createPayment', 'Payments', 'Import a bank payment document.'],
+      [
+        'createReceiptWithLiquidation',
+        'Receipts/WithLiquidation',
+        'Import a bank receipt together with the liquidation of the documents it pays.',
+      ],
+      [
+        'createPaymentWithLiquidation',
+        'Payments/WithLiquidation',
+        'Import a bank payment together with the liquidation of the documents it pays.',
+      ],
+    ] as const
+  ).map(
+    ([name, path, summary]): Explicit => ({
+      id: `BankDocuments.${name}`,
+      method: 'POST',
+      path: `/v1/BankDocuments/${path}`,
+      kind: 'create',
+      assumed: true,
+      variants: skOnly,
+      summary,
+    }),
+  ),
   // Sending
   {
     id: 'Documents.sendEmail',
@@ -246,6 +338,7 @@ const explicitOperations: OperationSpec[] = [
     path: '/v1/{collection}/{id}/Send/Email',
     kind: 'command',
     assumed: true,
+    variants: skOnly,
     summary: 'Send a document by e-mail (body To, Cc, Subject, Body).',
   },
   {
@@ -254,6 +347,7 @@ const explicitOperations: OperationSpec[] = [
     path: '/v1/{collection}/{id}/Send/EInvoice',
     kind: 'command',
     assumed: true,
+    variants: skOnly,
     summary: 'Send a document through the e-invoicing network; answers with a SendingId.',
   },
   {
@@ -262,30 +356,55 @@ const explicitOperations: OperationSpec[] = [
     path: '/v1/EInvoicing/Sendings/{sendingId}',
     kind: 'read',
     assumed: true,
+    variants: skOnly,
     summary: 'Status of one e-invoicing network sending (transport state and invoice-response code).',
   },
 ];
 
-/** Every operation, in a stable order. */
-export const operations: readonly OperationSpec[] = [
-  ...collections.flatMap(collectionOperations),
-  ...explicitOperations,
-];
-
-const byId = new Map(operations.map((o) => [o.id, o]));
-
-export function findOperation(id: string): OperationSpec | undefined {
-  return byId.get(id);
+interface Catalog {
+  readonly list: readonly OperationSpec[];
+  readonly byId: ReadonlyMap<string, OperationSpec>;
 }
 
-/** Returns the catalog with `overrides` (operation id → path template) applied. Unknown ids throw. */
+function catalogOf(variant: ServiceVariant): Catalog {
+  const list: OperationSpec[] = [
+    ...collectionsFor(variant).flatMap(collectionOperations),
+    ...explicitOperations
+      .filter((o) => o.variants.includes(variant))
+      .map(({ variants: _variants, ...op }) => op),
+  ];
+  return { list, byId: new Map(list.map((o) => [o.id, o])) };
+}
+
+const catalogs: Record<ServiceVariant, Catalog> = { sk: catalogOf('sk'), cz: catalogOf('cz') };
+
+/** Every operation of one variant, in a stable order. */
+export function operationsFor(variant: ServiceVariant): readonly OperationSpec[] {
+  return catalogs[variant].list;
+}
+
+/** Every operation of the default variant (`sk`), in a stable order. */
+export const operations: readonly OperationSpec[] = operationsFor(DEFAULT_SERVICE_VARIANT);
+
+export function findOperation(
+  id: string,
+  variant: ServiceVariant = DEFAULT_SERVICE_VARIANT,
+): OperationSpec | undefined {
+  return catalogs[variant].byId.get(id);
+}
+
+/**
+ * Returns the variant's catalog with `overrides` (operation id → path template) applied.
+ * Unknown ids (for that variant) throw.
+ */
 export function resolveOperations(
+  variant: ServiceVariant = DEFAULT_SERVICE_VARIANT,
   overrides: Readonly<Record<string, string>> = {},
 ): Map<string, OperationSpec> {
-  const resolved = new Map(byId);
+  const resolved = new Map(catalogs[variant].byId);
   for (const [id, path] of Object.entries(overrides)) {
     const op = resolved.get(id);
-    if (!op) throw new Error(`path override names unknown operation '${id}'`);
+    if (!op) throw new Error(`path override names unknown operation '${id}' (variant ${variant})`);
     resolved.set(id, { ...op, path });
   }
   return resolved;

@@ -24,6 +24,7 @@ export function loadDotEnv(env: Record<string, string | undefined>, cwd: string)
 /** The accounting client settings from the environment (names in shared/env-names.ts). */
 export function accountingInputFromEnv(env: Record<string, string | undefined>): AccountingConfigInput {
   return {
+    variant: env[ENV.serviceVariant],
     baseUrl: env[ENV.baseUrl],
     authUrl: env[ENV.authUrl],
     apiKey: env[ENV.apiKey],
@@ -47,5 +48,6 @@ export function cliFieldName(key: string): string {
   const envName = (ENV as Record<string, string>)[key];
   if (key === 'baseUrl') return `--base-url / ${ENV.baseUrl}`;
   if (key === 'authUrl') return `--auth-url / ${ENV.authUrl}`;
+  if (key === 'variant') return ENV.serviceVariant;
   return envName ?? key;
 }

@@ -6,6 +6,8 @@ export const ENV = {
   /** The connection (company) whose events these are; read by the poller and the actions. */
   connection: 'ACCOUNTING_CONNECTION',
   // Accounting service (client)
+  /** National variant of the service (`sk` or `cz`): endpoint catalog, collections, URL and scope presets. */
+  serviceVariant: 'ACCOUNTING_SERVICE_VARIANT',
   baseUrl: 'ACCOUNTING_BASE_URL',
   authUrl: 'ACCOUNTING_AUTH_URL',
   apiKey: 'ACCOUNTING_API_KEY',
@@ -55,6 +57,7 @@ export const ENV = {
   sandboxActivity: 'SANDBOX_ACTIVITY',
   sandboxFaults: 'SANDBOX_FAULTS',
   // Actions (functions/core/actions/config.ts)
+  actionsTransferReceivedOrderToIssuedInvoice: 'ACTIONS_TRANSFER_RECEIVED_ORDER_TO_ISSUED_INVOICE',
   actionsTransferReceivedOrderToIssueSlip: 'ACTIONS_TRANSFER_RECEIVED_ORDER_TO_ISSUE_SLIP',
   actionsTransferIssueSlipToIssuedInvoice: 'ACTIONS_TRANSFER_ISSUE_SLIP_TO_ISSUED_INVOICE',
   actionsTransferIssuedOfferToReceivedOrder: 'ACTIONS_TRANSFER_ISSUED_OFFER_TO_RECEIVED_ORDER',

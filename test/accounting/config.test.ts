@@ -55,6 +55,67 @@ describe('accounting config', () => {
     expect(config.pathOverrides).toEqual({ 'EInvoicing.status': '/v1/Peppol/{sendingId}' });
   });
 
+  it('picks the Czech presets with ACCOUNTING_SERVICE_VARIANT=cz; explicit settings win', () => {
+    const cz = loadAccountingConfig({
+      ACCOUNTING_SERVICE_VARIANT: 'cz',
+      ACCOUNTING_CLIENT_ID: 'client-1',
+      ACCOUNTING_CLIENT_SECRET: SECRET,
+    });
+    expect(cz).toMatchObject({
+      variant: 'cz',
+      baseUrl: 'https://api.mpohoda.cz',
+      authUrl: 'https://ucet.pohoda.cz',
+      credentials: { kind: 'oauth', scope: 'Mph.OpenApi.Access.Cz' },
+    });
+    const own = loadAccountingConfig({
+      ACCOUNTING_SERVICE_VARIANT: ' CZ ',
+      ACCOUNTING_BASE_URL: 'https://proxy.example.com',
+      ACCOUNTING_AUTH_URL: 'https://auth.example.com',
+      ACCOUNTING_SCOPE: 'Custom.Scope',
+      ACCOUNTING_CLIENT_ID: 'client-1',
+      ACCOUNTING_CLIENT_SECRET: SECRET,
+      ACCOUNTING_PATH_OVERRIDES: '{"ReceivedOrders.transferToIssuedInvoice":"/v1/X/{id}/Y"}',
+    });
+    expect(own).toMatchObject({
+      variant: 'cz',
+      baseUrl: 'https://proxy.example.com',
+      authUrl: 'https://auth.example.com',
+      credentials: { scope: 'Custom.Scope' },
+      pathOverrides: { 'ReceivedOrders.transferToIssuedInvoice': '/v1/X/{id}/Y' },
+    });
+    // The default variant has no public addresses: the base URL is required.
+    const sk = configError(() => loadAccountingConfig({ ACCOUNTING_API_KEY: KEY }));
+    expect(sk.issues.map((i) => i.field)).toEqual(['ACCOUNTING_BASE_URL']);
+  });
+
+  it('checks the variant and path overrides against that variant’s catalog', () => {
+    const bad = configError(() =>
+      loadAccountingConfig({ ACCOUNTING_SERVICE_VARIANT: 'at', ACCOUNTING_API_KEY: KEY }),
+    );
+    expect(bad.issues).toContainEqual({
+      field: 'ACCOUNTING_SERVICE_VARIANT',
+      expected: 'expected one of sk, cz',
+    });
+    // An operation only the Slovak contract has is unknown in the Czech catalog.
+    const unknown = configError(() =>
+      loadAccountingConfig({
+        ACCOUNTING_SERVICE_VARIANT: 'cz',
+        ACCOUNTING_API_KEY: KEY,
+        ACCOUNTING_PATH_OVERRIDES: '{"EInvoicing.status":"/v1/Peppol/{sendingId}"}',
+      }),
+    );
+    expect(unknown.issues[0]?.field).toBe('ACCOUNTING_PATH_OVERRIDES');
+    expect(unknown.issues[0]?.expected).toContain("unknown operation id 'EInvoicing.status'");
+    const placeholder = configError(() =>
+      loadAccountingConfig({
+        ACCOUNTING_SERVICE_VARIANT: 'cz',
+        ACCOUNTING_API_KEY: KEY,
+        ACCOUNTING_PATH_OVERRIDES: '{"IssuedInvoices.liquidateStandaloneFully":"/v1/X/{id}"}',
+      }),
+    );
+    expect(placeholder.issues[0]?.expected).toContain('allowed: {DocumentId}');
+  });
+
   it('lists every bad field in one ConfigError, without echoing values', () => {
     const error = configError(() =>
       loadAccountingConfig({

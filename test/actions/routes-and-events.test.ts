@@ -11,6 +11,7 @@ describe('action settings', () => {
   it('defaults: main transfer chain and archive on, offers/issued orders and sending off', () => {
     const c = loadActionsConfig({});
     expect(c.transfers).toEqual({
+      receivedOrderToIssuedInvoice: true,
       receivedOrderToIssueSlip: true,
       issueSlipToIssuedInvoice: true,
       issuedOfferToReceivedOrder: false,
@@ -18,6 +19,20 @@ describe('action settings', () => {
     });
     expect(c.isdoc.enabled).toBe(true);
     expect(c.sending.einvoicePartners).toEqual([]);
+  });
+
+  it('routes the variant’s own transfer chain (cz: received order straight to an issued invoice)', () => {
+    const cz = loadActionsConfig({ ACCOUNTING_SERVICE_VARIANT: 'cz' });
+    expect(cz.variant).toBe('cz');
+    const czTransfers = buildRoutes(cz).filter((r) => r.handler === 'transfer-documents');
+    expect(czTransfers.map((r) => r.id)).toEqual(['transfer-received-order-to-invoice']);
+    expect(czTransfers[0]?.description).toContain('ReceivedOrder');
+    expect(czTransfers[0]?.description).toContain('IssuedInvoice');
+    const sk = buildRoutes(loadActionsConfig({})).filter((r) => r.handler === 'transfer-documents');
+    expect(sk.map((r) => r.id)).toEqual(['transfer-received-order', 'transfer-issue-slip']);
+    expect(() => loadActionsConfig({ ACCOUNTING_SERVICE_VARIANT: 'de' })).toThrow(
+      /ACCOUNTING_SERVICE_VARIANT: expected one of sk, cz/,
+    );
   });
 
   it('names every malformed key at once', () => {

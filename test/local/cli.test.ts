@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { operations } from '../../functions/accounting/endpoints.js';
+import { operations, operationsFor } from '../../functions/accounting/endpoints.js';
 import { parseDuration } from '../../functions/local/command.js';
 import { commands } from '../../functions/local/commands/index.js';
 import { EXIT } from '../../functions/local/exit-codes.js';
@@ -83,6 +83,27 @@ describe('cli: operations', () => {
     expect(rows.find((r) => r.id === 'EInvoicing.status')?.assumed).toBe(true);
   });
 
+  it('prints the catalog of the configured variant (ACCOUNTING_SERVICE_VARIANT, --variant wins)', async () => {
+    const run = await cli(['operations', '--json'], { env: { ACCOUNTING_SERVICE_VARIANT: 'cz' } });
+    expect(run.code).toBe(EXIT.ok);
+    const rows = JSON.parse(run.stdout) as { id: string; method: string; path: string; assumed: boolean }[];
+    expect(rows).toHaveLength(operationsFor('cz').length);
+    expect(rows.some((r) => r.assumed)).toBe(false);
+    expect(rows).toContainEqual({
+      id: 'ReceivedOrders.transferToIssuedInvoice',
+      method: 'POST',
+      path: '/v1/ReceivedOrders/{id}/Transfer/ToIssuedInvoice/Fully',
+      assumed: false,
+    });
+    const sk = await cli(['operations', '--json', '--variant', 'sk'], {
+      env: { ACCOUNTING_SERVICE_VARIANT: 'cz' },
+    });
+    expect(JSON.parse(sk.stdout)).toHaveLength(operations.length);
+    const bad = await cli(['operations'], { env: { ACCOUNTING_SERVICE_VARIANT: 'at' } });
+    expect(bad.code).toBe(EXIT.usage);
+    expect(bad.stderr).toContain('ACCOUNTING_SERVICE_VARIANT: expected one of sk, cz');
+  });
+
   it('without --json prints a table with a header and a summary', async () => {
     const run = await cli(['operations']);
     expect(run.code).toBe(EXIT.ok);
@@ -90,7 +111,7 @@ describe('cli: operations', () => {
     expect(lines[0]).toMatch(/^ID\s+METHOD\s+PATH\s+ASSUMED$/);
     expect(run.stdout).toMatch(/IssuedInvoices\.isdoc\s+GET\s+\/v1\/IssuedInvoices\/\{id\}\/isdoc\s+no/);
     expect(lines.at(-1)).toBe(
-      `${operations.length} operations, ${operations.filter((o) => o.assumed).length} with assumed paths`,
+      `variant sk: ${operations.length} operations, ${operations.filter((o) => o.assumed).length} with assumed paths`,
     );
   });
 });

@@ -389,9 +389,6 @@ describe('section 4.5: sending, liquidation, bank documents', () => {
     expect(
       (await post(`/v1/IssuedAdvanceInvoices/${created.Id}/Liquidate/Standalone/Fully`, {})).status,
     ).toBe(422);
-    const all = await h.getJson('/v1/IssuedInvoices/Liquidation?PageSize=10&PageNumber=1');
-    expect(all.Items[0]).toHaveProperty('RestToPay');
-    expect(all.TotalItemCount).toBeGreaterThan(0);
   });
 
   it('creates bank documents, with liquidation of the invoice they pay', async () => {

@@ -4,6 +4,11 @@
  * (`requireSetting`). Pure: it receives the environment as a plain object.
  */
 import * as z from 'zod';
+import {
+  DEFAULT_SERVICE_VARIANT,
+  type ServiceVariant,
+  serviceVariants,
+} from '../../accounting/collections.js';
 import { ENV } from '../../shared/env-names.js';
 import { connectionSchema, DEFAULT_CONNECTION } from '../connection.js';
 
@@ -61,6 +66,16 @@ export interface EmailPartner {
 const envSchema = z
   .object({
     [ENV.connection]: connectionSchema.default(DEFAULT_CONNECTION),
+    [ENV.serviceVariant]: z
+      .string()
+      .optional()
+      .transform((v) => v?.trim().toLowerCase() || undefined)
+      .pipe(
+        z
+          .enum(serviceVariants, { error: `expected one of ${serviceVariants.join(', ')}` })
+          .default(DEFAULT_SERVICE_VARIANT),
+      ),
+    [ENV.actionsTransferReceivedOrderToIssuedInvoice]: flag(true),
     [ENV.actionsTransferReceivedOrderToIssueSlip]: flag(true),
     [ENV.actionsTransferIssueSlipToIssuedInvoice]: flag(true),
     [ENV.actionsTransferIssuedOfferToReceivedOrder]: flag(false),
@@ -102,6 +117,7 @@ const envSchema = z
   });
 
 export type TransferStep =
+  | 'receivedOrderToIssuedInvoice'
   | 'receivedOrderToIssueSlip'
   | 'issueSlipToIssuedInvoice'
   | 'issuedOfferToReceivedOrder'
@@ -110,6 +126,8 @@ export type TransferStep =
 export interface ActionsConfig {
   /** Connection whose open sendings the scheduled tracker polls (events carry their own). */
   connection: string;
+  /** Service variant: which transfer chain exists (`ACCOUNTING_SERVICE_VARIANT`). */
+  variant: ServiceVariant;
   transfers: Record<TransferStep, boolean>;
   isdoc: {
     enabled: boolean;
@@ -165,7 +183,9 @@ export function loadActionsConfig(env: Readonly<Record<string, string | undefine
   const e = parsed.data;
   return {
     connection: e[ENV.connection],
+    variant: e[ENV.serviceVariant],
     transfers: {
+      receivedOrderToIssuedInvoice: e[ENV.actionsTransferReceivedOrderToIssuedInvoice],
       receivedOrderToIssueSlip: e[ENV.actionsTransferReceivedOrderToIssueSlip],
       issueSlipToIssuedInvoice: e[ENV.actionsTransferIssueSlipToIssuedInvoice],
       issuedOfferToReceivedOrder: e[ENV.actionsTransferIssuedOfferToReceivedOrder],

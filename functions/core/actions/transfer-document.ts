@@ -26,7 +26,9 @@ export interface TransferDeps {
   clock: Clock;
   logger: Logger;
   guard: IdempotencyGuard;
-  config: Pick<ActionsConfig, 'transfers' | 'referenceLookbackSeconds'>;
+  /** `variant` defaults to `sk` (the contract's chain). */
+  config: Pick<ActionsConfig, 'transfers' | 'referenceLookbackSeconds'> &
+    Partial<Pick<ActionsConfig, 'variant'>>;
 }
 
 export type ActionStatus = 'done' | 'duplicate' | 'skipped' | 'failed';
@@ -86,7 +88,7 @@ export async function transferDocument(
   options: { remainingTimeMs?: number } = {},
 ): Promise<ActionOutcome> {
   const { envelope } = event;
-  const step = findTransferStep(envelope.recordType);
+  const step = findTransferStep(envelope.recordType, deps.config.variant);
   if (!step) return { status: 'skipped', reason: `no transfer step for ${envelope.recordType}` };
   if (!deps.config.transfers[step.step]) return { status: 'skipped', reason: `step ${step.step} is off` };
 

@@ -2,8 +2,17 @@
  * The transfer chain, one row per step: which source record type triggers it, which transfer
  * operation it calls, and which collection the new document lands in. The routing table and the
  * transfer action both read this table.
+ *
+ * The chain depends on the service variant. The Slovak contract goes received order → issue slip →
+ * issued invoice (plus offer → received order and issued order → received invoice); the Czech
+ * service transfers a received order straight to an issued invoice, and an issued order to a
+ * received invoice.
  */
-import type { CollectionName } from '../../accounting/collections.js';
+import {
+  type CollectionName,
+  DEFAULT_SERVICE_VARIANT,
+  type ServiceVariant,
+} from '../../accounting/collections.js';
 import type { TransferStep } from './config.js';
 
 export interface TransferStepSpec {
@@ -20,6 +29,18 @@ export interface TransferStepSpec {
   readonly transferableStatuses: readonly string[];
 }
 
+const receivedOrderToIssuedInvoice: TransferStepSpec = {
+  step: 'receivedOrderToIssuedInvoice',
+  action: 'transfer.receivedOrderToIssuedInvoice',
+  sourceRecordType: 'ReceivedOrder',
+  sourceCollection: 'ReceivedOrders',
+  targetRecordType: 'IssuedInvoice',
+  targetCollection: 'IssuedInvoices',
+  operationId: 'ReceivedOrders.transferToIssuedInvoice',
+  transferableStatuses: ['Unfinished'],
+};
+
+/** The Slovak contract's chain (the default variant). */
 export const transferSteps: readonly TransferStepSpec[] = [
   {
     step: 'receivedOrderToIssueSlip',
@@ -63,6 +84,22 @@ export const transferSteps: readonly TransferStepSpec[] = [
   },
 ];
 
-export function findTransferStep(sourceRecordType: string): TransferStepSpec | undefined {
-  return transferSteps.find((s) => s.sourceRecordType === sourceRecordType);
+const stepsByVariant: Record<ServiceVariant, readonly TransferStepSpec[]> = {
+  sk: transferSteps,
+  cz: [
+    receivedOrderToIssuedInvoice,
+    ...transferSteps.filter((s) => s.step === 'issuedOrderToReceivedInvoice'),
+  ],
+};
+
+/** The transfer steps the variant's service offers. */
+export function transferStepsFor(variant: ServiceVariant): readonly TransferStepSpec[] {
+  return stepsByVariant[variant];
+}
+
+export function findTransferStep(
+  sourceRecordType: string,
+  variant: ServiceVariant = DEFAULT_SERVICE_VARIANT,
+): TransferStepSpec | undefined {
+  return stepsByVariant[variant].find((s) => s.sourceRecordType === sourceRecordType);
 }

@@ -1,23 +1,55 @@
 import * as z from 'zod';
-import { operations } from '../../accounting/endpoints.js';
+import { DEFAULT_SERVICE_VARIANT, serviceVariants } from '../../accounting/collections.js';
+import { operationsFor } from '../../accounting/endpoints.js';
+import { ENV } from '../../shared/env-names.js';
 import { defineCommand, noPositionals } from '../command.js';
+import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
+import { UsageError } from '../usage-error.js';
+
+const variantSchema = z.enum(serviceVariants, {
+  error: `expected one of ${serviceVariants.join(', ')}`,
+});
 
 export const operationsCommand = defineCommand({
   name: 'operations',
-  summary: 'List every operation of the endpoint catalog: id, method, path, and whether the path is assumed.',
-  description:
-    "Assumed paths follow the service's visible conventions and can be replaced with ACCOUNTING_PATH_OVERRIDES.",
+  summary:
+    'List every operation of the endpoint catalog of the configured service variant: id, method, path, and whether the path is assumed.',
+  description: `The variant is ${ENV.serviceVariant} (sk or cz, default sk) unless --variant names one. Assumed paths follow the service's visible conventions and can be replaced with ${ENV.pathOverrides}.`,
   flags: {
     json: {
       type: 'boolean',
       description: 'Print a JSON array of { id, method, path, assumed } instead of a table.',
     },
+    variant: {
+      type: 'string',
+      value: 'sk|cz',
+      description: `Service variant whose catalog to print (default: ${ENV.serviceVariant}, else sk).`,
+    },
   },
-  schema: z.object({ json: z.boolean().default(false), positionals: noPositionals }),
+  schema: z.object({
+    json: z.boolean().default(false),
+    variant: variantSchema.optional(),
+    positionals: noPositionals,
+  }),
   async run(options, ctx) {
-    const rows = operations.map((o) => ({ id: o.id, method: o.method, path: o.path, assumed: o.assumed }));
+    loadDotEnv(ctx.env, ctx.cwd);
+    const fromEnv = ctx.env[ENV.serviceVariant]?.trim().toLowerCase() || undefined;
+    const parsed = variantSchema.safeParse(options.variant ?? fromEnv ?? DEFAULT_SERVICE_VARIANT);
+    if (!parsed.success) {
+      throw new UsageError(
+        `${ENV.serviceVariant}: expected one of ${serviceVariants.join(', ')}`,
+        'operations',
+      );
+    }
+    const variant = parsed.data;
+    const rows = operationsFor(variant).map((o) => ({
+      id: o.id,
+      method: o.method,
+      path: o.path,
+      assumed: o.assumed,
+    }));
     if (options.json) {
       ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return EXIT.ok;
@@ -29,7 +61,7 @@ export const operationsCommand = defineCommand({
       ),
     );
     ctx.stdout.write(
-      `\n${rows.length} operations, ${rows.filter((r) => r.assumed).length} with assumed paths\n`,
+      `\nvariant ${variant}: ${rows.length} operations, ${rows.filter((r) => r.assumed).length} with assumed paths\n`,
     );
     return EXIT.ok;
   },
