@@ -41,14 +41,23 @@ const textItemSchema = z.looseObject({
   VatClassificationId: guid.nullish(),
 });
 
-const priceListItemSchema = z.looseObject({
-  Id: guid,
-  Quantity: z.number().gt(0).default(1),
-  UnitPrice: z.number().nullish(),
-  DiscountPercentage: z.number().min(0).max(100).default(0),
-  Note: z.string().nullish(),
-  VatClassificationId: guid.nullish(),
-});
+const priceListItemSchema = z
+  .looseObject({
+    /** The public DTO's name; `Id` is still accepted from older clients. */
+    PriceListItemId: guid.optional(),
+    Id: guid.optional(),
+    Quantity: z.number().gt(0).default(1),
+    UnitPrice: z.number().nullish(),
+    UnitPriceVatType: unitPriceVatType.nullish(),
+    VatRateType: vatRateType.nullish(),
+    DiscountPercentage: z.number().min(0).max(100).default(0),
+    Note: z.string().nullish(),
+    VatClassificationId: guid.nullish(),
+  })
+  .refine((p) => (p.PriceListItemId ?? p.Id) !== undefined, {
+    message: "'PriceListItemId' must not be empty.",
+    path: ['PriceListItemId'],
+  });
 
 const itemSchema = z
   .looseObject({ TextItem: textItemSchema.optional(), PriceListItem: priceListItemSchema.optional() })
@@ -319,11 +328,12 @@ export class Domain {
       let vatClassificationId: string | null = null;
       if (wrapper.PriceListItem) {
         const p = wrapper.PriceListItem;
-        const priceItem = refs.priceListItems.find((x) => x.Id === p.Id.toLowerCase());
+        const itemId = (p.PriceListItemId ?? p.Id ?? '').toLowerCase();
+        const priceItem = refs.priceListItems.find((x) => x.Id === itemId);
         if (!priceItem) {
           throw validationError(
-            `Items[${i}].PriceListItem.Id`,
-            "'Id' must refer to an existing price list item.",
+            `Items[${i}].PriceListItem.PriceListItemId`,
+            "'PriceListItemId' must refer to an existing price list item.",
           );
         }
         item = {
@@ -332,7 +342,8 @@ export class Domain {
           Quantity: p.Quantity,
           Unit: priceItem.Unit as string,
           UnitPrice: p.UnitPrice ?? (priceItem.UnitPrice as number),
-          VatRateType: priceItem.VatRateType as string,
+          ...(p.UnitPrice != null && p.UnitPriceVatType ? { UnitPriceVatType: p.UnitPriceVatType } : {}),
+          VatRateType: p.VatRateType ?? (priceItem.VatRateType as string),
           DiscountPercentage: p.DiscountPercentage,
           PriceListItemId: priceItem.Id,
           Note: p.Note ?? null,

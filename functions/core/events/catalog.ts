@@ -6,9 +6,10 @@ import * as z from 'zod';
 import { EventValidationError } from '../errors.js';
 import { actionEvents } from './action-events.js';
 import type { CatalogEntry } from './catalog-entry.js';
+import { intakeEvents } from './intake-events.js';
 import { recordEvents } from './record-events.js';
 
-export const eventCatalog: readonly CatalogEntry[] = [...recordEvents, ...actionEvents];
+export const eventCatalog: readonly CatalogEntry[] = [...recordEvents, ...actionEvents, ...intakeEvents];
 
 const byDetailType = new Map<string, CatalogEntry>(eventCatalog.map((e) => [e.detailType, e]));
 

@@ -1,0 +1,108 @@
+/**
+ * The local intake endpoint: `POST /intake/<source>` on node:http, the raw body read up to the
+ * limit and handed with the lower-case headers to the same use case the Lambda runs. A body over
+ * the limit is not buffered further (413). Any other path answers 404.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { IntakeRequest, IntakeResponse } from '../../core/intake/receive-webhook.js';
+import type { Logger } from '../../core/ports.js';
+
+export interface IntakeHttpServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const PATH = /^\/intake\/([A-Za-z0-9_-]{1,32})\/?$/;
+
+function readBody(req: IncomingMessage, limit: number): Promise<{ body: Buffer; truncated: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        truncated = true;
+        return; // keep reading (discarding) so the client gets the answer
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve({ body: Buffer.concat(chunks), truncated }));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, response: IntakeResponse): void {
+  const body = JSON.stringify(response.body);
+  res.writeHead(response.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...(response.headers ?? {}),
+  });
+  res.end(body);
+}
+
+export async function startIntakeHttpServer(options: {
+  port: number;
+  host?: string;
+  maxBodyBytes: number;
+  handle: (request: IntakeRequest) => Promise<IntakeResponse>;
+  logger: Logger;
+}): Promise<IntakeHttpServer> {
+  const { logger } = options;
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const match = PATH.exec(path);
+    if (!match) {
+      req.resume();
+      send(res, { status: 404, body: { error: 'not found; POST /intake/<source>' } });
+      return;
+    }
+    const declared = Number(req.headers['content-length'] ?? Number.NaN);
+    if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
+      // Answer at once and close: the body is not read.
+      res.setHeader('connection', 'close');
+      req.resume();
+    }
+    readBody(req, options.maxBodyBytes)
+      .then(({ body, truncated }) => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(req.headers)) {
+          if (typeof value === 'string') headers[name] = value;
+          else if (Array.isArray(value)) headers[name] = value.join(', ');
+        }
+        return options.handle({
+          method: req.method ?? 'GET',
+          source: match[1] ?? '',
+          headers,
+          body,
+          truncated,
+        });
+      })
+      .then((response) => send(res, response))
+      .catch((error: unknown) => {
+        logger.error('intake request failed', { error: error instanceof Error ? error.name : 'unknown' });
+        if (!res.headersSent) send(res, { status: 500, body: { error: 'internal error; retry later' } });
+        else res.destroy();
+      });
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${address.address}:${address.port}`,
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Idle keep-alive sockets now; requests in flight get a moment to answer.
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      }),
+  };
+}

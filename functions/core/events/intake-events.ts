@@ -1,0 +1,114 @@
+/**
+ * Catalog entries of the e-shop order intake: `EshopOrder.Received` (a signed order was accepted
+ * for import), `EshopOrder.Imported` (a received order exists for it) and `EshopOrder.Rejected`
+ * (validation or mapping problems, with the reasons). Envelope style of the other events:
+ * `{ version, connection, recordType: 'EshopOrder', id: '<source>:<shop order id>', change,
+ * idempotencyKey, occurredAt }` plus the shop's `source` and `shopOrderId`.
+ */
+import * as z from 'zod';
+import { intakeSources } from '../intake/shop-order.js';
+import { actionIdempotencyKey } from './action-events.js';
+import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
+
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'lower-case hex SHA-256');
+const isoDateTime = z.iso.datetime({ offset: true, local: true });
+
+function intakeBase<C extends string>(change: C) {
+  return {
+    version: z.literal(ENVELOPE_VERSION).describe('Envelope version; bumped on a breaking change.'),
+    connection: z.string().min(1).describe('The accounting connection (company) the order goes to.'),
+    recordType: z.literal('EshopOrder'),
+    id: z.string().min(1).describe('`<source>:<shopOrderId>`: one id per shop order.'),
+    change: z.literal(change),
+    source: z.enum(intakeSources).describe('The shop platform the order came from.'),
+    shopOrderId: z.string().min(1).describe("The shop's order id."),
+    orderNumber: z.string().min(1).nullable().describe('The order number the customer sees, when known.'),
+    idempotencyKey: hex64.describe('Equal for every delivery of this outcome.'),
+    occurredAt: isoDateTime,
+  };
+}
+
+export const eshopOrderReceivedSchema = z
+  .object({
+    ...intakeBase('Received'),
+    deliveryId: z.string().min(1).describe("The shop's delivery (webhook) id."),
+    lineCount: z.number().int().min(1),
+    currency: z.string().length(3),
+  })
+  .describe('A signed, valid shop order webhook was accepted for import.');
+export type EshopOrderReceivedDetail = z.infer<typeof eshopOrderReceivedSchema>;
+
+export const eshopOrderImportedSchema = z
+  .object({
+    ...intakeBase('Imported'),
+    receivedOrderId: z.string().min(1).describe('`Id` of the received order in the accounting service.'),
+    documentNumber: z.string().nullable().describe('`DocumentNumber` of the received order.'),
+    warnings: z.array(z.looseObject({ Code: z.string(), Message: z.string() })),
+    recovered: z
+      .boolean()
+      .describe('`true` when an earlier attempt had created the order and this run found it.'),
+  })
+  .describe('A received order exists for the shop order (created once, however many deliveries).');
+export type EshopOrderImportedDetail = z.infer<typeof eshopOrderImportedSchema>;
+
+export const rejectionStages = ['validation', 'mapping', 'service'] as const;
+
+export const eshopOrderRejectedSchema = z
+  .object({
+    ...intakeBase('Rejected'),
+    stage: z
+      .enum(rejectionStages)
+      .describe('Where it failed: the shop payload, the mapping, or the service.'),
+    reasons: z.array(z.string().min(1)).min(1).describe('Every problem found, field first.'),
+  })
+  .describe('A signed shop order could not be imported; nothing was created.');
+export type EshopOrderRejectedDetail = z.infer<typeof eshopOrderRejectedSchema>;
+
+const base = (change: string) => ({
+  version: ENVELOPE_VERSION,
+  connection: 'acme',
+  recordType: 'EshopOrder' as const,
+  id: 'shopify:820982911946154508',
+  change,
+  source: 'shopify' as const,
+  shopOrderId: '820982911946154508',
+  orderNumber: '#1001',
+  idempotencyKey: actionIdempotencyKey('acme', 'intake', 'shopify:820982911946154508', change),
+  occurredAt: '2026-03-04T16:41:00.000Z',
+});
+
+export const intakeEvents: CatalogEntry[] = [
+  {
+    detailType: 'EshopOrder.Received',
+    description: eshopOrderReceivedSchema.description ?? '',
+    schema: eshopOrderReceivedSchema,
+    example: {
+      ...base('Received'),
+      deliveryId: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
+      lineCount: 2,
+      currency: 'EUR',
+    },
+  },
+  {
+    detailType: 'EshopOrder.Imported',
+    description: eshopOrderImportedSchema.description ?? '',
+    schema: eshopOrderImportedSchema,
+    example: {
+      ...base('Imported'),
+      receivedOrderId: '5a1c2e9e-1f7b-4a8e-9d1c-0b6f2f0b1a01',
+      documentNumber: 'OP2026000042',
+      warnings: [],
+      recovered: false,
+    },
+  },
+  {
+    detailType: 'EshopOrder.Rejected',
+    description: eshopOrderRejectedSchema.description ?? '',
+    schema: eshopOrderRejectedSchema,
+    example: {
+      ...base('Rejected'),
+      stage: 'mapping',
+      reasons: ["lines[1]: VAT rate 21 % is not one of the connection's VAT rates"],
+    },
+  },
+];

@@ -1,0 +1,182 @@
+/**
+ * The import: one queued shop order → one received order in the accounting service, exactly once.
+ *
+ * The service's create carries no idempotency key, so duplicates are ours to prevent:
+ * 1. an intake record keyed by (connection, source, shop order id) — the actions' Powertools
+ *    idempotency guard — lets one delivery in at a time and remembers a completed import;
+ * 2. every run first looks for a received order that carries the order's marker in
+ *    `InternalNote` (modified since the shop's order date, minus a lookback), because an
+ *    in-progress record expires after a crash between the create and the record, and the client
+ *    may report `OutcomeUnknownError` for a create that reached the service.
+ */
+
+import type { AccountingApi, ApiRecord, Created } from '../../accounting/api.js';
+import { BadRequestError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
+import { ActionInProgressError, RetryLaterError } from '../actions/errors.js';
+import type { IdempotencyGuard } from '../actions/ports.js';
+import type { ActionOutcome } from '../actions/transfer-document.js';
+import type { Clock, EventPublisher, Logger } from '../ports.js';
+import type { IntakeConfig } from './intake-config.js';
+import { type IntakeEventOrigin, publishIntakeEvent } from './intake-events-out.js';
+import { MappingError, mapShopOrder, orderMarker } from './map-order.js';
+import type { ReferenceCache } from './references.js';
+import { type IntakeMessage, intakeRecordId } from './shop-order.js';
+
+export const IMPORT_ACTION = 'intake.importOrder';
+export const CREATE_OPERATION = 'ReceivedOrders.create';
+
+export interface ImportDeps {
+  api: AccountingApi;
+  guard: IdempotencyGuard;
+  publisher: EventPublisher;
+  clock: Clock;
+  logger: Logger;
+  references: ReferenceCache;
+  config: Pick<IntakeConfig, 'mapping' | 'lookbackSeconds' | 'eventSource'>;
+}
+
+interface ImportRecordResult {
+  result: 'imported';
+  receivedOrderId: string;
+  documentNumber: string | null;
+  recovered: boolean;
+}
+
+/** A received order carrying `marker` in its internal note, modified since `since`, or undefined. */
+export async function findImportedOrder(
+  api: AccountingApi,
+  marker: string,
+  since: string,
+): Promise<ApiRecord | undefined> {
+  for await (const r of api.listItems('ReceivedOrders', { modifiedSince: since })) {
+    if (typeof r.InternalNote === 'string' && r.InternalNote.includes(marker)) return r;
+  }
+  return undefined;
+}
+
+function searchSince(message: IntakeMessage, lookbackSeconds: number): string {
+  const dates = [message.receivedAt, message.order.createdAt].map((d) => (d ? Date.parse(d) : Number.NaN));
+  const earliest = Math.min(...dates.filter((t) => Number.isFinite(t)));
+  return new Date(Math.max(0, earliest - lookbackSeconds * 1000)).toISOString();
+}
+
+export async function importOrder(
+  deps: ImportDeps,
+  message: IntakeMessage,
+  options: { remainingTimeMs?: number } = {},
+): Promise<ActionOutcome> {
+  const { order, source } = message;
+  const origin: IntakeEventOrigin = {
+    connection: message.connection,
+    source,
+    shopOrderId: order.id,
+    orderNumber: order.number,
+  };
+  const log = { source, shopOrderId: order.id, deliveryId: message.deliveryId };
+  const marker = orderMarker(source, order.id);
+  const since = searchSince(message, deps.config.lookbackSeconds);
+  const events = { ...deps, eventSource: deps.config.eventSource };
+
+  const imported = async (
+    record: ApiRecord,
+    warnings: Created['warnings'],
+    recovered: boolean,
+  ): Promise<ImportRecordResult> => {
+    const documentNumber = typeof record.DocumentNumber === 'string' ? record.DocumentNumber : null;
+    await publishIntakeEvent(events, origin, 'Imported', {
+      receivedOrderId: record.Id,
+      documentNumber,
+      warnings,
+      recovered,
+    });
+    if (warnings.length > 0) deps.logger.warn('import warnings', { ...log, warnings });
+    return { result: 'imported', receivedOrderId: record.Id, documentNumber, recovered };
+  };
+
+  let ran = false;
+  const once = async (): Promise<ImportRecordResult> => {
+    ran = true;
+    const existing = await findImportedOrder(deps.api, marker, since);
+    if (existing) {
+      deps.logger.info('import found existing order', { ...log, receivedOrderId: existing.Id });
+      return imported(existing, [], true);
+    }
+    const body = await buildRequest(deps, message);
+    let created: Created;
+    try {
+      created = await deps.api.create(CREATE_OPERATION, { body });
+    } catch (error) {
+      if (!(error instanceof OutcomeUnknownError)) throw error;
+      const found = await findImportedOrder(deps.api, marker, since);
+      if (found) {
+        deps.logger.warn('import outcome unknown, order found', { ...log, receivedOrderId: found.Id });
+        return imported(found, [], true);
+      }
+      throw new RetryLaterError('import outcome unknown and no order found', undefined, { cause: error });
+    }
+    const record = created.data ?? (await findImportedOrder(deps.api, marker, since));
+    if (!record) throw new RetryLaterError('the create answered without a document and none was found');
+    deps.logger.info('order imported', { ...log, receivedOrderId: record.Id });
+    return imported(record, created.warnings, false);
+  };
+
+  try {
+    const result = await deps.guard.run(
+      { action: IMPORT_ACTION, connection: message.connection, recordId: intakeRecordId(source, order.id) },
+      once,
+      options,
+    );
+    if (!ran) return { status: 'duplicate', reason: `already imported as ${result.receivedOrderId}` };
+    return { status: 'done' };
+  } catch (error) {
+    return rejectOrRethrow(deps, events, origin, message, error);
+  }
+}
+
+/** Maps the order; a mapping problem is tried once more on fresh references (a partner or rate added). */
+async function buildRequest(deps: ImportDeps, message: IntakeMessage) {
+  const map = async () =>
+    mapShopOrder(
+      message.source,
+      message.order,
+      await deps.references.get(),
+      deps.config.mapping,
+      new Date(message.receivedAt),
+    );
+  try {
+    return await map();
+  } catch (error) {
+    if (!(error instanceof MappingError)) throw error;
+    deps.references.invalidate();
+    return map();
+  }
+}
+
+async function rejectOrRethrow(
+  deps: ImportDeps,
+  events: ImportDeps & { eventSource: string },
+  origin: IntakeEventOrigin,
+  message: IntakeMessage,
+  error: unknown,
+): Promise<ActionOutcome> {
+  const log = { source: origin.source, shopOrderId: origin.shopOrderId, deliveryId: message.deliveryId };
+  let stage: 'mapping' | 'service' | undefined;
+  let reasons: string[] = [];
+  if (error instanceof MappingError) {
+    stage = 'mapping';
+    reasons = error.reasons;
+  } else if (error instanceof ValidationError || error instanceof BadRequestError) {
+    stage = 'service';
+    const fields = Object.entries(error.errors).map(([field, messages]) => `${field}: ${messages.join(' ')}`);
+    reasons = fields.length > 0 ? fields : [`${error.status}: ${error.message}`];
+  }
+  if (stage) {
+    deps.logger.warn('import rejected', { ...log, stage, reasons: reasons.slice(0, 20) });
+    await publishIntakeEvent(events, origin, 'Rejected', { stage, reasons }, message.deliveryId);
+    return { status: 'failed', reason: stage };
+  }
+  if (error instanceof ActionInProgressError) {
+    throw new RetryLaterError('another delivery is importing this order', undefined, { cause: error });
+  }
+  throw error;
+}

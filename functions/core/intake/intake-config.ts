@@ -1,0 +1,145 @@
+/**
+ * Settings of the e-shop order intake, read once from the environment with zod: the signing
+ * secrets (a source without one is disabled) and the mapping options — one section, documented
+ * in docs/intake.md. Errors name the variable and what was expected, never a value.
+ */
+import * as z from 'zod';
+import { ENV } from '../../shared/env-names.js';
+import { INTAKE_ENV } from '../../shared/intake-env-names.js';
+import { connectionSchema, DEFAULT_CONNECTION } from '../connection.js';
+import type { IntakeSource } from './shop-order.js';
+import { checkStandardSecret } from './signatures.js';
+
+export const orderNumberFields = ['Doklad', 'Text', 'Note'] as const;
+export type OrderNumberField = (typeof orderNumberFields)[number];
+export const partnerMatchers = ['registration-number', 'email'] as const;
+export type PartnerMatcher = (typeof partnerMatchers)[number];
+
+const list = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? fallback)
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0),
+    );
+const positiveInt = (fallback: number) =>
+  z.coerce
+    .number({ error: 'expected a positive integer' })
+    .int()
+    .positive()
+    .optional()
+    .transform((v) => v ?? fallback);
+const secret = z.string().min(16, { error: 'expected at least 16 characters' }).optional();
+
+const envSchema = z.object({
+  [ENV.connection]: connectionSchema.default(DEFAULT_CONNECTION),
+  [ENV.eventSource]: z.string().min(1).max(256).optional(),
+  [INTAKE_ENV.shopifySecret]: secret,
+  [INTAKE_ENV.woocommerceSecret]: secret,
+  [INTAKE_ENV.genericSecret]: secret.superRefine((v, ctx) => {
+    if (v === undefined) return;
+    try {
+      checkStandardSecret(v);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  }),
+  [INTAKE_ENV.maxBodyBytes]: positiveInt(256 * 1024),
+  [INTAKE_ENV.orderNumberField]: z
+    .enum(orderNumberFields, { error: 'expected Doklad, Text or Note' })
+    .default('Doklad'),
+  [INTAKE_ENV.orderText]: z
+    .string()
+    .min(1)
+    .max(200)
+    .default('E-shop order {number}')
+    .refine((t) => t.includes('{number}'), 'expected a template containing {number}'),
+  [INTAKE_ENV.partnerMatch]: list('registration-number,email').pipe(
+    z.array(z.enum([...partnerMatchers, 'none'], { error: 'expected registration-number, email or none' })),
+  ),
+  [INTAKE_ENV.matchPriceList]: z.enum(['true', 'false'], { error: 'expected true or false' }).default('true'),
+  [INTAKE_ENV.shippingCode]: z.string().min(1).max(64).default('SHIPPING'),
+  [INTAKE_ENV.paymentFeeCode]: z.string().min(1).max(64).default('PAYMENT'),
+  [INTAKE_ENV.registrationNumberFields]: list('ico,billing_ico,_billing_ico,company_registration_number'),
+  [INTAKE_ENV.vatNumberFields]: list('ic_dph,billing_ic_dph,_billing_ic_dph,vat_number'),
+  [INTAKE_ENV.referenceCacheSeconds]: positiveInt(300),
+  [INTAKE_ENV.lookbackSeconds]: positiveInt(3600),
+});
+
+export interface MappingOptions {
+  /** Where the shop's order number goes: `Doklad` (Slovak contract), else the text or the note. */
+  orderNumberField: OrderNumberField;
+  /** `Text` of the received order; `{number}` is the shop's order number. */
+  orderText: string;
+  /** How the partner is looked up in the address book, in order; empty = always a document address. */
+  partnerMatch: PartnerMatcher[];
+  /** Lines whose SKU equals a price-list item's code become price-list items. */
+  matchPriceList: boolean;
+  shippingCode: string;
+  paymentFeeCode: string;
+  /** Checkout fields (Shopify note attributes, WooCommerce meta keys) with the IČO / IČ DPH. */
+  registrationNumberFields: string[];
+  vatNumberFields: string[];
+}
+
+export interface IntakeConfig {
+  connection: string;
+  /** `source` of the intake's events: `EVENT_SOURCE`, else `accounting.<connection>`. */
+  eventSource: string;
+  /** Sources with a secret; the others answer 404. Never logged. */
+  secrets: Partial<Record<IntakeSource, string>>;
+  maxBodyBytes: number;
+  mapping: MappingOptions;
+  referenceCacheSeconds: number;
+  /** How far before the shop's order date the import looks for an order it created already. */
+  lookbackSeconds: number;
+}
+
+export class IntakeConfigError extends Error {
+  override readonly name = 'IntakeConfigError';
+  constructor(
+    readonly problems: string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`invalid intake settings: ${problems.join('; ')}`, options);
+  }
+}
+
+export function loadIntakeConfig(env: Readonly<Record<string, string | undefined>>): IntakeConfig {
+  const picked: Record<string, string | undefined> = {};
+  for (const key of Object.keys(envSchema.shape)) picked[key] = env[key] === '' ? undefined : env[key];
+  const parsed = envSchema.safeParse(picked);
+  if (!parsed.success) {
+    throw new IntakeConfigError(
+      parsed.error.issues.map((i) => `${String(i.path[0] ?? 'environment')}: ${i.message}`),
+      { cause: parsed.error },
+    );
+  }
+  const e = parsed.data;
+  const secrets: Partial<Record<IntakeSource, string>> = {};
+  if (e[INTAKE_ENV.shopifySecret]) secrets.shopify = e[INTAKE_ENV.shopifySecret];
+  if (e[INTAKE_ENV.woocommerceSecret]) secrets.woocommerce = e[INTAKE_ENV.woocommerceSecret];
+  if (e[INTAKE_ENV.genericSecret]) secrets.generic = e[INTAKE_ENV.genericSecret];
+  const match = e[INTAKE_ENV.partnerMatch];
+  return {
+    connection: e[ENV.connection],
+    eventSource: e[ENV.eventSource] ?? `accounting.${e[ENV.connection]}`,
+    secrets,
+    maxBodyBytes: e[INTAKE_ENV.maxBodyBytes],
+    mapping: {
+      orderNumberField: e[INTAKE_ENV.orderNumberField],
+      orderText: e[INTAKE_ENV.orderText],
+      partnerMatch: match.includes('none') ? [] : (match as PartnerMatcher[]),
+      matchPriceList: e[INTAKE_ENV.matchPriceList] === 'true',
+      shippingCode: e[INTAKE_ENV.shippingCode],
+      paymentFeeCode: e[INTAKE_ENV.paymentFeeCode],
+      registrationNumberFields: e[INTAKE_ENV.registrationNumberFields],
+      vatNumberFields: e[INTAKE_ENV.vatNumberFields],
+    },
+    referenceCacheSeconds: e[INTAKE_ENV.referenceCacheSeconds],
+    lookbackSeconds: e[INTAKE_ENV.lookbackSeconds],
+  };
+}

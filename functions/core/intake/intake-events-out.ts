@@ -1,0 +1,44 @@
+/** Building and publishing the intake's events; each detail is checked against its catalog schema. */
+import { actionIdempotencyKey } from '../events/action-events.js';
+import { parseDetail } from '../events/catalog.js';
+import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
+import type { Clock, EventPublisher } from '../ports.js';
+import { type IntakeSource, intakeRecordId } from './shop-order.js';
+
+export interface IntakeEventOrigin {
+  connection: string;
+  source: IntakeSource;
+  shopOrderId: string;
+  orderNumber: string | null;
+}
+
+/** Event `source` of the intake's events: the same as the poller's default for the connection. */
+export const intakeEventSource = (connection: string): string => `accounting.${connection}`;
+
+export async function publishIntakeEvent(
+  deps: { publisher: EventPublisher; clock: Clock; eventSource?: string },
+  origin: IntakeEventOrigin,
+  change: 'Received' | 'Imported' | 'Rejected',
+  fields: Record<string, unknown>,
+  ...keyParts: string[]
+): Promise<void> {
+  const id = intakeRecordId(origin.source, origin.shopOrderId);
+  const detailType = `EshopOrder.${change}`;
+  const detail = parseDetail(detailType, {
+    version: ENVELOPE_VERSION,
+    connection: origin.connection,
+    recordType: 'EshopOrder',
+    id,
+    change,
+    source: origin.source,
+    shopOrderId: origin.shopOrderId,
+    orderNumber: origin.orderNumber,
+    idempotencyKey: actionIdempotencyKey(origin.connection, 'intake', id, change, ...keyParts),
+    occurredAt: deps.clock.now().toISOString(),
+    ...fields,
+  });
+  const now = deps.clock.now();
+  await deps.publisher.publish([
+    { source: deps.eventSource ?? intakeEventSource(origin.connection), detailType, detail, time: now },
+  ]);
+}

@@ -1,0 +1,183 @@
+/**
+ * A shop order → the service's create-received-order request. Pure: the references and the
+ * options come in. Every problem is collected (`MappingError.reasons`), so one rejection names
+ * them all.
+ */
+import type { MappingOptions } from './intake-config.js';
+import {
+  type CreateReceivedOrderRequest,
+  createReceivedOrderRequestSchema,
+  type ReceivedOrderItemRequest,
+  type VatRateType,
+} from './received-order-request.js';
+import { type IntakeReferences, normaliseRegistrationNumber } from './references.js';
+import type { Contact, IntakeSource, ShopOrder } from './shop-order.js';
+
+export class MappingError extends Error {
+  override readonly name = 'MappingError';
+  constructor(
+    readonly reasons: string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`the order cannot be mapped: ${reasons.join('; ')}`, options);
+  }
+}
+
+/** The marker in `InternalNote` by which the import finds an order it created already. */
+export function orderMarker(source: IntakeSource, shopOrderId: string): string {
+  return `[eshop-order ${source}:${shopOrderId}]`;
+}
+
+/** The VAT rate type whose rate equals `percent` on `at` (rates valid then), or undefined. */
+export function vatRateTypeFor(refs: IntakeReferences, percent: number, at: number): VatRateType | undefined {
+  const valid = refs.vatRates.filter(
+    (r) => (r.validFrom === undefined || r.validFrom <= at) && (r.validTo === undefined || at <= r.validTo),
+  );
+  const hit = valid.find((r) => Math.abs(r.percent - percent) < 0.005);
+  if (hit) return hit.type;
+  return percent === 0 ? 'ZeroVatRate' : undefined;
+}
+
+function findPartner(customer: Contact, refs: IntakeReferences, options: MappingOptions): string | undefined {
+  for (const matcher of options.partnerMatch) {
+    if (matcher === 'registration-number' && customer.registrationNumber) {
+      const id = refs.partnersByRegistrationNumber.get(
+        normaliseRegistrationNumber(customer.registrationNumber),
+      );
+      if (id) return id;
+    }
+    if (matcher === 'email' && customer.email) {
+      const id = refs.partnersByEmail.get(customer.email.toLowerCase());
+      if (id) return id;
+    }
+  }
+  return undefined;
+}
+
+function documentAddress(order: ShopOrder, refs: IntakeReferences, options: MappingOptions) {
+  const c = order.customer;
+  const s = order.shippingAddress;
+  const delivery = s
+    ? {
+        DeliveryAddress: {
+          DeliveryAddressWithoutAddressBookLink: {
+            CompanyName: s.companyName ?? null,
+            Name: s.name ?? null,
+            Street: s.street ?? null,
+            PostCode: s.postCode ?? null,
+            City: s.city ?? null,
+            Country: s.country ?? null,
+            PhoneNumber: s.phone ?? null,
+          },
+        },
+      }
+    : {};
+  const partnerId = findPartner(c, refs, options);
+  if (partnerId) return { DocumentAddressWithAddressBookLink: { Id: partnerId }, ...delivery };
+  return {
+    DocumentAddressWithoutAddressBookLink: {
+      IdentificationNumber: c.registrationNumber ?? null,
+      TaxIdentificationNumber: c.vatNumber ?? c.taxNumber ?? null,
+      CompanyName: c.companyName ?? null,
+      Name: c.name ?? null,
+      Street: c.street ?? null,
+      PostCode: c.postCode ?? null,
+      City: c.city ?? null,
+      Country: c.country ?? null,
+      Email: c.email ?? null,
+      PhoneNumber: c.phone ?? null,
+    },
+    ...delivery,
+  };
+}
+
+export function mapShopOrder(
+  source: IntakeSource,
+  order: ShopOrder,
+  refs: IntakeReferences,
+  options: MappingOptions,
+  receivedAt: Date,
+): CreateReceivedOrderRequest {
+  const reasons: string[] = [];
+  const at = order.createdAt ? Date.parse(order.createdAt) : receivedAt.getTime();
+  const priceType = order.pricesIncludeVat ? 'WithVat' : 'WithoutVat';
+  const rateType = (percent: number, where: string): VatRateType | undefined => {
+    const type = vatRateTypeFor(refs, percent, at);
+    if (!type) reasons.push(`${where}: VAT rate ${percent} % is not one of the connection's VAT rates`);
+    return type;
+  };
+  const items: ReceivedOrderItemRequest[] = [];
+  order.lines.forEach((line, i) => {
+    const type = rateType(line.vatRatePercent, `lines[${i}]`);
+    const priceListItemId =
+      options.matchPriceList && line.sku ? refs.priceListItems.get(line.sku.toUpperCase()) : undefined;
+    const common = {
+      Quantity: line.quantity,
+      UnitPrice: line.unitPrice,
+      UnitPriceVatType: priceType,
+      VatRateType: type ?? null,
+      DiscountPercentage: line.discountPercent ?? 0,
+    } as const;
+    if (priceListItemId) items.push({ PriceListItem: { PriceListItemId: priceListItemId, ...common } });
+    else
+      items.push({
+        TextItem: {
+          Code: line.sku ?? null,
+          Text: line.name,
+          ...common,
+          ...(line.unit ? { Unit: line.unit } : {}),
+        },
+      });
+  });
+  const fees = [
+    ...order.shipping.map((f, i) => ({ fee: f, code: options.shippingCode, where: `shipping[${i}]` })),
+    ...order.paymentFees.map((f, i) => ({
+      fee: f,
+      code: options.paymentFeeCode,
+      where: `paymentFees[${i}]`,
+    })),
+  ];
+  for (const { fee, code, where } of fees) {
+    if (fee.price === 0) continue;
+    const type = rateType(fee.vatRatePercent, where);
+    items.push({
+      TextItem: {
+        Code: code,
+        Text: fee.name,
+        Quantity: 1,
+        UnitPrice: fee.price,
+        UnitPriceVatType: priceType,
+        VatRateType: type ?? null,
+        DiscountPercentage: 0,
+      },
+    });
+  }
+  const currency = refs.currencies.get(order.currency);
+  if (!currency) reasons.push(`currency: ${order.currency} is not one of the connection's currencies`);
+  if (reasons.length > 0) throw new MappingError(reasons);
+
+  const marker = orderMarker(source, order.id);
+  const text = options.orderText.replaceAll('{number}', order.number);
+  const request: CreateReceivedOrderRequest = {
+    IssueDate: new Date(at).toISOString(),
+    Text: text, // the template carries the number, so `Text` always finds the order too
+    Note:
+      [options.orderNumberField === 'Note' ? `Order ${order.number}` : undefined, order.note]
+        .filter(Boolean)
+        .join('\n') || null,
+    InternalNote: marker,
+    ...(currency && !currency.home ? { CurrencyId: currency.id } : {}),
+    ...(options.orderNumberField === 'Doklad' ? { Doklad: order.number } : {}),
+    BusinessPartnerAddress: documentAddress(order, refs, options),
+    Items: items,
+  };
+  // A mapping bug fails here, naming the field, instead of at the service.
+  const checked = createReceivedOrderRequestSchema.safeParse(request);
+  if (!checked.success) {
+    throw new MappingError(
+      checked.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`),
+      { cause: checked.error },
+    );
+  }
+  return checked.data;
+}

@@ -1,0 +1,212 @@
+/**
+ * The intake endpoint's use case, the same on AWS (HTTP API → Lambda) and locally (`run
+ * --intake-port`): check the source, method, content type and size, verify the signature on the
+ * raw body, only then parse and validate, queue the order for the import and answer 202.
+ *
+ * Answers: 404 unknown or disabled source (no secret) · 405 not POST · 415 not JSON · 413 body
+ * over the limit · 401 missing, wrong or stale signature · 400 malformed JSON · 422 schema
+ * failure (the problems listed) · 202 queued. Nothing is queued on any 4xx. Logs carry the
+ * source, the status and the reason, never a body, a header value or a secret.
+ */
+import { createHash } from 'node:crypto';
+import type * as z from 'zod';
+import type { Clock, EventPublisher, Logger } from '../ports.js';
+import type { IntakeConfig } from './intake-config.js';
+import { publishIntakeEvent } from './intake-events-out.js';
+import type { IntakeQueue } from './ports.js';
+import {
+  type IntakeMessage,
+  type IntakeSource,
+  isIntakeSource,
+  type ShopOrder,
+  shopOrderSchema,
+} from './shop-order.js';
+import { type PlatformFieldNames, shopifyOrderSchema, shopifyToShopOrder } from './shopify-order.js';
+import { type Headers, SignatureError, verifySignature } from './signatures.js';
+import { wooOrderSchema, wooToShopOrder } from './woocommerce-order.js';
+
+export interface IntakeRequest {
+  method: string;
+  /** The `<source>` path segment. */
+  source: string;
+  /** Lower-case header names. */
+  headers: Headers;
+  body: Buffer;
+  /** Set when the transport stopped reading because the body exceeded the limit. */
+  truncated?: boolean;
+}
+
+export interface IntakeResponse {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export interface ReceiveDeps {
+  config: Pick<IntakeConfig, 'connection' | 'eventSource' | 'secrets' | 'maxBodyBytes' | 'mapping'>;
+  queue: IntakeQueue;
+  publisher: EventPublisher;
+  clock: Clock;
+  logger: Logger;
+}
+
+const DELIVERY_HEADERS: Record<IntakeSource, string> = {
+  shopify: 'x-shopify-webhook-id',
+  woocommerce: 'x-wc-webhook-delivery-id',
+  generic: 'webhook-id',
+};
+const TOPIC_HEADERS: Partial<Record<IntakeSource, [string, string]>> = {
+  shopify: ['x-shopify-topic', 'orders/create'],
+  woocommerce: ['x-wc-webhook-topic', 'order.created'],
+};
+
+const reply = (status: number, body: Record<string, unknown>, headers?: Record<string, string>) => ({
+  status,
+  body,
+  ...(headers ? { headers } : {}),
+});
+
+function issuesOf(error: z.ZodError, prefix = ''): string[] {
+  return error.issues
+    .slice(0, 50)
+    .map((i) => `${prefix}${i.path.map(String).join('.') || '(body)'}: ${i.message}`);
+}
+
+/** The platform payload → the shop order, or the problems (field: expectation). */
+function toShopOrder(
+  source: IntakeSource,
+  json: unknown,
+  fields: PlatformFieldNames,
+): { order: ShopOrder } | { problems: string[] } {
+  let order: unknown = json;
+  if (source === 'shopify') {
+    const parsed = shopifyOrderSchema.safeParse(json);
+    if (!parsed.success) return { problems: issuesOf(parsed.error) };
+    order = shopifyToShopOrder(parsed.data, fields);
+  } else if (source === 'woocommerce') {
+    const parsed = wooOrderSchema.safeParse(json);
+    if (!parsed.success) return { problems: issuesOf(parsed.error) };
+    order = wooToShopOrder(parsed.data, fields);
+  }
+  const checked = shopOrderSchema.safeParse(order);
+  if (!checked.success) return { problems: issuesOf(checked.error, source === 'generic' ? '' : 'order.') };
+  return { order: checked.data };
+}
+
+const idOf = (json: unknown): string | undefined => {
+  const id = (json as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? String(id).slice(0, 64) : undefined;
+};
+
+export async function receiveWebhook(deps: ReceiveDeps, request: IntakeRequest): Promise<IntakeResponse> {
+  const { config, logger } = deps;
+  const source = request.source;
+  const secret = isIntakeSource(source) ? config.secrets[source] : undefined;
+  const log = (status: number, reason: string, data: Record<string, unknown> = {}) => {
+    const entry = {
+      source: isIntakeSource(source) ? source : 'unknown',
+      status,
+      reason,
+      bytes: request.body.length,
+      ...data,
+    };
+    if (status >= 400) logger.warn('intake request refused', entry);
+    else logger.info('intake request accepted', entry);
+  };
+  if (!isIntakeSource(source) || !secret) {
+    log(404, 'unknown or disabled source');
+    return reply(404, { error: 'no intake for this source' });
+  }
+  if (request.method.toUpperCase() !== 'POST') {
+    log(405, 'method');
+    return reply(405, { error: 'only POST is accepted' }, { allow: 'POST' });
+  }
+  const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (source === 'woocommerce' && contentType === 'application/x-www-form-urlencoded') {
+    // WooCommerce pings a new webhook's URL with `webhook_id=<n>`, unsigned; it creates nothing.
+    if (/^webhook_id=\d{1,12}$/.test(request.body.toString('latin1').trim())) {
+      log(200, 'woocommerce ping');
+      return reply(200, { ping: true });
+    }
+  }
+  if (contentType !== 'application/json') {
+    log(415, 'content type');
+    return reply(415, { error: 'expected Content-Type: application/json' });
+  }
+  if (request.truncated || request.body.length > config.maxBodyBytes) {
+    log(413, 'body too large');
+    return reply(413, { error: `the body is over ${config.maxBodyBytes} bytes` });
+  }
+  try {
+    verifySignature(source, secret, request.body, request.headers);
+  } catch (error) {
+    if (!(error instanceof SignatureError)) throw error;
+    log(401, `signature ${error.reason}`);
+    return reply(401, { error: error.message });
+  }
+  return acceptSigned(deps, source, request, log);
+}
+
+async function acceptSigned(
+  deps: ReceiveDeps,
+  source: IntakeSource,
+  request: IntakeRequest,
+  log: (status: number, reason: string, data?: Record<string, unknown>) => void,
+): Promise<IntakeResponse> {
+  const { config } = deps;
+  const deliveryId =
+    request.headers[DELIVERY_HEADERS[source]]?.trim().slice(0, 128) ||
+    createHash('sha256').update(request.body).digest('hex');
+  let json: unknown;
+  try {
+    json = JSON.parse(request.body.toString('utf8'));
+  } catch {
+    log(400, 'malformed JSON', { deliveryId });
+    return reply(400, { error: 'malformed JSON', problems: ['(body): not valid JSON'] });
+  }
+  const topic = TOPIC_HEADERS[source];
+  const givenTopic = topic ? request.headers[topic[0]] : undefined;
+  const result =
+    topic && givenTopic !== undefined && givenTopic !== topic[1]
+      ? { problems: [`${topic[0]}: expected ${topic[1]}`] }
+      : toShopOrder(source, json, {
+          registrationNumber: config.mapping.registrationNumberFields,
+          vatNumber: config.mapping.vatNumberFields,
+        });
+  if ('problems' in result) {
+    log(422, 'schema', { deliveryId, problems: result.problems.slice(0, 20) });
+    const shopOrderId = idOf(json);
+    if (shopOrderId) {
+      await publishIntakeEvent(
+        { ...deps, eventSource: config.eventSource },
+        { connection: config.connection, source, shopOrderId, orderNumber: null },
+        'Rejected',
+        { stage: 'validation', reasons: result.problems },
+        deliveryId,
+      );
+    }
+    return reply(422, { error: 'the order does not match the expected schema', problems: result.problems });
+  }
+  const { order } = result;
+  const message: IntakeMessage = {
+    version: 1,
+    connection: config.connection,
+    source,
+    deliveryId,
+    receivedAt: deps.clock.now().toISOString(),
+    order,
+  };
+  await deps.queue.send(message, {
+    deduplicationId: `${source}:${deliveryId}`,
+    groupId: `${source}:${order.id}`,
+  });
+  await publishIntakeEvent(
+    { ...deps, eventSource: config.eventSource },
+    { connection: config.connection, source, shopOrderId: order.id, orderNumber: order.number },
+    'Received',
+    { deliveryId, lineCount: order.lines.length, currency: order.currency },
+    deliveryId,
+  );
+  log(202, 'queued', { deliveryId, shopOrderId: order.id });
+  return reply(202, { accepted: true, id: `${source}:${order.id}` });
+}

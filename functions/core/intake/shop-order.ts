@@ -1,0 +1,92 @@
+/**
+ * The shop order every source is normalised to, and the message the intake endpoint queues for
+ * the import. The `generic` source posts exactly this shape (documented in docs/intake.md), so
+ * any shop or middleware can feed the intake without a platform adapter.
+ *
+ * Prices: `unitPrice` is the price of one unit before the line's discount, with VAT when
+ * `pricesIncludeVat` is true, else without. `vatRatePercent` is the shop's rate (e.g. 23).
+ */
+import * as z from 'zod';
+
+export const intakeSources = ['shopify', 'woocommerce', 'generic'] as const;
+export type IntakeSource = (typeof intakeSources)[number];
+
+export function isIntakeSource(value: string): value is IntakeSource {
+  return (intakeSources as readonly string[]).includes(value);
+}
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+const money = z.number().finite().min(0).max(1e9);
+const percent = z.number().finite().min(0).max(100);
+
+export const contactSchema = z
+  .object({
+    companyName: text(255).optional(),
+    name: text(255).optional(),
+    email: z.email().max(255).optional(),
+    phone: text(64).optional(),
+    registrationNumber: text(32).optional().describe('Company registration number (IČO).'),
+    taxNumber: text(32).optional().describe('Tax identification number (DIČ).'),
+    vatNumber: text(32).optional().describe('VAT identification number (IČ DPH).'),
+    street: text(255).optional(),
+    city: text(128).optional(),
+    postCode: text(16).optional(),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, 'expected an ISO 3166-1 alpha-2 country code')
+      .optional(),
+  })
+  .strict();
+export type Contact = z.infer<typeof contactSchema>;
+
+export const orderLineSchema = z
+  .object({
+    sku: text(64).optional().describe('Matched against price-list item codes.'),
+    name: text(255),
+    quantity: z.number().finite().gt(0).max(1e6),
+    unit: text(16).optional(),
+    unitPrice: money,
+    vatRatePercent: percent,
+    discountPercent: percent.optional(),
+  })
+  .strict();
+export type OrderLine = z.infer<typeof orderLineSchema>;
+
+export const feeSchema = z
+  .object({ name: text(255), price: money, vatRatePercent: percent })
+  .strict()
+  .describe('Shipping or a payment fee: one item of quantity 1.');
+export type Fee = z.infer<typeof feeSchema>;
+
+export const shopOrderSchema = z
+  .object({
+    id: text(64).describe("The shop's order id (unique per shop); duplicates are detected by it."),
+    number: text(64).describe('The order number the customer sees; stored on the received order.'),
+    createdAt: z.iso.datetime({ offset: true }).optional(),
+    currency: z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 currency code'),
+    pricesIncludeVat: z.boolean(),
+    customer: contactSchema,
+    shippingAddress: contactSchema.optional(),
+    lines: z.array(orderLineSchema).min(1).max(500),
+    shipping: z.array(feeSchema).max(20).default([]),
+    paymentFees: z.array(feeSchema).max(20).default([]),
+    note: z.string().max(2000).optional(),
+  })
+  .strict();
+export type ShopOrder = z.infer<typeof shopOrderSchema>;
+
+/** What the intake endpoint queues for the import (one per accepted delivery). */
+export const intakeMessageSchema = z.object({
+  version: z.literal(1),
+  connection: z.string().min(1),
+  source: z.enum(intakeSources),
+  deliveryId: z.string().min(1).max(128),
+  receivedAt: z.iso.datetime({ offset: true }),
+  order: shopOrderSchema,
+});
+export type IntakeMessage = z.infer<typeof intakeMessageSchema>;
+
+/** The key of one shop order: connection, source and the shop's order id. */
+export function intakeRecordId(source: IntakeSource, shopOrderId: string): string {
+  return `${source}:${shopOrderId}`;
+}

@@ -1,0 +1,86 @@
+/**
+ * Import Lambda: consumes the intake's FIFO queue, one queued shop order → one received order,
+ * exactly once (core/intake/import-order.ts). Partial batch failures; a message that never
+ * parses, and one that keeps failing, reaches the DLQ by the queue's redrive. Within a message
+ * group a failure stops the rest of the batch's group (FIFO order is kept).
+ */
+import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { RetryLaterError } from '../core/actions/errors.js';
+import type { EntryResult, RunOptions } from '../core/actions/run-action.js';
+import { type ImportDeps, importOrder } from '../core/intake/import-order.js';
+import { loadIntakeConfig } from '../core/intake/intake-config.js';
+import { createReferenceCache } from '../core/intake/references.js';
+import { intakeMessageSchema } from '../core/intake/shop-order.js';
+import { guardFromEnvironment, loadActionEnvironment } from './action-runtime.js';
+import { lazyHandler } from './lazy-handler.js';
+
+export type ImportEntry = (raw: unknown, options?: RunOptions) => Promise<EntryResult>;
+
+/** One queued message (parsed JSON) → the import; `invalid` when it is not an intake message. */
+export function createImportEntry(deps: ImportDeps): ImportEntry {
+  return async (raw, options = {}) => {
+    const parsed = intakeMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`);
+      if (options.logInvalid !== false) deps.logger.error('invalid intake message', { issues });
+      return { status: 'invalid', reason: issues.join('; ').slice(0, 500) };
+    }
+    return importOrder(deps, parsed.data, options);
+  };
+}
+
+export class InvalidIntakeMessageError extends Error {
+  override readonly name = 'InvalidIntakeMessageError';
+}
+
+export function createHandler(deps: ImportDeps) {
+  const entry = createImportEntry(deps);
+  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    const processor = new SqsFifoPartialProcessorAsync();
+    const recordHandler = async (record: SQSRecord): Promise<void> => {
+      const firstReceive = Number(record.attributes?.ApproximateReceiveCount ?? '1') <= 1;
+      let body: unknown;
+      try {
+        body = JSON.parse(record.body);
+      } catch {
+        if (firstReceive) deps.logger.error('invalid intake message', { messageId: record.messageId });
+        throw new InvalidIntakeMessageError(`message ${record.messageId} is not JSON`);
+      }
+      try {
+        const result = await entry(body, {
+          remainingTimeMs: context.getRemainingTimeInMillis(),
+          logInvalid: firstReceive,
+        });
+        if (result.status === 'invalid') throw new InvalidIntakeMessageError(result.reason);
+      } catch (error) {
+        deps.logger.warn('import will be retried', {
+          messageId: record.messageId,
+          error: error instanceof Error ? error.name : 'unknown',
+          reason: error instanceof RetryLaterError ? error.reason : undefined,
+        });
+        throw error;
+      }
+    };
+    return processPartialResponse(event, recordHandler, processor, {
+      context,
+      throwOnFullBatchFailure: false,
+    });
+  };
+}
+
+export async function handlerFromEnv(env: Readonly<Record<string, string | undefined>>) {
+  const e = await loadActionEnvironment(env, 'import-orders');
+  const config = loadIntakeConfig(env);
+  return createHandler({
+    api: e.api,
+    guard: guardFromEnvironment(e),
+    publisher: e.aws.publisher(),
+    clock: e.clock,
+    logger: e.logger,
+    references: createReferenceCache(e.api, e.clock, config.referenceCacheSeconds),
+    config,
+  });
+}
+
+export const handler = lazyHandler(() => handlerFromEnv(process.env));

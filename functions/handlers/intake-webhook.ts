@@ -1,0 +1,64 @@
+/**
+ * Intake endpoint Lambda behind the HTTP API (`ANY /intake/{source}`, payload format 2.0): only
+ * verifies, validates, queues and answers 202; the import Lambda creates the order. The raw body
+ * (base64-decoded when API Gateway encoded it) is what the signature is checked on.
+ */
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { createAwsAdapters, loadAdapterConfig } from '../adapters/aws/adapter-config.js';
+import { loadIntakeSecrets } from '../adapters/aws/intake-secrets.js';
+import { createSqsIntakeQueue } from '../adapters/aws/sqs-intake-queue.js';
+import { requireSetting } from '../core/actions/config.js';
+import { loadIntakeConfig } from '../core/intake/intake-config.js';
+import { type ReceiveDeps, receiveWebhook } from '../core/intake/receive-webhook.js';
+import { systemClock } from '../shared/clock.js';
+import { INTAKE_ENV } from '../shared/intake-env-names.js';
+import { createLogger, parseLogLevel } from '../shared/logger.js';
+import { lazyHandler } from './lazy-handler.js';
+
+export type IntakeHttpHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export function createHandler(deps: ReceiveDeps): IntakeHttpHandler {
+  return async (event) => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(event.headers ?? {})) {
+      if (value !== undefined) headers[name.toLowerCase()] = value;
+    }
+    const body =
+      event.body === undefined
+        ? Buffer.alloc(0)
+        : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+    const response = await receiveWebhook(deps, {
+      method: event.requestContext.http.method,
+      source: event.pathParameters?.source ?? '',
+      headers,
+      body,
+    });
+    return {
+      statusCode: response.status,
+      headers: { 'content-type': 'application/json', ...(response.headers ?? {}) },
+      body: JSON.stringify(response.body),
+    };
+  };
+}
+
+/** Dependencies from the environment: secrets from Secrets Manager, the FIFO queue, the bus. */
+export async function handlerFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<IntakeHttpHandler> {
+  const logger = createLogger({ level: parseLogLevel(env.LOG_LEVEL), service: 'intake-webhook' });
+  const aws = createAwsAdapters(loadAdapterConfig(env, ['eventBus']), { clock: systemClock, logger });
+  const secretId = env[INTAKE_ENV.secretsSecret];
+  const secrets = secretId ? await loadIntakeSecrets(aws.clients.secretsManager, secretId) : {};
+  const config = loadIntakeConfig({ ...env, ...secrets });
+  const queueUrl = requireSetting(env[INTAKE_ENV.queueUrl], INTAKE_ENV.queueUrl);
+  return createHandler({
+    config,
+    queue: createSqsIntakeQueue({ client: new SQSClient({}), queueUrl }),
+    publisher: aws.publisher(),
+    clock: systemClock,
+    logger,
+  });
+}
+
+export const handler = lazyHandler(() => handlerFromEnv(process.env));

@@ -1,0 +1,90 @@
+/**
+ * The e-shop order intake in the local runtime (`run --intake-port N`): the same endpoint use case
+ * and import entry the Lambdas run, on node:http and an in-process FIFO-like queue, with the
+ * intake records in the embedded DynamoDB beside the actions' idempotency records.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AccountingApi } from '../accounting/api.js';
+import { createLocalIntakeQueue, type LocalIntakeQueue } from '../adapters/local/local-intake-queue.js';
+import type { EntryResult } from '../core/actions/run-action.js';
+import { type IntakeConfig, loadIntakeConfig } from '../core/intake/intake-config.js';
+import { createReferenceCache } from '../core/intake/references.js';
+import { type IntakeMessage, type IntakeSource, intakeSources } from '../core/intake/shop-order.js';
+import type { Clock, EventPublisher, Logger } from '../core/ports.js';
+import { createPowertoolsGuard } from '../handlers/action-runtime.js';
+import { createImportEntry } from '../handlers/import-orders.js';
+import { ENV } from '../shared/env-names.js';
+import { createIntakeHttpServerFor } from './local-intake-server.js';
+
+export interface LocalIntake {
+  /** Base URL; sources post to `<url>/intake/<source>`. */
+  readonly url: string;
+  readonly port: number;
+  /** Sources with a secret (the others answer 404). */
+  readonly sources: readonly IntakeSource[];
+  readonly config: IntakeConfig;
+  readonly queue: LocalIntakeQueue;
+  /** Stops accepting, then waits until every queued order was imported (or dead-lettered). */
+  close(): Promise<void>;
+}
+
+export async function startLocalIntake(options: {
+  port: number;
+  host?: string;
+  api: AccountingApi;
+  /** Where the intake records live (the local runtime: its idempotency table in dynalite). */
+  idempotency: { client: DynamoDBClient; tableName: string };
+  publisher: EventPublisher;
+  env: Record<string, string | undefined>;
+  connection: string;
+  eventSource: string;
+  clock: Clock;
+  logger: Logger;
+  onResult?: (
+    message: IntakeMessage,
+    result: EntryResult | { status: 'dead-lettered'; reason: string },
+  ) => void;
+}): Promise<LocalIntake> {
+  const { api, clock, logger, publisher } = options;
+  const config = loadIntakeConfig({
+    ...options.env,
+    [ENV.connection]: options.connection,
+    [ENV.eventSource]: options.eventSource,
+  });
+  const guard = createPowertoolsGuard({
+    client: options.idempotency.client,
+    tableName: options.idempotency.tableName,
+    expiresAfterSeconds: Number(options.env[ENV.actionsIdempotencyExpiresSeconds]) || 7 * 24 * 3600,
+  });
+  const entry = createImportEntry({
+    api,
+    guard,
+    publisher,
+    clock,
+    logger,
+    references: createReferenceCache(api, clock, config.referenceCacheSeconds),
+    config,
+  });
+  const queue = createLocalIntakeQueue({
+    handle: (message) => entry(message, { remainingTimeMs: 60_000 }),
+    clock,
+    logger,
+    ...(options.onResult ? { onResult: options.onResult } : {}),
+  });
+  const server = await createIntakeHttpServerFor({
+    port: options.port,
+    ...(options.host ? { host: options.host } : {}),
+    deps: { config, queue, publisher, clock, logger },
+  });
+  return {
+    url: server.url,
+    port: server.port,
+    sources: intakeSources.filter((s) => config.secrets[s] !== undefined),
+    config,
+    queue,
+    async close() {
+      await server.close();
+      await queue.drain();
+    },
+  };
+}

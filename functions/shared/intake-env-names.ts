@@ -1,0 +1,26 @@
+/**
+ * Environment variables of the e-shop order intake (docs/intake.md), once; `infra/` sets them
+ * and `core/intake/intake-config.ts` reads them through these constants.
+ */
+export const INTAKE_ENV = {
+  /** Signing secrets, one per source; a source without one is disabled (404). */
+  shopifySecret: 'INTAKE_SHOPIFY_SECRET',
+  woocommerceSecret: 'INTAKE_WOOCOMMERCE_SECRET',
+  genericSecret: 'INTAKE_GENERIC_SECRET',
+  /** On AWS: Secrets Manager secret (ARN or name) holding the three secrets above as JSON keys. */
+  secretsSecret: 'INTAKE_SECRETS_SECRET',
+  maxBodyBytes: 'INTAKE_MAX_BODY_BYTES',
+  /** On AWS: the FIFO queue the endpoint sends accepted orders to. */
+  queueUrl: 'INTAKE_QUEUE_URL',
+  // Mapping options
+  orderNumberField: 'INTAKE_ORDER_NUMBER_FIELD',
+  orderText: 'INTAKE_ORDER_TEXT',
+  partnerMatch: 'INTAKE_PARTNER_MATCH',
+  matchPriceList: 'INTAKE_MATCH_PRICE_LIST',
+  shippingCode: 'INTAKE_SHIPPING_CODE',
+  paymentFeeCode: 'INTAKE_PAYMENT_FEE_CODE',
+  registrationNumberFields: 'INTAKE_REGISTRATION_NUMBER_FIELDS',
+  vatNumberFields: 'INTAKE_VAT_NUMBER_FIELDS',
+  referenceCacheSeconds: 'INTAKE_REFERENCE_CACHE_SECONDS',
+  lookbackSeconds: 'INTAKE_LOOKBACK_SECONDS',
+} as const;
