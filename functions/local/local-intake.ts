@@ -5,13 +5,13 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { AccountingApi } from '../accounting/api.js';
+import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
 import { createLocalIntakeQueue, type LocalIntakeQueue } from '../adapters/local/local-intake-queue.js';
 import type { EntryResult } from '../core/actions/run-action.js';
 import { type IntakeConfig, loadIntakeConfig } from '../core/intake/intake-config.js';
 import { createReferenceCache } from '../core/intake/references.js';
 import { type IntakeMessage, type IntakeSource, intakeSources } from '../core/intake/shop-order.js';
 import type { Clock, EventPublisher, Logger } from '../core/ports.js';
-import { createPowertoolsGuard } from '../handlers/action-runtime.js';
 import { createImportEntry } from '../handlers/import-orders.js';
 import { ENV } from '../shared/env-names.js';
 import { createIntakeHttpServerFor } from './local-intake-server.js';

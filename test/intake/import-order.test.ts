@@ -3,13 +3,13 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AccountingApi } from '../../functions/accounting/api.js';
 import { OutcomeUnknownError } from '../../functions/accounting/errors.js';
+import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import { RetryLaterError } from '../../functions/core/actions/errors.js';
 import type { ImportDeps } from '../../functions/core/intake/import-order.js';
 import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
 import { orderMarker } from '../../functions/core/intake/map-order.js';
 import { createReferenceCache } from '../../functions/core/intake/references.js';
 import { type IntakeMessage, shopOrderSchema } from '../../functions/core/intake/shop-order.js';
-import { createPowertoolsGuard } from '../../functions/handlers/action-runtime.js';
 import { createImportEntry } from '../../functions/handlers/import-orders.js';
 import { sampleOrder } from '../../functions/local/intake-samples.js';
 import { systemClock } from '../../functions/shared/clock.js';
