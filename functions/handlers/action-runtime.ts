@@ -25,6 +25,8 @@ import { createAccountingClient } from '../accounting/client.js';
 import { loadAccountingConfig } from '../accounting/config.js';
 import { type AwsAdapters, createAwsAdapters, loadAdapterConfig } from '../adapters/aws/adapter-config.js';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
+import { addLambdaContext, LambdaLogger } from '../adapters/aws/lambda-logger.js';
+import { instrumentClient } from '../adapters/aws/lambda-tracer.js';
 import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
 import { createSqsDeadLetterSink } from '../adapters/aws/sqs-dead-letter-sink.js';
 import { type ActionsConfig, loadActionsConfig, requireSetting } from '../core/actions/config.js';
@@ -36,7 +38,7 @@ import { type ActionEntry, type ActionFn, createActionEntry } from '../core/acti
 import type { CheckpointStore, Clock, Logger } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
-import { type AppLogger, createLogger, parseLogLevel } from '../shared/logger.js';
+import { type AppLogger, parseLogLevel } from '../shared/logger.js';
 
 /** Reported for a record that must go to the DLQ (its body never becomes valid). */
 export class DeadLetterError extends Error {
@@ -84,6 +86,7 @@ function createSqsActionHandler(
   };
 
   return async (event, context) => {
+    addLambdaContext(logger, context);
     // One processor per invocation: it holds per-batch state.
     const processor = new BatchProcessor(EventType.SQS);
     const recordHandler = async (record: SQSRecord): Promise<void> => {
@@ -166,7 +169,7 @@ export function deadLetterSinkFromEnvironment(
     });
     return undefined;
   }
-  return createSqsDeadLetterSink({ client: client ?? new SQSClient({}), queueUrl });
+  return createSqsDeadLetterSink({ client: client ?? instrumentClient(new SQSClient({})), queueUrl });
 }
 
 /** Action settings, logger, AWS adapters (bus required) and the accounting client (key or secret). */
@@ -175,10 +178,10 @@ export async function loadActionEnvironment(
   service: string,
 ): Promise<ActionEnvironment> {
   const actions = loadActionsConfig(env);
-  const logger = createLogger({ level: parseLogLevel(env.LOG_LEVEL), service });
+  const logger = new LambdaLogger({ level: parseLogLevel(env.LOG_LEVEL), service });
   const clock = systemClock;
   const adapters = loadAdapterConfig(env, ['eventBus']);
-  const aws = createAwsAdapters(adapters, { clock, logger });
+  const aws = createAwsAdapters(adapters, { clock, logger, instrument: instrumentClient });
   const secretValues = adapters.credentialsSecret ? await aws.secretSource().get() : {};
   const api = createAccountingClient(loadAccountingConfig({ ...env, ...secretValues }), { clock, logger });
   return { actions, logger, clock, aws, api };

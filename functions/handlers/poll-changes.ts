@@ -12,11 +12,13 @@ import * as z from 'zod';
 import type { AccountingApi } from '../accounting/api.js';
 import { createAccountingClient } from '../accounting/client.js';
 import { createAwsAdapters } from '../adapters/aws/adapter-config.js';
+import { addLambdaContext, LambdaLogger } from '../adapters/aws/lambda-logger.js';
+import { instrumentClient } from '../adapters/aws/lambda-tracer.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
 import { type PollAllSummary, pollAll } from '../core/sync/poll-all.js';
 import { collectionListSchema } from '../core/sync/poll-options.js';
 import { systemClock } from '../shared/clock.js';
-import { createLogger, parseLogLevel } from '../shared/logger.js';
+import { parseLogLevel } from '../shared/logger.js';
 import { lazyHandler } from './lazy-handler.js';
 import { loadPollerRuntimeConfig, type PollerSettings } from './poller-config.js';
 
@@ -74,6 +76,7 @@ export interface LambdaContextLike {
 
 export function createHandler(deps: PollHandlerDeps) {
   return async (event: unknown, context?: LambdaContextLike): Promise<PollChangesSummary> => {
+    addLambdaContext(deps.logger, context);
     const input = inputSchema.safeParse(event ?? {});
     if (!input.success) {
       // Bad input: say which field and change nothing.
@@ -198,13 +201,13 @@ export async function createDepsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<PollHandlerDeps> {
   const config = loadPollerRuntimeConfig(env);
-  const logger = createLogger({
+  const logger = new LambdaLogger({
     level: parseLogLevel(env.LOG_LEVEL),
     service: 'poll-changes',
     context: { connection: config.poller.options.connection },
   });
   const clock = systemClock;
-  const aws = createAwsAdapters(config.adapters, { clock, logger });
+  const aws = createAwsAdapters(config.adapters, { clock, logger, instrument: instrumentClient });
   const secretValues = config.credentialsFromSecret ? await aws.secretSource().get() : {};
   const api = createAccountingClient(config.accounting(secretValues), { clock, logger });
   return {

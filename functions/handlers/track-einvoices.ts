@@ -3,6 +3,7 @@
  * polls the status of every open sending of the connection and emits each transition in order.
  * A 429/5xx ends the pass with an error after saving what was learned; the next run continues.
  */
+import { addLambdaContext } from '../adapters/aws/lambda-logger.js';
 import { type TrackerDeps, type TrackResult, trackEInvoices } from '../core/actions/einvoice-tracking.js';
 import { loadActionEnvironment, sendingsFromEnvironment } from './action-runtime.js';
 import { lazyHandler } from './lazy-handler.js';
@@ -14,8 +15,10 @@ export interface TrackHandlerDeps extends TrackerDeps {
 }
 
 export function createHandler(deps: TrackHandlerDeps) {
-  return async (_event?: unknown, _context?: unknown): Promise<TrackResult> =>
-    trackEInvoices(deps, deps.connection);
+  return async (_event?: unknown, context?: unknown): Promise<TrackResult> => {
+    addLambdaContext(deps.logger, context);
+    return trackEInvoices(deps, deps.connection);
+  };
 }
 
 export async function createDepsFromEnv(

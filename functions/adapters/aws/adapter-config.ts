@@ -135,28 +135,35 @@ export interface AwsAdapters {
 /** Builds adapters on demand; SDK clients (one per service, created lazily) can be passed in. */
 export function createAwsAdapters(
   config: AdapterConfig,
-  deps: { clock: Clock; logger: Logger; clients?: AwsClients },
+  deps: {
+    clock: Clock;
+    logger: Logger;
+    clients?: AwsClients;
+    /** Wraps each client this function creates (X-Ray capture on Lambda); given clients are left as they are. */
+    instrument?: <T extends object>(client: T) => T;
+  },
 ): AwsAdapters {
   const given = deps.clients ?? {};
+  const made = deps.instrument ?? (<T>(client: T) => client);
   let eventBridge = given.eventBridge;
   let dynamoDb = given.dynamoDb;
   let s3 = given.s3;
   let secretsManager = given.secretsManager;
   const clients = {
     get eventBridge() {
-      eventBridge ??= new EventBridgeClient({});
+      eventBridge ??= made(new EventBridgeClient({}));
       return eventBridge;
     },
     get dynamoDb() {
-      dynamoDb ??= new DynamoDBClient({});
+      dynamoDb ??= made(new DynamoDBClient({}));
       return dynamoDb;
     },
     get s3() {
-      s3 ??= new S3Client({});
+      s3 ??= made(new S3Client({}));
       return s3;
     },
     get secretsManager() {
-      secretsManager ??= new SecretsManagerClient({});
+      secretsManager ??= made(new SecretsManagerClient({}));
       return secretsManager;
     },
   };
