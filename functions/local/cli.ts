@@ -115,6 +115,9 @@ export function processContext(): { ctx: CommandContext; dispose(): void } {
       get columns() {
         return process.stdout.columns;
       },
+      get rows() {
+        return process.stdout.rows;
+      },
     },
     stderr: { write: (t) => void process.stderr.write(t), isTTY: process.stderr.isTTY === true },
     env: process.env,

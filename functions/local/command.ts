@@ -25,6 +25,7 @@ export interface Output {
   write(text: string): void;
   isTTY?: boolean;
   columns?: number;
+  rows?: number;
 }
 
 export interface CommandContext {

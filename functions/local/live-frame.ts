@@ -1,0 +1,298 @@
+/**
+ * The live view of a terminal: a frame of the runtime's state, redrawn in place a few times a
+ * second. The frame always fits the terminal (at least 80×24 is assumed usable): every line is cut
+ * to the width, and sections shrink to the height — lists keep their newest entries and say how
+ * many more there are — so a redraw never scrolls.
+ */
+import type { Output } from './command.js';
+import { type EventUpdate, isOutcomeType, type RuntimeUpdate, type View } from './runtime-update.js';
+
+const ESC = '\u001b[';
+const bold = (s: string) => `${ESC}1m${s}${ESC}22m`;
+const dim = (s: string) => `${ESC}2m${s}${ESC}22m`;
+const green = (s: string) => `${ESC}32m${s}${ESC}39m`;
+const yellow = (s: string) => `${ESC}33m${s}${ESC}39m`;
+const red = (s: string) => `${ESC}31m${s}${ESC}39m`;
+const cyan = (s: string) => `${ESC}36m${s}${ESC}39m`;
+
+const ESC_CHAR = '\u001b';
+
+/** Length of the ANSI CSI sequence starting at `i` (`ESC [ … letter`), or 0. */
+function ansiLength(text: string, i: number): number {
+  if (text[i] !== ESC_CHAR || text[i + 1] !== '[') return 0;
+  let j = i + 2;
+  while (j < text.length && !/[A-Za-z]/.test(text[j] as string)) j += 1;
+  return j < text.length ? j - i + 1 : 0;
+}
+
+/** Visible characters of `text` from `from` on (ANSI sequences do not count). */
+export function visibleWidth(text: string, from = 0): number {
+  let n = 0;
+  for (let i = from; i < text.length; ) {
+    const skip = ansiLength(text, i);
+    if (skip) i += skip;
+    else {
+      n += 1;
+      i += 1;
+    }
+  }
+  return n;
+}
+
+/** `text` cut to `width` visible characters (ANSI sequences kept, not counted), with `…` when cut. */
+export function fitLine(text: string, width: number): string {
+  let visible = 0;
+  let out = '';
+  for (let i = 0; i < text.length; ) {
+    const skip = ansiLength(text, i);
+    if (skip) {
+      out += text.slice(i, i + skip);
+      i += skip;
+      continue;
+    }
+    // One more visible character would leave no room for the ellipsis.
+    if (visible === width - 1 && visibleWidth(text, i) > 1) return `${out}…${ESC}0m`;
+    // Control characters (a newline in a warning) would break the frame's line count.
+    const ch = text[i] as string;
+    out += ch < ' ' ? ' ' : ch;
+    visible += 1;
+    i += 1;
+  }
+  return out;
+}
+
+export function progressBar(done: number, total: number, width = 30): string {
+  const ratio = total > 0 ? Math.min(1, done / total) : 1;
+  const filled = Math.round(ratio * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${Math.round(ratio * 100)
+    .toString()
+    .padStart(3)}% ${done}/${total}`;
+}
+
+/** What the live view knows; `renderFrame` draws it. */
+export interface FrameState {
+  started?: Extract<RuntimeUpdate, { kind: 'started' }>;
+  recent: EventUpdate[];
+  outcomes: EventUpdate[];
+  /** How many of each were seen (the lists keep the latest only). */
+  recentSeen: number;
+  outcomesSeen: number;
+  counters: Map<string, number>;
+  warnings: string[];
+  lastPoll?: Extract<RuntimeUpdate, { kind: 'poll' }>;
+  polls: number;
+  backfill?: { done: number; total: number };
+  status: string;
+  stopping: boolean;
+  published: number;
+}
+
+export function emptyFrameState(): FrameState {
+  return {
+    recent: [],
+    outcomes: [],
+    recentSeen: 0,
+    outcomesSeen: 0,
+    counters: new Map(),
+    warnings: [],
+    polls: 0,
+    status: 'running',
+    stopping: false,
+    published: 0,
+  };
+}
+
+const KEEP = 50;
+
+/** Applies one update to the state (bounded: the latest entries only). */
+export function applyUpdate(state: FrameState, update: RuntimeUpdate): void {
+  switch (update.kind) {
+    case 'started':
+      state.started = update;
+      break;
+    case 'event': {
+      state.published += 1;
+      state.counters.set(update.detailType, (state.counters.get(update.detailType) ?? 0) + 1);
+      const outcome = isOutcomeType(update.detailType);
+      if (outcome) state.outcomesSeen += 1;
+      else state.recentSeen += 1;
+      const list = outcome ? state.outcomes : state.recent;
+      list.push(update);
+      if (list.length > KEEP) list.splice(0, list.length - KEEP);
+      break;
+    }
+    case 'poll':
+      state.polls += 1;
+      state.lastPoll = update;
+      break;
+    case 'backfill':
+      state.backfill = { done: update.done, total: update.total };
+      break;
+    case 'action':
+      if (!update.ok)
+        state.warnings.push(`${update.route} failed on ${update.detailType}: ${update.message ?? ''}`);
+      break;
+    case 'warning':
+      state.warnings.push(update.message);
+      break;
+    case 'stopping':
+      state.stopping = true;
+      state.status = `stopping (${update.reason})`;
+      break;
+    case 'stopped':
+      state.status = `stopped, ${update.published} events published`;
+      break;
+  }
+  if (state.warnings.length > KEEP) state.warnings.splice(0, state.warnings.length - KEEP);
+}
+
+function headLines(state: FrameState, width: number, now: Date): string[] {
+  const cut = (s: string) => fitLine(s, width);
+  const { started, lastPoll, backfill } = state;
+  const lines = [
+    cut(bold('accounting-events') + dim(` — ${state.status}${state.stopping ? '' : ', Ctrl-C to stop'}`)),
+  ];
+  if (started) {
+    lines.push(
+      dim(
+        cut(
+          `service ${started.service}${started.sandbox ? ' (sandbox)' : ''} · data ${started.dataDir} · every ${started.intervalMs} ms · actions: ${started.actions.join(', ') || 'none'}`,
+        ),
+      ),
+    );
+  }
+  const lag = lastPoll ? now.getTime() - lastPoll.at.getTime() : undefined;
+  lines.push(
+    cut(
+      `polls ${state.polls} · last ${lag === undefined ? '-' : `${(lag / 1000).toFixed(1)} s ago`}${lastPoll ? ` (${lastPoll.durationMs} ms, ${lastPoll.events} events)` : ''} · published ${state.published}`,
+    ),
+  );
+  if (backfill && backfill.done < backfill.total) {
+    const bar = progressBar(backfill.done, backfill.total, Math.max(10, Math.min(30, width - 40)));
+    lines.push(cut(`first backfill ${cyan(bar)}`));
+  } else if (backfill) lines.push(dim(cut(`first backfill done: ${backfill.total} records`)));
+  return lines;
+}
+
+function counterLines(state: FrameState, width: number, budget: number): string[] {
+  const entries = [...state.counters.entries()].sort((a, b) => b[1] - a[1]);
+  const perRow = width >= 79 ? 2 : 1;
+  const column = Math.floor((width - (perRow - 1) * 2) / perRow);
+  const cell = ([t, n]: [string, number]) => {
+    const count = String(n);
+    return `${fitLine(t, column - count.length - 1).padEnd(column - count.length)}${count}`;
+  };
+  const rows: string[] = [];
+  for (let i = 0; i < entries.length; i += perRow)
+    rows.push(
+      entries
+        .slice(i, i + perRow)
+        .map(cell)
+        .join('  '),
+    );
+  if (budget <= 0) return [];
+  if (rows.length <= budget) return rows;
+  return [...rows.slice(0, budget - 1), dim(`… ${entries.length - (budget - 1) * perRow} more types`)];
+}
+
+function outcomeLine(o: EventUpdate, width: number): string {
+  const colour =
+    o.detailType === 'Action.Failed' ? red : o.detailType.endsWith('StatusChanged') ? yellow : green;
+  return fitLine(
+    `${colour(fitLine(o.detailType, 35).padEnd(35))} ${(o.documentNumber ?? '-').padEnd(13)} ${o.note ?? ''}`,
+    width,
+  );
+}
+
+function eventLine(e: EventUpdate, width: number): string {
+  return fitLine(
+    `${dim(e.at.toISOString().slice(11, 19))} ${fitLine(e.detailType, 33).padEnd(33)} ${(e.documentNumber ?? '-').padEnd(13)} ${dim(e.id)}`,
+    width,
+  );
+}
+
+/** The newest `budget` entries, the first line saying how many older ones are not shown. */
+function newest<T>(items: readonly T[], total: number, budget: number, line: (item: T) => string): string[] {
+  if (budget <= 0) return [];
+  if (total <= budget) return items.slice(-budget).map(line);
+  return [dim(`… ${total - (budget - 1)} earlier`), ...items.slice(-(budget - 1)).map(line)];
+}
+
+/**
+ * The frame for a terminal of `columns` × `rows`: at most `rows - 1` lines (the cursor rests on
+ * the last row), none wider than `columns - 1` visible characters.
+ */
+export function renderFrame(state: FrameState, size: { columns: number; rows: number }, now: Date): string[] {
+  const width = Math.max(20, size.columns - 1);
+  const height = Math.max(6, size.rows - 1);
+  const head = headLines(state, width, now);
+  const warnings = state.warnings
+    .slice(-(height >= 23 ? 3 : 1))
+    .map((w) => yellow(fitLine(`warning: ${w}`, width)));
+  // Three sections, each with a heading; blank separators only when there is room for them.
+  let free = height - head.length - warnings.length - 3;
+  const gaps = free >= 12 ? 3 : 0;
+  free -= gaps;
+  const outcomesTotal = state.outcomes.length;
+  const countersWanted = Math.ceil(state.counters.size / (width >= 79 ? 2 : 1));
+  const countersBudget = Math.min(countersWanted, 4, Math.max(1, Math.floor(free / 3)));
+  const actionsBudget = Math.min(
+    Math.max(1, outcomesTotal),
+    5,
+    Math.max(1, Math.floor((free - countersBudget) / 2)),
+  );
+  const eventsBudget = Math.max(1, Math.min(10, free - countersBudget - actionsBudget));
+  const gap = (): string[] => (gaps > 0 ? [''] : []);
+  const lines = [
+    ...head,
+    ...gap(),
+    bold('counters'),
+    ...(state.counters.size === 0 ? [dim('(none yet)')] : counterLines(state, width, countersBudget)),
+    ...gap(),
+    bold('actions'),
+    ...(outcomesTotal === 0
+      ? [dim('(none yet)')]
+      : newest(state.outcomes, state.outcomesSeen, actionsBudget, (o) => outcomeLine(o, width))),
+    ...gap(),
+    bold('events'),
+    ...newest(state.recent, state.recentSeen, eventsBudget, (e) => eventLine(e, width)),
+    ...warnings,
+  ];
+  // Whatever the arithmetic above left over, the frame never outgrows the screen.
+  return lines.slice(0, height);
+}
+
+/** The live view on a TTY: redraws the frame in place; clears the screen when the terminal's size changed. */
+export function createLiveView(out: Output, now: () => Date): View {
+  const state = emptyFrameState();
+  let linesDrawn = 0;
+  let lastSize = '';
+  const draw = () => {
+    const size = { columns: out.columns ?? 80, rows: out.rows ?? 24 };
+    const lines = renderFrame(state, size, now());
+    const key = `${size.columns}x${size.rows}`;
+    // A resize may have re-wrapped the old frame: start again from the top of a clear screen.
+    let frame =
+      key !== lastSize && linesDrawn > 0 ? `${ESC}2J${ESC}H` : linesDrawn > 0 ? `\r${ESC}${linesDrawn}A` : '';
+    // Each line overwrites the old one and clears its rest (ESC[K); below the frame, ESC[J clears
+    // what a taller frame left. Never "clear to the end" from the top-left corner: tmux and others
+    // take that for a clear screen and push the old frame into the scrollback on every redraw.
+    frame += `${lines.map((line) => `${line}${ESC}K`).join('\n')}\n${ESC}J`;
+    out.write(frame);
+    linesDrawn = lines.length;
+    lastSize = key;
+  };
+  out.write(`${ESC}?25l`); // hide the cursor while redrawing
+  const timer = setInterval(draw, 250);
+  timer.unref();
+  return {
+    update(update) {
+      applyUpdate(state, update);
+    },
+    close() {
+      clearInterval(timer);
+      draw();
+      out.write(`${ESC}?25h`);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/** What the local runtime reports while it runs (its updates), and the views that show them. */
+
+export interface EventUpdate {
+  kind: 'event';
+  detailType: string;
+  id: string;
+  documentNumber?: string | undefined;
+  /** Extra text for action outcomes: S3 key, e-invoice status, target document. */
+  note?: string | undefined;
+  /** When the record changed at the service (`modifiedDate`), for change-to-event latency. */
+  modifiedDate?: string | undefined;
+  at: Date;
+}
+
+export type RuntimeUpdate =
+  | {
+      kind: 'started';
+      service: string;
+      sandbox: boolean;
+      dataDir: string;
+      collections: readonly string[];
+      intervalMs: number;
+      actions: readonly string[];
+      s3Endpoint?: string;
+    }
+  | EventUpdate
+  | { kind: 'poll'; at: Date; durationMs: number; events: number; requests?: number }
+  | { kind: 'backfill'; done: number; total: number }
+  | { kind: 'action'; route: string; ok: boolean; detailType: string; id: string; message?: string }
+  | { kind: 'warning'; message: string; data?: Record<string, unknown> }
+  | { kind: 'stopping'; reason: string }
+  | { kind: 'stopped'; published: number };
+
+export interface View {
+  update(update: RuntimeUpdate): void;
+  /** Stops redrawing and leaves the last frame (or a summary line) on screen. */
+  close(): void;
+}
+
+/** Short text describing an action outcome event, for both renderers. */
+export function outcomeNote(detailType: string, detail: Record<string, unknown>): string | undefined {
+  if (detailType.endsWith('.Transferred')) {
+    const target = detail.target as { recordType?: string; documentNumber?: string | null } | undefined;
+    return target ? `→ ${target.recordType ?? ''} ${target.documentNumber ?? ''}`.trim() : undefined;
+  }
+  if (detailType.endsWith('.IsdocArchived')) {
+    const archive = detail.archive as { key?: string } | undefined;
+    return archive?.key ? `s3 ${archive.key}` : undefined;
+  }
+  if (detailType.endsWith('.EInvoiceStatusChanged')) {
+    const code = detail.responseCode ? ` (${String(detail.responseCode)})` : '';
+    return `e-invoice ${String(detail.status ?? '?')}${code}${detail.final ? ' final' : ''}`;
+  }
+  if (detailType === 'Action.Failed') {
+    const problem = detail.problem as { kind?: string; message?: string } | undefined;
+    return problem ? `${problem.kind ?? 'failed'}: ${problem.message ?? ''}` : undefined;
+  }
+  return undefined;
+}
+
+/** Detail-types the actions publish about what they did (outcomes), as against record events. */
+export function isOutcomeType(detailType: string): boolean {
+  return /\.(Transferred|IsdocArchived|EInvoiceStatusChanged|EmailSent)$|^Action\.Failed$/.test(detailType);
+}

@@ -1,0 +1,119 @@
+/** The live view's frame fits the terminal: never more rows than the screen, never a wrapped line. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  applyUpdate,
+  emptyFrameState,
+  type FrameState,
+  renderFrame,
+  visibleWidth,
+} from '../../functions/local/live-frame.js';
+
+const AT = new Date('2026-11-23T12:00:00Z');
+
+function busyState(types: number, outcomes: number, events: number, warnings: number): FrameState {
+  const state = emptyFrameState();
+  applyUpdate(state, {
+    kind: 'started',
+    service: 'http://127.0.0.1:43395',
+    sandbox: true,
+    dataDir: `/home/someone/${'very-long-directory-name/'.repeat(4)}.local`,
+    collections: ['IssuedInvoices'],
+    intervalMs: 5000,
+    actions: ['transfer-documents', 'archive-isdoc', 'send-invoice'],
+  });
+  applyUpdate(state, { kind: 'backfill', done: 113, total: 340 });
+  applyUpdate(state, { kind: 'poll', at: AT, durationMs: 84, events: 3, requests: 12 });
+  for (let i = 0; i < types; i += 1) {
+    applyUpdate(state, {
+      kind: 'event',
+      detailType: `IssuedAdvanceInvoice.SomethingLong${i}`,
+      id: `t${i}`,
+      at: AT,
+    });
+  }
+  for (let i = 0; i < outcomes; i += 1) {
+    applyUpdate(state, {
+      kind: 'event',
+      detailType: i % 3 === 0 ? 'IssuedInvoice.EInvoiceStatusChanged' : 'IssuedInvoice.IsdocArchived',
+      id: `o${i}`,
+      documentNumber: `FA2026${String(i).padStart(6, '0')}`,
+      note: `s3 isdoc/sandbox/IssuedInvoice/2026/11/FA2026${String(i).padStart(6, '0')}_0123456789abcdef.isdoc`,
+      at: AT,
+    });
+  }
+  for (let i = 0; i < events; i += 1) {
+    applyUpdate(state, {
+      kind: 'event',
+      detailType: 'ReceivedOrder.Updated',
+      id: `0e7c6f3a-1b2c-4d5e-8f90-${String(i).padStart(12, '0')}`,
+      documentNumber: `OP2026${String(i).padStart(6, '0')}`,
+      at: AT,
+    });
+  }
+  for (let i = 0; i < warnings; i += 1) {
+    applyUpdate(state, {
+      kind: 'warning',
+      message: `poll of IssuedInvoices failed:\n${'x'.repeat(300)} ${i}`,
+    });
+  }
+  return state;
+}
+
+function expectFits(lines: string[], columns: number, rows: number): void {
+  expect(lines.length).toBeLessThanOrEqual(rows - 1);
+  for (const line of lines) {
+    expect(line).not.toMatch(/[\n\r]/);
+    expect(visibleWidth(line)).toBeLessThanOrEqual(columns - 1);
+  }
+}
+
+describe('live view frame', () => {
+  it('fits 80×24 when busy, with the title first and the newest entries and summaries shown', () => {
+    const lines = renderFrame(busyState(30, 60, 60, 10), { columns: 80, rows: 24 }, AT);
+    expectFits(lines, 80, 24);
+    expect(lines[0]).toContain('accounting-events');
+    const text = lines.join('\n');
+    expect(text).toContain('polls 1');
+    expect(text).toContain('first backfill');
+    expect(text).toMatch(/… \d+ more types/);
+    expect(text).toMatch(/… \d+ earlier/);
+    // The newest event is the one shown last in its section.
+    expect(text).toContain('OP2026000059');
+    expect(text).toContain('warning: poll of IssuedInvoices failed:');
+  });
+
+  it('fits 80×24 when empty', () => {
+    const lines = renderFrame(emptyFrameState(), { columns: 80, rows: 24 }, AT);
+    expectFits(lines, 80, 24);
+    expect(lines.join('\n')).toContain('(none yet)');
+  });
+
+  it('fits any terminal of at least 80×24, whatever it has seen', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 80, max: 250 }),
+        fc.integer({ min: 24, max: 80 }),
+        fc.nat(40),
+        fc.nat(60),
+        fc.nat(60),
+        fc.nat(8),
+        (columns, rows, types, outcomes, events, warnings) => {
+          expectFits(
+            renderFrame(busyState(types, outcomes, events, warnings), { columns, rows }, AT),
+            columns,
+            rows,
+          );
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('shows more of each list on a taller terminal', () => {
+    const state = busyState(30, 60, 60, 1);
+    const small = renderFrame(state, { columns: 80, rows: 24 }, AT);
+    const tall = renderFrame(state, { columns: 120, rows: 50 }, AT);
+    expect(tall.length).toBeGreaterThan(small.length);
+  });
+});
