@@ -3,19 +3,24 @@
  *
  *   sandbox (optional, with its activity generator)
  *   embedded dynalite + s3rver (data under `.local/`, surviving restarts)
- *   the local bus with the routing table of infra/routes.ts
+ *   the local bus with the routing table of infra/routes.ts, journaled under `<data-dir>/bus/`
  *   the poller (core change detector) on an interval
  *   every action, delivered by the bus to the same entry code the Lambda handlers run
  *
  * `stop()` stops cleanly: no new poll, the running one finishes (its checkpoints are saved after
- * the bus accepted its events), the bus drains (deliveries and the outcomes they publish), then
- * the stores and servers close. A restart resumes from the checkpoints; the actions' idempotency
- * records (in dynalite) keep effects from repeating.
+ * the bus journaled its events on disk), the bus drains (deliveries and the outcomes they publish),
+ * then the stores and servers close. A restart — after a clean stop or a kill -9 — resumes from the
+ * checkpoints and delivers what the journal holds and a subscriber had not handled; the actions'
+ * idempotency records (in dynalite) keep effects from repeating.
  */
+
+import { join } from 'node:path';
 import type { Sandbox, SandboxOptions } from '../../sandbox/index.js';
 import { type AccountingClient, createAccountingClient } from '../accounting/client.js';
 import type { CollectionName } from '../accounting/collections.js';
 import { type AccountingConfig, parseAccountingConfig } from '../accounting/config.js';
+import { openFileJournal } from '../adapters/local/bus-journal.js';
+import { openFileDeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
 import type { Clock, Logger } from '../core/ports.js';
 import { checkpointKey, emptyCheckpoint } from '../core/sync/checkpoint-state.js';
@@ -89,6 +94,11 @@ export interface Runtime {
 
 /** How long one local poll starts new pages before it hands back (and the next slice starts). */
 export const DEFAULT_POLL_BUDGET_MS = 2_000;
+
+/** The bus journal's directory inside the data directory. */
+export const BUS_DIR = 'bus';
+/** The dead letters' file inside the bus directory. */
+export const DEAD_LETTERS_FILE = 'dead-letters.jsonl';
 
 const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -200,7 +210,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       throw new LocalRuntimeConfigError(`invalid poll settings: ${String(error)}`, { cause: error });
     }
 
-    // 3. Events out, actions, the bus.
+    // 3. Events out, actions, the bus and its journal (under the data directory).
     let eventsOut: EventsOut | undefined;
     if (options.eventsOut) {
       eventsOut = await openEventsOut(options.eventsOut);
@@ -219,9 +229,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         clock,
       });
     }
+    const journal = await openFileJournal(join(stores.dataDir, BUS_DIR));
+    cleanup.push(() => journal.close());
     const bus = createLocalBus({
       routes: actions?.routes ?? [],
       deliver: (route, event) => (actions ? actions.deliver(route, event) : Promise.resolve()),
+      subscribers: eventsOut ? [eventsOut] : [],
+      journal,
+      deadLetterStore: openFileDeadLetterStore(join(stores.dataDir, BUS_DIR, DEAD_LETTERS_FILE)),
       logger,
       clock,
       source: pollOptions.source ?? `accounting.${connection}`,
@@ -229,15 +244,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     cleanup.push(() => bus.close());
     actions?.bindPublisher(bus);
     bus.onEvent((event: EventBridgeEvent) => {
-      eventsOut?.write([
-        {
-          source: event.source,
-          detailType: event['detail-type'],
-          detail: event.detail,
-          time: new Date(event.time),
-          resources: event.resources,
-        },
-      ]);
       const detail = (event.detail ?? {}) as Record<string, unknown>;
       const record = detail.record as Record<string, unknown> | undefined;
       const number =

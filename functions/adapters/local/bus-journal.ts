@@ -1,0 +1,222 @@
+/**
+ * The journal of the local bus: every published event, numbered (`seq`), and the durable offset
+ * of each subscriber (the highest `seq` it has handled, with everything before it). An event is
+ * published once its append resolved; subscribers then consume the journal at least once.
+ *
+ * Two implementations: in memory (tests, one-shot tools) and on disk (`openFileJournal`): an
+ * append-only file of JSON lines per segment, `fsync`'d before an append resolves, and the
+ * offsets in a small JSON file replaced atomically (write, fsync, rename, fsync the directory).
+ * Segments every subscriber has moved past are deleted (compaction), so the journal stays bounded.
+ */
+import { mkdir, open, readdir, readFile, rename, rm, truncate } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EventBridgeEvent } from './local-bus-types.js';
+
+export interface JournalEntry {
+  seq: number;
+  event: EventBridgeEvent;
+  /** Only for this subscriber (a redriven dead letter); absent = every matching subscriber. */
+  target?: string;
+}
+
+export interface BusJournal {
+  /** Appends durably, in call order; resolves with the numbered entries once they are on disk. */
+  append(events: readonly EventBridgeEvent[], target?: string): Promise<JournalEntry[]>;
+  /** The retained entries, oldest first. */
+  entries(): readonly JournalEntry[];
+  /** The `seq` of the newest entry (0 when none was ever written). */
+  lastSeq(): number;
+  /** A subscriber's offset; `undefined` for a subscriber the journal does not know. */
+  offset(subscriber: string): number | undefined;
+  /**
+   * Sets the offsets of this run's subscribers (others are forgotten: they no longer hold back
+   * compaction). Written lazily; `flush()` makes them durable.
+   */
+  commit(offsets: ReadonlyMap<string, number>): void;
+  /** Writes pending offsets durably and compacts. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown when the journal on disk cannot be read (other than a torn last line, which is dropped). */
+export class JournalCorruptError extends Error {
+  override readonly name = 'JournalCorruptError';
+}
+
+export function createMemoryJournal(): BusJournal {
+  let entries: JournalEntry[] = [];
+  let seq = 0;
+  let offsets = new Map<string, number>();
+  return {
+    async append(events, target) {
+      const added = events.map((event) => ({ seq: ++seq, event, ...(target ? { target } : {}) }));
+      entries.push(...added);
+      return added;
+    },
+    entries: () => entries,
+    lastSeq: () => seq,
+    offset: (subscriber) => offsets.get(subscriber),
+    commit(next) {
+      offsets = new Map(next);
+      const low = offsets.size > 0 ? Math.min(...offsets.values()) : seq;
+      entries = entries.filter((e) => e.seq > low);
+    },
+    flush: async () => {},
+    close: async () => {},
+  };
+}
+
+const SEGMENT = /^(\d{12})\.jsonl$/;
+const OFFSETS = 'offsets.json';
+/** A segment is rolled once it is this large. */
+const SEGMENT_BYTES = 8 * 1024 * 1024;
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Reads one segment. Appends are whole lines, so only the last one can be torn (a crash mid-append,
+ * before its fsync resolved: never acknowledged); it is cut off the file.
+ */
+async function readSegment(path: string): Promise<JournalEntry[]> {
+  const text = await readFile(path, 'utf8');
+  const lines = text.split('\n');
+  const tail = lines.pop() ?? '';
+  if (tail !== '') await truncate(path, Buffer.byteLength(text) - Buffer.byteLength(tail));
+  return lines
+    .filter((line) => line !== '')
+    .map((line, i) => {
+      try {
+        return JSON.parse(line) as JournalEntry;
+      } catch (error) {
+        throw new JournalCorruptError(`bus journal ${path}: line ${i + 1} is not JSON`, { cause: error });
+      }
+    });
+}
+
+interface Segment {
+  path: string;
+  firstSeq: number;
+  lastSeq: number;
+  bytes: number;
+}
+
+/** Opens (creating) the journal in `dir`. One process at a time: the data directory's lock ensures it. */
+export async function openFileJournal(dir: string): Promise<BusJournal> {
+  await mkdir(dir, { recursive: true });
+  const names = (await readdir(dir)).filter((n) => SEGMENT.test(n)).sort();
+  const segments: Segment[] = [];
+  let entries: JournalEntry[] = [];
+  for (const name of names) {
+    const path = join(dir, name);
+    const read = await readSegment(path);
+    const firstSeq = Number(SEGMENT.exec(name)?.[1]);
+    segments.push({ path, firstSeq, lastSeq: read.at(-1)?.seq ?? firstSeq - 1, bytes: SEGMENT_BYTES });
+    entries.push(...read);
+  }
+  let offsets = new Map<string, number>();
+  try {
+    const stored = JSON.parse(await readFile(join(dir, OFFSETS), 'utf8')) as Record<string, number>;
+    offsets = new Map(Object.entries(stored).filter(([, v]) => Number.isInteger(v)));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new JournalCorruptError(`bus journal ${join(dir, OFFSETS)} cannot be read`, { cause: error });
+    }
+  }
+  let seq = Math.max(0, ...segments.map((s) => s.lastSeq), ...offsets.values());
+  // Appends go to a fresh segment: never after a line a crash may have torn.
+  let active: { handle: Awaited<ReturnType<typeof open>>; segment: Segment } | undefined;
+  let chain: Promise<unknown> = Promise.resolve();
+  let dirty = false;
+  let closed = false;
+
+  const roll = async () => {
+    await active?.handle.close();
+    const path = join(dir, `${String(seq + 1).padStart(12, '0')}.jsonl`);
+    const handle = await open(path, 'a');
+    await syncDir(dir);
+    const segment: Segment = { path, firstSeq: seq + 1, lastSeq: seq, bytes: 0 };
+    segments.push(segment);
+    active = { handle, segment };
+  };
+
+  const compact = async () => {
+    // No subscriber: nobody will read what is there.
+    const low = offsets.size > 0 ? Math.min(...offsets.values()) : seq;
+    entries = entries.filter((e) => e.seq > low);
+    for (const segment of [...segments]) {
+      if (segment === active?.segment || segment.lastSeq > low) continue;
+      await rm(segment.path, { force: true });
+      segments.splice(segments.indexOf(segment), 1);
+    }
+  };
+
+  const writeOffsets = async () => {
+    const tmp = join(dir, `${OFFSETS}.tmp`);
+    const handle = await open(tmp, 'w');
+    try {
+      await handle.writeFile(JSON.stringify(Object.fromEntries(offsets)));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, join(dir, OFFSETS));
+    await syncDir(dir);
+  };
+
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = chain.then(work);
+    chain = next.catch(() => {});
+    return next;
+  };
+
+  const flush = () =>
+    serial(async () => {
+      if (!dirty) return;
+      dirty = false;
+      await writeOffsets();
+      await compact();
+    });
+
+  return {
+    append(events, target) {
+      if (closed) return Promise.reject(new Error('bus journal is closed'));
+      return serial(async () => {
+        if (!active || active.segment.bytes >= SEGMENT_BYTES) await roll();
+        const { handle, segment } = active as NonNullable<typeof active>;
+        const added = events.map((event, i) => ({ seq: seq + 1 + i, event, ...(target ? { target } : {}) }));
+        const text = added.map((e) => `${JSON.stringify(e)}\n`).join('');
+        await handle.appendFile(text);
+        await handle.sync();
+        seq += added.length;
+        segment.lastSeq = seq;
+        segment.bytes += Buffer.byteLength(text);
+        entries.push(...added);
+        return added;
+      });
+    },
+    entries: () => entries,
+    lastSeq: () => seq,
+    offset: (subscriber) => offsets.get(subscriber),
+    commit(next) {
+      offsets = new Map(next);
+      dirty = true;
+    },
+    flush,
+    async close() {
+      if (closed) return;
+      await flush();
+      closed = true;
+      await serial(async () => {
+        await active?.handle.close();
+        active = undefined;
+      });
+    },
+  };
+}
