@@ -18,6 +18,7 @@ import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
 import type { Logger } from '../shared/logger.js';
 import { redactText, silentLogger } from '../shared/logger.js';
+import { readStream } from '../shared/read-stream.js';
 import type {
   AccountingApi,
   ApiRecord,
@@ -126,19 +127,7 @@ function header(res: RawResponse, name: string): string | undefined {
 }
 
 async function readText(res: RawResponse, limit = Number.POSITIVE_INFINITY): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += buf.length;
-    if (size > limit) {
-      chunks.push(buf.subarray(0, buf.length - (size - limit)));
-      res.body.destroy();
-      break;
-    }
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return (await readStream(res.body, { maxBytes: limit, truncate: true })).toString('utf8');
 }
 
 async function discard(res: RawResponse): Promise<void> {

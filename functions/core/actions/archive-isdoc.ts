@@ -13,18 +13,18 @@
  * key is written with `If-None-Match: *` so two concurrent deliveries cannot both write it.
  */
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import { type AccountingApi, type ApiRecord, isNotReady } from '../../accounting/api.js';
 import { NotFoundError, ValidationError } from '../../accounting/errors.js';
+import { readStream, StreamTooLargeError } from '../../shared/read-stream.js';
 import { ObjectExistsError } from '../errors.js';
 import { isdocRecordTypes, type SourceRef } from '../events/action-events.js';
 import type { Clock, EventPublisher, Logger, ObjectInfo, ObjectStore } from '../ports.js';
 import { type ActionEvent, resolveRecord, stringField } from './action-event.js';
 import type { ActionsConfig } from './config.js';
-import { DownloadTooLargeError, IsdocInvalidError, RetryLaterError } from './errors.js';
+import { IsdocInvalidError, RetryLaterError } from './errors.js';
 import { validateIsdoc } from './isdoc-validation.js';
+import type { ActionOutcome } from './outcomes.js';
 import { type OutcomeContext, outcomeBase, problemOf, publishFailure, publishOutcome } from './outcomes.js';
-import type { ActionOutcome } from './transfer-document.js';
 
 export const ARCHIVE_ACTION = 'archive.isdoc';
 export const ISDOC_CONTENT_TYPE = 'application/xml';
@@ -59,22 +59,6 @@ export function isdocKey(input: {
   const match = /^(\d{4})-(\d{2})/.exec(input.date);
   const [yyyy, mm] = match ? [match[1], match[2]] : ['0000', '00'];
   return `isdoc/${segment(input.connection)}/${input.recordType}/${yyyy}/${mm}/${segment(input.documentNumber)}_${segment(input.id)}.isdoc`;
-}
-
-/** Reads a stream into memory, failing (and destroying it) as soon as it exceeds `maxBytes`. */
-export async function readCapped(body: Readable, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    size += buf.length;
-    if (size > maxBytes) {
-      body.destroy();
-      throw new DownloadTooLargeError(maxBytes);
-    }
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks, size);
 }
 
 function sameContent(info: ObjectInfo, sha256Hex: string, sha256Base64: string): boolean {
@@ -154,9 +138,9 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
   // 2. Buffer (capped) and validate before anything is written.
   let bytes: Buffer;
   try {
-    bytes = await readCapped(download.body, isdoc.maxBytes);
+    bytes = await readStream(download.body, { maxBytes: isdoc.maxBytes });
   } catch (error) {
-    if (error instanceof DownloadTooLargeError) {
+    if (error instanceof StreamTooLargeError) {
       return fail(problemOf('tooLarge', `the ISDOC export exceeds ${isdoc.maxBytes} bytes`));
     }
     throw error;

@@ -49,17 +49,6 @@ export class IsdocInvalidError extends Error {
   }
 }
 
-/** A download exceeded the configured size cap. */
-export class DownloadTooLargeError extends Error {
-  override readonly name = 'DownloadTooLargeError';
-  constructor(
-    readonly limitBytes: number,
-    options?: { cause?: unknown },
-  ) {
-    super(`download exceeds ${limitBytes} bytes`, options);
-  }
-}
-
 /** The source's current status does not allow the transfer (finished, permanent, rejected …). */
 export class NotTransferableError extends Error {
   override readonly name = 'NotTransferableError';

@@ -15,6 +15,14 @@ import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
 import type { BusEvent, Clock, EventPublisher } from '../ports.js';
 import type { ActionEvent } from './action-event.js';
 
+/** What running an action on one event came to. */
+export type ActionStatus = 'done' | 'duplicate' | 'skipped' | 'failed';
+
+export interface ActionOutcome {
+  status: ActionStatus;
+  reason?: string;
+}
+
 export interface OutcomeContext {
   action: string;
   event: ActionEvent;

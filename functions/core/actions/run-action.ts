@@ -10,7 +10,7 @@
 import type { Logger } from '../ports.js';
 import { type ActionEvent, parseActionEvent } from './action-event.js';
 import { InvalidActionEventError } from './errors.js';
-import type { ActionOutcome } from './transfer-document.js';
+import type { ActionOutcome } from './outcomes.js';
 
 export interface RunOptions {
   /** Time left in this invocation; bounds how long an in-progress idempotency record blocks others. */

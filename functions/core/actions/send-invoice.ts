@@ -23,9 +23,9 @@ import {
   updateOpenSendings,
 } from './einvoice-tracking.js';
 import { ActionInProgressError, RetryLaterError } from './errors.js';
+import type { ActionOutcome } from './outcomes.js';
 import { type OutcomeContext, outcomeBase, problemOf, publishFailure, publishOutcome } from './outcomes.js';
 import type { IdempotencyGuard } from './ports.js';
-import type { ActionOutcome } from './transfer-document.js';
 
 export const EMAIL_ACTION = 'send.email';
 

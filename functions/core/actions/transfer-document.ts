@@ -16,7 +16,14 @@ import type { Clock, EventPublisher, Logger } from '../ports.js';
 import { type ActionEvent, stringField } from './action-event.js';
 import type { ActionsConfig } from './config.js';
 import { ActionInProgressError, NotTransferableError, RetryLaterError } from './errors.js';
-import { type OutcomeContext, outcomeBase, problemOf, publishFailure, publishOutcome } from './outcomes.js';
+import {
+  type ActionOutcome,
+  type OutcomeContext,
+  outcomeBase,
+  problemOf,
+  publishFailure,
+  publishOutcome,
+} from './outcomes.js';
 import type { IdempotencyGuard } from './ports.js';
 import { findTransferStep, type TransferStepSpec } from './transfer-steps.js';
 
@@ -29,13 +36,6 @@ export interface TransferDeps {
   /** `variant` defaults to `sk` (the contract's chain). */
   config: Pick<ActionsConfig, 'transfers' | 'referenceLookbackSeconds'> &
     Partial<Pick<ActionsConfig, 'variant'>>;
-}
-
-export type ActionStatus = 'done' | 'duplicate' | 'skipped' | 'failed';
-
-export interface ActionOutcome {
-  status: ActionStatus;
-  reason?: string;
 }
 
 /** What the idempotency record stores for a completed transfer (JSON). */

@@ -4,7 +4,7 @@
  * gives consumers the record either way.
  */
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { readStream } from '../../shared/read-stream.js';
 import { ObjectExistsError, RecordRefError } from '../errors.js';
 import type { BusEvent, ObjectStore } from '../ports.js';
 import type { RecordRef } from './envelope.js';
@@ -59,12 +59,6 @@ export async function storeClaim(
   return { ...(options.bucket ? { bucket: options.bucket } : {}), key, sha256: sha256Hex, size: body.length };
 }
 
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks);
-}
-
 /**
  * The record of an event detail: `detail.record` when inline, else the object behind
  * `detail.recordRef`, checked against its SHA-256. Throws `RecordRefError` when missing or altered.
@@ -78,7 +72,7 @@ export async function resolveRecord<T = Record<string, unknown>>(
   if (!ref) throw new RecordRefError('(none)', 'the detail has neither record nor recordRef');
   const stream = await objectStore.get(ref.key);
   if (!stream) throw new RecordRefError(ref.key, 'object not found');
-  const body = await readAll(stream);
+  const body = await readStream(stream);
   const actual = createHash('sha256').update(body).digest('hex');
   if (actual !== ref.sha256) throw new RecordRefError(ref.key, 'sha256 does not match');
   return JSON.parse(body.toString('utf8')) as T;

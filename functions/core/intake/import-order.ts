@@ -13,8 +13,8 @@
 import type { AccountingApi, ApiRecord, Created } from '../../accounting/api.js';
 import { BadRequestError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
 import { ActionInProgressError, RetryLaterError } from '../actions/errors.js';
+import type { ActionOutcome } from '../actions/outcomes.js';
 import type { IdempotencyGuard } from '../actions/ports.js';
-import type { ActionOutcome } from '../actions/transfer-document.js';
 import type { Clock, EventPublisher, Logger } from '../ports.js';
 import type { IntakeConfig } from './intake-config.js';
 import { type IntakeEventOrigin, publishIntakeEvent } from './intake-events-out.js';

@@ -4,14 +4,13 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { readStream } from '../../shared/read-stream.js';
 import type { ObjectStore } from '../ports.js';
 
 async function readBody(store: ObjectStore, key: string): Promise<Buffer | undefined> {
   const stream = await store.get(key);
   if (!stream) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks);
+  return readStream(stream);
 }
 
 async function writeBody(store: ObjectStore, key: string, text: string, contentType: string): Promise<void> {
