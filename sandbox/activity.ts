@@ -49,20 +49,16 @@ export class ActivityGenerator {
       if (id) this.domain.touch(collection, id);
       return { action, collection, ...(id ? { id } : {}) };
     }
-    // issueInvoice: the next unfinished order goes to a slip, an unfinished slip to an invoice.
-    for (const [collection, status] of [
-      ['IssueSlips', 'Unfinished'],
-      ['ReceivedOrders', 'Unfinished'],
-    ] as const) {
+    // issueInvoice: an unfinished slip goes to an invoice, an unfinished order to the next step of
+    // the variant's chain (a slip in sk, an invoice in cz).
+    for (const collection of ['IssueSlips', 'ReceivedOrders']) {
+      const target = this.domain.transferTarget(collection);
+      if (!target) continue;
       for (const id of this.domain.state.sampleIds(collection, 20)) {
         const record = this.domain.state.getLatest(collection, id);
-        if (record?.Status !== status) continue;
-        const created = this.domain.transfer(collection, id, undefined);
-        return {
-          action,
-          collection: collection === 'IssueSlips' ? 'IssuedInvoices' : 'IssueSlips',
-          id: created.Data.Id,
-        };
+        if (record?.Status !== 'Unfinished') continue;
+        const created = this.domain.transfer(collection, id, undefined, target);
+        return { action, collection: target, id: created.Data.Id };
       }
     }
     return { action };

@@ -1,5 +1,6 @@
 /** ISDOC 6.0.2 export of an issued invoice or advance invoice. */
 import type { ApiRecord } from '../functions/accounting/api.js';
+import { percentOf } from './documents.js';
 import { OWN_COMPANY } from './generator.js';
 import { money } from './random.js';
 
@@ -46,7 +47,11 @@ interface PartyData {
 function party(p: PartyData): string {
   const street = String(p.Street ?? '');
   const m = /^(.*?)\s+(\d[\w/]*)$/.exec(street);
-  const vat = p.VatIdentificationNumber ?? null;
+  // Documents carry one tax number: a VAT id (country prefix) or a plain tax id.
+  const taxId = p.TaxIdentificationNumber ? String(p.TaxIdentificationNumber) : null;
+  const vatLike = taxId !== null && /^[A-Z]{2}/.test(taxId);
+  const vat = p.VatIdentificationNumber ?? (vatLike ? taxId : null);
+  const tin = vatLike && !p.VatIdentificationNumber ? null : taxId;
   return [
     '<Party>',
     `<PartyIdentification><ID>${esc(p.IdentificationNumber)}</ID></PartyIdentification>`,
@@ -61,8 +66,8 @@ function party(p: PartyData): string {
     vat
       ? `<PartyTaxScheme><CompanyID>${esc(vat)}</CompanyID><TaxScheme>VAT</TaxScheme></PartyTaxScheme>`
       : '',
-    p.TaxIdentificationNumber
-      ? `<PartyTaxScheme><CompanyID>${esc(p.TaxIdentificationNumber)}</CompanyID><TaxScheme>TIN</TaxScheme></PartyTaxScheme>`
+    tin
+      ? `<PartyTaxScheme><CompanyID>${esc(tin)}</CompanyID><TaxScheme>TIN</TaxScheme></PartyTaxScheme>`
       : '',
     p.Email ? `<Contact><ElectronicMail>${esc(p.Email)}</ElectronicMail></Contact>` : '',
     '</Party>',
@@ -73,12 +78,17 @@ function party(p: PartyData): string {
 export function isdocXml(collection: string, record: ApiRecord, currencyCode: string): string {
   const items = (record.Items as Record<string, unknown>[] | undefined) ?? [];
   const recap = (record.DocumentRecapitulation ?? {}) as {
-    TotalPrice?: { WithoutVat?: number; Vat?: number; WithVat?: number };
+    TotalPrice?: number;
     VatRateSums?: Record<string, unknown>[];
   };
-  const total = recap.TotalPrice ?? {};
+  const sums = recap.VatRateSums ?? [];
+  const total = {
+    WithoutVat: sums.reduce((t, s) => t + Number(s.PriceWithoutVat ?? 0), 0),
+    Vat: sums.reduce((t, s) => t + Number(s.Vat ?? 0), 0),
+    WithVat: Number(recap.TotalPrice ?? 0),
+  };
   const address = (record.BusinessPartnerAddress ?? {}) as PartyData;
-  const vatApplicable = items.some((i) => Number(i.VatRate ?? 0) > 0);
+  const vatApplicable = items.some((i) => percentOf(i.VatRateType) > 0);
   const lines = items
     .map((item, i) => {
       const qty = Number(item.Quantity ?? 1);
@@ -93,7 +103,7 @@ export function isdocXml(collection: string, record: ApiRecord, currencyCode: st
         `<LineExtensionTaxAmount>${amount(item.Vat)}</LineExtensionTaxAmount>`,
         `<UnitPrice>${amount(qty === 0 ? 0 : base / qty)}</UnitPrice>`,
         `<UnitPriceTaxInclusive>${amount(qty === 0 ? 0 : withVat / qty)}</UnitPriceTaxInclusive>`,
-        `<ClassifiedTaxCategory><Percent>${Number(item.VatRate ?? 0)}</Percent><VATCalculationMethod>0</VATCalculationMethod></ClassifiedTaxCategory>`,
+        `<ClassifiedTaxCategory><Percent>${percentOf(item.VatRateType)}</Percent><VATCalculationMethod>0</VATCalculationMethod></ClassifiedTaxCategory>`,
         `<Item><Description>${esc(item.Text)}</Description>${
           item.Code ? `<SellersItemIdentification><ID>${esc(item.Code)}</ID></SellersItemIdentification>` : ''
         }</Item>`,
@@ -101,20 +111,20 @@ export function isdocXml(collection: string, record: ApiRecord, currencyCode: st
       ].join('');
     })
     .join('');
-  const subTotals = (recap.VatRateSums ?? [])
+  const subTotals = sums
     .map((s) =>
       [
         '<TaxSubTotal>',
         `<TaxableAmount>${amount(s.PriceWithoutVat)}</TaxableAmount>`,
         `<TaxAmount>${amount(s.Vat)}</TaxAmount>`,
-        `<TaxInclusiveAmount>${amount(s.PriceWithVat)}</TaxInclusiveAmount>`,
+        `<TaxInclusiveAmount>${amount(s.TotalPrice)}</TaxInclusiveAmount>`,
         '<AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>',
         '<AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>',
         '<AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>',
         `<DifferenceTaxableAmount>${amount(s.PriceWithoutVat)}</DifferenceTaxableAmount>`,
         `<DifferenceTaxAmount>${amount(s.Vat)}</DifferenceTaxAmount>`,
-        `<DifferenceTaxInclusiveAmount>${amount(s.PriceWithVat)}</DifferenceTaxInclusiveAmount>`,
-        `<TaxCategory><Percent>${Number(s.VatRate ?? 0)}</Percent></TaxCategory>`,
+        `<DifferenceTaxInclusiveAmount>${amount(s.TotalPrice)}</DifferenceTaxInclusiveAmount>`,
+        `<TaxCategory><Percent>${percentOf(s.VatRateType)}</Percent></TaxCategory>`,
         '</TaxSubTotal>',
       ].join(''),
     )

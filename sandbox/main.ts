@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import * as z from 'zod';
+import { serviceVariants } from '../functions/accounting/collections.js';
 import { ENV } from '../functions/shared/env-names.js';
 import { type Sandbox, startSandbox } from './index.js';
 import { describeIssues, type FaultsInput, faultsSchema, type SandboxOptions } from './options.js';
@@ -27,6 +28,12 @@ export const sandboxFlags: Record<string, FlagSpec> = {
     env: ENV.sandboxSeed,
     value: '<n>',
     description: 'Seed of the demo company (same seed, same data). Default 1.',
+  },
+  variant: {
+    env: ENV.sandboxVariant,
+    value: 'sk|cz',
+    description:
+      'National variant served: sk (the Slovak contract) or cz (the public OpenAPI of the Czech service). Default sk.',
   },
   documents: {
     env: ENV.sandboxDocuments,
@@ -116,6 +123,7 @@ const flagsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(4010),
   host: z.string().default('127.0.0.1'),
   seed: z.coerce.number().int().default(1),
+  variant: z.enum(serviceVariants).default('sk'),
   documents: z.coerce.number().int().min(0).max(2_000_000).default(300),
   partners: z.coerce.number().int().min(1).max(200_000).default(40),
   'max-page-size': z.coerce.number().int().positive().default(100),
@@ -214,6 +222,7 @@ export function parseSandboxArgs(
     port: f.port,
     host: f.host,
     seed: f.seed,
+    variant: f.variant,
     sizes: { documents: f.documents, partners: f.partners, perCollection: {} },
     maxPageSize: f['max-page-size'],
     timestampPrecision: f.precision,

@@ -3,6 +3,7 @@
  * so `startSandbox()` with no arguments serves a small, well-behaved demo company.
  */
 import * as z from 'zod';
+import { serviceVariants } from '../functions/accounting/collections.js';
 
 /** Fixed demo credentials (documented in docs/sandbox.md). They grant access to this sandbox only. */
 export const DEMO_CREDENTIALS = {
@@ -67,7 +68,7 @@ export type FaultsInput = z.input<typeof faultsSchema>;
 
 export const sizesSchema = z
   .object({
-    /** Documents in total, spread over the eleven document types by weight. */
+    /** Documents in total, spread over the variant's document types by weight. */
     documents: z.number().int().min(0).max(2_000_000).default(300),
     /** Business partners (address book). */
     partners: z.number().int().min(1).max(200_000).default(40),
@@ -122,6 +123,8 @@ export const optionsSchema = z
     port: z.number().int().min(0).max(65535).default(0),
     host: z.string().default('127.0.0.1'),
     seed: z.number().int().default(1),
+    /** National variant: `sk` serves the Slovak contract, `cz` exactly the public OpenAPI of the Czech service. */
+    variant: z.enum(serviceVariants).default('sk'),
     sizes: sizesSchema.default({ documents: 300, partners: 40, perCollection: {} }),
     /** The server silently caps `PageSize` to this. */
     maxPageSize: z.number().int().positive().default(100),

@@ -10,8 +10,7 @@ function pdfText(value: string): string {
 }
 
 export function documentPdf(collection: string, record: ApiRecord, language: 'Current' | 'English'): Buffer {
-  const total = (record.DocumentRecapitulation as { TotalPrice?: { WithVat?: number } } | undefined)
-    ?.TotalPrice?.WithVat;
+  const total = (record.DocumentRecapitulation as { TotalPrice?: number } | undefined)?.TotalPrice;
   const partner = (record.BusinessPartnerAddress as { CompanyName?: string } | null)?.CompanyName ?? '';
   const lines = [
     `${language === 'English' ? 'Document' : 'Doklad'} ${String(record.DocumentNumber ?? record.Id)}`,

@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { findCollection } from '../functions/accounting/collections.js';
 import { resolveOperations } from '../functions/accounting/endpoints.js';
 import { ActivityGenerator } from './activity.js';
+import { ApiOperations } from './api-operations.js';
 import { AuthServer, type Credential, openIdConfiguration } from './auth.js';
 import { Domain } from './domain.js';
 import { FaultEngine } from './faults.js';
@@ -22,7 +23,6 @@ import {
   serialise,
   writeHead,
 } from './http.js';
-import { isdocXml } from './isdoc.js';
 import {
   DEMO_CREDENTIALS,
   type Faults,
@@ -30,10 +30,8 @@ import {
   type ResolvedSandboxOptions,
   type SandboxClock,
 } from './options.js';
-import { documentPdf } from './pdf.js';
-import { GUID_PATTERN } from './random.js';
 import { Router } from './router.js';
-import { type ListQuery, SandboxState } from './state.js';
+import { SandboxState } from './state.js';
 import { validate } from './validation.js';
 
 export interface RequestCounts {
@@ -51,27 +49,10 @@ interface RequestContext {
   credential?: Credential;
 }
 
-const INT32 = /^[+-]?\d{1,10}$/;
-
 function queryMap(url: URL): Map<string, string> {
   const map = new Map<string, string>();
   for (const [k, v] of url.searchParams) if (!map.has(k.toLowerCase())) map.set(k.toLowerCase(), v);
   return map;
-}
-
-function parseInt32(name: string, raw: string | undefined, errors400: Record<string, string[]>): number {
-  if (raw === undefined || raw === '') return 0; // an absent int binds to 0, as on the real service
-  const n = Number(raw);
-  if (!INT32.test(raw.trim()) || n > 2147483647 || n < -2147483648) {
-    errors400[name] = [`The value '${raw}' is not valid for ${name}.`];
-    return 0;
-  }
-  return n;
-}
-
-function parseDateTime(raw: string): number {
-  const hasZone = /([zZ]|[+-]\d{2}:?\d{2})$/.test(raw);
-  return Date.parse(hasZone || !/T/.test(raw) ? raw : `${raw}Z`);
 }
 
 const settingsSchema = z
@@ -100,6 +81,7 @@ export class SandboxServer {
   readonly auth: AuthServer;
   readonly faults: FaultEngine;
   readonly activity: ActivityGenerator;
+  private readonly operations: ApiOperations;
   private readonly router: Router;
   private counts: RequestCounts = { total: 0, byEndpoint: {}, byCredential: {}, byEndpointAndCredential: {} };
   baseUrl = '';
@@ -111,9 +93,10 @@ export class SandboxServer {
     private readonly log?: (line: string) => void,
   ) {
     const now = () => clock.now().getTime();
-    this.router = new Router(resolveOperations('sk', options.pathOverrides).values());
+    this.router = new Router(resolveOperations(options.variant, options.pathOverrides).values());
     this.state = new SandboxState(
       {
+        variant: options.variant,
         seed: options.seed,
         documents: options.sizes.documents,
         partners: options.sizes.partners,
@@ -126,6 +109,7 @@ export class SandboxServer {
       clock,
     );
     this.domain = new Domain(this.state, () => this.options);
+    this.operations = new ApiOperations(this.state, this.domain, () => this.options);
     this.auth = new AuthServer(now, options.tokenLifetimeSeconds);
     this.faults = new FaultEngine(options.faults, options.seed, now);
     this.activity = new ActivityGenerator(this.domain, () => this.options.activity.weights);
@@ -259,7 +243,7 @@ export class SandboxServer {
           credential: auth.credential,
         };
         const opId = route.match.op.id;
-        reply = this.safely(() => this.dispatch(opId, ctx));
+        reply = this.safely(() => this.operations.dispatch(opId, ctx));
         if (opId.endsWith('.list') && reply.status === 200) listCollection = route.match.op.collection;
       }
     }
@@ -281,8 +265,8 @@ export class SandboxServer {
   }
 
   private editWhilePaging(collection: string): void {
-    const spec = findCollection(collection);
-    if (!spec?.modificationInfo) return;
+    const spec = findCollection(collection, this.state.settings.variant);
+    if (!spec || spec.kind === 'reference') return;
     const count = this.faults.editsWhilePaging();
     for (const id of this.state.sampleIds(spec.name, count)) this.domain.touch(spec.name, id);
   }
@@ -341,161 +325,6 @@ export class SandboxServer {
       return json(result.ok ? 200 : result.status, result.body, { 'Cache-Control': 'no-store' });
     }
     return problemReply(404);
-  }
-
-  private parseList(collection: string, url: URL): ListQuery {
-    const spec = findCollection(collection);
-    const q = queryMap(url);
-    const errors400: Record<string, string[]> = {};
-    const pageSize = parseInt32('PageSize', q.get('pagesize'), errors400);
-    const pageNumber = parseInt32('PageNumber', q.get('pagenumber'), errors400);
-    const afterRaw = q.get('after');
-    const after = afterRaw === undefined || afterRaw === '' ? undefined : afterRaw;
-    if (after !== undefined && !GUID_PATTERN.test(after))
-      errors400.After = [`The value '${after}' is not valid for After.`];
-    const sinceRaw = q.get('modifiedsince');
-    let modifiedSince: number | undefined;
-    if (sinceRaw !== undefined && sinceRaw !== '') {
-      modifiedSince = parseDateTime(sinceRaw);
-      if (Number.isNaN(modifiedSince))
-        errors400.ModifiedSince = [`The value '${sinceRaw}' is not valid for ModifiedSince.`];
-    }
-    if (Object.keys(errors400).length > 0) throw new ProblemError(400, errors400);
-    const errors: Record<string, string[]> = {};
-    if (pageNumber <= 0) errors.PageNumber = ["'PageNumber' must be greater than '0'."];
-    if (pageSize <= 0) errors.PageSize = ["'PageSize' must be greater than '0'."];
-    if (after !== undefined && spec && !spec.acceptsAfter) {
-      errors.After = [`'After' is not supported by ${spec.name}; page with 'PageNumber'.`];
-    }
-    if (Object.keys(errors).length > 0) throw new ProblemError(422, errors);
-    return {
-      pageSize: Math.min(pageSize, this.options.maxPageSize),
-      pageNumber,
-      ...(after !== undefined ? { after } : {}),
-      ...(modifiedSince !== undefined ? { modifiedSince } : {}),
-    };
-  }
-
-  private listReply(
-    collection: string,
-    url: URL,
-    map?: (r: import('../functions/accounting/api.js').ApiRecord) => unknown,
-  ): Reply {
-    const query = this.parseList(collection, url);
-    const result = this.state.list(collection, query);
-    return json(200, {
-      Items: map ? result.items.map(map) : result.items,
-      TotalItemCount: result.total,
-      Pagination: { PageNumber: query.pageNumber, PageSize: query.pageSize, After: query.after ?? null },
-    });
-  }
-
-  private getVisible(collection: string, id: string) {
-    Domain.checkId(id);
-    const record = this.state.get(collection, id);
-    if (!record) throw notFound(`${collection} '${id}' does not exist.`);
-    return record;
-  }
-
-  private jsonBody(ctx: RequestContext, required: boolean): unknown {
-    return parseJsonBody(ctx.body, required);
-  }
-
-  private dispatch(opId: string, ctx: RequestContext): Reply {
-    const [prefix, action] = opId.split('.') as [string, string];
-    const id = ctx.params.id ?? '';
-    switch (action) {
-      case 'list':
-        return this.listReply(prefix, ctx.url);
-      case 'get':
-        return json(200, this.getVisible(prefix, id));
-      case 'pdf': {
-        const record = this.getVisible(prefix, id);
-        const language = queryMap(ctx.url).get('language');
-        if (!language) throw new ProblemError(422, { Language: ["'Language' must not be empty."] });
-        const lang = ['current', 'english'].includes(language.toLowerCase())
-          ? language.toLowerCase()
-          : undefined;
-        if (!lang)
-          throw new ProblemError(400, { Language: [`The value '${language}' is not valid for Language.`] });
-        const pdf = documentPdf(prefix, record, lang === 'english' ? 'English' : 'Current');
-        return {
-          status: 200,
-          body: pdf,
-          contentType: 'application/pdf',
-          headers: {
-            'Content-Disposition': `attachment; filename="${String(record.DocumentNumber ?? record.Id)}.pdf"`,
-          },
-        };
-      }
-      case 'isdoc': {
-        const record = this.getVisible(prefix, id);
-        const createdAt = this.state.createdAt(prefix, id) ?? 0;
-        if (createdAt > 0 && this.state.nowMs() < createdAt + this.options.isdocReadyDelayMs) {
-          return { status: 204 };
-        }
-        const currency =
-          (this.state.refs.lists.get('Currencies') ?? []).find((c) => c.Id === record.CurrencyId)?.Code ??
-          'EUR';
-        return {
-          status: 200,
-          body: isdocXml(prefix, record, String(currency)),
-          contentType: 'application/xml; charset=utf-8',
-          headers: {
-            'Content-Disposition': `attachment; filename="${String(record.DocumentNumber ?? record.Id)}.isdoc"`,
-          },
-        };
-      }
-      case 'create':
-        if (prefix === 'BusinessPartners')
-          return json(201, this.domain.createPartner(this.jsonBody(ctx, true)));
-        if (prefix === 'BankDocuments') break;
-        return json(201, this.domain.importDocument(prefix, this.jsonBody(ctx, true)));
-      case 'update':
-        Domain.checkId(id);
-        return json(200, this.domain.updatePartner(id, this.jsonBody(ctx, true)));
-      case 'transferToIssuedInvoice':
-      case 'transferToReceivedOrder':
-      case 'transferToIssueSlip':
-      case 'transferToReceivedInvoice':
-        Domain.checkId(id);
-        return json(201, this.domain.transfer(prefix, id, this.jsonBody(ctx, false)));
-      case 'transferToIssuedInvoiceBulk':
-        return json(201, this.domain.transferSlipsBulk(this.jsonBody(ctx, true)));
-      case 'advanceInvoiceDeduction':
-        return json(200, this.domain.deductAdvance(this.jsonBody(ctx, true)));
-      case 'status': {
-        if (prefix === 'EInvoicing') return json(200, this.domain.eInvoiceStatus(ctx.params.sendingId ?? ''));
-        const record = this.getVisible(prefix, id);
-        return json(200, record.Status ?? 'Unfinished');
-      }
-      case 'liquidation':
-        return json(200, this.domain.liquidationState(prefix, this.getVisible(prefix, id)));
-      case 'liquidationStates':
-        return this.listReply(prefix, ctx.url, (r) => this.domain.liquidationState(prefix, r));
-      case 'liquidateStandaloneFully':
-        Domain.checkId(ctx.params.DocumentId ?? '');
-        return json(
-          200,
-          this.domain.liquidateStandalone(ctx.params.DocumentId ?? '', this.jsonBody(ctx, false)),
-        );
-      case 'sendEmail':
-        Domain.checkId(id);
-        return json(200, this.domain.sendEmail(ctx.params.collection ?? '', id, this.jsonBody(ctx, true)));
-      case 'sendEInvoice':
-        Domain.checkId(id);
-        return json(200, this.domain.sendEInvoice(ctx.params.collection ?? '', id));
-      default:
-        break;
-    }
-    if (prefix === 'BankDocuments') {
-      const kind = action.includes('Receipt') ? 'Receipt' : 'Payment';
-      return json(
-        201,
-        this.domain.createBankDocument(kind, action.endsWith('WithLiquidation'), this.jsonBody(ctx, true)),
-      );
-    }
-    throw notFound();
   }
 
   /** Resets state, counters, outbox, tokens and faults to the run's options. */
@@ -577,13 +406,13 @@ export class SandboxServer {
         return json(200, { count: versions.length, versions });
       }
       case 'DELETE records': {
-        const collection = findCollection(parts[1] ?? '');
+        const collection = findCollection(parts[1] ?? '', this.state.settings.variant);
         if (!collection || !parts[2]) throw notFound();
         if (!this.state.remove(collection.name, parts[2])) throw notFound();
         return json(200, { deleted: true, collection: collection.name, id: parts[2].toLowerCase() });
       }
       case 'POST edit': {
-        const collection = findCollection(parts[1] ?? '');
+        const collection = findCollection(parts[1] ?? '', this.state.settings.variant);
         if (!collection || collection.kind === 'reference' || !parts[2]) throw notFound();
         const patch = body();
         if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {

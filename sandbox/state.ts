@@ -5,22 +5,25 @@
  */
 import { createHash } from 'node:crypto';
 import type { ApiRecord } from '../functions/accounting/api.js';
-import { type CollectionSpec, collections, findCollection } from '../functions/accounting/collections.js';
 import {
-  documentTypes,
+  type CollectionSpec,
+  collectionsFor,
+  findCollection,
+  type ServiceVariant,
+} from '../functions/accounting/collections.js';
+import { documentTypes, iso } from './documents.js';
+import {
   type GeneratorContext,
   generateDocument,
   generatePartner,
-  generateReferenceData,
-  iso,
   type Precision,
-  type ReferenceData,
   SANDBOX_USER_ID,
   seedHead,
   truncate,
 } from './generator.js';
 import type { SandboxClock } from './options.js';
 import { Rng } from './random.js';
+import { generateReferenceData, isGeneralInfoList, type ReferenceData } from './reference-data.js';
 
 interface PendingVersion {
   record: ApiRecord;
@@ -74,6 +77,8 @@ export interface ListQuery {
   after?: string;
   /** Inclusive lower bound on ModifiedDate (ms). Ignored for collections without ModificationInfo. */
   modifiedSince?: number;
+  /** Only records this accepts count and are paged (applied to the visible version). */
+  filter?: (record: ApiRecord) => boolean;
 }
 
 export interface ListResult {
@@ -82,6 +87,8 @@ export interface ListResult {
 }
 
 export interface StateSettings {
+  /** The national variant served: which collections exist. */
+  variant: ServiceVariant;
   seed: number;
   documents: number;
   partners: number;
@@ -104,8 +111,14 @@ function clone<T>(value: T): T {
 }
 
 /** Counts of seeded documents per collection for a total, spread by weight. */
-export function spreadDocuments(total: number, perCollection: Record<string, number>): Map<string, number> {
-  const docs = collections.filter((c) => c.kind === 'document').map((c) => c.name);
+export function spreadDocuments(
+  total: number,
+  perCollection: Record<string, number>,
+  variant: ServiceVariant = 'sk',
+): Map<string, number> {
+  const docs = collectionsFor(variant)
+    .filter((c) => c.kind === 'document')
+    .map((c) => c.name);
   const free = docs.filter((d) => perCollection[d] === undefined);
   const weightSum = free.reduce((s, d) => s + (documentTypes[d]?.weight ?? 1), 0);
   const out = new Map<string, number>();
@@ -190,20 +203,21 @@ export class SandboxState {
   reseed(settings: Partial<StateSettings> = {}): void {
     this.settings = { ...this.settings, ...settings };
     const s = this.settings;
-    this.refs = generateReferenceData(s.seed);
+    this.refs = generateReferenceData(s.seed, s.anchorMs);
+    const counts = spreadDocuments(s.documents, s.perCollection, s.variant);
     this.ctx = {
       seed: s.seed,
       anchorMs: s.anchorMs,
       precision: s.precision,
       partnerCount: s.partners,
       refs: this.refs,
+      invoiceCount: counts.get('IssuedInvoices') ?? 0,
     };
     this.rng = new Rng(s.seed ^ 0x5eed);
     this.log = [];
     this.removedSeeded = new Map();
     this.collections.clear();
-    const counts = spreadDocuments(s.documents, s.perCollection);
-    for (const spec of collections) {
+    for (const spec of collectionsFor(s.variant)) {
       const cs = new CollectionState(spec);
       this.collections.set(spec.name, cs);
       if (spec.kind === 'reference') {
@@ -211,7 +225,7 @@ export class SandboxState {
           cs.entries.push({
             id: record.Id,
             seedIndex: -1,
-            modified: 0,
+            modified: this.refs.seededAtMs,
             record,
             pending: undefined,
             createdAt: 0,
@@ -238,7 +252,7 @@ export class SandboxState {
   }
 
   collection(name: string): CollectionState {
-    const spec = findCollection(name);
+    const spec = findCollection(name, this.settings.variant);
     const cs = spec && this.collections.get(spec.name);
     if (!cs) throw new Error(`unknown collection '${name}'`);
     return cs;
@@ -301,6 +315,7 @@ export class SandboxState {
       const m = e.modified;
       if (Number.isNaN(m)) continue; // not visible yet
       if (useSince && m < since) continue;
+      if (query.filter && !query.filter(this.visible(cs, e))) continue;
       total++;
       if (skip > 0) {
         skip--;
@@ -352,7 +367,9 @@ export class SandboxState {
     const now = this.nowMs();
     const modified = this.stamp();
     const info = (record.ModificationInfo ?? {}) as Record<string, unknown>;
-    if (cs.spec.modificationInfo) {
+    if (isGeneralInfoList(cs.spec.name)) {
+      record.ModificationInfo = { ModifiedDate: iso(modified) } as ApiRecord['ModificationInfo'];
+    } else if (cs.spec.modificationInfo || cs.spec.kind === 'reference') {
       record.ModificationInfo = {
         CreatedDate: change === 'created' ? iso(modified) : String(info.CreatedDate ?? iso(modified)),
         CreatedBy: String(info.CreatedBy ?? ''),
@@ -455,7 +472,9 @@ export class SandboxState {
   ): GroundTruthVersion[] {
     const now = this.nowMs();
     const out: GroundTruthVersion[] = [];
-    const wanted = filter.collection ? findCollection(filter.collection)?.name : undefined;
+    const wanted = filter.collection
+      ? findCollection(filter.collection, this.settings.variant)?.name
+      : undefined;
     if (filter.collection && !wanted) return out;
     const id = filter.id?.toLowerCase();
     if (filter.includeSeed !== false) {

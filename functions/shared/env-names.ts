@@ -48,6 +48,7 @@ export const ENV = {
   sandboxPort: 'SANDBOX_PORT',
   sandboxHost: 'SANDBOX_HOST',
   sandboxSeed: 'SANDBOX_SEED',
+  sandboxVariant: 'SANDBOX_VARIANT',
   sandboxDocuments: 'SANDBOX_DOCUMENTS',
   sandboxPartners: 'SANDBOX_PARTNERS',
   sandboxMaxPageSize: 'SANDBOX_MAX_PAGE_SIZE',

@@ -1,0 +1,122 @@
+/**
+ * Conformance (b): every answer of the sandbox in `cz` mode to every JSON GET path of the public
+ * OpenAPI — the 28 lists, the 26 by-id reads, and the payment-state, liquidation, order-status
+ * and serial-number reads — validates against the operation's response schema with no extra and
+ * no missing property (every DTO property present, null where unset, none other).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { loadOpenApi, type ValidationReport } from './openapi.js';
+
+const api = loadOpenApi();
+let sandbox: Sandbox;
+
+async function get(path: string): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${sandbox.baseUrl}${path}`, { headers: { 'Api-Key': sandbox.credentials.apiKey } });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+/** The JSON GET operations of the OpenAPI (files — PDF, ISDOC — excluded). */
+const jsonGets = api
+  .operations()
+  .filter((op) => op.method === 'GET' && !/\/(pdf|isdoc)$/.test(op.path))
+  .map((op) => op.path);
+const lists = jsonGets.filter((p) => !p.includes('{'));
+const byId = jsonGets.filter((p) => /^\/v1\/\w+\/\{id\}$/.test(p));
+const others = jsonGets.filter((p) => !lists.includes(p) && !byId.includes(p));
+
+/** Record totals over all paths, for the summary test. */
+const totals = { served: new Set<string>(), extra: new Set<string>(), missing: new Set<string>() };
+
+function record(path: string, report: ValidationReport): void {
+  totals.served.add(path);
+  for (const e of report.extra) totals.extra.add(`${path} ${e}`);
+  for (const m of report.missing) totals.missing.add(`${path} ${m}`);
+}
+
+/** Several pages, so records of every shape (foreign currency, delivery address, statuses) appear. */
+async function fullList(path: string): Promise<{ status: number; body: { Items: unknown[] } }> {
+  const res = await get(`${path}?PageSize=100&PageNumber=1`);
+  return res as { status: number; body: { Items: unknown[] } };
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ variant: 'cz', seed: 1, sizes: { documents: 400, partners: 40, perCollection: {} } });
+  // Some activity: an order transferred, an invoice paid in part, a payment method created.
+  const state = sandbox.state;
+  const order = state.list('ReceivedOrders', { pageSize: 1000, pageNumber: 1 }).items.find((r) => r.Status === 'Unfinished');
+  if (order) sandbox.server.domain.transfer('ReceivedOrders', order.Id, undefined);
+  const liquidations = sandbox.server.domain.liquidations;
+  const invoice = state
+    .list('IssuedInvoices', { pageSize: 1000, pageNumber: 1 })
+    .items.find((r) => liquidations.paymentStatus('IssuedInvoices', r).RestToPay > 1);
+  if (invoice) {
+    liquidations.liquidatePartially('IssuedInvoices', invoice.Id, {
+      DocumentCurrencyAmount: 0.5,
+    });
+  }
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+describe('the sandbox in cz mode answers every GET path of the public OpenAPI with its exact DTO', () => {
+  it('finds the 54 list and by-id paths in the OpenAPI (28 lists, 26 by id)', () => {
+    expect(lists).toHaveLength(28);
+    expect(byId).toHaveLength(26);
+  });
+
+  it.each(lists)('GET %s (list)', async (path) => {
+    const res = await fullList(path);
+    expect(res.status).toBe(200);
+    expect(res.body.Items.length).toBeGreaterThan(0);
+    const report = api.validateResponse('GET', path, 200, res.body);
+    record(path, report);
+    expect(report).toMatchObject({ extra: [], missing: [], mismatched: [] });
+  });
+
+  it.each(byId)('GET %s (by id)', async (path) => {
+    const list = await fullList(path.replace('/{id}', ''));
+    const items = list.body.Items as { Id: string }[];
+    expect(items.length).toBeGreaterThan(0);
+    for (const item of items.slice(0, 5)) {
+      const res = await get(path.replace('{id}', item.Id));
+      expect(res.status).toBe(200);
+      const report = api.validateResponse('GET', path, 200, res.body);
+      record(path, report);
+      expect(report).toMatchObject({ extra: [], missing: [], mismatched: [] });
+    }
+  });
+
+  it.each(others)('GET %s', async (path) => {
+    const collection = path.split('/')[2] as string;
+    let url: string;
+    if (path.endsWith('/RegistrationNumbers')) {
+      const serials = (await fullList('/v1/RegistrationNumbers')).body.Items as { PriceListItemId: string }[];
+      url = `${path.replace('{PriceListItemId}', serials[0]?.PriceListItemId ?? '')}?PageSize=10&PageNumber=1`;
+    } else if (path.includes('/Liquidation/')) {
+      const unpaid = (await fullList(`/v1/${collection}/Unpaid`)).body.Items as {
+        LiquidationInfos: { Id: string }[];
+      }[];
+      const liquidation = unpaid.flatMap((u) => u.LiquidationInfos)[0];
+      expect(liquidation).toBeDefined();
+      url = path.replace('{id}', liquidation?.Id ?? '');
+    } else {
+      const first = ((await fullList(`/v1/${collection}`)).body.Items as { Id: string }[])[0];
+      url = path.replace('{id}', first?.Id ?? '');
+    }
+    const res = await get(url);
+    expect(res.status).toBe(200);
+    const report = api.validateResponse('GET', path, 200, res.body);
+    record(path, report);
+    expect(report).toMatchObject({ extra: [], missing: [], mismatched: [] });
+  });
+
+  it('serves all of them with 0 extra and 0 missing field paths', () => {
+    expect([...totals.extra]).toEqual([]);
+    expect([...totals.missing]).toEqual([]);
+    expect(totals.served.size).toBe(jsonGets.length);
+  });
+});
