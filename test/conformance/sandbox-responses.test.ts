@@ -12,7 +12,9 @@ const api = loadOpenApi();
 let sandbox: Sandbox;
 
 async function get(path: string): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${sandbox.baseUrl}${path}`, { headers: { 'Api-Key': sandbox.credentials.apiKey } });
+  const res = await fetch(`${sandbox.baseUrl}${path}`, {
+    headers: { 'Api-Key': sandbox.credentials.apiKey },
+  });
   const text = await res.text();
   return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
 }
@@ -42,10 +44,16 @@ async function fullList(path: string): Promise<{ status: number; body: { Items: 
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ variant: 'cz', seed: 1, sizes: { documents: 400, partners: 40, perCollection: {} } });
+  sandbox = await startSandbox({
+    variant: 'cz',
+    seed: 1,
+    sizes: { documents: 400, partners: 40, perCollection: {} },
+  });
   // Some activity: an order transferred, an invoice paid in part, a payment method created.
   const state = sandbox.state;
-  const order = state.list('ReceivedOrders', { pageSize: 1000, pageNumber: 1 }).items.find((r) => r.Status === 'Unfinished');
+  const order = state
+    .list('ReceivedOrders', { pageSize: 1000, pageNumber: 1 })
+    .items.find((r) => r.Status === 'Unfinished');
   if (order) sandbox.server.domain.transfer('ReceivedOrders', order.Id, undefined);
   const liquidations = sandbox.server.domain.liquidations;
   const invoice = state

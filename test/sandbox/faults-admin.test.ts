@@ -294,7 +294,7 @@ describe('consistency after deletions and activity', () => {
     expect(slip.Warnings.map((w: { Code: string }) => w.Code)).toEqual([
       'BusinessPartnerDoesNotExistAnyMore',
     ]);
-    expect(slip.Data.BusinessPartnerAddress.Id).toBe(partner.Data.Id);
+    expect(slip.Data.BusinessPartnerAddress.BusinessPartnerId).toBe(partner.Data.Id);
   });
 
   it('starts and stops the activity generator through the admin API', async () => {
