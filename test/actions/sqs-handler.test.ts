@@ -48,7 +48,7 @@ function stubApi(calls: string[]): AccountingApi {
         });
       }
       return {
-        data: { Id: `slip-${id}`, DocumentNumber: 'IS1', SourceDocuments: [{ Id: id }] },
+        data: { Id: `slip-${id}`, DocumentNumber: 'IS1', Items: [] },
         warnings: [],
       };
     },

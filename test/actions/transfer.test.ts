@@ -6,7 +6,11 @@ import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-i
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
 import { RetryLaterError } from '../../functions/core/actions/errors.js';
 import { createActionEntry } from '../../functions/core/actions/run-action.js';
-import { referencesSource, transferDocument } from '../../functions/core/actions/transfer-document.js';
+import {
+  linksToSource,
+  sourceLinks,
+  transferDocument,
+} from '../../functions/core/actions/transfer-document.js';
 import { systemClock } from '../../functions/shared/clock.js';
 import { listAll, recordEvent, recordingLogger, recordingPublisher, useActionTestBed } from './support.js';
 
@@ -28,13 +32,26 @@ async function unfinishedOrder(): Promise<ApiRecord> {
   // A fresh, unfinished order with no transfer history.
   bed.sb.sandbox.state.update('ReceivedOrders', picked.Id, (r) => {
     r.Status = 'Unfinished';
-    r.TargetDocuments = [];
   });
   return bed.sb.client.get('ReceivedOrders', picked.Id);
 }
 
+/** Issue slips made from the order: their items name the order's items (no document-level link exists). */
 async function slipsReferencing(orderId: string): Promise<ApiRecord[]> {
-  return (await listAll(bed.sb.client, 'IssueSlips')).filter((s) => referencesSource(s, orderId));
+  const links = sourceLinks(await bed.sb.client.get('ReceivedOrders', orderId));
+  return (await listAll(bed.sb.client, 'IssueSlips')).filter((s) => linksToSource(s, links));
+}
+
+/** An api whose transfers happen but answer as if the connection broke (`OutcomeUnknownError`). */
+function unknownOutcomeApi(options: { perform: boolean }): AccountingApi {
+  const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
+  api.create = async (operationId, input) => {
+    if (options.perform) await bed.sb.client.create(operationId, input);
+    throw new OutcomeUnknownError({ method: 'POST', path: '/v1/…' }, operationId, {
+      cause: new Error('socket hang up'),
+    });
+  };
+  return api;
 }
 
 async function setup(options: { api?: AccountingApi; persistenceStore?: DynamoDBPersistenceLayer } = {}) {
@@ -118,20 +135,50 @@ describe('transfer action (sandbox + dynalite + Powertools idempotency)', () => 
     expect(keys.size).toBe(1);
   });
 
-  it('re-reads the domain state when the client reports an unknown outcome', async () => {
-    const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
-    api.create = async (operationId, input) => {
-      await bed.sb.client.create(operationId, input);
-      throw new OutcomeUnknownError({ method: 'POST', path: '/v1/…' }, operationId, {
-        cause: new Error('socket hang up'),
-      });
-    };
-    const { entry, publisher } = await setup({ api });
+  it('recovers a transfer whose outcome is unknown through the item links, without back-reference fields', async () => {
+    const { entry, publisher } = await setup({ api: unknownOutcomeApi({ perform: true }) });
     const order = await unfinishedOrder();
     const result = await entry(recordEvent('ReceivedOrder', order));
     expect(result.status).toBe('done');
+    const slips = await slipsReferencing(order.Id);
+    expect(slips).toHaveLength(1);
+    const slip = slips[0] as ApiRecord;
+    // Nothing but the real DTO fields: no document-level reference either way.
+    expect(slip).not.toHaveProperty('SourceDocuments');
+    expect(await bed.sb.client.get('ReceivedOrders', order.Id)).not.toHaveProperty('TargetDocuments');
+    expect((slip.Items as { ReceivedOrderItemId: string }[]).map((i) => i.ReceivedOrderItemId)).toEqual(
+      (order.Items as { Id: string }[]).map((i) => i.Id),
+    );
+    expect(publisher.ofType('ReceivedOrder.Transferred')[0]?.detail).toMatchObject({
+      recovered: true,
+      target: { id: slip.Id, documentNumber: slip.DocumentNumber },
+    });
+  });
+
+  it('recovers one step further down the chain through the links the items inherit', async () => {
+    const plain = await setup();
+    const order = await unfinishedOrder();
+    await plain.entry(recordEvent('ReceivedOrder', order));
+    const [slip] = await slipsReferencing(order.Id);
+    const { entry, publisher } = await setup({ api: unknownOutcomeApi({ perform: true }) });
+    expect((await entry(recordEvent('IssueSlip', slip as ApiRecord))).status).toBe('done');
+    const detail = publisher.ofType('IssueSlip.Transferred')[0]?.detail as { target: { id: string } };
+    expect(detail).toMatchObject({ recovered: true });
+    const invoice = await bed.sb.client.get('IssuedInvoices', detail.target.id);
+    expect(linksToSource(invoice, sourceLinks(slip as ApiRecord))).toBe(true);
+  });
+
+  it('retries later when the outcome is unknown and the transfer did not happen; the next delivery transfers', async () => {
+    const broken = await setup({ api: unknownOutcomeApi({ perform: false }) });
+    const order = await unfinishedOrder();
+    const event = recordEvent('ReceivedOrder', order);
+    await expect(broken.entry(event)).rejects.toBeInstanceOf(RetryLaterError);
+    expect(await slipsReferencing(order.Id)).toHaveLength(0);
+    const warning = broken.logger.lines.find((e) => e.message === 'transfer outcome unknown, no target found');
+    expect(warning?.data).toMatchObject({ status: 'Unfinished', happened: false });
+    const { entry } = await setup();
+    expect((await entry(event)).status).toBe('done');
     expect(await slipsReferencing(order.Id)).toHaveLength(1);
-    expect(publisher.ofType('ReceivedOrder.Transferred')[0]?.detail).toMatchObject({ recovered: true });
   });
 
   it('skips an order that is already finished without calling the transfer', async () => {
@@ -203,7 +250,7 @@ describe('transfer action (sandbox + dynalite + Powertools idempotency)', () => 
     expect(result.status).toBe('done');
     const invoice = publisher.ofType('IssueSlip.Transferred')[0]?.detail as { target: { id: string } };
     const stored = await bed.sb.client.get('IssuedInvoices', invoice.target.id);
-    expect(referencesSource(stored, (slip as ApiRecord).Id)).toBe(true);
+    expect(linksToSource(stored, sourceLinks(slip as ApiRecord))).toBe(true);
   });
 
   it('does nothing for a switched-off step', async () => {

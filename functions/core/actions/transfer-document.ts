@@ -6,8 +6,17 @@
  * 1. an idempotency record keyed by action + source id (not the event id: a `Created` and an
  *    `Updated` of one order share it) lets one delivery in at a time and remembers a completed one;
  * 2. before acting, every run re-reads the domain state — the source's current `Status` and
- *    whether a target document that references the source already exists — because an
- *    in-progress record expires after a crash and the client may report `OutcomeUnknownError`.
+ *    whether a target document made from the source already exists — because an in-progress
+ *    record expires after a crash and the client may report `OutcomeUnknownError`.
+ *
+ * Only what the real service keeps identifies such a target: no document carries a back
+ * reference, but a transfer links every target item to its source item
+ * (`IssueSlipItemDto.ReceivedOrderItemId`, `IssuedInvoiceItemDto.ReceivedOrderItemId`,
+ * `ReceivedOrderItemDto.IssuedOfferItemGuid`, `ReceivedInvoiceItemDto.IssuedOrderItemId`), and an
+ * item carries its links on down the chain (an invoice made from an issue slip keeps the slip
+ * items' `ReceivedOrderItemId`). The transfer request takes no body, so no text or note of ours
+ * can mark the target. After an unknown outcome the source's status (the orders' status
+ * endpoint, the record's `Status` otherwise) tells whether the transfer happened.
  */
 import type { AccountingApi, ApiRecord, Created } from '../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
@@ -46,33 +55,68 @@ interface TransferRecordResult {
   recovered: boolean;
 }
 
-/** `true` when any string value inside `target` (other than its own `Id`) equals `sourceId`. */
-export function referencesSource(target: ApiRecord, sourceId: string): boolean {
-  const needle = sourceId.toLowerCase();
-  const visit = (node: unknown, depth: number): boolean => {
-    if (depth > 8) return false;
-    if (typeof node === 'string') return node.toLowerCase() === needle;
-    if (Array.isArray(node)) return node.some((v) => visit(v, depth + 1));
-    if (node !== null && typeof node === 'object') {
-      return Object.values(node as Record<string, unknown>).some((v) => visit(v, depth + 1));
-    }
-    return false;
-  };
-  const { Id: _own, ...rest } = target;
-  return visit(rest, 0);
+/** What a target made from a source keeps of it, in its items. */
+export interface SourceLinks {
+  /** Ids of the source's items: a target item made from one names it. */
+  readonly itemIds: ReadonlySet<string>;
+  /** Links the source's own items carry (to the order they came from): a target inherits them all. */
+  readonly inherited: ReadonlySet<string>;
 }
 
-/** A target document that references the source, modified since `since` (ISO), or undefined. */
+function itemsOf(record: ApiRecord): Record<string, unknown>[] {
+  return Array.isArray(record.Items) ? (record.Items as Record<string, unknown>[]) : [];
+}
+
+/** The item ids a target's items name, besides their own. */
+function linkedIds(item: Record<string, unknown>): string[] {
+  return Object.entries(item)
+    .filter(([key, value]) => key !== 'Id' && typeof value === 'string')
+    .map(([, value]) => (value as string).toLowerCase());
+}
+
+export function sourceLinks(source: ApiRecord): SourceLinks {
+  const items = itemsOf(source);
+  const itemIds = new Set(items.map((i) => String(i.Id ?? '').toLowerCase()).filter((id) => id !== ''));
+  const inherited = new Set(
+    items.flatMap((i) => (typeof i.ReceivedOrderItemId === 'string' ? [i.ReceivedOrderItemId.toLowerCase()] : [])),
+  );
+  return { itemIds, inherited };
+}
+
+/**
+ * `true` when `target` was made from the source: one of its items names a source item, or its
+ * items carry every link the source's items carry (a step further down the chain).
+ */
+export function linksToSource(target: ApiRecord, links: SourceLinks): boolean {
+  const named = new Set(itemsOf(target).flatMap(linkedIds));
+  for (const id of links.itemIds) if (named.has(id)) return true;
+  if (links.inherited.size === 0) return false;
+  for (const id of links.inherited) if (!named.has(id)) return false;
+  return true;
+}
+
+/** A target document made from the source, modified since `since` (ISO), or undefined. */
 export async function findExistingTarget(
   api: AccountingApi,
   step: TransferStepSpec,
-  sourceId: string,
+  links: SourceLinks,
   since: string,
 ): Promise<ApiRecord | undefined> {
+  if (links.itemIds.size === 0 && links.inherited.size === 0) return undefined;
   for await (const candidate of api.listItems(step.targetCollection, { modifiedSince: since })) {
-    if (referencesSource(candidate, sourceId)) return candidate;
+    if (linksToSource(candidate, links)) return candidate;
   }
   return undefined;
+}
+
+/** The source's status now: the orders' status endpoint, the record's `Status` otherwise. */
+async function sourceStatus(api: AccountingApi, step: TransferStepSpec, id: string): Promise<string | null> {
+  if (step.sourceCollection === 'ReceivedOrders' || step.sourceCollection === 'IssuedOrders') {
+    const status = await api.call<unknown>(`${step.sourceCollection}.status`, { params: { id } });
+    return typeof status === 'string' ? status : null;
+  }
+  const record = await api.get(step.sourceCollection, id);
+  return typeof record.Status === 'string' ? record.Status : null;
 }
 
 function earliest(dates: (string | null | undefined)[], lookbackSeconds: number): string {
@@ -126,14 +170,15 @@ export async function transferDocument(
   let ran = false;
   const once = async (): Promise<TransferRecordResult> => {
     ran = true;
-    // Domain state first, on every run: the status now, and a target that already references the source.
+    // Domain state first, on every run: the status now, and a target already made from the source.
     const current = await deps.api.get(step.sourceCollection, envelope.id);
     const status = typeof current.Status === 'string' ? current.Status : null;
     const since = earliest(
       [envelope.modifiedDate, current.ModificationInfo?.ModifiedDate],
       deps.config.referenceLookbackSeconds,
     );
-    const existing = await findExistingTarget(deps.api, step, envelope.id, since);
+    const links = sourceLinks(current);
+    const existing = await findExistingTarget(deps.api, step, links, since);
     if (existing) {
       deps.logger.info('transfer found existing target', { ...log, targetId: existing.Id, status });
       return publishTransferred(existing, [], true);
@@ -149,15 +194,21 @@ export async function transferDocument(
       created = await deps.api.create(step.operationId, { params: { id: envelope.id } });
     } catch (error) {
       if (!(error instanceof OutcomeUnknownError)) throw error;
-      const found = await findExistingTarget(deps.api, step, envelope.id, since);
+      const found = await findExistingTarget(deps.api, step, links, since);
       if (found) {
         deps.logger.warn('transfer outcome unknown, target found', { ...log, targetId: found.Id });
         return publishTransferred(found, [], true);
       }
-      // Not visible (yet): the next delivery re-reads the domain state before it acts again.
-      throw new RetryLaterError('transfer outcome unknown and no target found', undefined, { cause: error });
+      // Not visible (yet), or not made: the next delivery re-reads the domain state before it acts again.
+      const after = await sourceStatus(deps.api, step, envelope.id).catch(() => null);
+      const happened = after !== null && !step.transferableStatuses.includes(after);
+      deps.logger.warn('transfer outcome unknown, no target found', { ...log, status: after, happened });
+      const reason = happened
+        ? `transfer outcome unknown: the source is ${after} but its target is not visible yet`
+        : 'transfer outcome unknown and no target found';
+      throw new RetryLaterError(reason, undefined, { cause: error });
     }
-    const target = created.data ?? (await findExistingTarget(deps.api, step, envelope.id, since));
+    const target = created.data ?? (await findExistingTarget(deps.api, step, links, since));
     if (!target) throw new RetryLaterError('transfer answered without a document and none was found');
     deps.logger.info('transferred', { ...log, targetId: target.Id });
     return publishTransferred(target, created.warnings, false);
