@@ -311,7 +311,13 @@ export function importDocument(ctx: DomainContext, collection: string, body: unk
     ModificationInfo: {},
     DocumentRecapitulation: recapitulation(items, exchangeRate, input),
   };
-  const record = ctx.state.create(collection, shapeDocument(collection, values));
+  const shaped = shapeDocument(collection, values);
+  // Slovak contract only (assumed, never in cz): a received order keeps the imported `Doklad`.
+  const doklad = (body as { Doklad?: unknown }).Doklad;
+  if (collection === 'ReceivedOrders' && ctx.state.settings.variant === 'sk' && typeof doklad === 'string') {
+    shaped.Doklad = doklad;
+  }
+  const record = ctx.state.create(collection, shaped);
   return { Data: record, Warnings: warnings };
 }
 

@@ -174,7 +174,9 @@ describe('transfer action (sandbox + dynalite + Powertools idempotency)', () => 
     const event = recordEvent('ReceivedOrder', order);
     await expect(broken.entry(event)).rejects.toBeInstanceOf(RetryLaterError);
     expect(await slipsReferencing(order.Id)).toHaveLength(0);
-    const warning = broken.logger.lines.find((e) => e.message === 'transfer outcome unknown, no target found');
+    const warning = broken.logger.lines.find(
+      (e) => e.message === 'transfer outcome unknown, no target found',
+    );
     expect(warning?.data).toMatchObject({ status: 'Unfinished', happened: false });
     const { entry } = await setup();
     expect((await entry(event)).status).toBe('done');

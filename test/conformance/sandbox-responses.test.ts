@@ -55,6 +55,14 @@ beforeAll(async () => {
     .list('ReceivedOrders', { pageSize: 1000, pageNumber: 1 })
     .items.find((r) => r.Status === 'Unfinished');
   if (order) sandbox.server.domain.transfer('ReceivedOrders', order.Id, undefined);
+  // An import with the Slovak contract's `Doklad`: the cz record keeps to the DTO.
+  sandbox.server.domain.importDocument('ReceivedOrders', {
+    Doklad: 'EO-1',
+    BusinessPartnerAddress: {
+      DocumentAddressWithoutAddressBookLink: { CompanyName: 'Firma s.r.o.', City: 'Brno' },
+    },
+    Items: [{ TextItem: { Text: 'Tovar', UnitPrice: 5 } }],
+  });
   const liquidations = sandbox.server.domain.liquidations;
   const invoice = state
     .list('IssuedInvoices', { pageSize: 1000, pageNumber: 1 })

@@ -140,7 +140,9 @@ describe('import of a queued shop order (sandbox + dynalite + Powertools idempot
     });
     await expect(entry(m)).resolves.toMatchObject({ status: 'done' });
     const [order] = ordersWithMarker(bed, orderMarker('generic', m.order.id));
-    expect((order?.BusinessPartnerAddress as { Id?: string } | undefined)?.Id).toBe(partner?.Id);
+    expect(
+      (order?.BusinessPartnerAddress as { BusinessPartnerId?: string } | undefined)?.BusinessPartnerId,
+    ).toBe(partner?.Id);
   });
 
   it('puts the order number in the note where the variant lacks Doklad', async () => {

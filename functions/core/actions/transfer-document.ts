@@ -78,7 +78,9 @@ export function sourceLinks(source: ApiRecord): SourceLinks {
   const items = itemsOf(source);
   const itemIds = new Set(items.map((i) => String(i.Id ?? '').toLowerCase()).filter((id) => id !== ''));
   const inherited = new Set(
-    items.flatMap((i) => (typeof i.ReceivedOrderItemId === 'string' ? [i.ReceivedOrderItemId.toLowerCase()] : [])),
+    items.flatMap((i) =>
+      typeof i.ReceivedOrderItemId === 'string' ? [i.ReceivedOrderItemId.toLowerCase()] : [],
+    ),
   );
   return { itemIds, inherited };
 }
