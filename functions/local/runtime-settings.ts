@@ -3,6 +3,7 @@
  * client, the poller and the actions. One error lists every bad setting of every section, and no
  * server, directory or file has been created when it is thrown.
  */
+import { Webhook } from 'standardwebhooks';
 import { parseAccountingConfig } from '../accounting/config.js';
 import { ConfigError } from '../accounting/errors.js';
 import { ActionsConfigError, loadActionsConfig } from '../core/actions/config.js';
@@ -99,6 +100,18 @@ export function checkRuntimeSettings(input: SettingsToCheck): void {
           [ENV.actionsStateTable]: LOCAL_RESOURCES.stateTable,
         }),
       ),
+    );
+  }
+  const secret = env.DELIVERY_SIGNING_SECRET?.trim();
+  if (secret) {
+    problems.push(
+      ...problemsOf(() => {
+        try {
+          new Webhook(secret);
+        } catch (error) {
+          throw new Error('DELIVERY_SIGNING_SECRET: expected whsec_ followed by base64', { cause: error });
+        }
+      }),
     );
   }
   const unique = [...new Set(problems)];

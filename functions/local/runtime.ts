@@ -22,6 +22,7 @@ import { type AccountingConfig, parseAccountingConfig } from '../accounting/conf
 import { openFileJournal } from '../adapters/local/bus-journal.js';
 import { openFileDeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
+import type { DeliveryPolicy, DeliveryTarget } from '../core/delivery/delivery-targets.js';
 import type { Clock, Logger } from '../core/ports.js';
 import { checkpointKey, emptyCheckpoint } from '../core/sync/checkpoint-state.js';
 import { type PollOptions, pollOptionsSchema } from '../core/sync/poll-options.js';
@@ -29,8 +30,10 @@ import { createHandler as createPollHandler, type PollChangesSummary } from '../
 import { loadPollerSettings, type PollerSettings } from '../handlers/poller-config.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
+import { subscribeHttpDelivery } from './delivery-subscriber.js';
 import { accountingInputFromEnv, cliFieldName } from './environment.js';
 import { type EventsOut, openEventsOut } from './events-out.js';
+import type { HttpDelivery } from './http-delivery.js';
 import type { RuntimeUpdate } from './live-view.js';
 import { outcomeNote } from './live-view.js';
 import { type LocalActions, startLocalActions } from './local-actions.js';
@@ -67,6 +70,10 @@ export interface RuntimeOptions {
   pollBudgetMs?: number;
   /** Count the records once before a first run to show the backfill's progress (default true). */
   backfillProgress?: boolean;
+  /** HTTP consumers the events are POSTed to, signed (`run --deliver-to`). */
+  deliverTo?: readonly DeliveryTarget[];
+  /** Retries and timeouts of those deliveries (tests shorten the backoff). */
+  deliveryPolicy?: Partial<DeliveryPolicy>;
   /** How often the e-invoice status tracker runs locally; default: the poll interval. */
   trackerIntervalMs?: number;
   onUpdate?: (update: RuntimeUpdate) => void;
@@ -81,6 +88,8 @@ export interface Runtime {
   readonly sandbox: Sandbox | undefined;
   readonly connection: string;
   readonly collections: readonly CollectionName[];
+  /** The HTTP delivery to `deliverTo`, when there are targets. */
+  readonly deliveries: HttpDelivery | undefined;
   /** Events published so far, per detail-type (record events and action outcomes). */
   counts(): ReadonlyMap<string, number>;
   /** One poll of every collection; events are on the bus when it resolves. */
@@ -243,6 +252,15 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
     cleanup.push(() => bus.close());
     actions?.bindPublisher(bus);
+    const deliveries = options.deliverTo?.length
+      ? await subscribeHttpDelivery(bus, {
+          targets: options.deliverTo,
+          env: options.env,
+          dataDir: stores.dataDir,
+          ...(options.deliveryPolicy ? { policy: options.deliveryPolicy } : {}),
+          emit,
+        })
+      : undefined;
     bus.onEvent((event: EventBridgeEvent) => {
       const detail = (event.detail ?? {}) as Record<string, unknown>;
       const record = detail.record as Record<string, unknown> | undefined;
@@ -373,6 +391,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         actions?.stopTimers();
         await polling?.catch(() => {});
         await bus.drain();
+        await deliveries?.close();
         await actions?.close();
         const published = bus.publishedCount();
         await closeAll();
@@ -388,9 +407,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       sandbox,
       connection,
       collections,
+      deliveries: deliveries?.delivery,
       counts: () => counts,
       pollOnce: guardedPoll,
-      drain: () => bus.drain(),
+      drain: async () => {
+        await bus.drain();
+        await deliveries?.delivery.drain();
+      },
       stop,
       async run(runOptions = {}) {
         const { signal, durationMs } = runOptions;

@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { archiveCommand } from './archive.js';
 import { backfillCommand } from './backfill.js';
+import { deliveriesCommand } from './deliveries.js';
 import { eventsCommand } from './events.js';
 import { operationsCommand } from './operations.js';
 import { replayCommand } from './replay.js';
@@ -18,4 +19,5 @@ export const commands = [
   eventsCommand,
   operationsCommand,
   archiveCommand,
+  deliveriesCommand,
 ] as unknown as readonly Command<unknown>[];

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DeliveryTargetError, parseTargetSpecs } from '../../core/delivery/delivery-targets.js';
 import { defineCommand, durationFlag, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { startRuntimeForCommand, withRuntime } from './runtime-command.js';
@@ -34,6 +35,13 @@ export const runCommand = defineCommand({
     'no-actions': { type: 'boolean', description: 'Publish events only; run no action.' },
     ...eventsOutFlag,
     duration: { type: 'string', value: 'DURATION', description: 'Stop cleanly after this long (e.g. 60s).' },
+    'deliver-to': {
+      type: 'string',
+      value: 'URL[,PATTERN]',
+      multiple: true,
+      description:
+        'POST matching events to URL, signed (Standard Webhooks); PATTERN: IssuedInvoice.Created, IssuedInvoice.* or * (default), several joined by |. Repeatable.',
+    },
   },
   schema: z
     .object({
@@ -43,6 +51,18 @@ export const runCommand = defineCommand({
       'no-actions': z.boolean().default(false),
       'events-out': eventsOutSchema,
       duration: durationFlag(1).optional(),
+      'deliver-to': z
+        .array(z.string())
+        .default([])
+        .transform((specs, ctx) => {
+          try {
+            return parseTargetSpecs(specs);
+          } catch (error) {
+            if (!(error instanceof DeliveryTargetError)) throw error;
+            ctx.addIssue({ code: 'custom', message: error.message });
+            return z.NEVER;
+          }
+        }),
       positionals: noPositionals,
     })
     .transform((o) => ({
@@ -52,6 +72,7 @@ export const runCommand = defineCommand({
       actions: !o['no-actions'],
       eventsOut: o['events-out'],
       durationMs: o.duration,
+      deliverTo: o['deliver-to'],
     })),
   async run(options, ctx) {
     const started = await startRuntimeForCommand(
@@ -62,6 +83,7 @@ export const runCommand = defineCommand({
         intervalMs: options.intervalMs,
         actions: options.actions,
         ...(options.eventsOut ? { eventsOut: options.eventsOut } : {}),
+        ...(options.deliverTo.length > 0 ? { deliverTo: options.deliverTo } : {}),
       },
       ctx,
     );
@@ -71,7 +93,8 @@ export const runCommand = defineCommand({
         ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
       }),
     );
-    const dead = started.runtime.bus.deadLetters().length;
+    const dead =
+      started.runtime.bus.deadLetters().length + (started.runtime.deliveries?.deadLetters().length ?? 0);
     if (dead > 0) ctx.stderr.write(`${dead} deliveries were dead-lettered (see the warnings above)\n`);
     return ctx.signal.aborted ? EXIT.interrupted : EXIT.ok;
   },

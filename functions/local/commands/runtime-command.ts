@@ -4,6 +4,7 @@ import type { SandboxOptions } from '../../../sandbox/index.js';
 import type { CollectionName } from '../../accounting/collections.js';
 import { ConfigError } from '../../accounting/errors.js';
 import { ActionsConfigError } from '../../core/actions/config.js';
+import type { DeliveryTarget } from '../../core/delivery/delivery-targets.js';
 import type { Logger } from '../../core/ports.js';
 import { RuntimeConfigError as SharedConfigError } from '../../handlers/poller-config.js';
 import { ENV } from '../../shared/env-names.js';
@@ -28,6 +29,7 @@ export interface RuntimeCommandInput {
   eventsOut?: string;
   startFrom?: string;
   backfillProgress?: boolean;
+  deliverTo?: readonly DeliveryTarget[];
   /** Run the sandbox's activity generator (default true; one-shot commands turn it off). */
   activity?: boolean;
 }
@@ -149,6 +151,7 @@ export async function startRuntimeForCommand(
     ...(input.eventsOut ? { eventsOut: resolve(ctx.cwd, input.eventsOut) } : {}),
     ...(input.startFrom ? { startFrom: input.startFrom } : {}),
     ...(input.backfillProgress === false ? { backfillProgress: false } : {}),
+    ...(input.deliverTo ? { deliverTo: input.deliverTo } : {}),
     onUpdate: (u) => view.update(u),
     logger,
   };

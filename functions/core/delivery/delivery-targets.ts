@@ -1,0 +1,116 @@
+/**
+ * Delivery of events to the user's own HTTP consumers (n8n, Make, Zapier, a service of one's own):
+ * a list of targets, each a URL and an event pattern. Locally `run --deliver-to URL[,PATTERN]`;
+ * on AWS the same list (infra config `deliveries`) becomes EventBridge API destinations.
+ *
+ * PATTERN names detail-types: `IssuedInvoice.Created`, a prefix `IssuedInvoice.*`, or `*` (every
+ * event, the default); several joined by `|`. It becomes an EventBridge pattern on `detail-type`,
+ * so a target matches the same events locally and on AWS.
+ */
+import * as z from 'zod';
+import { matchesLeaf, type PatternValue } from '../event-pattern.js';
+
+export interface DeliveryTarget {
+  /** Stable id: `delivery-<n>` in the order given, or the name the configuration gives. */
+  readonly id: string;
+  readonly url: string;
+  /** The detail-type pattern as written (`*` for every event). */
+  readonly patternText: string;
+  /** Alternatives on `detail-type` (EventBridge content filtering); absent = every event. */
+  readonly detailTypes?: PatternValue[];
+}
+
+/** Whether a target takes events of `detailType`. */
+export function targetMatches(target: DeliveryTarget, detailType: string): boolean {
+  return target.detailTypes === undefined || matchesLeaf(target.detailTypes, detailType);
+}
+
+/** Retries and the dead-letter limit of every target (EventBridge's retry policy on AWS). */
+export interface DeliveryPolicy {
+  /** Attempts before an event is dead-lettered (the first one included). */
+  maxAttempts: number;
+  /** Backoff before the second attempt; doubled for each next one, up to `maxDelayMs`. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Deadline of one POST. */
+  timeoutMs: number;
+  /** Deliveries running at once per target. */
+  concurrency: number;
+}
+
+export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
+  maxAttempts: 5,
+  baseDelayMs: 1000,
+  maxDelayMs: 30_000,
+  timeoutMs: 10_000,
+  concurrency: 4,
+};
+
+export class DeliveryTargetError extends Error {
+  override readonly name = 'DeliveryTargetError';
+}
+
+const DETAIL_TYPE = /^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)?(\.?\*)?$/;
+
+/** `A.B|C.*` → alternatives on `detail-type` (exact names and prefixes); `*` → undefined (every event). */
+export function detailTypePattern(text: string): PatternValue[] | undefined {
+  const parts = text
+    .split('|')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (parts.length === 0 || parts.includes('*')) return undefined;
+  const alternatives = parts.map((part) => {
+    if (!DETAIL_TYPE.test(part)) {
+      throw new DeliveryTargetError(
+        `"${part}" is not a detail-type pattern (expected e.g. IssuedInvoice.Created, IssuedInvoice.* or *)`,
+      );
+    }
+    return part.endsWith('*') ? { prefix: part.slice(0, -1) } : part;
+  });
+  return alternatives;
+}
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
+
+/** One target from `URL[,PATTERN]`. The URL must not carry a user or password (it is printed). */
+export function parseTargetSpec(spec: string, index: number): DeliveryTarget {
+  const comma = spec.indexOf(',');
+  const url = (comma < 0 ? spec : spec.slice(0, comma)).trim();
+  const patternText = (comma < 0 ? '*' : spec.slice(comma + 1).trim()) || '*';
+  const parsed = httpUrl.safeParse(url);
+  if (!parsed.success) throw new DeliveryTargetError(`"${url}": expected an http:// or https:// URL`);
+  const u = new URL(url);
+  if (u.username || u.password) {
+    throw new DeliveryTargetError(
+      `"${u.host}": a user or password in the URL would be printed; leave it out`,
+    );
+  }
+  const detailTypes = detailTypePattern(patternText);
+  return { id: `delivery-${index + 1}`, url, patternText, ...(detailTypes ? { detailTypes } : {}) };
+}
+
+/** Every target of a list; one error naming every bad one. */
+export function parseTargetSpecs(specs: readonly string[]): DeliveryTarget[] {
+  const problems: string[] = [];
+  const targets: DeliveryTarget[] = [];
+  specs.forEach((spec, i) => {
+    try {
+      targets.push(parseTargetSpec(spec, i));
+    } catch (error) {
+      if (!(error instanceof DeliveryTargetError)) throw error;
+      problems.push(error.message);
+    }
+  });
+  if (problems.length > 0) throw new DeliveryTargetError(problems.join('; '));
+  return targets;
+}
+
+/** Backoff before attempt `attempt` (2, 3, …): base × 2^(attempt−2), capped. */
+export function backoffMs(policy: DeliveryPolicy, attempt: number): number {
+  return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 2));
+}
+
+/** Whether a response status is worth another attempt (as EventBridge API destinations do: 429, 5xx, timeouts). */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
