@@ -42,10 +42,12 @@ export interface StartedRuntime {
 
 /**
  * The sandbox's settings: its SANDBOX_* variables (docs/sandbox.md) apply, except that the port is
- * ephemeral unless SANDBOX_PORT says otherwise, and the activity generator runs for `run` (at
- * SANDBOX_ACTIVITY per second if set, else ACTIVITY_PER_SECOND) and is off for one-shot commands.
+ * ephemeral unless SANDBOX_PORT says otherwise, the variant follows ACCOUNTING_SERVICE_VARIANT
+ * unless SANDBOX_VARIANT says otherwise (the client and its twin speak the same variant), and the
+ * activity generator runs for `run` (at SANDBOX_ACTIVITY per second if set, else
+ * ACTIVITY_PER_SECOND) and is off for one-shot commands.
  */
-async function sandboxOptions(
+export async function sandboxOptions(
   input: RuntimeCommandInput,
   ctx: CommandContext,
 ): Promise<Partial<SandboxOptions>> {
@@ -66,8 +68,12 @@ async function sandboxOptions(
   if (parsed === 'help') return {};
   // SANDBOX_ACTIVITY as the sandbox parsed it (0 = off) when set; else on at ACTIVITY_PER_SECOND.
   const fromEnv = ctx.env[ENV.sandboxActivity] !== undefined;
+  const serviceVariant = ctx.env[ENV.serviceVariant]?.trim().toLowerCase();
+  const followService =
+    ctx.env[ENV.sandboxVariant] === undefined && (serviceVariant === 'sk' || serviceVariant === 'cz');
   return {
     ...parsed,
+    ...(followService ? { variant: serviceVariant } : {}),
     port: ctx.env[ENV.sandboxPort] !== undefined ? (parsed.port ?? 0) : 0,
     activity: {
       ...parsed.activity,
