@@ -5,6 +5,7 @@
  * no missing property (every DTO property present, null where unset, none other).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operationsFor } from '../../functions/accounting/endpoints.js';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
 import { loadOpenApi, type ValidationReport } from './openapi.js';
 
@@ -130,9 +131,115 @@ describe('the sandbox in cz mode answers every GET path of the public OpenAPI wi
     expect(report).toMatchObject({ extra: [], missing: [], mismatched: [] });
   });
 
+  it('answers imports, transfers, liquidations and creations with their 201 DTOs', async () => {
+    const post = async (path: string, body?: unknown) => {
+      const res = await fetch(`${sandbox.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'Api-Key': sandbox.credentials.apiKey, 'Content-Type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as { Data: { Id: string } } };
+    };
+    const check = (method: string, path: string, res: { status: number; body: unknown }) => {
+      expect(res.status, path).toBe(201);
+      expect(api.validateResponse(method, path, 201, res.body), path).toMatchObject({
+        extra: [],
+        missing: [],
+        mismatched: [],
+      });
+    };
+    const doc = {
+      BusinessPartnerAddress: {
+        DocumentAddressWithoutAddressBookLink: { CompanyName: 'Firma s.r.o.', City: 'Brno' },
+      },
+      Items: [{ TextItem: { Text: 'Tovar', UnitPrice: 100, Quantity: 1 } }],
+    };
+    const created: Record<string, string> = {};
+    for (const path of api
+      .operations()
+      .filter((o) => o.method === 'POST' && !o.path.includes('{'))
+      .map((o) => o.path)) {
+      if (path.startsWith('/v1/PriceListItems/')) continue; // reads, answered 200
+      let body: unknown = doc;
+      if (path === '/v1/BusinessPartners') body = { City: 'Brno', Name: 'Jan Novák', DeliveryAddresses: [] };
+      if (path === '/v1/PaymentMethods')
+        body = { Name: 'Kupón', IsUsedInSaleVoucher: false, IsUsedInOtherAgendas: true };
+      const res = await post(path, body);
+      check('POST', path, res);
+      created[path] = res.body.Data.Id;
+    }
+    const order = created['/v1/ReceivedOrders'] as string;
+    check(
+      'POST',
+      '/v1/ReceivedOrders/{id}/Transfer/ToIssuedInvoice/Fully',
+      await post(`/v1/ReceivedOrders/${order}/Transfer/ToIssuedInvoice/Fully`),
+    );
+    const issuedOrder = created['/v1/IssuedOrders'] as string;
+    check(
+      'POST',
+      '/v1/IssuedOrders/{id}/Transfer/ToReceivedInvoice/Fully',
+      await post(`/v1/IssuedOrders/${issuedOrder}/Transfer/ToReceivedInvoice/Fully`),
+    );
+    const invoice = created['/v1/IssuedInvoices'] as string;
+    const partially = '/v1/IssuedInvoices/{DocumentId}/Liquidate/Standalone/Partially';
+    check(
+      'POST',
+      partially,
+      await post(`/v1/IssuedInvoices/${invoice}/Liquidate/Standalone/Partially`, {
+        DocumentCurrencyAmount: 10,
+      }),
+    );
+    for (const collection of ['IssuedInvoices', 'IssuedAdvanceInvoices']) {
+      const path = `/v1/${collection}/{DocumentId}/Liquidate/Standalone/Fully`;
+      check(
+        'POST',
+        path,
+        await post(path.replace('{DocumentId}', created[`/v1/${collection}`] as string), {}),
+      );
+    }
+  });
+
   it('serves all of them with 0 extra and 0 missing field paths', () => {
     expect([...totals.extra]).toEqual([]);
     expect([...totals.missing]).toEqual([]);
     expect(totals.served.size).toBe(jsonGets.length);
+  });
+});
+
+describe('the default sk sandbox answers with the same DTO shapes wherever the OpenAPI has the path', () => {
+  let sk: Sandbox;
+  const skPaths = new Set(operationsFor('sk').map((op) => `${op.method} ${op.path}`));
+  const shared = [...lists, ...byId].filter((p) => skPaths.has(`GET ${p}`));
+
+  beforeAll(async () => {
+    sk = await startSandbox({ seed: 2, sizes: { documents: 300, partners: 20, perCollection: {} } });
+  });
+  afterAll(async () => {
+    await sk?.close();
+  });
+
+  it('has all but the Czech-only corrective tax documents (52 of the 54 paths)', () => {
+    expect(shared).toHaveLength(52);
+  });
+
+  it.each(shared)('GET %s (sk)', async (path) => {
+    const headers = { 'Api-Key': sk.credentials.apiKey };
+    const listPath = path.replace('/{id}', '');
+    const page = (await (
+      await fetch(`${sk.baseUrl}${listPath}?PageSize=100&PageNumber=1`, { headers })
+    ).json()) as {
+      Items: { Id: string }[];
+    };
+    const first = page.Items[0];
+    expect(first).toBeDefined();
+    const body =
+      path === listPath
+        ? page
+        : await (await fetch(`${sk.baseUrl}${path.replace('{id}', first?.Id ?? '')}`, { headers })).json();
+    expect(api.validateResponse('GET', path, 200, body)).toMatchObject({
+      extra: [],
+      missing: [],
+      mismatched: [],
+    });
   });
 });
