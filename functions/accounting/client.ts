@@ -45,6 +45,7 @@ import {
   SchemaMismatchError,
   TimeoutError,
 } from './errors.js';
+import { isRecordId, RECORD_ID_EXPECTED } from './record-id.js';
 import { items as itemsOf, paginate, type RawPage } from './pagination.js';
 import {
   createdEnvelopeSchema,
@@ -404,6 +405,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
     try {
       path = buildPath(op.path, input.params);
     } catch (error) {
+      if (error instanceof InvalidArgumentError) throw error;
       throw new InvalidArgumentError('params', `the path parameters of ${op.id} (${op.path})`, {
         cause: error,
       });
@@ -492,8 +494,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
       const spec = collectionSpec(collection);
       if (!spec.getById)
         throw new InvalidArgumentError('collection', `a collection with get by id (${spec.name} has none)`);
-      if (typeof id !== 'string' || id.trim() === '')
-        throw new InvalidArgumentError('id', 'a non-empty record id');
+      if (!isRecordId(id)) throw new InvalidArgumentError('id', RECORD_ID_EXPECTED);
       const op = operation(`${spec.name}.get`);
       return jsonExchange(
         op,

@@ -8,7 +8,7 @@
  * the service's visible conventions and are marked `assumed: true`; each can be replaced from
  * configuration (`ACCOUNTING_PATH_OVERRIDES`) without a code change.
  *
- * Path templates use `{name}` placeholders, filled (URL-encoded) by `buildPath`.
+ * Path templates use `{name}` placeholders, filled (checked, then URL-encoded) by `buildPath`.
  */
 import {
   type CollectionName,
@@ -18,6 +18,8 @@ import {
   type ServiceVariant,
   serviceVariants,
 } from './collections.js';
+import { InvalidArgumentError } from './errors.js';
+import { COLLECTION_PARAM_PATTERN, isRecordId, RECORD_ID_EXPECTED } from './record-id.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
 
@@ -410,11 +412,25 @@ export function resolveOperations(
   return resolved;
 }
 
-/** Fills `{name}` placeholders from `params`, URL-encoding each value. Missing params throw. */
+/**
+ * Fills `{name}` placeholders from `params`. Each value is checked before it is encoded: `{collection}`
+ * takes a catalog name, every other placeholder a record id of the service's shape (a GUID), so no
+ * value can change which path is requested (`..`, `/`, `%2e`, …). Throws `InvalidArgumentError`
+ * naming the parameter, never echoing the value.
+ */
 export function buildPath(template: string, params: Readonly<Record<string, string>> = {}): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
-    if (value === undefined) throw new Error(`path parameter '${name}' is missing for ${template}`);
+    if (value === undefined) {
+      throw new InvalidArgumentError(`params.${name}`, `the path parameter '${name}' of ${template}`);
+    }
+    if (name === 'collection') {
+      if (!COLLECTION_PARAM_PATTERN.test(value)) {
+        throw new InvalidArgumentError(`params.${name}`, 'a collection name of the catalog');
+      }
+    } else if (!isRecordId(value)) {
+      throw new InvalidArgumentError(`params.${name}`, RECORD_ID_EXPECTED);
+    }
     return encodeURIComponent(value);
   });
 }

@@ -66,7 +66,7 @@ describe('endpoint catalog in the client', () => {
   const server = useFakeServer();
 
   it('sends an assumed operation to the path configured in ACCOUNTING_PATH_OVERRIDES', async () => {
-    server.route('GET', '/v1/Peppol/Sendings/s-1/State', { body: { State: 'Delivered' } });
+    server.route('GET', '/v1/Peppol/Sendings/51000000-0000-4000-8000-000000000001/State', { body: { State: 'Delivered' } });
     const config = apiKeyConfig(server.url, {
       pathOverrides: JSON.stringify({ 'EInvoicing.status': '/v1/Peppol/Sendings/{sendingId}/State' }),
     });
@@ -75,18 +75,18 @@ describe('endpoint catalog in the client', () => {
       assumed: true,
       path: '/v1/Peppol/Sendings/{sendingId}/State',
     });
-    await expect(client.call('EInvoicing.status', { params: { sendingId: 's-1' } })).resolves.toEqual({
+    await expect(client.call('EInvoicing.status', { params: { sendingId: '51000000-0000-4000-8000-000000000001' } })).resolves.toEqual({
       State: 'Delivered',
     });
-    expect(server.requests[0]?.path).toBe('/v1/Peppol/Sendings/s-1/State');
+    expect(server.requests[0]?.path).toBe('/v1/Peppol/Sendings/51000000-0000-4000-8000-000000000001/State');
     await client.close();
   });
 
-  it('fills path parameters URL-encoded and keeps a base path prefix', async () => {
-    server.route('POST', '/api/v1/IssuedInvoices/a%2Fb/Send/Email', { body: { Sent: true } });
+  it('fills checked path parameters and keeps a base path prefix', async () => {
+    server.route('POST', '/api/v1/IssuedInvoices/51000000-0000-4000-8000-000000000001/Send/Email', { body: { Sent: true } });
     const client = createAccountingClient(apiKeyConfig(`${server.url}/api/`));
     await client.call('Documents.sendEmail', {
-      params: { collection: 'IssuedInvoices', id: 'a/b' },
+      params: { collection: 'IssuedInvoices', id: '51000000-0000-4000-8000-000000000001' },
       body: { To: 'x@y.z' },
     });
     expect(server.requests[0]?.headers['content-type']).toBe('application/json');

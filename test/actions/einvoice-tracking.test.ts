@@ -12,12 +12,12 @@ import { createManualClock } from '../../functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from './support.js';
 
 const sending: OpenSending = {
-  sendingId: 's-1',
+  sendingId: '51000000-0000-4000-8000-000000000001',
   connection: 'acme',
   eventSource: 'accounting.acme',
   source: {
     recordType: 'IssuedInvoice',
-    id: 'i-1',
+    id: '1f000000-0000-4000-8000-000000000001',
     documentNumber: 'FV1',
     modifiedDate: '2026-03-01T08:00:00Z',
   },
@@ -86,7 +86,7 @@ describe('e-invoice tracking without a status history', () => {
   });
 
   it('keeps what it learned and rethrows when the service fails mid-pass', async () => {
-    const second = { ...sending, sendingId: 's-2' };
+    const second = { ...sending, sendingId: '51000000-0000-4000-8000-000000000002' };
     let calls = 0;
     const api = {
       call: async () => {
@@ -102,8 +102,8 @@ describe('e-invoice tracking without a status history', () => {
     await expect(trackEInvoices(deps, 'acme')).rejects.toThrow('503');
     const stored = (await sendings.get(trackingKey('acme')))?.value.sendings;
     expect(stored?.map((s) => [s.sendingId, s.emitted, s.lastStatus])).toEqual([
-      ['s-1', 1, 'Sent'],
-      ['s-2', 0, null],
+      ['51000000-0000-4000-8000-000000000001', 1, 'Sent'],
+      ['51000000-0000-4000-8000-000000000002', 0, null],
     ]);
   });
 });

@@ -6,6 +6,7 @@ import {
   operationsFor,
   resolveOperations,
 } from '../../functions/accounting/endpoints.js';
+import { InvalidArgumentError } from '../../functions/accounting/errors.js';
 
 describe('endpoint catalog', () => {
   it('has unique operation ids and one list per collection', () => {
@@ -32,9 +33,17 @@ describe('endpoint catalog', () => {
     expect(() => resolveOperations('sk', { 'Nope.list': '/x' })).toThrow(/unknown operation 'Nope.list'/);
   });
 
-  it('encodes path parameters and names a missing one', () => {
-    expect(buildPath('/v1/X/{id}', { id: 'a/b' })).toBe('/v1/X/a%2Fb');
-    expect(() => buildPath('/v1/X/{id}')).toThrow(/'id' is missing/);
+  it('fills checked path parameters and refuses a missing one or one of another shape', () => {
+    const id = '0A1B2C3D-0000-4000-8000-00000000000F';
+    expect(buildPath('/v1/{collection}/{id}', { collection: 'IssuedInvoices', id })).toBe(
+      `/v1/IssuedInvoices/${id}`,
+    );
+    expect(() => buildPath('/v1/X/{id}')).toThrow(InvalidArgumentError);
+    expect(() => buildPath('/v1/X/{id}')).toThrow(/params\.id/);
+    for (const hostile of ['a/b', '..', '.', '%2e%2e', `${id}/..`, ` ${id}`]) {
+      expect(() => buildPath('/v1/X/{id}', { id: hostile })).toThrow(InvalidArgumentError);
+    }
+    expect(() => buildPath('/v1/{collection}/{id}', { collection: '..', id })).toThrow(InvalidArgumentError);
   });
 
   it('keeps each variant apart: Slovak-only operations are absent from cz and vice versa', () => {

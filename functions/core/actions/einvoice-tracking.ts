@@ -6,6 +6,7 @@
  * and drops the sending once it is final or past its deadline (then `Action.Failed`).
  */
 import * as z from 'zod';
+import { recordIdSchema } from '../../accounting/record-id.js';
 import type { AccountingApi } from '../../accounting/api.js';
 import { NotFoundError } from '../../accounting/errors.js';
 import { CheckpointConflictError } from '../errors.js';
@@ -16,7 +17,7 @@ import { outcomeEnvelope, publishOutcomes } from './outcomes.js';
 export const EINVOICE_ACTION = 'send.einvoice';
 
 export const openSendingSchema = z.object({
-  sendingId: z.string().min(1),
+  sendingId: recordIdSchema,
   connection: z.string().min(1),
   /** Event source the outcomes are published under. */
   eventSource: z.string().min(1),

@@ -10,6 +10,7 @@
  * `Action.Failed` (kind `outcomeUnknown`) for a person to check, not a second sending.
  */
 import * as z from 'zod';
+import { recordIdSchema } from '../../accounting/record-id.js';
 import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
 import type { SourceRef } from '../events/action-events.js';
@@ -40,7 +41,7 @@ export interface SendDeps {
   config: Pick<ActionsConfig, 'sending'>;
 }
 
-const sendEInvoiceAnswer = z.looseObject({ SendingId: z.string().min(1), Status: z.string().optional() });
+const sendEInvoiceAnswer = z.looseObject({ SendingId: recordIdSchema, Status: z.string().optional() });
 
 export type Channel = { kind: 'einvoice' } | { kind: 'email'; to?: string };
 

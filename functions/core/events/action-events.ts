@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import { recordIdSchema } from '../../accounting/record-id.js';
 import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'lower-case hex SHA-256');
@@ -22,7 +23,7 @@ export function actionIdempotencyKey(...parts: string[]): string {
 export const sourceRefSchema = z
   .object({
     recordType: z.string().min(1),
-    id: z.string().min(1).describe('The source record `Id`.'),
+    id: recordIdSchema.describe('The source record `Id`.'),
     documentNumber: z.string().nullable().describe('`DocumentNumber` of the source, when known.'),
     modifiedDate: z.string().nullable().describe('`ModifiedDate` of the source version the action ran on.'),
   })
@@ -34,7 +35,7 @@ function actionBase<R extends z.ZodType, C extends string>(recordType: R, change
     version: z.literal(ENVELOPE_VERSION).describe('Envelope version; bumped on a breaking change.'),
     connection: z.string().min(1).describe('Which accounting connection (company) the record belongs to.'),
     recordType,
-    id: z.string().min(1).describe('The source record `Id` (same as `source.id`).'),
+    id: recordIdSchema.describe('The source record `Id` (same as `source.id`).'),
     change: z.literal(change),
     action: z.string().min(1).describe('The action that ran, e.g. `transfer.receivedOrderToIssueSlip`.'),
     source: sourceRefSchema,
@@ -55,7 +56,7 @@ export function transferredSchema(sourceType: (typeof transferSourceTypes)[numbe
       target: z
         .object({
           recordType: z.string().min(1),
-          id: z.string().min(1).describe('`Id` of the new document.'),
+          id: recordIdSchema.describe('`Id` of the new document.'),
           documentNumber: z.string().nullable().describe('`DocumentNumber` of the new document.'),
         })
         .describe('The document the transfer created.'),
@@ -91,7 +92,7 @@ export type IsdocArchivedDetail = z.infer<ReturnType<typeof isdocArchivedSchema>
 export const einvoiceStatusChangedSchema = z
   .object({
     ...actionBase(z.literal('IssuedInvoice'), 'EInvoiceStatusChanged'),
-    sendingId: z.string().min(1).describe('Id of the e-invoicing network sending.'),
+    sendingId: recordIdSchema.describe('Id of the e-invoicing network sending.'),
     status: z.string().min(1).describe('Status of the sending as the service reports it.'),
     previousStatus: z.string().nullable().describe('The status before (null for the first one).'),
     responseCode: z

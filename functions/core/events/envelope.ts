@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import { recordIdSchema } from '../../accounting/record-id.js';
 import { ENVELOPE_VERSION } from './catalog-entry.js';
 
 export const changeKinds = ['Created', 'Updated', 'Deleted'] as const;
@@ -63,7 +64,7 @@ export function envelopeSchema({ recordType, change, modificationInfo }: Envelop
     version: z.literal(ENVELOPE_VERSION).describe('Envelope version; bumped on a breaking change.'),
     connection: z.string().min(1).describe('Which accounting connection (company) the record belongs to.'),
     recordType: z.literal(recordType),
-    id: z.string().min(1).describe('The record `Id`.'),
+    id: recordIdSchema.describe('The record `Id`: a GUID, as the service issues them.'),
     change: z.literal(change),
     idempotencyKey: z
       .string()
@@ -77,13 +78,13 @@ export function envelopeSchema({ recordType, change, modificationInfo }: Envelop
       .object({
         ...base,
         modifiedDate: z.null().describe('Unknown: the service has no deletion feed.'),
-        record: z.object({ Id: z.string().min(1) }).describe('Only the id of the vanished record.'),
+        record: z.object({ Id: recordIdSchema }).describe('Only the id of the vanished record.'),
       })
       .describe(`${recordType} no longer listed by the service (found by reconciliation).`);
   }
   const record = modificationInfo
-    ? z.looseObject({ Id: z.string().min(1), ModificationInfo: modificationInfoSchema })
-    : z.looseObject({ Id: z.string().min(1) });
+    ? z.looseObject({ Id: recordIdSchema, ModificationInfo: modificationInfoSchema })
+    : z.looseObject({ Id: recordIdSchema });
   const modifiedDate = modificationInfo
     ? isoDateTime.describe('`ModificationInfo.ModifiedDate` of this version, as the service sent it.')
     : z.null().describe('Reference records carry no dates; versions are told apart by content hash.');
@@ -98,11 +99,11 @@ export const anyRecordEnvelopeSchema = z.object({
   version: z.literal(ENVELOPE_VERSION),
   connection: z.string().min(1),
   recordType: z.string().min(1),
-  id: z.string().min(1),
+  id: recordIdSchema,
   change: z.enum(changeKinds),
   modifiedDate: z.string().nullable(),
   idempotencyKey: z.string().regex(/^[0-9a-f]{64}$/),
-  record: z.looseObject({ Id: z.string() }).optional(),
+  record: z.looseObject({ Id: recordIdSchema }).optional(),
   recordRef: recordRefSchema.optional(),
 });
 export type RecordEnvelope = z.infer<typeof anyRecordEnvelopeSchema>;
