@@ -13,6 +13,7 @@ import {
   defaultPolledCollections,
   isCollectionName,
 } from '../functions/accounting/collections.js';
+import { isSecureServiceUrl } from '../functions/accounting/config.js';
 import { ENV } from '../functions/shared/env-names.js';
 import type { LogLevel } from '../functions/shared/logger.js';
 
@@ -42,6 +43,11 @@ const FUNCTION_LOG_LEVELS = [
 export const LOG_RETENTION_DAYS = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
 ] as const;
+
+/** A service URL: https (plain http only on a loopback host, where no credential leaves the machine). */
+const serviceUrl = z
+  .url({ protocol: /^https?$/, error: 'expected an http(s) URL' })
+  .refine(isSecureServiceUrl, { error: 'expected https (plain http only on localhost, 127.0.0.1 or ::1)' });
 
 const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -79,7 +85,35 @@ const collectionList = stringList.pipe(
     .min(1, 'expected at least one collection'),
 );
 
-export const infraConfigSchema = z.object({
+/** Region of a deployment that names none (synth without credentials included). */
+export const DEFAULT_REGION = 'eu-central-1';
+
+const DAY_SECONDS = 86_400;
+
+/** An archive retention of 0 keeps events forever: idempotency records then last 100 years. */
+const FOREVER_DAYS = 36_500;
+
+/**
+ * The longest time after an effect that its event can come back: a replay from the bus archive,
+ * or a redrive from a dead-letter queue (kept `deadLetterRetentionDays`) whose message then waits
+ * up to `redriveWindowDays` in the action queue.
+ */
+export function replayHorizonDays(
+  config: Pick<InfraConfig, 'eventArchiveRetentionDays' | 'deadLetterRetentionDays' | 'redriveWindowDays'>,
+): number {
+  const archive = config.eventArchiveRetentionDays === 0 ? FOREVER_DAYS : config.eventArchiveRetentionDays;
+  return Math.max(archive, config.deadLetterRetentionDays + config.redriveWindowDays);
+}
+
+/**
+ * How long an idempotency record lasts: the replay horizon plus one day (EventBridge's own retries
+ * of a rule target last up to 24 h), so no replay or redrive repeats an effect.
+ */
+export function idempotencyExpirySeconds(config: Parameters<typeof replayHorizonDays>[0]): number {
+  return (replayHorizonDays(config) + 1) * DAY_SECONDS;
+}
+
+const baseInfraConfigSchema = z.object({
   /** Names every resource (`accounting-events-<stage>-…`); one deployment per stage and account/region. */
   stage: z
     .string()
@@ -111,6 +145,18 @@ export const infraConfigSchema = z.object({
   claimCheckExpiryDays: intIn(1, 365).default(7),
   /** Days the event bus archive keeps events for replay (0 = indefinitely). */
   eventArchiveRetentionDays: intIn(0, 36500).default(30),
+  /** Days a dead-letter queue keeps a message (SQS allows at most 14). */
+  deadLetterRetentionDays: intIn(1, 14).default(14),
+  /**
+   * Days a message redriven from a dead-letter queue may still wait in its action queue: the action
+   * queues keep messages this long.
+   */
+  redriveWindowDays: intIn(1, 14).default(4),
+  /** Region of both stacks (also of an offline synth). */
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'expected an AWS region such as eu-central-1')
+    .default(DEFAULT_REGION),
   /** Retention of every function's log group, in days. */
   logRetentionDays: z.coerce
     .number()
@@ -146,9 +192,9 @@ export const infraConfigSchema = z.object({
   /** E-mail address subscribed to the alarm topic (optional; confirm the subscription mail). */
   alarmEmail: z.email('expected an e-mail address').optional(),
   /** Base URL of the accounting service (the functions' default applies when unset). */
-  accountingBaseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+  accountingBaseUrl: serviceUrl.optional(),
   /** Token URL for OAuth client credentials (the functions' default applies when unset). */
-  accountingAuthUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+  accountingAuthUrl: serviceUrl.optional(),
   /**
    * Settings of the actions, as the `ACTIONS_*` variables of functions/core/actions/config.ts:
    * which transfers run, ISDOC archiving, and the e-invoicing rules (`ACTIONS_EINVOICE_PARTNERS`,
@@ -172,11 +218,23 @@ export const infraConfigSchema = z.object({
   ).default({}),
 });
 
+export const infraConfigSchema = baseInfraConfigSchema.superRefine((config, ctx) => {
+  const given = config.actions[ENV.actionsIdempotencyExpiresSeconds];
+  const derived = idempotencyExpirySeconds(config);
+  if (given !== undefined && !(Number(given) >= derived)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['actions', ENV.actionsIdempotencyExpiresSeconds],
+      message: `expected at least ${derived} seconds: the replay horizon (event archive ${config.eventArchiveRetentionDays} days, or dead-letter retention ${config.deadLetterRetentionDays} + redrive window ${config.redriveWindowDays} days) plus one day; a shorter expiry lets a replay repeat an effect`,
+    });
+  }
+});
+
 export type InfraConfig = z.output<typeof infraConfigSchema> & { collections: CollectionName[] };
 export type InfraConfigInput = z.input<typeof infraConfigSchema>;
 export type InfraConfigKey = keyof InfraConfigInput;
 
-export const INFRA_CONFIG_KEYS = Object.keys(infraConfigSchema.shape) as InfraConfigKey[];
+export const INFRA_CONFIG_KEYS = Object.keys(baseInfraConfigSchema.shape) as InfraConfigKey[];
 
 /** `scheduleRateMinutes` → `ACCOUNTING_EVENTS_SCHEDULE_RATE_MINUTES`. */
 export function envNameOf(key: string): string {

@@ -5,7 +5,12 @@
  *
  * Patterns use the subset of EventBridge content filtering that `matchesPattern`
  * (functions/core/event-pattern.ts) implements: exact values (arrays = any of), `prefix`,
- * `anything-but`, `exists`, nested objects for `detail`.
+ * `anything-but`, `exists`, nested objects for `detail`, `$or` of nested filters.
+ *
+ * Every route matches `source` (the deployment's event source: `accounting.<connection>` or
+ * `EVENT_SOURCE`) as well as the detail-type, so an event put on the bus by anyone else triggers
+ * nothing. Filters on the record also let a claim-checked event through (its record travels by
+ * reference); the actions read the record from the service before acting, whatever the event says.
  *
  * `buildRoutes(config)` derives the table from the action settings (each step can be switched
  * off); `routes` is the table for the defaults. `scheduledActions` lists the functions that run on
@@ -27,10 +32,19 @@ export type PatternValue =
   | { 'anything-but': string | string[] }
   | { exists: boolean };
 
+/**
+ * A nested filter (`detail` and below): each key a leaf (array of alternatives) or a nested
+ * filter; `$or` holds alternative filters of which at least one must match.
+ */
+export interface NestedPattern {
+  [key: string]: PatternValue[] | NestedPattern | NestedPattern[] | undefined;
+  $or?: NestedPattern[];
+}
+
 export interface EventPatternSpec {
   source?: string[];
   'detail-type': string[];
-  detail?: { [key: string]: PatternValue[] | EventPatternSpec['detail'] };
+  detail?: NestedPattern;
 }
 
 export interface Route {
@@ -46,6 +60,8 @@ export interface Route {
   readonly maxReceiveCount: number;
   /** Function timeout in seconds (the queue's visibility timeout derives from it). */
   readonly timeoutSeconds: number;
+  /** Detail-types the function may publish (its outcomes and `Action.Failed`); its role may put no other. */
+  readonly outcomes: readonly string[];
 }
 
 /** A function run on a fixed rate (EventBridge Scheduler on AWS, a timer locally). */
@@ -57,7 +73,12 @@ export interface ScheduledAction {
   /** Minutes between runs (Scheduler's minimum is 1). */
   readonly rateMinutes: number;
   readonly timeoutSeconds: number;
+  /** Detail-types the function may publish; its role may put no other. */
+  readonly outcomes: readonly string[];
 }
+
+/** Detail-type every action publishes when it gives up on a record. */
+export const ACTION_FAILED = 'Action.Failed';
 
 /** Route ids, stable across configurations. */
 export const ROUTE_IDS = {
@@ -72,16 +93,26 @@ export const ROUTE_IDS = {
 } as const satisfies Record<TransferStep | 'archiveIsdoc' | 'sendEInvoice' | 'sendEmail', string>;
 
 /** `a.b.c` + values → `{ a: { b: { c: values } } }` (a nested `detail` filter). */
-function nestedFilter(path: string, values: PatternValue[]): NonNullable<EventPatternSpec['detail']> {
+function nestedFilter(path: string, values: PatternValue[]): NestedPattern {
   const parts = path.split('.');
-  let node: NonNullable<EventPatternSpec['detail']> = { [parts.at(-1)!]: values };
+  let node: NestedPattern = { [parts.at(-1)!]: values };
   for (const part of parts.slice(0, -1).reverse()) node = { [part]: node };
   return node;
 }
 
+/**
+ * A `detail` filter on the carried record, or a claim-checked event (the record travels by
+ * reference in `recordRef`, so nothing of it can be filtered on): the action reads the record
+ * from the service either way and decides on that.
+ */
+function recordOrClaimCheck(recordFilter: NestedPattern): NestedPattern {
+  return { $or: [{ record: recordFilter }, { recordRef: { key: [{ exists: true }] } }] };
+}
 /** The routing table for the given action settings. Routes of switched-off steps are left out. */
 export function buildRoutes(config: ActionsConfig = defaultActionsConfig()): Route[] {
   const routes: Route[] = [];
+  // Only events of this deployment's poller: a rule never matches a foreign source.
+  const source = [config.eventSource];
 
   for (const step of transferStepsFor(config.variant)) {
     if (!config.transfers[step.step]) continue;
@@ -90,9 +121,11 @@ export function buildRoutes(config: ActionsConfig = defaultActionsConfig()): Rou
       handler: 'transfer-documents',
       description: `Transfer each ${step.sourceRecordType} that is ${step.transferableStatuses.join('/')} fully to a ${step.targetRecordType}.`,
       pattern: {
+        source,
         'detail-type': [`${step.sourceRecordType}.Created`, `${step.sourceRecordType}.Updated`],
-        detail: { record: { Status: [...step.transferableStatuses] } },
+        detail: recordOrClaimCheck({ Status: [...step.transferableStatuses] }),
       },
+      outcomes: [`${step.sourceRecordType}.Transferred`, ACTION_FAILED],
       // Transfers create documents: few at a time keeps the service's rate limit.
       maxConcurrency: 2,
       maxReceiveCount: 5,
@@ -107,6 +140,7 @@ export function buildRoutes(config: ActionsConfig = defaultActionsConfig()): Rou
       description:
         'Archive the ISDOC (and optionally the PDF) of each new or changed issued (advance) invoice to S3.',
       pattern: {
+        source,
         'detail-type': [
           'IssuedInvoice.Created',
           'IssuedInvoice.Updated',
@@ -114,6 +148,7 @@ export function buildRoutes(config: ActionsConfig = defaultActionsConfig()): Rou
           'IssuedAdvanceInvoice.Updated',
         ],
       },
+      outcomes: ['IssuedInvoice.IsdocArchived', 'IssuedAdvanceInvoice.IsdocArchived', ACTION_FAILED],
       maxConcurrency: 4,
       // 204 "not ready" is retried by redelivery until the deadline, so allow more receives.
       maxReceiveCount: 12,
@@ -129,9 +164,12 @@ export function buildRoutes(config: ActionsConfig = defaultActionsConfig()): Rou
       description:
         'Send each new issued invoice of a partner configured for e-invoicing through the network.',
       pattern: {
+        source,
         'detail-type': ['IssuedInvoice.Created'],
-        detail: { record: nestedFilter(field, [...config.sending.einvoicePartners]) },
+        detail: recordOrClaimCheck(nestedFilter(field, [...config.sending.einvoicePartners])),
       },
+      // One sending function: the channel follows the record the service holds, not the event.
+      outcomes: ['IssuedInvoice.EmailSent', ACTION_FAILED],
       maxConcurrency: 2,
       maxReceiveCount: 5,
       timeoutSeconds: 60,
@@ -143,14 +181,16 @@ export function buildRoutes(config: ActionsConfig = defaultActionsConfig()): Rou
       handler: 'send-invoice',
       description: 'Send each new issued invoice of a partner configured for e-mail by e-mail.',
       pattern: {
+        source,
         'detail-type': ['IssuedInvoice.Created'],
-        detail: {
-          record: nestedFilter(
+        detail: recordOrClaimCheck(
+          nestedFilter(
             field,
             config.sending.emailPartners.map((p) => p.key),
           ),
-        },
+        ),
       },
+      outcomes: ['IssuedInvoice.EmailSent', ACTION_FAILED],
       maxConcurrency: 2,
       maxReceiveCount: 5,
       timeoutSeconds: 60,
@@ -170,6 +210,7 @@ export function buildScheduledActions(config: ActionsConfig = defaultActionsConf
       description: 'Poll the status of open e-invoice sendings and emit each transition.',
       rateMinutes: 5,
       timeoutSeconds: 120,
+      outcomes: ['IssuedInvoice.EInvoiceStatusChanged', ACTION_FAILED],
     },
   ];
 }

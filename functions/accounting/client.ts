@@ -45,8 +45,8 @@ import {
   SchemaMismatchError,
   TimeoutError,
 } from './errors.js';
-import { isRecordId, RECORD_ID_EXPECTED } from './record-id.js';
 import { items as itemsOf, paginate, type RawPage } from './pagination.js';
+import { isRecordId, RECORD_ID_EXPECTED } from './record-id.js';
 import {
   createdEnvelopeSchema,
   expectedOf,

@@ -96,6 +96,22 @@ export type AccountingConfigInput = Partial<
 
 const emptyToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
+/** `localhost`, 127.0.0.0/8 or ::1: the only hosts plain `http://` may name (a local sandbox or twin). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** `https:` anywhere, `http:` on a loopback host only: credentials never travel in clear text. */
+export function isSecureServiceUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname));
+  } catch {
+    return false;
+  }
+}
+
 const url = (what: string) =>
   z.preprocess(
     emptyToUndefined,
@@ -121,6 +137,9 @@ const url = (what: string) =>
           error: `expected ${what} (an http or https URL without user, password, query or fragment; credentials have their own settings)`,
         },
       )
+      .refine(isSecureServiceUrl, {
+        error: `expected ${what} with https (plain http only on localhost, 127.0.0.1 or ::1)`,
+      })
       .transform((s) => s.replace(/\/+$/, '')),
   );
 

@@ -7,7 +7,8 @@
 import * as z from 'zod';
 
 /** A GUID, any case, without braces: `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`. */
-export const RECORD_ID_PATTERN = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
+export const RECORD_ID_PATTERN =
+  /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
 
 /** What a record id must look like, in words (error messages, docs). */
 export const RECORD_ID_EXPECTED = 'a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)';
@@ -17,7 +18,9 @@ export function isRecordId(value: unknown): value is string {
 }
 
 /** zod schema of a record id; the issue names the expectation, never the value. */
-export const recordIdSchema = z.string().regex(RECORD_ID_PATTERN, { error: `expected ${RECORD_ID_EXPECTED}` });
+export const recordIdSchema = z
+  .string()
+  .regex(RECORD_ID_PATTERN, { error: `expected ${RECORD_ID_EXPECTED}` });
 
 /** Path parameters that name a collection (`/v1/{collection}/{id}/Send/Email`): a catalog name. */
 export const COLLECTION_PARAM_PATTERN = /^[A-Z][A-Za-z]{1,63}$/;

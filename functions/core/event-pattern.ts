@@ -7,13 +7,14 @@
  *   value of the same type; `{ prefix }` a string that starts with it; `{ 'anything-but' }` a
  *   present value outside the list; `{ exists: true }` a present leaf, `{ exists: false }` absence;
  * - when the event's value is an array, the leaf matches if any element matches;
- * - an object in the pattern descends into the same key of the event (`detail` and below).
+ * - an object in the pattern descends into the same key of the event (`detail` and below);
+ * - `$or` (in `detail` or below) holds alternative nested filters: at least one must match.
  *
  * A field that is absent matches nothing but `{ exists: false }`, as on EventBridge.
  */
-import type { EventPatternSpec, PatternValue } from '../../infra/routes.js';
+import type { EventPatternSpec, NestedPattern, PatternValue } from '../../infra/routes.js';
 
-export type { EventPatternSpec, PatternValue };
+export type { EventPatternSpec, NestedPattern, PatternValue };
 
 /** The fields of an EventBridge event that patterns look at. */
 export interface PatternEvent {
@@ -21,8 +22,6 @@ export interface PatternEvent {
   'detail-type': string;
   detail: unknown;
 }
-
-type NestedPattern = NonNullable<EventPatternSpec['detail']>;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -57,8 +56,15 @@ function matchesObject(pattern: NestedPattern, value: unknown): boolean {
   const object = isPlainObject(value) ? value : undefined;
   for (const [key, sub] of Object.entries(pattern)) {
     if (sub === undefined) continue;
+    if (key === '$or') {
+      const alternatives = sub as NestedPattern[];
+      if (!alternatives.some((alternative) => matchesObject(alternative, value))) return false;
+      continue;
+    }
     const field = object?.[key];
-    const ok = Array.isArray(sub) ? matchesLeaf(sub, field) : matchesObject(sub, field);
+    const ok = Array.isArray(sub)
+      ? matchesLeaf(sub as PatternValue[], field)
+      : matchesObject(sub as NestedPattern, field);
     if (!ok) return false;
   }
   return true;

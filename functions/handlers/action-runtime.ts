@@ -215,12 +215,13 @@ export function actionDeps(e: ActionEnvironment) {
  * (the local runtime calls it; the SQS handler too), the SQS handler around it, and the handler
  * built from the environment (for `lazyHandler`).
  */
-export function defineSqsAction<D extends { logger: Logger }>(
+export function defineSqsAction<D extends { logger: Logger; config: Pick<ActionsConfig, 'eventSource'> }>(
   name: string,
   run: (deps: D) => ActionFn,
   depsFrom: (e: ActionEnvironment) => D,
 ) {
-  const createEventEntry = (deps: D): ActionEntry => createActionEntry(name, deps.logger, run(deps));
+  const createEventEntry = (deps: D): ActionEntry =>
+    createActionEntry(name, deps.logger, run(deps), deps.config.eventSource);
   const createHandler = (deps: D & SqsHandlerDeps): SqsActionHandler =>
     createSqsActionHandler(name, createEventEntry(deps), deps.logger, deps.deadLetters);
   const handlerFromEnv = async (

@@ -1,8 +1,11 @@
 /**
- * The SNS topic every alarm notifies, encrypted with its own key (CloudWatch may use it), TLS-only,
- * with an optional e-mail subscription.
+ * The SNS topic every alarm notifies, encrypted with its own key, TLS-only, with an optional e-mail
+ * subscription. CloudWatch may publish to the topic and use the key only for this deployment's
+ * alarms: both statements carry `aws:SourceAccount` and an alarm `aws:SourceArn` (the alarm names
+ * share `alarmNamePrefix`). The topic's own policy replaces SNS's default one, so without the
+ * publish statement no alarm notification would ever arrive.
  */
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -13,6 +16,8 @@ import { Construct } from 'constructs';
 
 export interface AlarmTopicProps {
   readonly topicName: string;
+  /** Every alarm of the topic is named `<alarmNamePrefix><id>` (see `alarmName`). */
+  readonly alarmNamePrefix: string;
   readonly email?: string;
 }
 
@@ -21,9 +26,23 @@ export class AlarmTopic extends Construct {
   readonly key: kms.Key;
   readonly alarms: cloudwatch.Alarm[] = [];
   private readonly action: cwActions.SnsAction;
+  private readonly alarmNamePrefix: string;
 
   constructor(scope: Construct, id: string, props: AlarmTopicProps) {
     super(scope, id);
+    this.alarmNamePrefix = props.alarmNamePrefix;
+    const stack = Stack.of(this);
+    const cloudWatchConditions = {
+      StringEquals: { 'aws:SourceAccount': stack.account },
+      ArnLike: {
+        'aws:SourceArn': stack.formatArn({
+          service: 'cloudwatch',
+          resource: 'alarm',
+          resourceName: `${props.alarmNamePrefix}*`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      },
+    };
     this.key = new kms.Key(this, 'Key', {
       description: `Encrypts the ${props.topicName} alarm topic`,
       enableKeyRotation: true,
@@ -35,6 +54,7 @@ export class AlarmTopic extends Construct {
         principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         resources: ['*'],
+        conditions: cloudWatchConditions,
       }),
     );
     this.topic = new sns.Topic(this, 'Topic', {
@@ -43,8 +63,22 @@ export class AlarmTopic extends Construct {
       masterKey: this.key,
       enforceSSL: true,
     });
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: cloudWatchConditions,
+      }),
+    );
     if (props.email) this.topic.addSubscription(new subscriptions.EmailSubscription(props.email));
     this.action = new cwActions.SnsAction(this.topic);
+  }
+
+  /** The name an alarm of this topic gets: the prefix the policies' `aws:SourceArn` allows. */
+  alarmName(id: string): string {
+    return `${this.alarmNamePrefix}${id}`.slice(0, 255);
   }
 
   /** Sends the alarm's ALARM and OK transitions to the topic and remembers it. */

@@ -77,8 +77,41 @@ export function useBucket(fn: AppFunction, bucket: s3.IBucket, envName: string, 
   fn.setEnv(envName, bucket.bucketName);
 }
 
-export function useEventBus(fn: AppFunction, bus: events.IEventBus, envName: string): void {
-  bus.grantPutEventsTo(fn.function);
+/** What a function may put on the bus: its `source`, and exact detail-types or patterns of them. */
+export interface PutEventsScope {
+  readonly source: string;
+  /** Exact detail-types (an action's outcomes). */
+  readonly detailTypes?: readonly string[];
+  /** `StringLike` patterns of detail-types (the poller's `*.Created`, …). */
+  readonly detailTypePatterns?: readonly string[];
+}
+
+/**
+ * `events:PutEvents` on the bus only for the given source and detail-types (IAM conditions on
+ * `events:source` and `events:detail-type`): a function can forge no other event.
+ */
+export function useEventBus(
+  fn: AppFunction,
+  bus: events.IEventBus,
+  envName: string,
+  scope: PutEventsScope,
+): void {
+  const exact = scope.detailTypes ?? [];
+  const patterns = scope.detailTypePatterns ?? [];
+  if (exact.length === 0 && patterns.length === 0) {
+    throw new Error(`useEventBus(${fn.handler}): expected the detail-types the function publishes`);
+  }
+  const statement = (conditions: Record<string, Record<string, unknown>>) =>
+    new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [bus.eventBusArn], conditions });
+  const source = { 'events:source': [scope.source] };
+  if (exact.length > 0) {
+    fn.function.addToRolePolicy(statement({ StringEquals: { ...source, 'events:detail-type': [...exact] } }));
+  }
+  if (patterns.length > 0) {
+    fn.function.addToRolePolicy(
+      statement({ StringEquals: source, StringLike: { 'events:detail-type': [...patterns] } }),
+    );
+  }
   fn.setEnv(envName, bus.eventBusName);
 }
 

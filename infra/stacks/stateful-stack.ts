@@ -25,6 +25,18 @@ export const TABLE_KEYS = {
 /** Key prefix of archived ISDOC documents (see the archive action). */
 export const ARCHIVE_PREFIX = 'isdoc/';
 
+/**
+ * Default Object Lock retention of an archived ISDOC, in days, for a legal retention of `years`.
+ * The legal period starts at the end of the accounting year the document belongs to, not at its
+ * upload: a document archived on 1 January must be kept `years` years after the following
+ * 31 December. The lock therefore covers `years + 1` calendar years from the upload, with every
+ * leap day they can contain (one per four years, rounded up), never less.
+ */
+export function objectLockRetentionDays(years: number): number {
+  const calendarYears = years + 1;
+  return 365 * calendarYears + Math.ceil(calendarYears / 4);
+}
+
 /** What the stateless stack receives: typed, so a missing resource is a compile error. */
 export interface StatefulResources {
   readonly checkpointsTable: dynamodb.ITable;
@@ -91,7 +103,7 @@ export class StatefulStack extends Stack implements StatefulResources {
     });
 
     const lock = config.archiveRetentionMode;
-    const retention = Duration.days(365 * config.archiveRetentionYears);
+    const retention = Duration.days(objectLockRetentionDays(config.archiveRetentionYears));
     const archiveTransitions: s3.Transition[] = [
       ...(config.archiveGlacierIrAfterDays > 0
         ? [

@@ -22,7 +22,8 @@ import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { actionEvents } from '../../functions/core/events/action-events.js';
-import { eventSourceOf, type InfraConfig, namePrefix } from '../config.js';
+import { ENV } from '../../functions/shared/env-names.js';
+import { eventSourceOf, type InfraConfig, idempotencyExpirySeconds, namePrefix } from '../config.js';
 import { acknowledgeWildcardResource } from '../constructs/acknowledge-wildcards.js';
 import { AlarmTopic } from '../constructs/alarm-topic.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from '../constructs/app-function.js';
@@ -33,13 +34,17 @@ import { findHandlerEntry, MissingHandlerError } from '../constructs/handler-ent
 import { EventLogGroup } from '../constructs/log-group-target.js';
 import { METRIC, METRICS_NAMESPACE, SERVICE } from '../constructs/metric-names.js';
 import { OperationsDashboard } from '../constructs/operations-dashboard.js';
-import type { EventPatternSpec, Route, ScheduledAction } from '../routes.js';
+import { scheduledFunctionAlarms } from '../constructs/scheduled-function-alarms.js';
+import { ACTION_FAILED, type EventPatternSpec, type Route, type ScheduledAction } from '../routes.js';
 import { ARCHIVE_PREFIX, type StatefulResources } from './stateful-stack.js';
 
 export const POLLER_HANDLER = 'poll-changes';
 
 /** Detail-type of a failed action (functions/core/events/action-events.ts). */
-export const ACTION_FAILED = 'Action.Failed';
+export { ACTION_FAILED };
+
+/** Detail-types the poller publishes: `<RecordType>.<Change>` of the record events. */
+export const POLLER_DETAIL_TYPE_PATTERNS = ['*.Created', '*.Updated', '*.Deleted'] as const;
 
 export interface StatelessStackProps extends StackProps {
   readonly config: InfraConfig;
@@ -108,10 +113,11 @@ export class StatelessStack extends Stack {
 
     this.alarmTopic = new AlarmTopic(this, 'Alarms', {
       topicName: `${prefix}-alarms`,
+      alarmNamePrefix: `${prefix}-`,
       ...(config.alarmEmail ? { email: config.alarmEmail } : {}),
     });
 
-    this.scheduleDeadLetterQueue = this.queue('ScheduleDlq', { retentionPeriod: Duration.days(14) });
+    this.scheduleDeadLetterQueue = this.deadLetterQueue('ScheduleDlq');
     Validations.of(this.scheduleDeadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason: 'This queue is the dead-letter queue of the EventBridge Scheduler schedules itself.',
@@ -124,6 +130,7 @@ export class StatelessStack extends Stack {
       serviceName: SERVICE.poller,
       memorySize: config.pollerMemoryMb,
       timeout: Duration.seconds(config.pollerTimeoutSeconds),
+      publishes: { detailTypePatterns: [...POLLER_DETAIL_TYPE_PATTERNS] },
       ...(config.pollerReservedConcurrency > 0
         ? { reservedConcurrentExecutions: config.pollerReservedConcurrency }
         : {}),
@@ -150,6 +157,7 @@ export class StatelessStack extends Stack {
         memorySize: config.actionMemoryMb,
         timeout: Duration.seconds(action.timeoutSeconds),
         reservedConcurrentExecutions: 1,
+        publishes: { detailTypes: [...new Set([...action.outcomes, ACTION_FAILED])] },
       });
       this.actionSettings(fn);
       this.schedule(`Schedule-${action.id}`, fn, action.rateMinutes, action.description);
@@ -166,13 +174,13 @@ export class StatelessStack extends Stack {
     new events.Rule(this, 'ActionOutcomesRule', {
       eventBus: resources.eventBus,
       description: 'Copies action outcome events to the action outcomes log group',
-      eventPattern: { detailType: outcomeTypes },
+      eventPattern: { source: [eventSourceOf(config)], detailType: outcomeTypes },
       targets: [outcomesLog.target()],
     });
     this.actionFailedRule = new events.Rule(this, 'ActionFailedRule', {
       eventBus: resources.eventBus,
       description: 'Action.Failed events: logged, counted by the action failures alarm',
-      eventPattern: { detailType: [ACTION_FAILED] },
+      eventPattern: { source: [eventSourceOf(config)], detailType: [ACTION_FAILED] },
       targets: [outcomesLog.target()],
     });
 
@@ -202,6 +210,14 @@ export class StatelessStack extends Stack {
     });
   }
 
+  /** A dead-letter queue: what it holds waits for a person, so it is kept with the stack under RETAIN. */
+  private deadLetterQueue(id: string): sqs.Queue {
+    return this.queue(id, {
+      retentionPeriod: Duration.days(this.config.deadLetterRetentionDays),
+      removalPolicy: this.config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+  }
+
   private appFunction(
     id: string,
     handler: string,
@@ -212,12 +228,15 @@ export class StatelessStack extends Stack {
       memorySize: number;
       timeout: Duration;
       reservedConcurrentExecutions?: number;
+      /** What the function may put on the bus (with `access.publishEvents`). */
+      publishes?: { detailTypes?: readonly string[]; detailTypePatterns?: readonly string[] };
     },
   ): AppFunction {
     const { config, resources } = this;
+    const { publishes, ...functionProps } = props;
     const fn = new AppFunction(this, id, {
       handler,
-      ...props,
+      ...functionProps,
       metricsNamespace: METRICS_NAMESPACE,
       logLevel: config.logLevel,
       logRetention: retentionOf(config.logRetentionDays),
@@ -237,7 +256,12 @@ export class StatelessStack extends Stack {
       if (config.accountingBaseUrl) fn.setEnv(FUNCTION_ENV.baseUrl, config.accountingBaseUrl);
       if (config.accountingAuthUrl) fn.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
     }
-    if (access.publishEvents) useEventBus(fn, resources.eventBus, FUNCTION_ENV.eventBusName);
+    if (access.publishEvents) {
+      useEventBus(fn, resources.eventBus, FUNCTION_ENV.eventBusName, {
+        source: eventSourceOf(config),
+        ...(publishes ?? { detailTypes: [ACTION_FAILED] }),
+      });
+    }
     if (access.checkpoints)
       useTable(fn, resources.checkpointsTable, FUNCTION_ENV.checkpointsTable, 'checkpoints');
     if (access.idempotency)
@@ -263,6 +287,10 @@ export class StatelessStack extends Stack {
   /** Every action function gets the same action settings the routing table was built from. */
   private actionSettings(fn: AppFunction): void {
     for (const [name, value] of Object.entries(this.config.actions)) fn.setEnv(name, value);
+    // Derived from the replay horizon (config.ts refuses a shorter explicit one).
+    const derived = idempotencyExpirySeconds(this.config);
+    const given = Number(this.config.actions[ENV.actionsIdempotencyExpiresSeconds] ?? 0);
+    fn.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(Math.max(derived, given)));
   }
 
   /** Ticks `fn` every `rateMinutes`; a tick older than one interval is superseded by the next one. */
@@ -297,10 +325,11 @@ export class StatelessStack extends Stack {
     const { config, resources } = this;
     const id = `Route-${route.id}`;
     const timeout = Duration.seconds(route.timeoutSeconds);
-    const deadLetterQueue = this.queue(`${id}-Dlq`, { retentionPeriod: Duration.days(14) });
+    const deadLetterQueue = this.deadLetterQueue(`${id}-Dlq`);
     const queue = this.queue(`${id}-Queue`, {
       visibilityTimeout: visibilityTimeoutFor(timeout),
-      retentionPeriod: Duration.days(4),
+      // A message redriven from the DLQ may wait this long again (part of the replay horizon).
+      retentionPeriod: Duration.days(config.redriveWindowDays),
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: route.maxReceiveCount },
     });
     const rule = new events.Rule(this, `${id}-Rule`, {
@@ -322,6 +351,7 @@ export class StatelessStack extends Stack {
       serviceName: SERVICE.action(route.id),
       memorySize: config.actionMemoryMb,
       timeout,
+      publishes: { detailTypes: [...new Set([...route.outcomes, ACTION_FAILED])] },
     });
     this.actionSettings(fn);
     // Invalid events go straight to this route's DLQ on their first receive (action-runtime.ts).
@@ -342,6 +372,7 @@ export class StatelessStack extends Stack {
     const dlqAlarm = (id: string, queue: sqs.Queue, what: string) =>
       topic.notify(
         new cloudwatch.Alarm(this, id, {
+          alarmName: this.alarmTopic.alarmName(id),
           alarmDescription: `${what}: messages in the dead-letter queue (inspect, then redrive)`,
           metric: queue.metricApproximateNumberOfMessagesVisible({
             period: Duration.minutes(1),
@@ -362,6 +393,7 @@ export class StatelessStack extends Stack {
     const fiveMinutes = Duration.minutes(5);
     topic.notify(
       new cloudwatch.Alarm(this, 'PollerErrorsAlarm', {
+        alarmName: this.alarmTopic.alarmName('PollerErrorsAlarm'),
         alarmDescription: 'The poller failed, or collections failed within a run (see the poller log group)',
         metric: new cloudwatch.MathExpression({
           expression: 'FILL(errors, 0) + FILL(failed, 0)',
@@ -386,6 +418,7 @@ export class StatelessStack extends Stack {
     );
     topic.notify(
       new cloudwatch.Alarm(this, 'PollerLagAlarm', {
+        alarmName: this.alarmTopic.alarmName('PollerLagAlarm'),
         alarmDescription: `Changes older than ${config.lagAlarmSeconds} s are not yet published in some collection (or the poller reports no lag at all)`,
         // The worst collection: one series over every collection the poller reports.
         metric: new cloudwatch.MathExpression({
@@ -403,6 +436,7 @@ export class StatelessStack extends Stack {
     );
     topic.notify(
       new cloudwatch.Alarm(this, 'ActionFailedAlarm', {
+        alarmName: this.alarmTopic.alarmName('ActionFailedAlarm'),
         alarmDescription:
           'Actions reported failures (Action.Failed events; details in the action outcomes log group)',
         metric: new cloudwatch.Metric({
@@ -426,6 +460,7 @@ export class StatelessStack extends Stack {
       dlqAlarm(`Route-${route.id}-DlqAlarm`, deadLetterQueue, `Route ${route.id}`);
       topic.notify(
         new cloudwatch.Alarm(this, `Route-${route.id}-AgeAlarm`, {
+          alarmName: this.alarmTopic.alarmName(`Route-${route.id}-AgeAlarm`),
           alarmDescription: `Route ${route.id}: the oldest waiting message is older than ${config.queueAgeAlarmSeconds} s`,
           metric: queue.metricApproximateAgeOfOldestMessage({
             period: Duration.minutes(5),
@@ -441,12 +476,15 @@ export class StatelessStack extends Stack {
     }
     for (const fn of this.scheduledFunctions) {
       topic.notify(this.actionFailuresAlarm(`${fn.node.id}-FailuresAlarm`, fn, fn.node.id));
+      scheduledFunctionAlarms(this, topic, fn, fn.node.id);
     }
+    scheduledFunctionAlarms(this, topic, this.poller, 'The poller');
   }
 
   /** Unhandled errors of an action function (failed batch items do not count; the DLQ alarm catches those). */
   private actionFailuresAlarm(id: string, fn: AppFunction, what: string): cloudwatch.Alarm {
     return new cloudwatch.Alarm(this, id, {
+      alarmName: this.alarmTopic.alarmName(id),
       alarmDescription: `${what}: the function failed`,
       metric: fn.function.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
       threshold: this.config.actionFailuresThreshold,

@@ -66,7 +66,9 @@ describe('endpoint catalog in the client', () => {
   const server = useFakeServer();
 
   it('sends an assumed operation to the path configured in ACCOUNTING_PATH_OVERRIDES', async () => {
-    server.route('GET', '/v1/Peppol/Sendings/51000000-0000-4000-8000-000000000001/State', { body: { State: 'Delivered' } });
+    server.route('GET', '/v1/Peppol/Sendings/51000000-0000-4000-8000-000000000001/State', {
+      body: { State: 'Delivered' },
+    });
     const config = apiKeyConfig(server.url, {
       pathOverrides: JSON.stringify({ 'EInvoicing.status': '/v1/Peppol/Sendings/{sendingId}/State' }),
     });
@@ -75,7 +77,9 @@ describe('endpoint catalog in the client', () => {
       assumed: true,
       path: '/v1/Peppol/Sendings/{sendingId}/State',
     });
-    await expect(client.call('EInvoicing.status', { params: { sendingId: '51000000-0000-4000-8000-000000000001' } })).resolves.toEqual({
+    await expect(
+      client.call('EInvoicing.status', { params: { sendingId: '51000000-0000-4000-8000-000000000001' } }),
+    ).resolves.toEqual({
       State: 'Delivered',
     });
     expect(server.requests[0]?.path).toBe('/v1/Peppol/Sendings/51000000-0000-4000-8000-000000000001/State');
@@ -83,7 +87,9 @@ describe('endpoint catalog in the client', () => {
   });
 
   it('fills checked path parameters and keeps a base path prefix', async () => {
-    server.route('POST', '/api/v1/IssuedInvoices/51000000-0000-4000-8000-000000000001/Send/Email', { body: { Sent: true } });
+    server.route('POST', '/api/v1/IssuedInvoices/51000000-0000-4000-8000-000000000001/Send/Email', {
+      body: { Sent: true },
+    });
     const client = createAccountingClient(apiKeyConfig(`${server.url}/api/`));
     await client.call('Documents.sendEmail', {
       params: { collection: 'IssuedInvoices', id: '51000000-0000-4000-8000-000000000001' },

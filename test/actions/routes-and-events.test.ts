@@ -62,9 +62,11 @@ describe('routing table', () => {
     const r = routes.find((x) => x.id === 'transfer-received-order');
     expect(r?.handler).toBe('transfer-documents');
     expect(r?.pattern).toEqual({
+      source: ['accounting.default'],
       'detail-type': ['ReceivedOrder.Created', 'ReceivedOrder.Updated'],
-      detail: { record: { Status: ['Unfinished'] } },
+      detail: { $or: [{ record: { Status: ['Unfinished'] } }, { recordRef: { key: [{ exists: true }] } }] },
     });
+    expect(r?.outcomes).toEqual(['ReceivedOrder.Transferred', 'Action.Failed']);
     expect(routes.map((x) => x.id)).toEqual([
       'transfer-received-order',
       'transfer-issue-slip',
@@ -88,8 +90,12 @@ describe('routing table', () => {
       'send-email',
     ]);
     expect(built.find((x) => x.id === 'send-einvoice')?.pattern.detail).toEqual({
-      record: { BusinessPartnerAddress: { IdentificationNumber: ['12345678', '87654321'] } },
+      $or: [
+        { record: { BusinessPartnerAddress: { IdentificationNumber: ['12345678', '87654321'] } } },
+        { recordRef: { key: [{ exists: true }] } },
+      ],
     });
+    for (const route of built) expect(route.pattern.source).toEqual(['accounting.default']);
     expect(buildScheduledActions(config).map((s) => s.handler)).toEqual(['track-einvoices']);
     expect(buildScheduledActions(loadActionsConfig({}))).toEqual([]);
   });
@@ -97,11 +103,12 @@ describe('routing table', () => {
 
 describe('routing table with the event-pattern matcher', () => {
   const config = loadActionsConfig({
+    ACCOUNTING_CONNECTION: 'acme',
     ACTIONS_EINVOICE_PARTNERS: '12345678',
     ACTIONS_EMAIL_PARTNERS: '55555555',
   });
   const byId = new Map(buildRoutes(config).map((r) => [r.id, r]));
-  const matching = (event: ReturnType<typeof recordEvent>) =>
+  const matching = (event: { source: string; 'detail-type': string; detail: unknown }) =>
     [...byId.values()].filter((r) => matchesPattern(r.pattern, event)).map((r) => r.id);
   const order = (Status: string) => ({ Id: 'o-1', Status, ModificationInfo: modificationInfo });
   const invoice = (IdentificationNumber: string | null) => ({
@@ -118,6 +125,24 @@ describe('routing table with the event-pattern matcher', () => {
     ]);
     expect(matching(recordEvent('ReceivedOrder', order('Finished')))).toEqual([]);
     expect(matching(recordEvent('IssueSlip', order('Unfinished')))).toEqual(['transfer-issue-slip']);
+  });
+
+  it('matches nothing from a foreign source', () => {
+    const foreign = { ...recordEvent('ReceivedOrder', order('Unfinished')), source: 'anything.at.all' };
+    expect(matching(foreign)).toEqual([]);
+  });
+
+  it('lets a claim-checked event (record by reference) reach the transfer and send routes', () => {
+    const byRef = (recordType: string, change = 'Created') => {
+      const e = recordEvent(recordType, order('Unfinished'), { change: change as 'Created' });
+      const { record: _record, ...detail } = e.detail as Record<string, unknown>;
+      return {
+        ...e,
+        detail: { ...detail, recordRef: { key: 'claims/x.json', sha256: '0'.repeat(64), size: 2 } },
+      };
+    };
+    expect(matching(byRef('ReceivedOrder'))).toEqual(['transfer-received-order']);
+    expect(matching(byRef('IssuedInvoice'))).toEqual(['archive-isdoc', 'send-einvoice', 'send-email']);
   });
 
   it('sends new invoices of configured partners to their channel, and every invoice version to the archive', () => {

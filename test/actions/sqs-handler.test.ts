@@ -105,7 +105,7 @@ describe('SQS delivery of an action', () => {
       clock: createManualClock({ autoAdvance: true }),
       logger,
       guard: memoryGuard(),
-      config: loadActionsConfig({}),
+      config: loadActionsConfig({ ACCOUNTING_CONNECTION: 'acme' }),
       deadLetters: dlqSink(),
     });
     const valid = (id: string) => JSON.stringify(recordEvent('ReceivedOrder', order(id)));
@@ -158,7 +158,7 @@ describe('SQS delivery of an action', () => {
       clock: createManualClock(),
       logger: recordingLogger(),
       guard: memoryGuard(),
-      config: loadActionsConfig({}),
+      config: loadActionsConfig({ ACCOUNTING_CONNECTION: 'acme' }),
     });
     const response = await handler(
       {
@@ -182,7 +182,7 @@ describe('SQS delivery of an action', () => {
       clock: createManualClock(),
       logger,
       guard: memoryGuard(),
-      config: loadActionsConfig({}),
+      config: loadActionsConfig({ ACCOUNTING_CONNECTION: 'acme' }),
       deadLetters: dlqSink(),
     });
     const body = invalidEvent();
@@ -218,7 +218,7 @@ describe('SQS delivery of an action', () => {
       clock: createManualClock(),
       logger,
       guard: memoryGuard(),
-      config: loadActionsConfig({}),
+      config: loadActionsConfig({ ACCOUNTING_CONNECTION: 'acme' }),
       deadLetters: dlqSink(),
     });
 
@@ -248,7 +248,7 @@ describe('SQS delivery of an action', () => {
       clock: createManualClock(),
       logger,
       guard: memoryGuard(),
-      config: loadActionsConfig({}),
+      config: loadActionsConfig({ ACCOUNTING_CONNECTION: 'acme' }),
     });
     const response = await handler(
       {

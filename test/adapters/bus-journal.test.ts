@@ -38,6 +38,7 @@ const route: Route = {
   maxConcurrency: 1,
   maxReceiveCount: 2,
   timeoutSeconds: 30,
+  outcomes: [],
 };
 
 describe('file journal', () => {

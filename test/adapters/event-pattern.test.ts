@@ -91,11 +91,21 @@ describe('matchesPattern', () => {
   });
 
   it('routes the default table: an unfinished received order reaches the transfer route only', () => {
-    const order = event('ReceivedOrder.Created', { record: { Status: 'Unfinished', Id: 1 } });
+    const order = event(
+      'ReceivedOrder.Created',
+      { record: { Status: 'Unfinished', Id: 1 } },
+      'accounting.default',
+    );
     const matched = routes.filter((route) => matchesPattern(route.pattern, order)).map((r) => r.handler);
     expect(matched).toContain('transfer-documents');
     expect(matched).not.toContain('archive-isdoc');
-    const finished = event('ReceivedOrder.Created', { record: { Status: 'Finished', Id: 1 } });
+    const finished = event(
+      'ReceivedOrder.Created',
+      { record: { Status: 'Finished', Id: 1 } },
+      'accounting.default',
+    );
+    const foreign = event('ReceivedOrder.Created', { record: { Status: 'Unfinished', Id: 1 } });
+    expect(routes.filter((route) => matchesPattern(route.pattern, foreign))).toEqual([]);
     expect(
       routes.filter((route) => matchesPattern(route.pattern, finished)).map((r) => r.handler),
     ).not.toContain('transfer-documents');

@@ -14,6 +14,7 @@ const route: Route = {
   maxConcurrency: 1,
   maxReceiveCount: 4,
   timeoutSeconds: 30,
+  outcomes: [],
 };
 
 describe('local bus dead-letter sink', () => {

@@ -17,6 +17,7 @@ function route(id: string, detailTypes: string[], overrides: Partial<Route> = {}
     maxConcurrency: 1,
     maxReceiveCount: 3,
     timeoutSeconds: 30,
+    outcomes: [],
     ...overrides,
   };
 }

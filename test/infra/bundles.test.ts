@@ -24,6 +24,7 @@ const route = (id: string, handler: string): Route => ({
   maxConcurrency: 2,
   maxReceiveCount: 3,
   timeoutSeconds: 30,
+  outcomes: [],
 });
 
 describe('missing handler modules', () => {

@@ -419,7 +419,10 @@ describe('routes', () => {
     const rules = ofType('AWS::Events::Rule').filter(([id]) => id.startsWith('Action'));
     expect(rules).toHaveLength(2);
     const failed = rules.find(([id]) => id.startsWith('ActionFailedRule'))!;
-    expect(failed[1].Properties.EventPattern).toEqual({ 'detail-type': ['Action.Failed'] });
+    expect(failed[1].Properties.EventPattern).toEqual({
+      source: ['accounting.default'],
+      'detail-type': ['Action.Failed'],
+    });
     const outcomes = rules.find(([id]) => id.startsWith('ActionOutcomesRule'))!;
     expect((outcomes[1].Properties.EventPattern as Record<string, string[]>)['detail-type']).toContain(
       'IssuedInvoice.IsdocArchived',

@@ -59,7 +59,8 @@ describe('buckets', () => {
       ObjectLockEnabled: true,
       ObjectLockConfiguration: {
         ObjectLockEnabled: 'Enabled',
-        Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 3650 } },
+        // 10 years after the end of the document's year: 11 calendar years with their 3 possible leap days.
+        Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 11 * 365 + 3 } },
       },
       LifecycleConfiguration: {
         Rules: [
@@ -102,7 +103,7 @@ describe('buckets', () => {
     const gov = buildTestApp({ archiveRetentionMode: 'GOVERNANCE', archiveRetentionYears: 7 });
     expect(bucketOf(gov, 'ArchiveBucket').ObjectLockConfiguration).toEqual({
       ObjectLockEnabled: 'Enabled',
-      Rule: { DefaultRetention: { Mode: 'GOVERNANCE', Days: 7 * 365 } },
+      Rule: { DefaultRetention: { Mode: 'GOVERNANCE', Days: 8 * 365 + 2 } },
     });
   });
 });

@@ -46,7 +46,8 @@ export class FakeService {
 
   /** Creates a record; `id` sorts by creation order unless given. `lagMs` delays visibility. */
   create(opts: { id?: string; lagMs?: number; fields?: Record<string, unknown> } = {}): string {
-    const id = opts.id ?? `r${String(++this.seq).padStart(6, '0')}`;
+    // Sortable GUIDs (the service's id shape) in creation order.
+    const id = opts.id ?? `00000000-0000-4000-8000-${String(++this.seq).padStart(12, '0')}`;
     const date = this.stamp(this.nowMs);
     this.records.set(id, {
       record: {

@@ -207,7 +207,7 @@ describe('pollCollection: the ways pollers lose data', () => {
     const first = await t.poll();
     expect(first.status).toBe('failed');
     const saved = (await t.checkpoints.get(KEY))!.value as CollectionCheckpoint;
-    expect(saved.window?.after).toBe('r000100');
+    expect(saved.window?.after).toBe('00000000-0000-4000-8000-000000000100');
     const second = await t.poll();
     expect(second.status).toBe('ok');
     expect(t.missing()).toEqual([]);
@@ -246,7 +246,7 @@ describe('pollCollection: runs, budgets, state', () => {
     expect(first.more).toBe(true);
     expect(first.published).toBe(300);
     const state = (await t.checkpoints.get(KEY))!.value as CollectionCheckpoint;
-    expect(state.window?.after).toBe('r000300');
+    expect(state.window?.after).toBe('00000000-0000-4000-8000-000000000300');
     const second = await t.poll();
     expect(second.more).toBe(false);
     expect(second.requests).toBe(2);

@@ -35,7 +35,7 @@ export interface ArchiveDeps {
   publisher: EventPublisher;
   clock: Clock;
   logger: Logger;
-  config: Pick<ActionsConfig, 'isdoc' | 'archiveBucket'>;
+  config: Pick<ActionsConfig, 'isdoc' | 'archiveBucket' | 'eventSource'>;
 }
 
 const collectionOf = {

@@ -76,6 +76,7 @@ const envSchema = z
           .default(DEFAULT_SERVICE_VARIANT),
       ),
     [ENV.actionsTransferReceivedOrderToIssuedInvoice]: flag(true),
+    [ENV.eventSource]: z.string().min(1).optional(),
     [ENV.actionsTransferReceivedOrderToIssueSlip]: flag(true),
     [ENV.actionsTransferIssueSlipToIssuedInvoice]: flag(true),
     [ENV.actionsTransferIssuedOfferToReceivedOrder]: flag(false),
@@ -128,6 +129,11 @@ export interface ActionsConfig {
   connection: string;
   /** Service variant: which transfer chain exists (`ACCOUNTING_SERVICE_VARIANT`). */
   variant: ServiceVariant;
+  /**
+   * The only event `source` the actions act on: the poller's (`EVENT_SOURCE`, else
+   * `accounting.<connection>`). Routes match it; an event from any other source is invalid.
+   */
+  eventSource: string;
   transfers: Record<TransferStep, boolean>;
   isdoc: {
     enabled: boolean;
@@ -184,6 +190,7 @@ export function loadActionsConfig(env: Readonly<Record<string, string | undefine
   return {
     connection: e[ENV.connection],
     variant: e[ENV.serviceVariant],
+    eventSource: e[ENV.eventSource] ?? `accounting.${e[ENV.connection]}`,
     transfers: {
       receivedOrderToIssuedInvoice: e[ENV.actionsTransferReceivedOrderToIssuedInvoice],
       receivedOrderToIssueSlip: e[ENV.actionsTransferReceivedOrderToIssueSlip],

@@ -6,9 +6,9 @@
  * and drops the sending once it is final or past its deadline (then `Action.Failed`).
  */
 import * as z from 'zod';
-import { recordIdSchema } from '../../accounting/record-id.js';
 import type { AccountingApi } from '../../accounting/api.js';
 import { NotFoundError } from '../../accounting/errors.js';
+import { recordIdSchema } from '../../accounting/record-id.js';
 import { CheckpointConflictError } from '../errors.js';
 import { actionFailedSchema, einvoiceStatusChangedSchema } from '../events/action-events.js';
 import type { BusEvent, CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';

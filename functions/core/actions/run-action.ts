@@ -3,7 +3,7 @@
  * run the action, and classify what happened. The SQS handler calls it per record; the local
  * runtime calls it per event from the local bus — the same code path.
  *
- * - `invalid`: the event failed its schema; logged once (when `logInvalid`), never retried;
+ * - `invalid`: the event failed its schema, or comes from a foreign source; logged once (when `logInvalid`), never retried;
  * - `done` / `duplicate` / `skipped` / `failed` (an `Action.Failed` was published): acknowledged;
  * - a thrown `RetryLaterError` or a transient error (429, 5xx, network, store): deliver again later.
  */
@@ -25,11 +25,25 @@ export type ActionFn = (event: ActionEvent, options: RunOptions) => Promise<Acti
 
 export type ActionEntry = (raw: unknown, options?: RunOptions) => Promise<EntryResult>;
 
-export function createActionEntry(name: string, logger: Logger, action: ActionFn): ActionEntry {
+/**
+ * `eventSource`: the only `source` acted on (the poller's). The routes already match it; an event
+ * that reaches the queue by another way (a direct send, a misconfigured rule) is invalid too.
+ */
+export function createActionEntry(
+  name: string,
+  logger: Logger,
+  action: ActionFn,
+  eventSource?: string,
+): ActionEntry {
   return async (raw, options = {}) => {
     let event: ActionEvent;
     try {
       event = parseActionEvent(raw);
+      if (eventSource !== undefined && event.source !== eventSource) {
+        throw new InvalidActionEventError(event.detailType, [
+          'source: not the event source of this deployment',
+        ]);
+      }
     } catch (error) {
       if (!(error instanceof InvalidActionEventError)) throw error;
       if (options.logInvalid !== false) {

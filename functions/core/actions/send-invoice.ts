@@ -10,9 +10,9 @@
  * `Action.Failed` (kind `outcomeUnknown`) for a person to check, not a second sending.
  */
 import * as z from 'zod';
-import { recordIdSchema } from '../../accounting/record-id.js';
 import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
+import { recordIdSchema } from '../../accounting/record-id.js';
 import type { SourceRef } from '../events/action-events.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
 import { type ActionEvent, resolveRecord, stringField } from './action-event.js';
@@ -38,7 +38,7 @@ export interface SendDeps {
   guard: IdempotencyGuard;
   /** Open sendings for the tracker (required for e-invoicing). */
   sendings?: CheckpointStore<OpenSendings>;
-  config: Pick<ActionsConfig, 'sending'>;
+  config: Pick<ActionsConfig, 'sending' | 'eventSource'>;
 }
 
 const sendEInvoiceAnswer = z.looseObject({ SendingId: recordIdSchema, Status: z.string().optional() });

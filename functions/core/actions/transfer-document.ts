@@ -43,7 +43,7 @@ export interface TransferDeps {
   logger: Logger;
   guard: IdempotencyGuard;
   /** `variant` defaults to `sk` (the contract's chain). */
-  config: Pick<ActionsConfig, 'transfers' | 'referenceLookbackSeconds'> &
+  config: Pick<ActionsConfig, 'transfers' | 'referenceLookbackSeconds' | 'eventSource'> &
     Partial<Pick<ActionsConfig, 'variant'>>;
 }
 
