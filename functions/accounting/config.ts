@@ -135,6 +135,7 @@ const url = (what: string) =>
         },
         {
           error: `expected ${what} (an http or https URL without user, password, query or fragment; credentials have their own settings)`,
+          abort: true,
         },
       )
       .refine(isSecureServiceUrl, {
