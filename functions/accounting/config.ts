@@ -135,10 +135,10 @@ const url = (what: string) =>
         },
         {
           error: `expected ${what} (an http or https URL without user, password, query or fragment; credentials have their own settings)`,
-          abort: true,
         },
       )
-      .refine(isSecureServiceUrl, {
+      // Only for URLs the check above accepts: one issue per bad value.
+      .refine((s) => !URL.canParse(s) || !/^https?:$/.test(new URL(s).protocol) || isSecureServiceUrl(s), {
         error: `expected ${what} with https (plain http only on localhost, 127.0.0.1 or ::1)`,
       })
       .transform((s) => s.replace(/\/+$/, '')),
