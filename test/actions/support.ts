@@ -63,7 +63,12 @@ export async function startSandboxClient(options: Partial<SandboxOptions> = {}):
     ...options,
   });
   const client = createAccountingClient(
-    parseAccountingConfig({ baseUrl: sandbox.baseUrl, apiKey: sandbox.credentials.apiKey, maxAttempts: 2 }),
+    parseAccountingConfig({
+      baseUrl: sandbox.baseUrl,
+      apiKey: sandbox.credentials.apiKey,
+      maxAttempts: 2,
+      ...(options.variant ? { variant: options.variant } : {}),
+    }),
   );
   return {
     sandbox,
