@@ -5,7 +5,13 @@
  * many more there are — so a redraw never scrolls.
  */
 import type { Output } from './command.js';
-import { type EventUpdate, isOutcomeType, type RuntimeUpdate, type View } from './runtime-update.js';
+import {
+  type EventUpdate,
+  intakeText,
+  isOutcomeType,
+  type RuntimeUpdate,
+  type View,
+} from './runtime-update.js';
 
 const ESC = '\u001b[';
 const bold = (s: string) => `${ESC}1m${s}${ESC}22m`;
@@ -160,6 +166,7 @@ function headLines(state: FrameState, width: number, now: Date): string[] {
         ),
       ),
     );
+    if (started.intake) lines.push(cyan(cut(intakeText(started.intake))));
   }
   const lag = lastPoll ? now.getTime() - lastPoll.at.getTime() : undefined;
   lines.push(

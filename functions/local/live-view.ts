@@ -6,7 +6,7 @@
  */
 import type { Output } from './command.js';
 import { createLiveView } from './live-frame.js';
-import { isOutcomeType, type RuntimeUpdate, type View } from './runtime-update.js';
+import { intakeText, isOutcomeType, type RuntimeUpdate, type View } from './runtime-update.js';
 
 export { fitLine, progressBar, renderFrame } from './live-frame.js';
 export {
@@ -44,7 +44,7 @@ function createJsonLines(out: Output): View {
 function plainLine(update: RuntimeUpdate): string | undefined {
   switch (update.kind) {
     case 'started':
-      return `started: service ${update.service}${update.sandbox ? ' (sandbox)' : ''}, data ${update.dataDir}, every ${update.intervalMs} ms, ${update.collections.length} collections, actions: ${update.actions.join(', ') || 'none'}`;
+      return `started: service ${update.service}${update.sandbox ? ' (sandbox)' : ''}, data ${update.dataDir}, every ${update.intervalMs} ms, ${update.collections.length} collections, actions: ${update.actions.join(', ') || 'none'}${update.intake ? `, ${intakeText(update.intake)}` : ''}`;
     case 'event':
       return `event ${update.detailType} ${update.documentNumber ?? '-'} ${update.id}${update.note ? ` ${update.note}` : ''}`;
     case 'poll':

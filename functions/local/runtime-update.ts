@@ -22,6 +22,8 @@ export type RuntimeUpdate =
       intervalMs: number;
       actions: readonly string[];
       s3Endpoint?: string;
+      /** The e-shop order intake: base URL and the sources with a secret. */
+      intake?: { url: string; sources: readonly string[] };
     }
   | EventUpdate
   | { kind: 'poll'; at: Date; durationMs: number; events: number; requests?: number }
@@ -51,6 +53,8 @@ export function outcomeNote(detailType: string, detail: Record<string, unknown>)
     const code = detail.responseCode ? ` (${String(detail.responseCode)})` : '';
     return `e-invoice ${String(detail.status ?? '?')}${code}${detail.final ? ' final' : ''}`;
   }
+  const intakeNote = eshopOrderNote(detailType, detail);
+  if (intakeNote) return intakeNote;
   if (detailType === 'Action.Failed') {
     const problem = detail.problem as { kind?: string; message?: string } | undefined;
     return problem ? `${problem.kind ?? 'failed'}: ${problem.message ?? ''}` : undefined;
@@ -58,7 +62,30 @@ export function outcomeNote(detailType: string, detail: Record<string, unknown>)
   return undefined;
 }
 
+/** `EshopOrder.*`: the shop's order and, once imported, the received order it became. */
+function eshopOrderNote(detailType: string, detail: Record<string, unknown>): string | undefined {
+  if (!detailType.startsWith('EshopOrder.')) return undefined;
+  const shop = `${String(detail.source ?? '?')} ${String(detail.orderNumber ?? detail.shopOrderId ?? '')}`;
+  if (detailType === 'EshopOrder.Imported') {
+    return `${shop} → ReceivedOrder ${String(detail.documentNumber ?? detail.receivedOrderId ?? '')}`;
+  }
+  if (detailType === 'EshopOrder.Rejected') {
+    const reasons = Array.isArray(detail.reasons) ? detail.reasons.map(String) : [];
+    return `${shop} rejected (${String(detail.stage ?? '?')}): ${reasons[0] ?? ''}`;
+  }
+  return `${shop} received`;
+}
+
+/** `intake POST <url>/intake/<source> (shopify, …)`, or nothing without an intake. */
+export function intakeText(intake: { url: string; sources: readonly string[] } | undefined): string {
+  if (!intake) return '';
+  const sources = intake.sources.length > 0 ? intake.sources.join(', ') : 'none: set INTAKE_*_SECRET';
+  return `intake POST ${intake.url}/intake/<source> (${sources})`;
+}
+
 /** Detail-types the actions publish about what they did (outcomes), as against record events. */
 export function isOutcomeType(detailType: string): boolean {
-  return /\.(Transferred|IsdocArchived|EInvoiceStatusChanged|EmailSent)$|^Action\.Failed$/.test(detailType);
+  return /\.(Transferred|IsdocArchived|EInvoiceStatusChanged|EmailSent)$|^Action\.Failed$|^EshopOrder\.(Imported|Rejected)$/.test(
+    detailType,
+  );
 }

@@ -23,6 +23,7 @@ import { openFileJournal } from '../adapters/local/bus-journal.js';
 import { openFileDeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
 import type { DeliveryPolicy, DeliveryTarget } from '../core/delivery/delivery-targets.js';
+import { IntakeConfigError } from '../core/intake/intake-config.js';
 import type { Clock, Logger } from '../core/ports.js';
 import { checkpointKey, emptyCheckpoint } from '../core/sync/checkpoint-state.js';
 import { type PollOptions, pollOptionsSchema } from '../core/sync/poll-options.js';
@@ -37,6 +38,7 @@ import type { HttpDelivery } from './http-delivery.js';
 import type { RuntimeUpdate } from './live-view.js';
 import { outcomeNote } from './live-view.js';
 import { type LocalActions, startLocalActions } from './local-actions.js';
+import { type LocalIntake, startLocalIntake } from './local-intake.js';
 import { LOCAL_RESOURCES, type LocalStores, startLocalStores } from './local-stores.js';
 import { checkRuntimeSettings, connectionOfUrl, LocalRuntimeConfigError } from './runtime-settings.js';
 
@@ -76,6 +78,8 @@ export interface RuntimeOptions {
   deliveryPolicy?: Partial<DeliveryPolicy>;
   /** How often the e-invoice status tracker runs locally; default: the poll interval. */
   trackerIntervalMs?: number;
+  /** Serve the e-shop order intake (`POST /intake/<source>`) on this port (0 = ephemeral). */
+  intake?: { port: number; host?: string };
   onUpdate?: (update: RuntimeUpdate) => void;
   logger?: Logger;
   clock?: Clock;
@@ -90,6 +94,8 @@ export interface Runtime {
   readonly collections: readonly CollectionName[];
   /** The HTTP delivery to `deliverTo`, when there are targets. */
   readonly deliveries: HttpDelivery | undefined;
+  /** The e-shop order intake, when `intake` was given. */
+  readonly intake: LocalIntake | undefined;
   /** Events published so far, per detail-type (record events and action outcomes). */
   counts(): ReadonlyMap<string, number>;
   /** One poll of every collection; events are on the bus when it resolves. */
@@ -261,6 +267,27 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
           emit,
         })
       : undefined;
+    let intake: LocalIntake | undefined;
+    if (options.intake) {
+      try {
+        intake = await startLocalIntake({
+          ...options.intake,
+          api,
+          idempotency: { client: stores.servers.dynamoDb, tableName: LOCAL_RESOURCES.idempotencyTable },
+          publisher: bus,
+          env: options.env,
+          connection,
+          eventSource: pollOptions.source ?? `accounting.${connection}`,
+          clock,
+          logger,
+        });
+      } catch (error) {
+        if (!(error instanceof IntakeConfigError)) throw error;
+        throw new LocalRuntimeConfigError(error.message, { cause: error });
+      }
+      const started = intake;
+      cleanup.push(() => started.close());
+    }
     bus.onEvent((event: EventBridgeEvent) => {
       const detail = (event.detail ?? {}) as Record<string, unknown>;
       const record = detail.record as Record<string, unknown> | undefined;
@@ -315,6 +342,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       intervalMs: options.intervalMs,
       actions: actions?.routes.map((r) => r.id) ?? [],
       s3Endpoint: stores.servers.s3Endpoint,
+      ...(intake ? { intake: { url: intake.url, sources: intake.sources } } : {}),
     });
 
     // The first backfill's progress: how many records there are, once, cheaply (one 1-item page each).
@@ -390,6 +418,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         halt.abort();
         actions?.stopTimers();
         await polling?.catch(() => {});
+        await intake?.close();
         await bus.drain();
         await deliveries?.close();
         await actions?.close();
@@ -408,6 +437,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       connection,
       collections,
       deliveries: deliveries?.delivery,
+      intake,
       counts: () => counts,
       pollOnce: guardedPoll,
       drain: async () => {

@@ -37,6 +37,7 @@ const secret = z.string().min(16, { error: 'expected at least 16 characters' }).
 const envSchema = z.object({
   [ENV.connection]: connectionSchema.default(DEFAULT_CONNECTION),
   [ENV.eventSource]: z.string().min(1).max(256).optional(),
+  [ENV.serviceVariant]: z.string().optional(),
   [INTAKE_ENV.shopifySecret]: secret,
   [INTAKE_ENV.woocommerceSecret]: secret,
   [INTAKE_ENV.genericSecret]: secret.superRefine((v, ctx) => {
@@ -50,7 +51,7 @@ const envSchema = z.object({
   [INTAKE_ENV.maxBodyBytes]: positiveInt(256 * 1024),
   [INTAKE_ENV.orderNumberField]: z
     .enum(orderNumberFields, { error: 'expected Doklad, Text or Note' })
-    .default('Doklad'),
+    .optional(),
   [INTAKE_ENV.orderText]: z
     .string()
     .min(1)
@@ -119,6 +120,14 @@ export function loadIntakeConfig(env: Readonly<Record<string, string | undefined
     );
   }
   const e = parsed.data;
+  // The Czech variant's create DTO has no `Doklad` (and refuses unknown fields): the note holds the number.
+  const czech = e[ENV.serviceVariant]?.trim().toLowerCase() === 'cz';
+  const orderNumberField = e[INTAKE_ENV.orderNumberField] ?? (czech ? 'Note' : 'Doklad');
+  if (czech && orderNumberField === 'Doklad') {
+    throw new IntakeConfigError([
+      `${INTAKE_ENV.orderNumberField}: the cz variant has no Doklad on received orders; expected Text or Note`,
+    ]);
+  }
   const secrets: Partial<Record<IntakeSource, string>> = {};
   if (e[INTAKE_ENV.shopifySecret]) secrets.shopify = e[INTAKE_ENV.shopifySecret];
   if (e[INTAKE_ENV.woocommerceSecret]) secrets.woocommerce = e[INTAKE_ENV.woocommerceSecret];
@@ -130,7 +139,7 @@ export function loadIntakeConfig(env: Readonly<Record<string, string | undefined
     secrets,
     maxBodyBytes: e[INTAKE_ENV.maxBodyBytes],
     mapping: {
-      orderNumberField: e[INTAKE_ENV.orderNumberField],
+      orderNumberField,
       orderText: e[INTAKE_ENV.orderText],
       partnerMatch: match.includes('none') ? [] : (match as PartnerMatcher[]),
       matchPriceList: e[INTAKE_ENV.matchPriceList] === 'true',

@@ -3,6 +3,7 @@ import { archiveCommand } from './archive.js';
 import { backfillCommand } from './backfill.js';
 import { deliveriesCommand } from './deliveries.js';
 import { eventsCommand } from './events.js';
+import { intakeCommand } from './intake.js';
 import { operationsCommand } from './operations.js';
 import { replayCommand } from './replay.js';
 import { runCommand } from './run.js';
@@ -20,4 +21,5 @@ export const commands = [
   operationsCommand,
   archiveCommand,
   deliveriesCommand,
+  intakeCommand,
 ] as unknown as readonly Command<unknown>[];

@@ -42,6 +42,12 @@ export const runCommand = defineCommand({
       description:
         'POST matching events to URL, signed (Standard Webhooks); PATTERN: IssuedInvoice.Created, IssuedInvoice.* or * (default), several joined by |. Repeatable.',
     },
+    'intake-port': {
+      type: 'string',
+      value: 'PORT',
+      description:
+        'Serve the e-shop order intake: POST /intake/<source> on 127.0.0.1:PORT (0 = any free port); sources with INTAKE_*_SECRET set.',
+    },
   },
   schema: z
     .object({
@@ -63,6 +69,12 @@ export const runCommand = defineCommand({
             return z.NEVER;
           }
         }),
+      'intake-port': z.coerce
+        .number({ error: 'expected a port number 0-65535' })
+        .int({ error: 'expected a port number 0-65535' })
+        .min(0, { error: 'expected a port number 0-65535' })
+        .max(65535, { error: 'expected a port number 0-65535' })
+        .optional(),
       positionals: noPositionals,
     })
     .transform((o) => ({
@@ -73,6 +85,7 @@ export const runCommand = defineCommand({
       eventsOut: o['events-out'],
       durationMs: o.duration,
       deliverTo: o['deliver-to'],
+      intakePort: o['intake-port'],
     })),
   async run(options, ctx) {
     const started = await startRuntimeForCommand(
@@ -84,6 +97,7 @@ export const runCommand = defineCommand({
         actions: options.actions,
         ...(options.eventsOut ? { eventsOut: options.eventsOut } : {}),
         ...(options.deliverTo.length > 0 ? { deliverTo: options.deliverTo } : {}),
+        ...(options.intakePort !== undefined ? { intake: { port: options.intakePort } } : {}),
       },
       ctx,
     );

@@ -5,6 +5,7 @@ import type { CollectionName } from '../../accounting/collections.js';
 import { ConfigError } from '../../accounting/errors.js';
 import { ActionsConfigError } from '../../core/actions/config.js';
 import type { DeliveryTarget } from '../../core/delivery/delivery-targets.js';
+import { IntakeConfigError, loadIntakeConfig } from '../../core/intake/intake-config.js';
 import type { Logger } from '../../core/ports.js';
 import { RuntimeConfigError as SharedConfigError } from '../../handlers/poller-config.js';
 import { ENV } from '../../shared/env-names.js';
@@ -32,6 +33,8 @@ export interface RuntimeCommandInput {
   deliverTo?: readonly DeliveryTarget[];
   /** Run the sandbox's activity generator (default true; one-shot commands turn it off). */
   activity?: boolean;
+  /** Serve the e-shop order intake on this port (`run --intake-port`). */
+  intake?: { port: number };
 }
 
 export interface StartedRuntime {
@@ -114,6 +117,14 @@ async function checkedSettings(
     if (!(error instanceof LocalRuntimeConfigError)) throw error;
     problems.push(...error.problems);
   }
+  if (input.intake) {
+    try {
+      loadIntakeConfig(ctx.env);
+    } catch (error) {
+      if (!(error instanceof IntakeConfigError)) throw error;
+      problems.push(...error.problems);
+    }
+  }
   if (problems.length > 0) {
     throw new UsageError(`invalid settings:\n  ${problems.join('\n  ')}`, input.command);
   }
@@ -158,6 +169,7 @@ export async function startRuntimeForCommand(
     ...(input.startFrom ? { startFrom: input.startFrom } : {}),
     ...(input.backfillProgress === false ? { backfillProgress: false } : {}),
     ...(input.deliverTo ? { deliverTo: input.deliverTo } : {}),
+    ...(input.intake ? { intake: input.intake } : {}),
     onUpdate: (u) => view.update(u),
     logger,
   };

@@ -1,0 +1,116 @@
+/**
+ * End to end in the local runtime: a signed shop webhook posted to `run --intake-port` becomes
+ * EshopOrder.Imported → ReceivedOrder.Created (the poller) → ReceivedOrder.Transferred (the chain),
+ * and `--events-out` holds one EshopOrder.Imported per shop order however many deliveries there were.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sampleOrder } from '../../functions/local/intake-samples.js';
+import { postSignedOrder } from '../../functions/local/intake-send.js';
+import { type Runtime, startRuntime } from '../../functions/local/runtime.js';
+import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { SECRETS } from './support.js';
+
+const BOUND_MS = 25_000;
+
+describe('e-shop order intake in the local runtime', () => {
+  let sandbox: Sandbox;
+  let dataDir: string;
+  let runtime: Runtime | undefined;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'accounting-events-intake-'));
+    sandbox = await startSandbox({ sizes: { documents: 0, partners: 3, perCollection: {} } });
+  });
+  afterAll(async () => {
+    await runtime?.stop();
+    await sandbox?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('turns a shop webhook into an imported, transferred received order, once', async () => {
+    const eventsOut = join(dataDir, 'events.jsonl');
+    const started = await startRuntime({
+      sandbox: { instance: sandbox },
+      env: { ...SECRETS },
+      dataDir: join(dataDir, 'data'),
+      intervalMs: 150,
+      actions: true,
+      backfillProgress: false,
+      eventsOut,
+      poll: { lookbackMs: 1000 },
+      intake: { port: 0 },
+    });
+    runtime = started;
+    const intake = started.intake;
+    if (!intake) throw new Error('no intake');
+    expect(intake.sources).toEqual(['shopify', 'woocommerce', 'generic']);
+    const stopper = new AbortController();
+    const running = started.run({ signal: stopper.signal, durationMs: BOUND_MS });
+
+    const shopify = sampleOrder('shopify', 11);
+    const woo = sampleOrder('woocommerce', 12);
+    const deliveries = await Promise.all([
+      postSignedOrder({
+        baseUrl: intake.url,
+        source: 'shopify',
+        secret: SECRETS.INTAKE_SHOPIFY_SECRET,
+        body: JSON.stringify(shopify),
+      }),
+      postSignedOrder({
+        baseUrl: intake.url,
+        source: 'shopify',
+        secret: SECRETS.INTAKE_SHOPIFY_SECRET,
+        body: JSON.stringify(shopify),
+      }),
+      postSignedOrder({
+        baseUrl: intake.url,
+        source: 'woocommerce',
+        secret: SECRETS.INTAKE_WOOCOMMERCE_SECRET,
+        body: JSON.stringify(woo),
+      }),
+    ]);
+    expect(deliveries.map((d) => d.status)).toEqual([202, 202, 202]);
+    const again = await postSignedOrder({
+      baseUrl: intake.url,
+      source: 'shopify',
+      secret: SECRETS.INTAKE_SHOPIFY_SECRET,
+      body: JSON.stringify(shopify),
+    });
+    expect(again.status).toBe(202);
+
+    // The poller sees the new orders and the chain transfers them.
+    const transferredIds = new Set<string>();
+    const importedIds = new Map<string, string>();
+    started.bus.onEvent((e) => {
+      const d = e.detail as { id?: string; receivedOrderId?: string; shopOrderId?: string };
+      if (e['detail-type'] === 'EshopOrder.Imported' && d.receivedOrderId && d.shopOrderId)
+        importedIds.set(d.shopOrderId, d.receivedOrderId);
+      if (e['detail-type'] === 'ReceivedOrder.Transferred' && d.id) transferredIds.add(d.id);
+    });
+    const deadline = Date.now() + BOUND_MS;
+    const want = [String(shopify.id), String(woo.id)];
+    while (!want.every((id) => transferredIds.has(importedIds.get(id) ?? '-'))) {
+      if (Date.now() > deadline)
+        throw new Error(`timed out: imported ${[...importedIds.keys()]}, transferred ${transferredIds.size}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    stopper.abort();
+    await running;
+
+    const lines = (await readFile(eventsOut, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { 'detail-type': string; detail: Record<string, unknown> });
+    const imported = lines.filter((l) => l['detail-type'] === 'EshopOrder.Imported');
+    expect(imported.map((l) => l.detail.shopOrderId).sort()).toEqual(want.sort());
+    for (const id of want) {
+      const receivedOrderId = importedIds.get(id);
+      expect(
+        lines.filter((l) => l['detail-type'] === 'ReceivedOrder.Created' && l.detail.id === receivedOrderId),
+      ).toHaveLength(1);
+    }
+  }, 40_000);
+});
