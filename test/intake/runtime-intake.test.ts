@@ -50,6 +50,15 @@ describe('e-shop order intake in the local runtime', () => {
     const stopper = new AbortController();
     const running = started.run({ signal: stopper.signal, durationMs: BOUND_MS });
 
+    // Subscribed before the first delivery: the import may publish before the answer arrives.
+    const transferredIds = new Set<string>();
+    const importedIds = new Map<string, string>();
+    started.bus.onEvent((e) => {
+      const d = e.detail as { id?: string; receivedOrderId?: string; shopOrderId?: string };
+      if (e['detail-type'] === 'EshopOrder.Imported' && d.receivedOrderId && d.shopOrderId)
+        importedIds.set(d.shopOrderId, d.receivedOrderId);
+      if (e['detail-type'] === 'ReceivedOrder.Transferred' && d.id) transferredIds.add(d.id);
+    });
     const shopify = sampleOrder('shopify', 11);
     const woo = sampleOrder('woocommerce', 12);
     const deliveries = await Promise.all([
@@ -82,14 +91,6 @@ describe('e-shop order intake in the local runtime', () => {
     expect(again.status).toBe(202);
 
     // The poller sees the new orders and the chain transfers them.
-    const transferredIds = new Set<string>();
-    const importedIds = new Map<string, string>();
-    started.bus.onEvent((e) => {
-      const d = e.detail as { id?: string; receivedOrderId?: string; shopOrderId?: string };
-      if (e['detail-type'] === 'EshopOrder.Imported' && d.receivedOrderId && d.shopOrderId)
-        importedIds.set(d.shopOrderId, d.receivedOrderId);
-      if (e['detail-type'] === 'ReceivedOrder.Transferred' && d.id) transferredIds.add(d.id);
-    });
     const deadline = Date.now() + BOUND_MS;
     const want = [String(shopify.id), String(woo.id)];
     while (!want.every((id) => transferredIds.has(importedIds.get(id) ?? '-'))) {
