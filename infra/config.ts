@@ -14,6 +14,7 @@ import {
   isCollectionName,
 } from '../functions/accounting/collections.js';
 import { isSecureServiceUrl } from '../functions/accounting/config.js';
+import { DeliveryTargetError, parseTargetSpecs } from '../functions/core/delivery/delivery-targets.js';
 import { ENV } from '../functions/shared/env-names.js';
 import type { LogLevel } from '../functions/shared/logger.js';
 
@@ -189,6 +190,41 @@ const baseInfraConfigSchema = z.object({
   actionFailuresThreshold: intIn(1, 1000).default(1),
   /** Alarm when the oldest message of an action queue is older than this many seconds. */
   queueAgeAlarmSeconds: intIn(60, 1209600).default(900),
+  /**
+   * HTTP consumers the events are delivered to (API destinations): `URL[,PATTERN]` items joined
+   * by `;`, or a JSON array of them; PATTERN as `run --deliver-to` takes it (default every event).
+   */
+  deliveries: z
+    .preprocess((value) => {
+      if (typeof value !== 'string') return value;
+      const text = value.trim();
+      if (text.startsWith('[')) {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          return value;
+        }
+      }
+      return text
+        ? text
+            .split(';')
+            .map((item) => item.trim())
+            .filter(Boolean)
+        : [];
+    }, z.array(z.string()))
+    .superRefine((specs, ctx) => {
+      try {
+        parseTargetSpecs(specs);
+      } catch (error) {
+        if (!(error instanceof DeliveryTargetError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
+      }
+    })
+    .default([]),
+  /** Retries of a delivery after its first attempt (EventBridge retries 429, 5xx and timeouts). */
+  deliveryRetryAttempts: intIn(0, 185).default(4),
+  /** Requests per second each consumer gets at most. */
+  deliveryRateLimitPerSecond: intIn(1, 300).default(10),
   /** E-mail address subscribed to the alarm topic (optional; confirm the subscription mail). */
   alarmEmail: z.email('expected an e-mail address').optional(),
   /** Base URL of the accounting service (the functions' default applies when unset). */

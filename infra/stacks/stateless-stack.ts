@@ -21,6 +21,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
 import { actionEvents } from '../../functions/core/events/action-events.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { eventSourceOf, type InfraConfig, idempotencyExpirySeconds, namePrefix } from '../config.js';
@@ -31,6 +32,7 @@ import { FUNCTION_ENV } from '../constructs/function-env.js';
 import { useBucket, useEventBus, useQueueSend, useSecret, useTable } from '../constructs/grants.js';
 import { accessOf } from '../constructs/handler-access.js';
 import { findHandlerEntry, MissingHandlerError } from '../constructs/handler-entry.js';
+import { HttpDeliveries } from '../constructs/http-deliveries.js';
 import { EventLogGroup } from '../constructs/log-group-target.js';
 import { METRIC, METRICS_NAMESPACE, SERVICE } from '../constructs/metric-names.js';
 import { OperationsDashboard } from '../constructs/operations-dashboard.js';
@@ -83,6 +85,8 @@ export class StatelessStack extends Stack {
   readonly dashboard: OperationsDashboard;
   readonly outcomesLogGroup: logs.LogGroup;
   readonly actionFailedRule: events.Rule;
+  /** API destinations to the configured HTTP consumers (`deliveries`), when there are any. */
+  readonly httpDeliveries: HttpDeliveries | undefined;
 
   private readonly config: InfraConfig;
   private readonly resources: StatefulResources;
@@ -183,6 +187,21 @@ export class StatelessStack extends Stack {
       eventPattern: { source: [eventSourceOf(config)], detailType: [ACTION_FAILED] },
       targets: [outcomesLog.target()],
     });
+
+    if (config.deliveries.length > 0) {
+      this.httpDeliveries = new HttpDeliveries(this, 'HttpDeliveries', {
+        namePrefix: prefix,
+        eventBus: resources.eventBus,
+        source: eventSourceOf(config),
+        targets: parseTargetSpecs(config.deliveries),
+        alarmTopic: this.alarmTopic,
+        retryAttempts: config.deliveryRetryAttempts,
+        maxEventAge: Duration.hours(24),
+        rateLimitPerSecond: config.deliveryRateLimitPerSecond,
+        removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      });
+      new CfnOutput(this, 'DeliveryKeySecretArn', { value: this.httpDeliveries.keySecret.secretArn });
+    }
 
     this.alarms();
     this.dashboard = new OperationsDashboard(this, 'Dashboard', {
