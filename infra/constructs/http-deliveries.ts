@@ -80,7 +80,7 @@ export class HttpDeliveries extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
     );
-    props.targets.forEach((target) => this.addTarget(target, props));
+    for (const target of props.targets) this.addTarget(target, props);
   }
 
   private addTarget(target: DeliveryTarget, props: HttpDeliveriesProps): void {
