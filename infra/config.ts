@@ -16,6 +16,7 @@ import {
 import { isSecureServiceUrl } from '../functions/accounting/config.js';
 import { DeliveryTargetError, parseTargetSpecs } from '../functions/core/delivery/delivery-targets.js';
 import { ENV } from '../functions/shared/env-names.js';
+import { INTAKE_ENV } from '../functions/shared/intake-env-names.js';
 import type { LogLevel } from '../functions/shared/logger.js';
 
 /** Action settings the deployment sets itself: resource names and the route's DLQ (the connection is `connection`). */
@@ -29,6 +30,20 @@ const INFRA_OWNED_ACTION_SETTINGS: ReadonlySet<string> = new Set([
 /** `ACTIONS_*` settings a deployment may pass through to the action functions. */
 export const ACTION_SETTING_NAMES: ReadonlySet<string> = new Set(
   Object.values(ENV).filter((name) => name.startsWith('ACTIONS_') && !INFRA_OWNED_ACTION_SETTINGS.has(name)),
+);
+
+/** `INTAKE_*` mapping settings a deployment may pass to the intake functions (not secrets, not resource names). */
+export const INTAKE_SETTING_NAMES: ReadonlySet<string> = new Set(
+  Object.values(INTAKE_ENV).filter(
+    (name) =>
+      ![
+        INTAKE_ENV.shopifySecret,
+        INTAKE_ENV.woocommerceSecret,
+        INTAKE_ENV.genericSecret,
+        INTAKE_ENV.secretsSecret,
+        INTAKE_ENV.queueUrl,
+      ].includes(name as never),
+  ),
 );
 
 /** `LOG_LEVEL` values the functions' logger knows; any other value would silently fall back to info. */
@@ -247,6 +262,34 @@ const baseInfraConfigSchema = z.object({
               code: 'custom',
               path: [key],
               message: `unknown or infrastructure-owned action setting (expected one of ${[...ACTION_SETTING_NAMES].join(', ')})`,
+            });
+          }
+        }
+      }),
+  ).default({}),
+  /** The e-shop order intake (HTTP API → verify → FIFO queue → import); `false` leaves it out. */
+  intakeEnabled: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? v.toLowerCase() : v),
+      z.union([z.boolean(), z.enum(['true', 'false'])]),
+    )
+    .transform((v) => v === true || v === 'true')
+    .default(true),
+  /** Steady requests per second the intake API accepts (stage throttling); more answer 429. */
+  intakeThrottleRate: intIn(1, 10000).default(20),
+  /** Burst of requests the intake API accepts. */
+  intakeThrottleBurst: intIn(1, 5000).default(40),
+  /** Mapping settings of the intake, as the `INTAKE_*` variables of docs/intake.md (no secrets). */
+  intakeSettings: jsonObject(
+    z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String))
+      .superRefine((settings, ctx) => {
+        for (const key of Object.keys(settings)) {
+          if (!INTAKE_SETTING_NAMES.has(key)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [key],
+              message: `unknown, secret or infrastructure-owned intake setting (expected one of ${[...INTAKE_SETTING_NAMES].join(', ')})`,
             });
           }
         }

@@ -36,6 +36,7 @@ import { HttpDeliveries } from '../constructs/http-deliveries.js';
 import { EventLogGroup } from '../constructs/log-group-target.js';
 import { METRIC, METRICS_NAMESPACE, SERVICE } from '../constructs/metric-names.js';
 import { OperationsDashboard } from '../constructs/operations-dashboard.js';
+import { OrderIntake } from '../constructs/order-intake.js';
 import { scheduledFunctionAlarms } from '../constructs/scheduled-function-alarms.js';
 import { ACTION_FAILED, type EventPatternSpec, type Route, type ScheduledAction } from '../routes.js';
 import { ARCHIVE_PREFIX, type StatefulResources } from './stateful-stack.js';
@@ -83,6 +84,8 @@ export class StatelessStack extends Stack {
   readonly scheduledFunctions: AppFunction[] = [];
   readonly alarmTopic: AlarmTopic;
   readonly dashboard: OperationsDashboard;
+  /** The e-shop order intake (absent with `intakeEnabled=false`). */
+  readonly orderIntake: OrderIntake | undefined;
   readonly outcomesLogGroup: logs.LogGroup;
   readonly actionFailedRule: events.Rule;
   /** API destinations to the configured HTTP consumers (`deliveries`), when there are any. */
@@ -151,6 +154,17 @@ export class StatelessStack extends Stack {
 
     // --- one rule → queue (+DLQ) → function per route
     for (const route of props.routes) this.routeResources.push(this.route(route));
+
+    // --- e-shop order intake: HTTP API → verify → FIFO queue → import
+    if (config.intakeEnabled) {
+      this.orderIntake = new OrderIntake(this, 'OrderIntake', {
+        config,
+        resources: props.resources,
+        alarmTopic: this.alarmTopic,
+      });
+      new CfnOutput(this, 'IntakeUrl', { value: `${this.orderIntake.api.apiEndpoint}/intake/` });
+      new CfnOutput(this, 'IntakeSecretArn', { value: this.orderIntake.secret.secretArn });
+    }
 
     // --- scheduled actions
     for (const action of props.scheduledActions) {

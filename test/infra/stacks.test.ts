@@ -76,7 +76,8 @@ describe('functions', () => {
       expect.arrayContaining(['transfer-documents', 'archive-isdoc', 'send-invoice']),
     );
     expect(t.scheduledActions.map((a) => a.handler)).toEqual(['track-einvoices']);
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(1 + t.routes.length + t.scheduledActions.length);
+    // … and the order intake's two (test/infra/intake.test.ts).
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(1 + t.routes.length + t.scheduledActions.length + 2);
   });
 
   it('every function: Node 24, ARM64, its memory and timeout, tracing, its own log group', () => {
@@ -119,7 +120,7 @@ describe('functions', () => {
     custom.statelessTemplate.resourcePropertiesCountIs(
       'AWS::Lambda::Function',
       { MemorySize: 256 },
-      custom.routes.length,
+      custom.routes.length + 2, // the intake's two functions run at the action memory too
     );
   });
 
@@ -326,7 +327,7 @@ describe('routes', () => {
 
   it('every route: event source with bounded concurrency and partial batch failures', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(t.routes.length);
+    expect(mappings).toHaveLength(t.routes.length + 1); // + the intake's import queue
     for (const route of t.routes) {
       t.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         FunctionName: { Ref: functionId(`Route-${route.id}`) },

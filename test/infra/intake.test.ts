@@ -1,0 +1,125 @@
+/** The order intake on AWS: HTTP API → verify function → FIFO queue (+ DLQ) → import function. */
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
+import { buildTestApp, type TestApp } from './support.js';
+
+let t: TestApp;
+beforeAll(() => {
+  t = buildTestApp({
+    intakeThrottleRate: 15,
+    intakeThrottleBurst: 30,
+    intakeSettings: { INTAKE_ORDER_NUMBER_FIELD: 'Note' },
+  });
+});
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+const ofType = (type: string): [string, Resource][] =>
+  Object.entries(t.statelessTemplate.toJSON().Resources as Record<string, Resource>).filter(
+    ([, r]) => r.Type === type,
+  );
+const fnOf = (part: string) => {
+  const hit = ofType('AWS::Lambda::Function').find(([id]) => id.startsWith(`OrderIntake${part}`));
+  if (!hit) throw new Error(`no function ${part}`);
+  return hit;
+};
+const policyOf = (fnId: string) => {
+  const role = (fnOf(fnId)[1].Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+  const policies = ofType('AWS::IAM::Policy').filter(([, p]) =>
+    (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === role),
+  );
+  return JSON.stringify(policies.map(([, p]) => p.Properties.PolicyDocument));
+};
+
+describe('order intake stack', () => {
+  it('an HTTP API with ANY /intake/{source} to the verify function, throttled, with access logs', () => {
+    t.statelessTemplate.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    t.statelessTemplate.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'ANY /intake/{source}',
+    });
+    t.statelessTemplate.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+    });
+    t.statelessTemplate.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      DefaultRouteSettings: { ThrottlingRateLimit: 15, ThrottlingBurstLimit: 30 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+  });
+
+  it('a FIFO queue deduplicating per delivery id, with a FIFO DLQ after 5 receives', () => {
+    t.statelessTemplate.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: true,
+      ContentBasedDeduplication: false,
+      DeduplicationScope: 'messageGroup',
+      RedrivePolicy: { maxReceiveCount: 5, deadLetterTargetArn: Match.anyValue() },
+      SqsManagedSseEnabled: true,
+    });
+    expect(ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties.FifoQueue === true)).toHaveLength(2);
+    t.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnOf('Importer')[0] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: 10,
+    });
+  });
+
+  it('least privilege: the endpoint reads the intake secret, sends to the queue, puts Received/Rejected only', () => {
+    const receiver = policyOf('Receiver');
+    expect(receiver).toContain('sqs:SendMessage');
+    expect(receiver).toContain('secretsmanager:GetSecretValue');
+    expect(receiver).toContain('EshopOrder.Received');
+    expect(receiver).not.toContain('EshopOrder.Imported');
+    expect(receiver).not.toMatch(/dynamodb:/);
+    const env = fnOf('Receiver')[1].Properties.Environment as { Variables: Record<string, unknown> };
+    expect(Object.keys(env.Variables)).toEqual(
+      expect.arrayContaining([
+        'INTAKE_SECRETS_SECRET',
+        'INTAKE_QUEUE_URL',
+        'EVENT_BUS_NAME',
+        'INTAKE_ORDER_NUMBER_FIELD',
+      ]),
+    );
+    expect(Object.keys(env.Variables)).not.toContain('ACCOUNTING_CREDENTIALS_SECRET');
+  });
+
+  it('least privilege: the import uses the idempotency table, the credentials, puts Imported/Rejected only', () => {
+    const importer = policyOf('Importer');
+    expect(importer).toMatch(/dynamodb:PutItem/);
+    expect(importer).toContain('EshopOrder.Imported');
+    expect(importer).not.toContain('EshopOrder.Received');
+    expect(importer).not.toContain('sqs:SendMessage');
+    const env = (fnOf('Importer')[1].Properties.Environment as { Variables: Record<string, string> })
+      .Variables;
+    expect(Object.keys(env)).toEqual(
+      expect.arrayContaining([
+        'ACCOUNTING_CREDENTIALS_SECRET',
+        'ACTIONS_IDEMPOTENCY_TABLE',
+        'EVENT_BUS_NAME',
+      ]),
+    );
+    // The function's own loader accepts what the stack sets (no secret in the environment).
+    const plain = Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string'));
+    expect(loadIntakeConfig(plain).mapping.orderNumberField).toBe('Note');
+  });
+
+  it('alarms on the DLQ, the queue age, both functions and the API 5xx, to the alarm topic', () => {
+    const names = ofType('AWS::CloudWatch::Alarm')
+      .map(([id]) => id)
+      .filter((id) => id.startsWith('OrderIntake'));
+    expect(names.map((n) => n.replace(/^OrderIntake/, '').replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(
+      ['Api5xxAlarm', 'DlqAlarm', 'ImporterErrorsAlarm', 'QueueAgeAlarm', 'ReceiverErrorsAlarm'].sort(),
+    );
+    for (const [, alarm] of ofType('AWS::CloudWatch::Alarm').filter(([id]) => id.startsWith('OrderIntake'))) {
+      expect(alarm.Properties.AlarmActions).toHaveLength(1);
+    }
+  });
+
+  it('is left out with intakeEnabled=false, and refuses secrets or unknown names in intakeSettings', () => {
+    const off = buildTestApp({ intakeEnabled: false });
+    off.statelessTemplate.resourceCountIs('AWS::ApiGatewayV2::Api', 0);
+    expect(() => buildTestApp({ intakeSettings: { INTAKE_SHOPIFY_SECRET: 'x' } })).toThrow(
+      /INTAKE_SHOPIFY_SECRET/,
+    );
+  });
+});
