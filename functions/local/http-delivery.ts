@@ -1,23 +1,23 @@
 /**
- * Local delivery of events to HTTP consumers: a subscriber of the local bus that POSTs each event
- * matching a target, signed per Standard Webhooks, retried with exponential backoff on network
- * errors, timeouts, 408, 429 and 5xx, and dead-lettered after the policy's last attempt (at once
- * on another 4xx, as EventBridge API destinations do). Each target has its own queue and
- * concurrency, so a slow consumer holds up no other. The same event keeps its `webhook-id` on
- * every attempt: consumers deduplicate on it.
+ * Local delivery of events to HTTP consumers: each target is a subscriber of the local bus, with
+ * its own offset in the bus journal, that POSTs each matching event signed per Standard Webhooks,
+ * retried with exponential backoff on network errors, timeouts, 408, 429 and 5xx, and
+ * dead-lettered (in the data directory, with the bus's other dead letters) after the policy's last
+ * attempt, or at once on another 4xx, as EventBridge API destinations do. A slow consumer holds up
+ * no other; an event not delivered when `run` stops is delivered after the next start. The same
+ * event keeps its `webhook-id` on every attempt: consumers deduplicate on it.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { postSigned } from '../adapters/http/webhook-sender.js';
-import type { EventBridgeEvent } from '../adapters/local/local-bus.js';
+import type { BusSubscriber, EventBridgeEvent } from '../adapters/local/local-bus.js';
 import {
   backoffMs,
   DEFAULT_DELIVERY_POLICY,
   type DeliveryPolicy,
   type DeliveryTarget,
   isRetryableStatus,
-  targetMatches,
 } from '../core/delivery/delivery-targets.js';
 
 export type DeliveryOutcome = {
@@ -29,31 +29,28 @@ export type DeliveryOutcome = {
   status?: number;
 } & ({ result: 'delivered' } | { result: 'retrying' | 'dead-lettered'; error: string });
 
-export interface DeliveryDeadLetter {
-  targetId: string;
-  url: string;
-  event: EventBridgeEvent;
-  attempts: number;
-  error: string;
-  at: string;
+/** A delivery that gave up: the bus dead-letters the event under the target's id. */
+export class DeliveryFailedError extends Error {
+  override readonly name = 'DeliveryFailedError';
+}
+
+/** A stop cut a delivery short: the event stays in the bus journal for the next start. */
+export class DeliveryStoppedError extends Error {
+  override readonly name = 'DeliveryStoppedError';
 }
 
 export interface HttpDelivery {
-  /** The bus subscriber: queues the event for every target whose pattern it matches. */
-  handle(event: EventBridgeEvent): void;
-  /** Resolves when nothing is queued, backing off or in flight. */
-  drain(): Promise<void>;
-  /** Starts nothing more, stops the backoff waits, lets running POSTs finish; returns what was not delivered. */
-  close(): Promise<{ undelivered: number }>;
-  deadLetters(): readonly DeliveryDeadLetter[];
+  /** One bus subscriber per target (id = the target's id), each with its own journal offset. */
+  readonly subscribers: readonly BusSubscriber[];
+  /** Cuts backoff waits short; what was not delivered stays journaled for the next start. */
+  halt(): void;
 }
 
-interface TargetQueue {
-  target: DeliveryTarget;
-  pending: EventBridgeEvent[];
-  active: number;
-}
-
+/**
+ * The targets as bus subscribers. One `deliver` call makes every attempt of one event (with the
+ * backoff between them); it throws `DeliveryFailedError` after the last one (or a non-retryable
+ * status), which the bus — one receive per subscriber — turns into a durable dead letter.
+ */
 export function createHttpDelivery(options: {
   targets: readonly DeliveryTarget[];
   secret: string;
@@ -61,22 +58,10 @@ export function createHttpDelivery(options: {
   onOutcome?: (outcome: DeliveryOutcome) => void;
 }): HttpDelivery {
   const policy: DeliveryPolicy = { ...DEFAULT_DELIVERY_POLICY, ...options.policy };
-  const queues: TargetQueue[] = options.targets.map((target) => ({ target, pending: [], active: 0 }));
-  const dead: DeliveryDeadLetter[] = [];
-  const closing = new AbortController();
-  const running = new Set<Promise<void>>();
-  let abandoned = 0;
-  let idle: (() => void)[] = [];
+  const halting = new AbortController();
   const report = options.onOutcome ?? (() => {});
 
-  const settleIdle = () => {
-    if (running.size > 0 || queues.some((q) => q.pending.length > 0)) return;
-    for (const resolve of idle) resolve();
-    idle = [];
-  };
-
-  const deliverOne = async (queue: TargetQueue, event: EventBridgeEvent): Promise<void> => {
-    const { target } = queue;
+  const deliverOne = async (target: DeliveryTarget, event: EventBridgeEvent): Promise<void> => {
     const body = JSON.stringify(event);
     const base = {
       targetId: target.id,
@@ -85,80 +70,47 @@ export function createHttpDelivery(options: {
       detailType: event['detail-type'],
     };
     for (let attempt = 1; ; attempt += 1) {
+      if (halting.signal.aborted) throw new DeliveryStoppedError('stopping');
       const result = await postSigned({
         url: target.url,
         id: event.id,
         body,
         secret: options.secret,
         timeoutMs: policy.timeoutMs,
+        signal: halting.signal,
       });
       const status = result.status !== undefined ? { status: result.status } : {};
       if (result.ok) {
         report({ ...base, attempt, ...status, result: 'delivered' });
         return;
       }
+      if (halting.signal.aborted) throw new DeliveryStoppedError('stopping');
       const retryable = result.status === undefined || isRetryableStatus(result.status);
       if (!retryable || attempt >= policy.maxAttempts) {
-        dead.push({
-          targetId: target.id,
-          url: target.url,
-          event,
-          attempts: attempt,
-          error: result.error,
-          at: new Date().toISOString(),
-        });
         report({ ...base, attempt, ...status, result: 'dead-lettered', error: result.error });
-        return;
+        throw new DeliveryFailedError(`${target.url}: ${result.error} (attempt ${attempt})`);
       }
       report({ ...base, attempt, ...status, result: 'retrying', error: result.error });
-      if (!(await pause(backoffMs(policy, attempt + 1), closing.signal))) {
-        abandoned += 1;
-        return;
+      if (!(await pause(backoffMs(policy, attempt + 1), halting.signal))) {
+        throw new DeliveryStoppedError('stopping');
       }
     }
   };
 
-  const pump = (queue: TargetQueue) => {
-    while (!closing.signal.aborted && queue.active < policy.concurrency && queue.pending.length > 0) {
-      const event = queue.pending.shift() as EventBridgeEvent;
-      queue.active += 1;
-      const job = deliverOne(queue, event).finally(() => {
-        queue.active -= 1;
-        running.delete(job);
-        pump(queue);
-        settleIdle();
-      });
-      running.add(job);
-    }
-  };
-
-  return {
-    handle(event) {
-      if (closing.signal.aborted) return;
-      for (const queue of queues) {
-        if (!targetMatches(queue.target, event['detail-type'])) continue;
-        queue.pending.push(event);
-        pump(queue);
-      }
-    },
-    drain() {
-      return new Promise<void>((resolve) => {
-        idle.push(resolve);
-        settleIdle();
-      });
-    },
-    async close() {
-      closing.abort();
-      for (const queue of queues) {
-        abandoned += queue.pending.length;
-        queue.pending = [];
-      }
-      await Promise.allSettled([...running]);
-      settleIdle();
-      return { undelivered: abandoned };
-    },
-    deadLetters: () => dead,
-  };
+  const subscribers = options.targets.map(
+    (target): BusSubscriber => ({
+      id: target.id,
+      // EventBridge content filtering on detail-type: names and prefixes (matched as on AWS).
+      ...(target.detailTypes ? { pattern: { 'detail-type': target.detailTypes as string[] } } : {}),
+      maxConcurrency: policy.concurrency,
+      maxReceiveCount: 1,
+      deliver: async (events) => {
+        for (const event of events) await deliverOne(target, event);
+      },
+      stopping: () => halting.signal.aborted,
+    }),
+  );
+  return { subscribers, halt: () => halting.abort() };
 }
 
 /** Waits `ms`; false when `signal` aborted first. */

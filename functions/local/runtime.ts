@@ -31,7 +31,7 @@ import { createHandler as createPollHandler, type PollChangesSummary } from '../
 import { loadPollerSettings, type PollerSettings } from '../handlers/poller-config.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
-import { subscribeHttpDelivery } from './delivery-subscriber.js';
+import { httpDeliverySubscribers } from './delivery-subscriber.js';
 import { accountingInputFromEnv, cliFieldName } from './environment.js';
 import { type EventsOut, openEventsOut } from './events-out.js';
 import type { HttpDelivery } from './http-delivery.js';
@@ -92,7 +92,7 @@ export interface Runtime {
   readonly sandbox: Sandbox | undefined;
   readonly connection: string;
   readonly collections: readonly CollectionName[];
-  /** The HTTP delivery to `deliverTo`, when there are targets. */
+  /** The HTTP delivery to `deliverTo` (its bus subscribers), when there are targets. */
   readonly deliveries: HttpDelivery | undefined;
   /** The e-shop order intake, when `intake` was given. */
   readonly intake: LocalIntake | undefined;
@@ -244,12 +244,22 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         clock,
       });
     }
+    // HTTP consumers (`--deliver-to`): one bus subscriber each, with its own journal offset.
+    const deliveries = options.deliverTo?.length
+      ? await httpDeliverySubscribers({
+          targets: options.deliverTo,
+          env: options.env,
+          dataDir: stores.dataDir,
+          ...(options.deliveryPolicy ? { policy: options.deliveryPolicy } : {}),
+          emit,
+        })
+      : undefined;
     const journal = await openFileJournal(join(stores.dataDir, BUS_DIR));
     cleanup.push(() => journal.close());
     const bus = createLocalBus({
       routes: actions?.routes ?? [],
       deliver: (route, event) => (actions ? actions.deliver(route, event) : Promise.resolve()),
-      subscribers: eventsOut ? [eventsOut] : [],
+      subscribers: [...(eventsOut ? [eventsOut] : []), ...(deliveries?.subscribers ?? [])],
       journal,
       deadLetterStore: openFileDeadLetterStore(join(stores.dataDir, BUS_DIR, DEAD_LETTERS_FILE)),
       logger,
@@ -258,15 +268,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
     cleanup.push(() => bus.close());
     actions?.bindPublisher(bus);
-    const deliveries = options.deliverTo?.length
-      ? await subscribeHttpDelivery(bus, {
-          targets: options.deliverTo,
-          env: options.env,
-          dataDir: stores.dataDir,
-          ...(options.deliveryPolicy ? { policy: options.deliveryPolicy } : {}),
-          emit,
-        })
-      : undefined;
     let intake: LocalIntake | undefined;
     if (options.intake) {
       try {
@@ -419,8 +420,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         actions?.stopTimers();
         await polling?.catch(() => {});
         await intake?.close();
+        // Backoff waits end now: what is not delivered stays journaled for the next start.
+        deliveries?.halt();
         await bus.drain();
-        await deliveries?.close();
         await actions?.close();
         const published = bus.publishedCount();
         await closeAll();
@@ -436,13 +438,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       sandbox,
       connection,
       collections,
-      deliveries: deliveries?.delivery,
+      deliveries,
       intake,
       counts: () => counts,
       pollOnce: guardedPoll,
       drain: async () => {
         await bus.drain();
-        await deliveries?.delivery.drain();
       },
       stop,
       async run(runOptions = {}) {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
+import { createLocalBus } from '../../functions/adapters/local/local-bus.js';
 import { parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
 import { EXIT } from '../../functions/local/exit-codes.js';
 import { createHttpDelivery, type DeliveryOutcome } from '../../functions/local/http-delivery.js';
@@ -61,79 +61,82 @@ beforeEach(() => {
   script = [];
 });
 
-function event(detailType: string, id: string): EventBridgeEvent {
-  return {
-    version: '0',
-    id,
-    'detail-type': detailType,
-    source: 'accounting.test',
-    account: '000000000000',
-    time: '2026-11-23T12:00:00Z',
-    region: 'local',
-    resources: [],
-    detail: { id },
-  };
-}
-
 const FAST = { baseDelayMs: 5, maxDelayMs: 20, maxAttempts: 3, timeoutMs: 2000 };
 
-describe('http delivery', () => {
+/** A local bus (journal in memory) with the delivery's subscribers; publishes `[detailType, id]` pairs. */
+async function deliverThroughBus(
+  specs: string[],
+  events: [string, string][],
+  policy: Partial<typeof FAST> & { concurrency?: number } = FAST,
+): Promise<{
+  outcomes: DeliveryOutcome[];
+  dead: { id: string; routeId: string; attempts: number; error: string }[];
+}> {
+  const outcomes: DeliveryOutcome[] = [];
+  const delivery = createHttpDelivery({
+    targets: parseTargetSpecs(specs),
+    secret: SECRET,
+    policy,
+    onOutcome: (o) => outcomes.push(o),
+  });
+  const ids = events.map(([, id]) => id);
+  const bus = createLocalBus({
+    routes: [],
+    deliver: async () => {},
+    subscribers: delivery.subscribers,
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    newId: () => ids.shift() ?? 'extra',
+  });
+  for (const [detailType, id] of events) {
+    await bus.publish([{ source: 'accounting.test', detailType, detail: { id } }]);
+  }
+  await bus.drain();
+  const dead = bus
+    .deadLetters()
+    .map((d) => ({ id: d.event.id, routeId: d.routeId, attempts: d.attempts, error: d.error }));
+  await bus.close();
+  return { outcomes, dead };
+}
+
+describe('http delivery (bus subscribers)', () => {
   it('signs per Standard Webhooks, retries a 503 with the same webhook-id, and delivers', async () => {
     script = [503, 503];
-    const outcomes: DeliveryOutcome[] = [];
-    const delivery = createHttpDelivery({
-      targets: parseTargetSpecs([`${base}/hook`]),
-      secret: SECRET,
-      policy: FAST,
-      onOutcome: (o) => outcomes.push(o),
-    });
-    delivery.handle(event('IssuedInvoice.Created', 'e-1'));
-    await delivery.drain();
+    const { outcomes, dead } = await deliverThroughBus([`${base}/hook`], [['IssuedInvoice.Created', 'e-1']]);
     expect(received).toHaveLength(3);
     expect(received.every((r) => r.verified)).toBe(true);
     expect(new Set(received.map((r) => r.headers['webhook-id']))).toEqual(new Set(['e-1']));
     expect(JSON.parse(received[0]!.body)['detail-type']).toBe('IssuedInvoice.Created');
     expect(outcomes.map((o) => o.result)).toEqual(['retrying', 'retrying', 'delivered']);
-    expect(delivery.deadLetters()).toEqual([]);
-    await delivery.close();
+    expect(dead).toEqual([]);
   });
 
-  it('dead-letters after the last attempt, and at once on a 400', async () => {
+  it('dead-letters on the bus after the last attempt, and at once on a 400', async () => {
     script = [503, 503, 503, 400];
-    const delivery = createHttpDelivery({
-      targets: parseTargetSpecs([base]),
-      secret: SECRET,
-      policy: { ...FAST, concurrency: 1 },
-    });
-    delivery.handle(event('IssuedInvoice.Created', 'e-2'));
-    delivery.handle(event('IssuedInvoice.Created', 'e-3'));
-    await delivery.drain();
+    const { dead } = await deliverThroughBus(
+      [base],
+      [
+        ['IssuedInvoice.Created', 'e-2'],
+        ['IssuedInvoice.Created', 'e-3'],
+      ],
+      { ...FAST, concurrency: 1 },
+    );
     expect(received.map((r) => r.headers['webhook-id'])).toEqual(['e-2', 'e-2', 'e-2', 'e-3']);
-    expect(delivery.deadLetters().map((d) => [d.event.id, d.attempts, d.error])).toEqual([
-      ['e-2', 3, 'HTTP 503'],
-      ['e-3', 1, 'HTTP 400'],
+    expect(dead.map((d) => [d.id, d.routeId, d.error])).toEqual([
+      ['e-2', 'delivery-1', expect.stringContaining('HTTP 503 (attempt 3)')],
+      ['e-3', 'delivery-1', expect.stringContaining('HTTP 400 (attempt 1)')],
     ]);
-    await delivery.close();
   });
 
   it('delivers only what a target pattern matches', async () => {
-    const delivery = createHttpDelivery({
-      targets: parseTargetSpecs([
-        `${base}/invoices,IssuedInvoice.*`,
-        `${base}/orders,ReceivedOrder.Created|ReceivedOrder.Transferred`,
-      ]),
-      secret: SECRET,
-      policy: FAST,
-    });
-    for (const [type, id] of [
-      ['IssuedInvoice.Created', 'a'],
-      ['ReceivedOrder.Created', 'b'],
-      ['ReceivedOrder.Updated', 'c'],
-      ['IssuedInvoice.IsdocArchived', 'd'],
-    ] as const) {
-      delivery.handle(event(type, id));
-    }
-    await delivery.drain();
+    await deliverThroughBus(
+      [`${base}/invoices,IssuedInvoice.*`, `${base}/orders,ReceivedOrder.Created|ReceivedOrder.Transferred`],
+      [
+        ['IssuedInvoice.Created', 'a'],
+        ['ReceivedOrder.Created', 'b'],
+        ['ReceivedOrder.Updated', 'c'],
+        ['IssuedInvoice.IsdocArchived', 'd'],
+      ],
+    );
     const by = (path: string) =>
       received
         .filter((r) => r.path === path)
@@ -141,7 +144,6 @@ describe('http delivery', () => {
         .sort();
     expect(by('/invoices')).toEqual(['a', 'd']);
     expect(by('/orders')).toEqual(['b']);
-    await delivery.close();
   });
 
   it('rejects a bad target naming it, and a URL with a password', () => {
@@ -201,5 +203,39 @@ describe('run --deliver-to on the sandbox', () => {
     }
     expect(received).toHaveLength(5);
     expect(received.every((r) => r.verified && r.path === '/run')).toBe(true);
+  });
+
+  it('a stop during the backoff keeps the event journaled; the next start delivers it', async () => {
+    const failing = new Set<string>();
+    // Every first POST of an event fails, so each event sits in its backoff when the stop comes.
+    script = Array.from({ length: 5 }, () => 503);
+    const start = () =>
+      startRuntime({
+        sandbox: { instance: sandbox },
+        env: { DELIVERY_SIGNING_SECRET: SECRET },
+        dataDir: join(dataDir, 'restart'),
+        intervalMs: 60_000,
+        actions: false,
+        backfillProgress: false,
+        deliverTo: parseTargetSpecs([`${base}/restart,IssuedInvoice.Created`]),
+        deliveryPolicy: { baseDelayMs: 60_000, maxDelayMs: 60_000, concurrency: 5 },
+      });
+    const first = await start();
+    await first.pollOnce();
+    for (let i = 0; i < 200 && received.length < 5; i += 1) await new Promise((r) => setTimeout(r, 10));
+    for (const r of received) failing.add(String(r.headers['webhook-id']));
+    expect(failing.size).toBe(5);
+    await first.stop();
+    expect(first.bus.deadLetters()).toEqual([]);
+
+    received.length = 0;
+    const second = await start();
+    try {
+      await second.drain();
+    } finally {
+      await second.stop();
+    }
+    expect(new Set(received.map((r) => String(r.headers['webhook-id'])))).toEqual(failing);
+    expect(received.every((r) => r.verified)).toBe(true);
   });
 });

@@ -49,6 +49,12 @@ export interface BusSubscriber {
   /** Up to this many events per `deliver` call (default 1). */
   readonly maxBatch?: number;
   deliver(events: readonly EventBridgeEvent[]): Promise<void>;
+  /**
+   * True once the subscriber is stopping (e.g. an HTTP delivery whose backoff was cut short by a
+   * stop): a failed delivery is then left in the journal for the next start, not retried or
+   * dead-lettered.
+   */
+  stopping?(): boolean;
 }
 
 export interface LocalBusOptions {
@@ -246,7 +252,7 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
         return true;
       }
       // Stopping: left in the journal, the next start delivers it again.
-      if (closed) return false;
+      if (closed || sub.stopping?.()) return false;
       if (attempt >= maxReceives) {
         for (const event of events) await deadLetter(sub, event, attempt, failure);
         return true;

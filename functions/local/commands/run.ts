@@ -107,8 +107,7 @@ export const runCommand = defineCommand({
         ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
       }),
     );
-    const dead =
-      started.runtime.bus.deadLetters().length + (started.runtime.deliveries?.deadLetters().length ?? 0);
+    const dead = started.runtime.bus.deadLetters().length;
     if (dead > 0) ctx.stderr.write(`${dead} deliveries were dead-lettered (see the warnings above)\n`);
     return ctx.signal.aborted ? EXIT.interrupted : EXIT.ok;
   },
