@@ -6,10 +6,15 @@ import { join } from 'node:path';
 import { type App, type Environment, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { loadActionsConfig } from '../functions/core/actions/config.js';
+import {
+  buildRoutes,
+  buildScheduledActions,
+  type Route,
+  type ScheduledAction,
+} from '../functions/core/routes.js';
 import { ENV } from '../functions/shared/env-names.js';
 import { type InfraConfig, namePrefix } from './config.js';
 import { PROJECT_ROOT } from './constructs/handler-entry.js';
-import { buildRoutes, buildScheduledActions, type Route, type ScheduledAction } from './routes.js';
 import { StatefulStack } from './stacks/stateful-stack.js';
 import { StatelessStack } from './stacks/stateless-stack.js';
 

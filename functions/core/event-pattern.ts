@@ -1,5 +1,5 @@
 /**
- * The subset of EventBridge content filtering the routing table uses (see `infra/routes.ts`),
+ * The subset of EventBridge content filtering the routing table uses (see `functions/core/routes.ts`),
  * so the local bus routes exactly as the rules on AWS do:
  *
  * - every key of the pattern must match (AND); keys the pattern does not name are ignored;
@@ -12,9 +12,30 @@
  *
  * A field that is absent matches nothing but `{ exists: false }`, as on EventBridge.
  */
-import type { EventPatternSpec, NestedPattern, PatternValue } from '../../infra/routes.js';
 
-export type { EventPatternSpec, NestedPattern, PatternValue };
+export type PatternValue =
+  | string
+  | number
+  | boolean
+  | null
+  | { prefix: string }
+  | { 'anything-but': string | string[] }
+  | { exists: boolean };
+
+/**
+ * A nested filter (`detail` and below): each key a leaf (array of alternatives) or a nested
+ * filter; `$or` holds alternative filters of which at least one must match.
+ */
+export interface NestedPattern {
+  [key: string]: PatternValue[] | NestedPattern | NestedPattern[] | undefined;
+  $or?: NestedPattern[];
+}
+
+export interface EventPatternSpec {
+  source?: string[];
+  'detail-type': string[];
+  detail?: NestedPattern;
+}
 
 /** The fields of an EventBridge event that patterns look at. */
 export interface PatternEvent {

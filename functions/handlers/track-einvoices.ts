@@ -1,5 +1,5 @@
 /**
- * E-invoice tracker Lambda, invoked by a schedule (see `scheduledActions` in infra/routes.ts):
+ * E-invoice tracker Lambda, invoked by a schedule (see `scheduledActions` in functions/core/routes.ts):
  * polls the status of every open sending of the connection and emits each transition in order.
  * A 429/5xx ends the pass with an error after saving what was learned; the next run continues.
  */

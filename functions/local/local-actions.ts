@@ -4,7 +4,7 @@
  * idempotency guard on the embedded DynamoDB and the archive on the embedded S3. The e-invoice
  * status tracker, a scheduled function on AWS, runs on a timer.
  */
-import { buildRoutes, type Route } from '../../infra/routes.js';
+
 import type { Sandbox } from '../../sandbox/index.js';
 import type { AccountingApi } from '../accounting/api.js';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
@@ -15,6 +15,7 @@ import type { DeadLetterSink } from '../core/actions/dead-letter-sink.js';
 import type { OpenSendings } from '../core/actions/einvoice-tracking.js';
 import type { ActionEntry } from '../core/actions/run-action.js';
 import type { BusEvent, Clock, EventPublisher, Logger } from '../core/ports.js';
+import { buildRoutes, type Route } from '../core/routes.js';
 import { createEventEntry as archiveEntry } from '../handlers/archive-isdoc.js';
 import { createEventEntry as sendEntry } from '../handlers/send-invoice.js';
 import { createHandler as createTrackHandler } from '../handlers/track-einvoices.js';

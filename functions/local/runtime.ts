@@ -3,7 +3,7 @@
  *
  *   sandbox (optional, with its activity generator)
  *   embedded dynalite + s3rver (data under `.local/`, surviving restarts)
- *   the local bus with the routing table of infra/routes.ts, journaled under `<data-dir>/bus/`
+ *   the local bus with the routing table of functions/core/routes.ts, journaled under `<data-dir>/bus/`
  *   the poller (core change detector) on an interval
  *   every action, delivered by the bus to the same entry code the Lambda handlers run
  *

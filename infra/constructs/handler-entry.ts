@@ -15,7 +15,9 @@ export class MissingHandlerError extends Error {
     super(
       `cannot bundle: ${missing.length} handler module(s) missing: ${missing
         .map((m) => `functions/handlers/${m.handler}.ts (used by ${m.usedBy})`)
-        .join('; ')}. Each must export \`handler\`; add the file, or remove its route from infra/routes.ts.`,
+        .join(
+          '; ',
+        )}. Each must export \`handler\`; add the file, or remove its route from functions/core/routes.ts.`,
     );
   }
 }

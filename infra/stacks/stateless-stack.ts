@@ -22,7 +22,9 @@ import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
+import type { EventPatternSpec } from '../../functions/core/event-pattern.js';
 import { actionEvents } from '../../functions/core/events/action-events.js';
+import { ACTION_FAILED, type Route, type ScheduledAction } from '../../functions/core/routes.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { eventSourceOf, type InfraConfig, idempotencyExpirySeconds, namePrefix } from '../config.js';
 import { acknowledgeWildcardResource } from '../constructs/acknowledge-wildcards.js';
@@ -38,7 +40,6 @@ import { METRIC, METRICS_NAMESPACE, SERVICE } from '../constructs/metric-names.j
 import { OperationsDashboard } from '../constructs/operations-dashboard.js';
 import { OrderIntake } from '../constructs/order-intake.js';
 import { scheduledFunctionAlarms } from '../constructs/scheduled-function-alarms.js';
-import { ACTION_FAILED, type EventPatternSpec, type Route, type ScheduledAction } from '../routes.js';
 import { ARCHIVE_PREFIX, type StatefulResources } from './stateful-stack.js';
 
 export const POLLER_HANDLER = 'poll-changes';
@@ -52,7 +53,7 @@ export const POLLER_DETAIL_TYPE_PATTERNS = ['*.Created', '*.Updated', '*.Deleted
 export interface StatelessStackProps extends StackProps {
   readonly config: InfraConfig;
   readonly resources: StatefulResources;
-  /** The routing table (`buildRoutes(actionsConfig)` of infra/routes.ts). */
+  /** The routing table (`buildRoutes(actionsConfig)` of functions/core/routes.ts). */
   readonly routes: readonly Route[];
   /** Functions run on a rate (`buildScheduledActions(actionsConfig)`). */
   readonly scheduledActions: readonly ScheduledAction[];
@@ -379,7 +380,7 @@ export class StatelessStack extends Stack {
       ],
     });
     const fn = this.appFunction(id, route.handler, {
-      usedBy: `route '${route.id}' of infra/routes.ts`,
+      usedBy: `route '${route.id}' of functions/core/routes.ts`,
       description: route.description.slice(0, 256),
       serviceName: SERVICE.action(route.id),
       memorySize: config.actionMemoryMb,

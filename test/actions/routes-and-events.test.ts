@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
 import { matchesPattern } from '../../functions/core/event-pattern.js';
 import { actionEvents } from '../../functions/core/events/action-events.js';
-import { buildRoutes, buildScheduledActions, routes } from '../../infra/routes.js';
+import { buildRoutes, buildScheduledActions, routes } from '../../functions/core/routes.js';
 import { recordEvent } from './support.js';
 
 const modificationInfo = { CreatedDate: '2026-03-01T08:00:00Z', ModifiedDate: '2026-03-01T08:00:00Z' };

@@ -5,9 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openFileJournal } from '../../functions/adapters/local/bus-journal.js';
 import { openFileDeadLetterStore } from '../../functions/adapters/local/dead-letter-store.js';
 import { createLocalBus, type EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
+import type { Route } from '../../functions/core/routes.js';
 import { openEventsOut } from '../../functions/local/events-out.js';
 import { createLogger } from '../../functions/shared/logger.js';
-import type { Route } from '../../infra/routes.js';
 
 const logger = createLogger({ level: 'silent' });
 let dir: string;

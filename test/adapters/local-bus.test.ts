@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { createLocalBus, type EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
 import { PublishError } from '../../functions/core/errors.js';
 import type { BusEvent } from '../../functions/core/ports.js';
+import type { Route } from '../../functions/core/routes.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { createLogger } from '../../functions/shared/logger.js';
-import type { Route } from '../../infra/routes.js';
 
 const logger = createLogger({ level: 'silent' });
 

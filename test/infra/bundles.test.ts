@@ -2,12 +2,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildRoutes, buildScheduledActions, type Route } from '../../functions/core/routes.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { actionsConfigOf } from '../../infra/build-app.js';
 import { defaultInfraConfig } from '../../infra/config.js';
 import { REQUIRE_SHIM_BANNER } from '../../infra/constructs/app-function.js';
 import { findHandlerEntry, MissingHandlerError } from '../../infra/constructs/handler-entry.js';
-import { buildRoutes, buildScheduledActions, type Route } from '../../infra/routes.js';
 import { POLLER_HANDLER } from '../../infra/stacks/stateless-stack.js';
 import { buildTestApp } from './support.js';
 

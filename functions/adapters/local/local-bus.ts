@@ -1,6 +1,6 @@
 /**
  * The in-process event bus of the local runtime. It implements `EventPublisher` like the
- * EventBridge adapter and routes with the same table (`infra/routes.ts`) and the same pattern
+ * EventBridge adapter and routes with the same table (`functions/core/routes.ts`) and the same pattern
  * semantics (`core/event-pattern.ts`) as the rules on AWS.
  *
  * Every published event is first appended to the bus journal (`bus-journal.ts`): on disk and
@@ -21,11 +21,11 @@
  * journal for the next start.
  */
 import { randomUUID } from 'node:crypto';
-import type { Route } from '../../../infra/routes.js';
 import type { DeadLetterSink } from '../../core/actions/dead-letter-sink.js';
 import { PublishError } from '../../core/errors.js';
 import { type EventPatternSpec, matchesPattern } from '../../core/event-pattern.js';
 import type { BusEvent, Clock, EventPublisher, Logger } from '../../core/ports.js';
+import type { Route } from '../../core/routes.js';
 import { systemClock } from '../../shared/clock.js';
 import { type BusJournal, createMemoryJournal, type JournalEntry } from './bus-journal.js';
 import { createMemoryDeadLetterStore, type DeadLetterStore } from './dead-letter-store.js';

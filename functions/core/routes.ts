@@ -4,7 +4,7 @@
  * patterns in process. Nothing else decides routing.
  *
  * Patterns use the subset of EventBridge content filtering that `matchesPattern`
- * (functions/core/event-pattern.ts) implements: exact values (arrays = any of), `prefix`,
+ * (`event-pattern.ts`) implements: exact values (arrays = any of), `prefix`,
  * `anything-but`, `exists`, nested objects for `detail`, `$or` of nested filters.
  *
  * Every route matches `source` (the deployment's event source: `accounting.<connection>` or
@@ -16,36 +16,9 @@
  * off); `routes` is the table for the defaults. `scheduledActions` lists the functions that run on
  * a schedule instead of on an event (the e-invoice status tracker).
  */
-import {
-  type ActionsConfig,
-  defaultActionsConfig,
-  type TransferStep,
-} from '../functions/core/actions/config.js';
-import { transferStepsFor } from '../functions/core/actions/transfer-steps.js';
-
-export type PatternValue =
-  | string
-  | number
-  | boolean
-  | null
-  | { prefix: string }
-  | { 'anything-but': string | string[] }
-  | { exists: boolean };
-
-/**
- * A nested filter (`detail` and below): each key a leaf (array of alternatives) or a nested
- * filter; `$or` holds alternative filters of which at least one must match.
- */
-export interface NestedPattern {
-  [key: string]: PatternValue[] | NestedPattern | NestedPattern[] | undefined;
-  $or?: NestedPattern[];
-}
-
-export interface EventPatternSpec {
-  source?: string[];
-  'detail-type': string[];
-  detail?: NestedPattern;
-}
+import { type ActionsConfig, defaultActionsConfig, type TransferStep } from './actions/config.js';
+import { transferStepsFor } from './actions/transfer-steps.js';
+import type { EventPatternSpec, NestedPattern, PatternValue } from './event-pattern.js';
 
 export interface Route {
   /** Stable id: names the rule, queue and function. */
