@@ -6,7 +6,8 @@ import type { Readable } from 'node:stream';
 import type { CollectionName } from './collections.js';
 
 export interface ModificationInfo {
-  CreatedDate: string;
+  /** Absent on general reference lists of the real service (`ModifiedDate` only). */
+  CreatedDate?: string | null;
   CreatedBy?: string;
   ModifiedDate: string;
   ModifiedBy?: string;

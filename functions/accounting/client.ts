@@ -47,6 +47,7 @@ import {
 } from './errors.js';
 import { items as itemsOf, paginate, type RawPage } from './pagination.js';
 import { isRecordId, RECORD_ID_EXPECTED } from './record-id.js';
+import { requestSchemaFor } from './request-bodies.js';
 import {
   createdEnvelopeSchema,
   expectedOf,
@@ -417,6 +418,24 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
     return url;
   };
 
+  /** A body the variant's DTO refuses never leaves: the error names the first bad field. */
+  const checkBody = (op: OperationSpec, body: unknown) => {
+    const schema = requestSchemaFor(config.variant, op.id);
+    if (!schema || body === undefined) return;
+    const parsed = schema.safeParse(body);
+    if (parsed.success) return;
+    const issue = parsed.error.issues[0];
+    const where = issue ? fieldPath(issue.path) : '(body)';
+    const what = issue
+      ? issue.code === 'unrecognized_keys'
+        ? 'no property the DTO lacks'
+        : expectedOf(issue)
+      : '';
+    throw new InvalidArgumentError('body', `a request body of ${op.id} (${where}: ${what})`, {
+      cause: parsed.error,
+    });
+  };
+
   const jsonExchange = <T>(
     op: OperationSpec,
     input: CallInput,
@@ -424,6 +443,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
   ): Promise<T> => {
     const headers: Record<string, string> = { Accept: 'application/json' };
     let body: string | undefined;
+    checkBody(op, input.body);
     if (input.body !== undefined) {
       headers['Content-Type'] = 'application/json';
       body = JSON.stringify(input.body);

@@ -9,8 +9,9 @@ import type { ProblemDetails } from './errors.js';
 
 const nonEmpty = z.string().min(1);
 
+/** General reference lists of the real service carry `ModifiedDate` only (no `CreatedDate`). */
 export const modificationInfoSchema = z.looseObject({
-  CreatedDate: nonEmpty,
+  CreatedDate: nonEmpty.nullish(),
   CreatedBy: z.string().nullish(),
   ModifiedDate: nonEmpty,
   ModifiedBy: z.string().nullish(),
@@ -31,8 +32,9 @@ export function recordSchemaFor(collection: CollectionSpec | undefined) {
   return collection?.modificationInfo ? trackedRecordSchema : recordSchema;
 }
 
+/** Keyset mode leaves `PageNumber` unset: null, absent or an empty string are all accepted. */
 export const paginationSchema = z.looseObject({
-  PageNumber: z.number().int().nullish(),
+  PageNumber: z.preprocess((v) => (v === '' ? null : v), z.number().int().nullish()),
   PageSize: z.number().int().nullish(),
   After: z.string().nullish(),
 });
@@ -88,6 +90,9 @@ export const problemDetailsSchema = z.looseObject({
   Instance: str,
   traceId: str,
   TraceId: str,
+  /** ASP.NET's ProblemDetails as the OpenAPI describes it: `traceId` inside `Extensions`. */
+  Extensions: z.looseObject({ traceId: str, TraceId: str }).nullish().catch(undefined),
+  extensions: z.looseObject({ traceId: str, TraceId: str }).nullish().catch(undefined),
   errors: errorsMap,
   Errors: errorsMap,
 });
@@ -114,7 +119,8 @@ export function toProblemDetails(body: unknown): ProblemDetails {
   set('status', p.status ?? p.Status);
   set('detail', p.detail ?? p.Detail);
   set('instance', p.instance ?? p.Instance);
-  set('traceId', p.traceId ?? p.TraceId);
+  const ext = p.Extensions ?? p.extensions;
+  set('traceId', p.traceId ?? p.TraceId ?? ext?.traceId ?? ext?.TraceId);
   set('errors', errors);
   return out;
 }

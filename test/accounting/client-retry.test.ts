@@ -126,7 +126,9 @@ describe('accounting client retries', () => {
     const client = createAccountingClient(apiKeyConfig(server.url), {
       clock: createManualClock({ autoAdvance: true }),
     });
-    const error = await client.create('IssuedInvoices.create', { body: {} }).catch((e: unknown) => e);
+    const error = await client
+      .create('IssuedInvoices.create', { body: { Items: [{ TextItem: { Text: 'x' } }] } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect((error as OutcomeUnknownError).cause).toBeInstanceOf(ServerError);
     expect(server.requests).toHaveLength(1);
@@ -136,7 +138,11 @@ describe('accounting client retries', () => {
       body: { Data: { Id: 'abcdefgh' }, Warnings: [] },
       drop: 'mid-body',
     });
-    const lost = await client.create('IssuedOrders.create', { body: {} }).catch((e: unknown) => e);
+    const lost = await client
+      .create('IssuedOrders.create', {
+        body: { BusinessPartnerAddress: {}, Items: [{ TextItem: { Text: 'x' } }] },
+      })
+      .catch((e: unknown) => e);
     expect(lost).toBeInstanceOf(OutcomeUnknownError);
     expect(server.hits('POST', '/v1/IssuedOrders')).toHaveLength(1);
     await client.close();
@@ -174,7 +180,9 @@ describe('accounting client retries', () => {
     const url = closed.url;
     await closed.close();
     const refused = createAccountingClient(apiKeyConfig(url, { maxAttempts: 3 }), { clock });
-    const error = await refused.create('IssuedInvoices.create', { body: {} }).catch((e: unknown) => e);
+    const error = await refused
+      .create('IssuedInvoices.create', { body: { Items: [{ TextItem: { Text: 'x' } }] } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError); // never reached the service: retried, then reported as such
     expect((error as ConnectionError).code).toBe('ECONNREFUSED');
     expect(refused.stats().requests).toBe(3);

@@ -88,8 +88,14 @@ describe('no secret leaks', () => {
         // read
       }
     });
-    await attempt(() => client.create('IssuedInvoices.create', { body: { Note: 'x' } }));
-    await attempt(() => client.create('IssuedOrders.create', { body: {} }));
+    await attempt(() =>
+      client.create('IssuedInvoices.create', { body: { Note: 'x', Items: [{ TextItem: { Text: 'x' } }] } }),
+    );
+    await attempt(() =>
+      client.create('IssuedOrders.create', {
+        body: { BusinessPartnerAddress: {}, Items: [{ TextItem: { Text: 'x' } }] },
+      }),
+    );
     await attempt(() => client.get('IssuedInvoices', ID));
     logger.debug('config', { config: oauth });
     logger.info('stats', client.stats());

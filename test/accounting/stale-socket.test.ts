@@ -69,7 +69,9 @@ describe('stale keep-alive sockets', () => {
     });
     await client.get('Banks', ID);
     await idleSocket(agent, server.url);
-    const error = await client.create('IssuedInvoices.create', { body: {} }).catch((e: unknown) => e);
+    const error = await client
+      .create('IssuedInvoices.create', { body: { Items: [{ TextItem: { Text: 'x' } }] } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(server.hits('POST', '/v1/IssuedInvoices')).toHaveLength(1);
     await agent.close();
@@ -88,7 +90,9 @@ describe('side effects after a long idle', () => {
     await client.get('Banks', ID);
     await new Promise((r) => setTimeout(r, 20)); // let the socket return to the pool
     clock.advance(60_000); // the process was frozen for a minute
-    const created = await client.create('IssuedInvoices.create', { body: {} });
+    const created = await client.create('IssuedInvoices.create', {
+      body: { Items: [{ TextItem: { Text: 'x' } }] },
+    });
     expect(created.data?.Id).toBe('new');
     expect(client.stats().connectionRefreshes).toBe(1);
     expect(server.hits('POST', '/v1/IssuedInvoices')[0]?.requestOnSocket).toBe(1);
