@@ -271,7 +271,7 @@ export async function runSandboxCli(
       `    client id:      ${c.clientId}`,
       `    client secret:  ${c.clientSecret}`,
       `    scope:          ${c.scope}`,
-      `  seed ${options.seed}, ${options.sizes?.documents} documents, ${options.sizes?.partners} partners` +
+      `  variant ${options.variant ?? 'sk'}, seed ${options.seed}, ${options.sizes?.documents} documents, ${options.sizes?.partners} partners` +
         (options.activity?.enabled ? `, activity ${options.activity.ratePerSecond}/s` : ''),
     ].join('\n'),
   );

@@ -347,6 +347,7 @@ export class SandboxServer {
           baseUrl: this.baseUrl,
           authUrl: this.authUrl,
           credentials: DEMO_CREDENTIALS,
+          variant: this.state.settings.variant,
           seed: this.state.settings.seed,
           counts: this.state.counts(),
           settings: this.settings(),

@@ -18,12 +18,14 @@ const post = async (path: string, json?: unknown) => {
 };
 
 describe('sandbox, cz variant', () => {
-  it('is chosen with --variant or SANDBOX_VARIANT (sk by default); another value names the flag', () => {
+  it('is chosen with --variant or SANDBOX_VARIANT (sk by default); another value names the flag', async () => {
     expect(parseSandboxArgs(['--variant', 'cz'], {})).toMatchObject({ variant: 'cz' });
     expect(parseSandboxArgs([], { SANDBOX_VARIANT: 'cz' })).toMatchObject({ variant: 'cz' });
     expect(parseSandboxArgs([], {})).toMatchObject({ variant: 'sk' });
     expect(() => parseSandboxArgs(['--variant', 'de'], {})).toThrow(SandboxCliError);
     expect(() => parseSandboxArgs(['--variant', 'de'], {})).toThrow(/--variant/);
+    const admin = (await (await fetch(`${h.sandbox.baseUrl}/_sandbox`)).json()) as { variant: string };
+    expect(admin.variant).toBe('cz');
   });
 
   it('serves none of the operations only the Slovak contract names', async () => {
