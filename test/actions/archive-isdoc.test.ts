@@ -220,6 +220,7 @@ describe('ISDOC archive: If-None-Match race (aws-sdk-client-mock; s3rver ignores
     ModificationInfo: { CreatedDate: '2026-02-10T08:00:00Z', ModifiedDate: '2026-02-10T08:00:00Z' },
   };
   const api = {
+    get: async () => record,
     download: async () => ({ body: Readable.from([xml]), contentType: 'application/xml' }),
   } as unknown as AccountingApi;
   const preconditionFailed = () =>

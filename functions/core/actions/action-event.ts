@@ -67,14 +67,26 @@ export function parseActionEvent(raw: unknown): ActionEvent {
 }
 
 /**
- * The record the event is about: carried inline, or (claim check) read fresh from the service —
- * actions re-read the domain state anyway, so the stored copy is not needed.
+ * The record the event is about, as the service holds it now: always read from the service (by the
+ * envelope's id, whose shape the schema checked), never taken from the event. An event's copy may
+ * be stale, or forged by anyone who can put events on the bus; actions act on the service's state.
+ * `NotFoundError` when the record no longer exists.
  */
 export async function resolveRecord(api: AccountingApi, envelope: RecordEnvelope): Promise<ApiRecord> {
-  if (envelope.record) return envelope.record as ApiRecord;
   const collection = collectionOf(envelope.recordType);
   if (!collection) throw new InvalidActionEventError(envelope.recordType, ['unknown record type']);
   return api.get(collection.name as Parameters<AccountingApi['get']>[0], envelope.id);
+}
+
+/**
+ * Fields of `paths` whose value in the event's copy of the record differs from the service's
+ * (names only, for a log line; an event without a copy differs in nothing).
+ */
+export function differingFields(carried: unknown, current: ApiRecord, paths: readonly string[]): string[] {
+  if (carried === undefined) return [];
+  return paths.filter(
+    (path) => JSON.stringify(readPath(carried, path)) !== JSON.stringify(readPath(current, path)),
+  );
 }
 
 /** Reads a dotted path (`BusinessPartnerAddress.IdentificationNumber`) from a record. */

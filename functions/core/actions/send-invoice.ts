@@ -1,5 +1,7 @@
 /**
- * The sending action: a new issued invoice of a partner configured for e-invoicing goes through
+ * The sending action: it reads the invoice from the service first and acts only on that record —
+ * the channel, the recipient and whether the invoice still exists come from the service, never
+ * from the event's copy. A new issued invoice of a partner configured for e-invoicing goes through
  * the network (`Documents.sendEInvoice`) and is registered for status tracking; one of a partner
  * configured for e-mail is sent by `Documents.sendEmail`. The channel is chosen by the partner
  * key (`ACTIONS_PARTNER_FIELD` of the invoice) — the same settings the routing table filters on.
@@ -15,7 +17,7 @@ import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accou
 import { recordIdSchema } from '../../accounting/record-id.js';
 import type { SourceRef } from '../events/action-events.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
-import { type ActionEvent, resolveRecord, stringField } from './action-event.js';
+import { type ActionEvent, differingFields, resolveRecord, stringField } from './action-event.js';
 import type { ActionsConfig } from './config.js';
 import {
   EINVOICE_ACTION,
@@ -75,6 +77,20 @@ export async function sendInvoice(
   } catch (error) {
     if (error instanceof NotFoundError) return { status: 'skipped', reason: 'invoice not found' };
     throw error;
+  }
+  // The service's record decides channel, recipient and number; a different copy in the event is only reported.
+  const differing = differingFields(envelope.record, record, [
+    deps.config.sending.partnerField,
+    'BusinessPartnerAddress.Email',
+    'DocumentNumber',
+    'ModificationInfo.ModifiedDate',
+  ]);
+  if (differing.length > 0) {
+    deps.logger.warn('event record differs from the service', {
+      recordId: envelope.id,
+      eventId: event.eventId,
+      fields: differing,
+    });
   }
   const channel = channelFor(deps.config, record);
   if (!channel) return { status: 'skipped', reason: 'partner not configured for sending' };

@@ -175,6 +175,8 @@ export async function transferDocument(
     // Domain state first, on every run: the status now, and a target already made from the source.
     const current = await deps.api.get(step.sourceCollection, envelope.id);
     const status = typeof current.Status === 'string' ? current.Status : null;
+    // Outcomes name the source as the service holds it, not as the event said.
+    source.documentNumber = stringField(current, 'DocumentNumber') ?? source.documentNumber;
     const since = earliest(
       [envelope.modifiedDate, current.ModificationInfo?.ModifiedDate],
       deps.config.referenceLookbackSeconds,
