@@ -3,10 +3,12 @@
  * run the action, and classify what happened. The SQS handler calls it per record; the local
  * runtime calls it per event from the local bus — the same code path.
  *
- * - `invalid`: the event failed its schema, or comes from a foreign source; logged once (when `logInvalid`), never retried;
+ * - `invalid`: the event failed its schema, comes from a foreign source or is larger than any bus
+ *   event can be; logged once (when `logInvalid`), never retried;
  * - `done` / `duplicate` / `skipped` / `failed` (an `Action.Failed` was published): acknowledged;
  * - a thrown `RetryLaterError` or a transient error (429, 5xx, network, store): deliver again later.
  */
+import { DEFAULT_MAX_EVENT_BYTES } from '../events/claim-check.js';
 import type { Logger } from '../ports.js';
 import { type ActionEvent, parseActionEvent } from './action-event.js';
 import { InvalidActionEventError } from './errors.js';
@@ -25,6 +27,13 @@ export type ActionFn = (event: ActionEvent, options: RunOptions) => Promise<Acti
 
 export type ActionEntry = (raw: unknown, options?: RunOptions) => Promise<EntryResult>;
 
+/** UTF-8 size of the event's `detail` as JSON (0 when it has none). */
+function detailBytes(raw: unknown): number {
+  if (raw === null || typeof raw !== 'object') return 0;
+  const text = JSON.stringify((raw as { detail?: unknown }).detail);
+  return text === undefined ? 0 : Buffer.byteLength(text);
+}
+
 /**
  * `eventSource`: the only `source` acted on (the poller's). The routes already match it; an event
  * that reaches the queue by another way (a direct send, a misconfigured rule) is invalid too.
@@ -38,6 +47,11 @@ export function createActionEntry(
   return async (raw, options = {}) => {
     let event: ActionEvent;
     try {
+      if (detailBytes(raw) > DEFAULT_MAX_EVENT_BYTES) {
+        throw new InvalidActionEventError(undefined, [
+          `detail: larger than ${DEFAULT_MAX_EVENT_BYTES} bytes (no event on the bus can be; a large record travels by claim check)`,
+        ]);
+      }
       event = parseActionEvent(raw);
       if (eventSource !== undefined && event.source !== eventSource) {
         throw new InvalidActionEventError(event.detailType, [
