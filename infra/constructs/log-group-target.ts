@@ -3,7 +3,7 @@
  * `AWS::Logs::ResourcePolicy`. (The stock `CloudWatchLogGroup` target installs that policy
  * through a custom-resource Lambda with a managed policy and `Resource: *`; this does not.)
  */
-import { ArnFormat, Lazy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -23,36 +23,34 @@ export class EventLogGroup extends Construct {
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
       resourceName: this.logGroup.logGroupName,
     });
-    const stack = Stack.of(this);
-    // Only the rules that target this log group may write to it (aws:SourceArn), from this account.
-    new logs.ResourcePolicy(this, 'Policy', {
-      policyStatements: [
-        new iam.PolicyStatement({
-          principals: [
-            new iam.ServicePrincipal('events.amazonaws.com'),
-            new iam.ServicePrincipal('delivery.logs.amazonaws.com'),
-          ],
-          actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-          resources: [this.logGroup.logGroupArn],
-          conditions: {
-            StringEquals: { 'aws:SourceAccount': stack.account },
-            ArnEquals: { 'aws:SourceArn': Lazy.any({ produce: () => this.ruleArns }) },
-          },
-        }),
-      ],
-    });
+    // Filled by `target()`: one statement per rule that targets this log group.
+    this.policy = new logs.ResourcePolicy(this, 'Policy');
     this.node.addValidation({
-      validate: () => (this.ruleArns.length > 0 ? [] : ['no rule targets this log group']),
+      validate: () => (this.policy.document.isEmpty ? ['no rule targets this log group'] : []),
     });
   }
 
-  private readonly ruleArns: string[] = [];
+  private readonly policy: logs.ResourcePolicy;
 
-  /** A rule target writing each matched event to this log group; the rule joins the policy's `aws:SourceArn`. */
+  /** A rule target writing each matched event to this log group; the policy admits that rule (`aws:SourceArn`). */
   target(): events.IRuleTarget {
     return {
       bind: (rule) => {
-        this.ruleArns.push(rule.ruleRef.ruleArn);
+        // Only the rules that target this log group may write to it (aws:SourceArn), from this account.
+        this.policy.document.addStatements(
+          new iam.PolicyStatement({
+            principals: [
+              new iam.ServicePrincipal('events.amazonaws.com'),
+              new iam.ServicePrincipal('delivery.logs.amazonaws.com'),
+            ],
+            actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            resources: [this.logGroup.logGroupArn],
+            conditions: {
+              StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+              ArnEquals: { 'aws:SourceArn': rule.ruleRef.ruleArn },
+            },
+          }),
+        );
         return { arn: this.targetArn };
       },
     };

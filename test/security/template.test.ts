@@ -1,0 +1,217 @@
+/**
+ * What the synthesized templates show for each finding of the security review: source in every
+ * rule pattern, PutEvents limited by `events:source` and `events:detail-type` on every role, a
+ * CloudWatch publish statement on the alarm topic (and the same conditions on its key), DLQs
+ * retained under RETAIN, the configured region, the outcome log policy's `aws:SourceArn`,
+ * throttle and dropped-event alarms, the derived idempotency expiry, and no http off loopback.
+ * No bundling (`aws:cdk:bundling-stacks: []`), so these stay fast.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { defaultInfraConfig, InfraConfigError, idempotencyExpirySeconds } from '../../infra/config.js';
+import { buildTestApp, CDK_JSON_CONTEXT } from '../infra/support.js';
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
+
+const armed = buildTestApp({
+  actions: {
+    ACTIONS_EINVOICE_PARTNERS: '12345678',
+    ACTIONS_EMAIL_PARTNERS: '55555555',
+    ACTIONS_TRANSFER_ISSUED_OFFER_TO_RECEIVED_ORDER: 'true',
+  },
+});
+const stateless = armed.statelessTemplate.toJSON().Resources as Record<string, Resource>;
+const ofType = (type: string) => Object.entries(stateless).filter(([, r]) => r.Type === type);
+const SOURCE = 'accounting.default';
+
+describe('template: who may put what on the bus', () => {
+  it('every rule matches the deployment source as well as the detail-type', () => {
+    const rules = ofType('AWS::Events::Rule');
+    expect(rules.length).toBeGreaterThanOrEqual(8);
+    for (const [id, rule] of rules) {
+      const pattern = rule.Properties.EventPattern as Record<string, unknown>;
+      expect(pattern.source, id).toEqual([SOURCE]);
+      expect(Array.isArray(pattern['detail-type']), id).toBe(true);
+    }
+  });
+
+  it('claim-checked events match the transfer and send rules', () => {
+    for (const [id, rule] of ofType('AWS::Events::Rule').filter(([id]) => /transfer|send/.test(id))) {
+      const detail = (rule.Properties.EventPattern as { detail: { $or: unknown[] } }).detail;
+      expect(detail.$or, id).toContainEqual({ recordRef: { key: [{ exists: true }] } });
+    }
+  });
+
+  it('every PutEvents statement of every role carries events:source and events:detail-type', () => {
+    const statements = ofType('AWS::IAM::Policy').flatMap(([id, p]) =>
+      ((p.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement ?? [])
+        .filter((s) => [s.Action].flat().includes('events:PutEvents'))
+        .map((s) => [id, s] as const),
+    );
+    expect(statements.length).toBeGreaterThanOrEqual(8);
+    for (const [id, s] of statements) {
+      const conditions = s.Condition as Record<string, Record<string, unknown>>;
+      expect(conditions.StringEquals?.['events:source'], id).toEqual([SOURCE]);
+      const types =
+        conditions.StringEquals?.['events:detail-type'] ?? conditions.StringLike?.['events:detail-type'];
+      expect(types, id).toBeDefined();
+      expect(JSON.stringify(types)).not.toContain('"*"');
+    }
+    const sendTypes = statements
+      .filter(([id]) => id.includes('sendemail'))
+      .map(
+        ([, s]) =>
+          (s.Condition as { StringEquals: Record<string, unknown> }).StringEquals['events:detail-type'],
+      );
+    expect(sendTypes).toEqual([['IssuedInvoice.EmailSent', 'Action.Failed']]);
+  });
+});
+
+describe('template: alarms reach their topic', () => {
+  const topicId = ofType('AWS::SNS::Topic')[0]![0];
+
+  it('the topic policy lets CloudWatch publish for this account and its alarms only', () => {
+    armed.statelessTemplate.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Resource: { Ref: topicId },
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': '111111111111' },
+              ArnLike: { 'aws:SourceArn': Match.stringLikeRegexp(':alarm:accounting-events-prod-\\*$') },
+            },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('the key statement for CloudWatch has the same conditions; every alarm is named under that prefix', () => {
+    armed.statelessTemplate.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': '111111111111' },
+              ArnLike: { 'aws:SourceArn': Match.stringLikeRegexp(':alarm:accounting-events-prod-\\*$') },
+            },
+          }),
+        ]),
+      },
+    });
+    for (const [id, alarm] of ofType('AWS::CloudWatch::Alarm')) {
+      expect(String(alarm.Properties.AlarmName), id).toMatch(/^accounting-events-prod-/);
+    }
+  });
+
+  it('the poller and the tracker have throttle and AsyncEventsDropped alarms', () => {
+    const metrics = ofType('AWS::CloudWatch::Alarm').map(([id, a]) => `${a.Properties.MetricName}@${id}`);
+    for (const who of ['PollerThrottlesAlarm', 'Scheduledtrackeinvoices']) {
+      expect(
+        metrics.some((m) => m.startsWith('Throttles@') && m.includes(who.replace('ThrottlesAlarm', ''))),
+      ).toBe(true);
+      expect(
+        metrics.some(
+          (m) => m.startsWith('AsyncEventsDropped@') && m.includes(who.replace('ThrottlesAlarm', '')),
+        ),
+      ).toBe(true);
+    }
+  });
+});
+
+describe('template: retention, region, policies', () => {
+  it('dead-letter queues are retained under RETAIN and deleted under DESTROY', () => {
+    const dlqs = ofType('AWS::SQS::Queue').filter(([id]) => /Dlq/.test(id));
+    expect(dlqs.length).toBeGreaterThanOrEqual(5);
+    for (const [id, q] of dlqs) expect(q.DeletionPolicy, id).toBe('Retain');
+    const dev = buildTestApp({ stage: 'dev', removalPolicy: 'DESTROY' });
+    const devQueues = Object.entries(
+      dev.statelessTemplate.toJSON().Resources as Record<string, Resource>,
+    ).filter(([id, r]) => r.Type === 'AWS::SQS::Queue' && /Dlq/.test(id));
+    for (const [id, q] of devQueues) expect(q.DeletionPolicy, id).toBe('Delete');
+  });
+
+  it('offline synth of the app targets the configured region even when the CLI says us-east-1', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'security-synth-'));
+    try {
+      for (const [region, expected] of [
+        [undefined, 'eu-central-1'],
+        ['eu-west-1', 'eu-west-1'],
+      ] as const) {
+        const run = spawnSync(
+          process.execPath,
+          [join('node_modules', 'tsx', 'dist', 'cli.mjs'), join('infra', 'app.ts')],
+          {
+            env: {
+              PATH: process.env.PATH,
+              CDK_OUTDIR: outdir,
+              CDK_DEFAULT_REGION: 'us-east-1',
+              CDK_CONTEXT_JSON: JSON.stringify({ ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [] }),
+              CDK_VALIDATION: 'false',
+              ...(region ? { ACCOUNTING_EVENTS_REGION: region } : {}),
+            },
+            encoding: 'utf8',
+          },
+        );
+        expect(run.status, run.stderr).toBe(0);
+        const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
+          artifacts: Record<string, { type: string; environment?: string }>;
+        };
+        const stacks = Object.values(manifest.artifacts).filter((a) => a.type === 'aws:cloudformation:stack');
+        expect(stacks.map((a) => a.environment)).toEqual(
+          stacks.map(() => `aws://unknown-account/${expected}`),
+        );
+      }
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+
+  it('the outcome log group admits only its rules (aws:SourceArn) from this account', () => {
+    const policy = ofType('AWS::Logs::ResourcePolicy')[0]![1];
+    const text = JSON.stringify(policy.Properties.PolicyDocument);
+    expect(text.match(/aws:SourceAccount/g)).toHaveLength(2);
+    for (const rule of ['ActionOutcomesRule', 'ActionFailedRule']) {
+      expect(text).toMatch(new RegExp(`ArnEquals.{0,40}aws:SourceArn.{0,40}${rule}[0-9A-F]+`));
+    }
+  });
+
+  it('idempotency records outlive the longest replay: derived, and a shorter setting is refused', () => {
+    const expires = Object.values(stateless)
+      .filter((r) => r.Type === 'AWS::Lambda::Function')
+      .map(
+        (f) =>
+          (f.Properties.Environment as { Variables: Record<string, string> }).Variables
+            .ACTIONS_IDEMPOTENCY_EXPIRES_SECONDS,
+      )
+      .filter((v) => v !== undefined);
+    expect(expires.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(expires)).toEqual(new Set([String(31 * 86_400)]));
+    expect(idempotencyExpirySeconds(defaultInfraConfig({ eventArchiveRetentionDays: 7 }))).toBe(19 * 86_400);
+    expect(() => defaultInfraConfig({ actions: { ACTIONS_IDEMPOTENCY_EXPIRES_SECONDS: '604800' } })).toThrow(
+      InfraConfigError,
+    );
+  });
+
+  it('http base and auth URLs are refused off loopback', () => {
+    for (const key of ['accountingBaseUrl', 'accountingAuthUrl'] as const) {
+      expect(() => defaultInfraConfig({ [key]: 'http://api.example.com' })).toThrow(/https/);
+      expect(defaultInfraConfig({ [key]: 'http://127.0.0.1:4010' })[key]).toBe('http://127.0.0.1:4010');
+      expect(defaultInfraConfig({ [key]: 'https://api.example.com' })[key]).toBe('https://api.example.com');
+    }
+  });
+
+  it('Object Lock covers the legal period: years after the end of the document year, leap days included', () => {
+    armed.statefulTemplate.hasResourceProperties('AWS::S3::Bucket', {
+      ObjectLockConfiguration: { Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 4018 } } },
+    });
+  });
+});
