@@ -20,6 +20,7 @@ import { type ActionsConfig, loadActionsConfig } from '../../functions/core/acti
 import type { OpenSendings } from '../../functions/core/actions/einvoice-tracking.js';
 import type { ActionEntry } from '../../functions/core/actions/run-action.js';
 import { matchesPattern } from '../../functions/core/event-pattern.js';
+import { buildRoutes } from '../../functions/core/routes.js';
 import { createEventEntry as archiveEntry } from '../../functions/handlers/archive-isdoc.js';
 import { createEventEntry as sendEntry } from '../../functions/handlers/send-invoice.js';
 import {
@@ -27,7 +28,6 @@ import {
   createHandler as transferHandler,
 } from '../../functions/handlers/transfer-documents.js';
 import { createManualClock } from '../../functions/shared/clock.js';
-import { buildRoutes } from '../../infra/routes.js';
 import {
   CONNECTION,
   listAll,
