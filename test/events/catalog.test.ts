@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collections } from '../../functions/accounting/collections.js';
+import { collectionsFor, serviceVariants } from '../../functions/accounting/collections.js';
 import { EventValidationError } from '../../functions/core/errors.js';
 import {
   eventCatalog,
@@ -11,12 +11,50 @@ import { idempotencyKey } from '../../functions/core/events/envelope.js';
 import { staleFiles } from '../../functions/local/write-schemas.js';
 
 describe('event catalog', () => {
-  it('has Created, Updated and Deleted for every collection', () => {
-    for (const c of collections) {
+  it('has Created, Updated and Deleted for every collection of either variant', () => {
+    for (const c of serviceVariants.flatMap((v) => collectionsFor(v))) {
       for (const change of ['Created', 'Updated', 'Deleted']) {
         expect(findCatalogEntry(`${c.recordType}.${change}`), `${c.recordType}.${change}`).toBeDefined();
       }
     }
+  });
+
+  it('uses the real DTO names, and no longer the contract’s invented ones (catalog version 2)', () => {
+    expect(findCatalogEntry('IssuedInvoiceCorrectiveTaxDocument.Created')).toBeDefined();
+    for (const name of [
+      'PaymentMethod',
+      'RegistrationNumber',
+      'SellingPrice',
+      'CityPostCode',
+      'Establishment',
+      'Region',
+    ])
+      expect(findCatalogEntry(`${name}.Updated`)).toBeDefined();
+    for (const old of [
+      'PostalCode',
+      'BusinessPremise',
+      'PaymentTypeKind',
+      'PaymentForm',
+      'SerialNumber',
+      'SalesPrice',
+      'District',
+    ])
+      expect(findCatalogEntry(`${old}.Created`)).toBeUndefined();
+  });
+
+  it('accepts a reference record with or without ModifiedDate (cz carries it, sk does not)', () => {
+    const example = findCatalogEntry('Region.Updated')!.example as Record<string, unknown>;
+    expect(example.modifiedDate).toBeNull();
+    const cz = {
+      ...example,
+      modifiedDate: '2026-03-04T16:40:12Z',
+      record: { ...(example.record as object), ModificationInfo: { ModifiedDate: '2026-03-04T16:40:12Z' } },
+    };
+    expect(() => parseDetail('Region.Updated', cz)).not.toThrow();
+    expect(() => parseDetail('Region.Updated', { ...cz, modifiedDate: 'yesterday' })).toThrow(/modifiedDate/);
+    // Documents always carry it.
+    const invoice = findCatalogEntry('IssuedInvoice.Created')!.example as Record<string, unknown>;
+    expect(() => parseDetail('IssuedInvoice.Created', { ...invoice, modifiedDate: null })).toThrow();
   });
 
   it('has unique detail-types', () => {

@@ -11,5 +11,12 @@ export interface CatalogEntry<S extends z.ZodType = z.ZodType> {
   example: z.input<S>;
 }
 
-/** Version of every envelope this code emits; bump on a breaking change of any detail schema. */
+/** Version of every envelope this code emits; bump on a breaking change of the envelope's fields. */
 export const ENVELOPE_VERSION = 1 as const;
+
+/**
+ * Version of the catalog: the set of detail-types and their schemas. Bumped when a detail-type is
+ * renamed or removed or a schema changes incompatibly; the changelog is in docs/events.md
+ * (`catalogChangelog` in render-docs.ts).
+ */
+export const EVENT_CATALOG_VERSION = 2 as const;

@@ -51,8 +51,12 @@ export const modificationInfoSchema = z.looseObject({
 export interface EnvelopeSchemaOptions {
   recordType: string;
   change: ChangeKind;
-  /** Records of this type carry `ModificationInfo` (documents, address book). */
-  modificationInfo: boolean;
+  /**
+   * Records of this type carry `ModificationInfo` (documents, address book): `true`; never: `false`;
+   * `'by-variant'`: in one service variant only (reference lists carry it in `cz`, where general
+   * lists have `ModifiedDate` only) — then `modifiedDate` is a date or null.
+   */
+  modificationInfo: boolean | 'by-variant';
 }
 
 /**
@@ -82,12 +86,27 @@ export function envelopeSchema({ recordType, change, modificationInfo }: Envelop
       })
       .describe(`${recordType} no longer listed by the service (found by reconciliation).`);
   }
-  const record = modificationInfo
-    ? z.looseObject({ Id: recordIdSchema, ModificationInfo: modificationInfoSchema })
-    : z.looseObject({ Id: recordIdSchema });
-  const modifiedDate = modificationInfo
-    ? isoDateTime.describe('`ModificationInfo.ModifiedDate` of this version, as the service sent it.')
-    : z.null().describe('Reference records carry no dates; versions are told apart by content hash.');
+  const record =
+    modificationInfo === 'by-variant'
+      ? z.looseObject({
+          Id: recordIdSchema,
+          ModificationInfo: z
+            .looseObject({ CreatedDate: isoDateTime.optional(), ModifiedDate: isoDateTime })
+            .optional(),
+        })
+      : modificationInfo
+        ? z.looseObject({ Id: recordIdSchema, ModificationInfo: modificationInfoSchema })
+        : z.looseObject({ Id: recordIdSchema });
+  const modifiedDate =
+    modificationInfo === 'by-variant'
+      ? isoDateTime
+          .nullable()
+          .describe(
+            '`ModificationInfo.ModifiedDate` where the service variant keeps it (cz); null where versions are told apart by content hash (sk).',
+          )
+      : modificationInfo
+        ? isoDateTime.describe('`ModificationInfo.ModifiedDate` of this version, as the service sent it.')
+        : z.null().describe('Reference records carry no dates; versions are told apart by content hash.');
   return z.union([
     z.object({ ...base, modifiedDate, record: record.describe('The record as the service returned it.') }),
     z.object({ ...base, modifiedDate, recordRef: recordRefSchema }),

@@ -1,9 +1,10 @@
 /**
  * Catalog entries of the record events: `<RecordType>.Created|Updated|Deleted` for every
- * collection of `functions/accounting/collections.ts`, each with its zod schema and an example.
+ * collection of `functions/accounting/collections.ts` in either service variant (record types
+ * are the real DTO names), each with its zod schema and an example.
  */
 import { createHash } from 'node:crypto';
-import { type CollectionSpec, collections } from '../../accounting/collections.js';
+import { type CollectionSpec, collectionsFor, serviceVariants } from '../../accounting/collections.js';
 import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
 import {
   type ChangeKind,
@@ -100,7 +101,12 @@ function exampleDetail(c: CollectionSpec, change: ChangeKind) {
   };
 }
 
-function describe(c: CollectionSpec, change: ChangeKind): string {
+function describe(c: CollectionSpec, change: ChangeKind, tracked: boolean | 'by-variant'): string {
+  if (tracked === 'by-variant' && change !== 'Deleted') {
+    return change === 'Created'
+      ? `A ${c.recordType} appeared in the reference list (opt-in; cz: read by ModifiedSince, sk: full scan).`
+      : `A ${c.recordType} changed (opt-in; cz: a new ModifiedDate, sk: a content hash diff).`;
+  }
   switch (change) {
     case 'Created':
       return c.modificationInfo
@@ -115,11 +121,24 @@ function describe(c: CollectionSpec, change: ChangeKind): string {
   }
 }
 
-export const recordEvents: CatalogEntry[] = collections.flatMap((c) =>
+/** One row per record type of either variant (first variant's row wins for the example). */
+function catalogCollections(): { spec: CollectionSpec; modificationInfo: boolean | 'by-variant' }[] {
+  const rows = new Map<string, CollectionSpec[]>();
+  for (const variant of serviceVariants) {
+    for (const c of collectionsFor(variant)) rows.set(c.recordType, [...(rows.get(c.recordType) ?? []), c]);
+  }
+  return [...rows.values()].map((specs) => {
+    const flags = new Set(specs.map((s) => s.modificationInfo));
+    const spec = specs[0] as CollectionSpec;
+    return { spec, modificationInfo: flags.size > 1 ? 'by-variant' : spec.modificationInfo };
+  });
+}
+
+export const recordEvents: CatalogEntry[] = catalogCollections().flatMap(({ spec: c, modificationInfo }) =>
   changeKinds.map((change) => ({
     detailType: recordDetailType(c.recordType, change),
-    description: describe(c, change),
-    schema: envelopeSchema({ recordType: c.recordType, change, modificationInfo: c.modificationInfo }),
+    description: describe(c, change, modificationInfo),
+    schema: envelopeSchema({ recordType: c.recordType, change, modificationInfo }),
     example: exampleDetail(c, change),
   })),
 );

@@ -4,7 +4,21 @@
  */
 
 import { eventCatalog, toJsonSchemas } from './catalog.js';
-import type { CatalogEntry } from './catalog-entry.js';
+import { type CatalogEntry, EVENT_CATALOG_VERSION } from './catalog-entry.js';
+
+/** Catalog changelog, newest first (rendered into docs/events.md). */
+export const catalogChangelog: readonly { version: number; changes: readonly string[] }[] = [
+  {
+    version: 2,
+    changes: [
+      'Record types follow the real DTO names of the service: `PostalCode` → `CityPostCode`, `BusinessPremise` → `Establishment`, `PaymentTypeKind` → `PaymentMethodType`, `PaymentForm` → `PaymentMethod`, `SerialNumber` → `RegistrationNumber`, `SalesPrice` → `SellingPrice`, `District` → `Region` (each with `.Created`, `.Updated`, `.Deleted`). Subscribers to the old detail-types must switch to the new ones; the envelope (`version` 1) is unchanged.',
+      'New: `IssuedInvoiceCorrectiveTaxDocument.Created|Updated|Deleted` (credit and debit notes of the Czech service variant).',
+      'Reference-list events may carry a `modifiedDate` (Czech variant, where the lists carry `ModificationInfo`, `ModifiedDate` only on general lists); it stays `null` in the Slovak variant.',
+      'New: `ReceivedOrder.Transferred` may name an `IssuedInvoice` target with the action `transfer.receivedOrderToIssuedInvoice` (Czech variant).',
+    ],
+  },
+  { version: 1, changes: ['First catalog.'] },
+];
 
 const HEADER = `# Events
 
@@ -15,6 +29,9 @@ changes (one triple per collection of \`functions/accounting/collections.ts\`) p
 outcomes. \`source\` is \`accounting.<connection>\` by default (setting \`EVENT_SOURCE\` replaces it
 with one fixed source). JSON Schemas (draft 2020-12, generated from the zod schemas) are committed
 in \`events/schemas/\`, one file per detail-type.
+
+Catalog version: **${EVENT_CATALOG_VERSION}** (the set of detail-types and their schemas; see the
+[changelog](#changelog)). The envelope version below changes only when the envelope's own fields do.
 
 ## Envelope (record events)
 
@@ -64,7 +81,17 @@ export function renderEventsMarkdown(catalog: readonly CatalogEntry[] = eventCat
     '## Events',
     '',
   ].join('\n');
-  return `${HEADER}\n${index}\n${catalog.map(section).join('\n')}`;
+  const changelog = [
+    '## Changelog',
+    '',
+    ...catalogChangelog.flatMap((entry) => [
+      `### Catalog version ${entry.version}`,
+      '',
+      ...entry.changes.map((c) => `- ${c}`),
+      '',
+    ]),
+  ].join('\n');
+  return `${HEADER}\n${index}\n${catalog.map(section).join('\n')}\n${changelog}`;
 }
 
 /** `events/schemas` contents: file name → text. */
@@ -79,6 +106,9 @@ export function renderSchemaFiles(catalog: readonly CatalogEntry[] = eventCatalo
     description: e.description,
     file: `${e.detailType}.json`,
   }));
-  files.set('index.json', `${JSON.stringify({ events: index }, null, 2)}\n`);
+  files.set(
+    'index.json',
+    `${JSON.stringify({ catalogVersion: EVENT_CATALOG_VERSION, events: index }, null, 2)}\n`,
+  );
   return files;
 }
