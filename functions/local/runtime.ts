@@ -40,6 +40,7 @@ import { outcomeNote } from './live-view.js';
 import { type LocalActions, startLocalActions } from './local-actions.js';
 import { type LocalIntake, startLocalIntake } from './local-intake.js';
 import { LOCAL_RESOURCES, type LocalStores, startLocalStores } from './local-stores.js';
+import { createPollStatusWriter } from './poll-status.js';
 import { checkRuntimeSettings, connectionOfUrl, LocalRuntimeConfigError } from './runtime-settings.js';
 
 export { LocalRuntimeConfigError } from './runtime-settings.js';
@@ -117,7 +118,7 @@ export const DEAD_LETTERS_FILE = 'dead-letters.jsonl';
 
 const quietLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-function accountingConfigFor(options: RuntimeOptions, sandbox: Sandbox | undefined): AccountingConfig {
+export function accountingConfigFor(options: RuntimeOptions, sandbox: Sandbox | undefined): AccountingConfig {
   const fromEnv = accountingInputFromEnv(options.env);
   if (sandbox) {
     // The sandbox's own demo key; credentials in the environment are for the real service.
@@ -369,6 +370,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     // Aborted when the runtime stops: the poll in flight starts no new page and aborts its requests.
     const halt = new AbortController();
     const budgetMs = options.pollBudgetMs ?? DEFAULT_POLL_BUDGET_MS;
+    const pollStatus = createPollStatusWriter(stores.dataDir, connection);
     const pollOnce = async (): Promise<PollChangesSummary> => {
       const started = clock.now();
       const before = bus.publishedCount();
@@ -396,6 +398,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
             message: `poll of ${c.collection} ${c.status}: ${c.error?.message ?? ''}`,
           });
       }
+      await pollStatus.record(summary, started);
       emit({
         kind: 'poll',
         at: started,

@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { archiveCommand } from './archive.js';
 import { backfillCommand } from './backfill.js';
+import { checkpointsCommand } from './checkpoints.js';
 import { deliveriesCommand } from './deliveries.js';
 import { eventsCommand } from './events.js';
 import { intakeCommand } from './intake.js';
@@ -20,6 +21,7 @@ export const commands = [
   eventsCommand,
   operationsCommand,
   archiveCommand,
+  checkpointsCommand,
   deliveriesCommand,
   intakeCommand,
 ] as unknown as readonly Command<unknown>[];

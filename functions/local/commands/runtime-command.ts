@@ -90,7 +90,7 @@ export async function sandboxOptions(
  * The sandbox's settings (with --no-sandbox: none) after checking every setting of every section:
  * one usage error names all the bad ones (SANDBOX_*, accounting, poller, actions).
  */
-async function checkedSettings(
+export async function checkedSettings(
   input: RuntimeCommandInput,
   ctx: CommandContext,
 ): Promise<Partial<SandboxOptions>> {

@@ -1,8 +1,19 @@
+import { resolve } from 'node:path';
 import * as z from 'zod';
+import type { CollectionName } from '../../accounting/collections.js';
+import { createLogger } from '../../shared/logger.js';
+import type { CommandContext } from '../command.js';
 import { defineCommand, durationFlag, noPositionals } from '../command.js';
+import { dryRunSync } from '../dry-run.js';
+import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
-import { pollUntilCaughtUp, startRuntimeForCommand, withRuntime } from './runtime-command.js';
+import {
+  checkedSettings,
+  pollUntilCaughtUp,
+  startRuntimeForCommand,
+  withRuntime,
+} from './runtime-command.js';
 import {
   collectionsFlag,
   collectionsSchema,
@@ -15,13 +26,22 @@ import {
 
 export const syncCommand = defineCommand({
   name: 'sync',
-  summary: 'Poll for changes and publish events (no actions unless --actions); --once for one cycle.',
+  summary:
+    'Poll for changes and publish events (no actions unless --actions); --once for one cycle, --dry-run to preview.',
   description:
     'With --once: one poll of every collection (continued until caught up), then a summary per event type.\nWithout: polls on --interval until Ctrl-C or --duration.',
   flags: {
     ...connectionFlags,
     ...collectionsFlag,
-    once: { type: 'boolean', description: 'One poll cycle (until caught up), then stop.' },
+    once: {
+      type: 'boolean',
+      description: 'One poll cycle (until caught up), then stop. Publishes and advances the checkpoints.',
+    },
+    'dry-run': {
+      type: 'boolean',
+      description:
+        'With --once: print what would be published (from the saved checkpoints) and change nothing: no event, no checkpoint, no file.',
+    },
     interval: {
       type: 'string',
       value: 'DURATION',
@@ -44,6 +64,7 @@ export const syncCommand = defineCommand({
       ...connectionSchemaShape,
       collections: collectionsSchema.optional(),
       once: z.boolean().default(false),
+      'dry-run': z.boolean().default(false),
       interval: durationFlag(100, 24 * 3_600_000).default(5000),
       duration: durationFlag(1).optional(),
       actions: z.boolean().default(false),
@@ -53,8 +74,14 @@ export const syncCommand = defineCommand({
     .refine((o) => !(o.once && o.duration !== undefined), {
       path: ['duration'],
       message: 'cannot be combined with --once',
+    })
+    .refine((o) => !o['dry-run'] || o.once, { path: ['dry-run'], message: 'only with --once' })
+    .refine((o) => !o['dry-run'] || (!o.actions && o['events-out'] === undefined), {
+      path: ['dry-run'],
+      message: 'cannot be combined with --actions or --events-out (it changes nothing)',
     }),
   async run(o, ctx) {
+    if (o['dry-run']) return dryRun(o, ctx);
     const started = await startRuntimeForCommand(
       {
         command: 'sync',
@@ -87,3 +114,50 @@ export const syncCommand = defineCommand({
     return failed > 0 ? EXIT.failure : EXIT.ok;
   },
 });
+
+async function dryRun(
+  o: { collections?: string[] | undefined; json: boolean } & Parameters<typeof toConnection>[0],
+  ctx: CommandContext,
+): Promise<number> {
+  const connection = toConnection(o);
+  loadDotEnv(ctx.env, ctx.cwd);
+  const sandbox = await checkedSettings(
+    { command: 'sync', connection, intervalMs: 0, actions: false, activity: false },
+    ctx,
+  );
+  const logger = createLogger({
+    level: 'warn',
+    format: o.json ? 'json' : 'pretty',
+    service: 'accounting-events',
+    sink: (line) => ctx.stderr.write(`${line}\n`),
+  });
+  const result = await dryRunSync({
+    env: ctx.env,
+    sandbox: connection.sandbox ? sandbox : false,
+    ...(connection.baseUrl ? { baseUrl: connection.baseUrl } : {}),
+    ...(connection.authUrl ? { authUrl: connection.authUrl } : {}),
+    dataDir: resolve(ctx.cwd, connection.dataDir),
+    ...(o.collections ? { collections: o.collections as CollectionName[] } : {}),
+    logger,
+    signal: ctx.signal,
+  });
+  if (o.json) {
+    for (const e of result.events) {
+      ctx.stdout.write(
+        `${JSON.stringify({ source: e.source, 'detail-type': e.detailType, detail: e.detail })}\n`,
+      );
+    }
+  } else {
+    const rows = result.events.map((e) => {
+      const detail = (e.detail ?? {}) as { id?: unknown; record?: { DocumentNumber?: unknown } };
+      return [e.detailType, String(detail.record?.DocumentNumber ?? '-'), String(detail.id ?? '-')];
+    });
+    if (rows.length > 0) ctx.stdout.write(formatTable(['DETAIL-TYPE', 'DOCUMENT', 'ID'], rows));
+    const from = result.resumed > 0 ? `from ${result.resumed} saved checkpoints` : 'as a first run';
+    ctx.stdout.write(
+      `dry run (${from}, connection ${result.connection}): ${rows.length} events would be published, in ${result.requests} requests${result.failed ? `, ${result.failed} collections failed` : ''}; nothing was published and no checkpoint moved\n`,
+    );
+  }
+  if (ctx.signal.aborted) return EXIT.interrupted;
+  return result.failed > 0 ? EXIT.failure : EXIT.ok;
+}

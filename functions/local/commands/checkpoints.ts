@@ -1,0 +1,159 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import * as z from 'zod';
+import { inspectDataDirLock } from '../../adapters/local/data-dir-lock.js';
+import { collectionCheckpointSchema } from '../../core/sync/checkpoint-state.js';
+import { defineCommand, noPositionals } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { formatTable } from '../format-table.js';
+import { LOCAL_RESOURCES, type LocalStores, startLocalStores } from '../local-stores.js';
+import { type PollStatus, readPollStatus } from '../poll-status.js';
+import { UsageError } from '../usage-error.js';
+import { DEFAULT_DATA_DIR } from './shared-flags.js';
+
+interface Row {
+  connection: string;
+  collection: string;
+  watermark?: string;
+  lagMs?: number;
+  lastPollAt?: string;
+  lastError?: string;
+  lastErrorAt?: string;
+}
+
+export const checkpointsCommand = defineCommand({
+  name: 'checkpoints',
+  summary: 'Per connection and collection: the watermark, its lag, the last poll and the last error.',
+  description: [
+    'Watermark: the service time up to which every change is published. Lag: now − watermark.',
+    'While `run` holds the data directory, the figures come from its last poll (poll-status.json).',
+  ].join('\n'),
+  flags: {
+    'data-dir': {
+      type: 'string',
+      value: 'DIR',
+      description: 'Data directory of the local runtime.',
+      defaultHelp: DEFAULT_DATA_DIR,
+    },
+    json: { type: 'boolean', description: 'One JSON object per line.' },
+  },
+  schema: z.object({
+    'data-dir': z.string().min(1, { message: 'expected a directory path' }).default(DEFAULT_DATA_DIR),
+    json: z.boolean().default(false),
+    positionals: noPositionals,
+  }),
+  async run(o, ctx) {
+    const dir = resolve(ctx.cwd, o['data-dir']);
+    if (!existsSync(dir)) {
+      throw new UsageError(
+        `--data-dir: no data directory at ${dir} (the runtime creates it on its first start)`,
+        'checkpoints',
+      );
+    }
+    const status = await readPollStatus(dir);
+    const owner = await inspectDataDirLock(dir);
+    let rows: Row[];
+    if (owner) {
+      rows = fromStatus(status);
+      if (!o.json) {
+        ctx.stderr.write(
+          `note: ${dir} is in use by process ${owner.pid}${owner.command ? ` (${owner.command})` : ''}: the figures of its last poll\n`,
+        );
+      }
+    } else {
+      const stores = await startLocalStores(dir, 'checkpoints');
+      try {
+        rows = await fromStore(stores, status);
+      } finally {
+        await stores.close();
+      }
+    }
+    print(rows, o.json, ctx.stdout);
+    return EXIT.ok;
+  },
+});
+
+function fromStatus(status: PollStatus): Row[] {
+  return Object.entries(status).flatMap(([connection, collections]) =>
+    Object.entries(collections).map(([collection, s]) => ({ connection, collection, ...s })),
+  );
+}
+
+/** The checkpoints as stored (the truth for the watermark), with the last poll and error of the status file. */
+async function fromStore(stores: LocalStores, status: PollStatus): Promise<Row[]> {
+  const rows: Row[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await stores.servers.dynamoDb.send(
+      new ScanCommand({
+        TableName: LOCAL_RESOURCES.checkpointTable,
+        ...(start ? { ExclusiveStartKey: start as never } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const key = item.pk?.S ?? '';
+      const hash = key.indexOf('#');
+      if (hash < 0) continue;
+      const [connection, collection] = [key.slice(0, hash), key.slice(hash + 1)];
+      let value: unknown;
+      try {
+        value = JSON.parse(item.value?.S ?? '');
+      } catch {
+        continue;
+      }
+      const checkpoint = collectionCheckpointSchema.safeParse(value);
+      if (!checkpoint.success) continue;
+      const seen = status[connection]?.[collection];
+      rows.push({
+        connection,
+        collection,
+        ...(checkpoint.data.watermark ? { watermark: checkpoint.data.watermark } : {}),
+        ...(checkpoint.data.watermarkMs !== undefined
+          ? { lagMs: Date.now() - checkpoint.data.watermarkMs }
+          : {}),
+        ...(seen?.lastPollAt ? { lastPollAt: seen.lastPollAt } : {}),
+        ...(seen?.lastError ? { lastError: seen.lastError } : {}),
+        ...(seen?.lastErrorAt ? { lastErrorAt: seen.lastErrorAt } : {}),
+      });
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return rows.sort(
+    (a, b) => a.connection.localeCompare(b.connection) || a.collection.localeCompare(b.collection),
+  );
+}
+
+/** `42 s`, `12 min`, `5 h`, `3 d`. */
+export function formatLag(ms: number | undefined): string {
+  if (ms === undefined) return '-';
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  if (s < 172_800) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86_400)} d`;
+}
+
+function print(rows: Row[], json: boolean, out: { write(text: string): void }): void {
+  if (json) {
+    for (const row of rows) out.write(`${JSON.stringify(row)}\n`);
+    return;
+  }
+  if (rows.length === 0) {
+    out.write('no checkpoints yet (the first poll writes them)\n');
+    return;
+  }
+  out.write(
+    formatTable(
+      ['CONNECTION', 'COLLECTION', 'WATERMARK', 'LAG', 'LAST POLL', 'LAST ERROR'],
+      rows.map((r) => [
+        r.connection,
+        r.collection,
+        r.watermark ?? '-',
+        formatLag(r.lagMs),
+        r.lastPollAt?.replace(/\.\d{3}Z$/, 'Z') ?? '-',
+        r.lastError ? `${r.lastErrorAt?.slice(0, 19) ?? ''} ${r.lastError}`.trim() : '-',
+      ]),
+    ),
+  );
+}
