@@ -43,7 +43,8 @@ export function createPollStatusWriter(dataDir: string, connection: string) {
     record(summary: PollChangesSummary, at: Date): Promise<void> {
       writing = writing.then(async () => {
         const all = await status;
-        const mine = (all[connection] ??= {});
+        const mine = all[connection] ?? {};
+        all[connection] = mine;
         for (const c of summary.collections) {
           const previous = mine[c.collection];
           const failed = c.status !== 'ok' && c.error !== undefined;
