@@ -1,8 +1,9 @@
 /**
  * Import Lambda: consumes the intake's FIFO queue, one queued shop order → one received order,
  * exactly once (core/intake/import-order.ts). Partial batch failures; a message that never
- * parses, and one that keeps failing, reaches the DLQ by the queue's redrive. Within a message
- * group a failure stops the rest of the batch's group (FIFO order is kept).
+ * parses, and one that keeps failing, reaches the DLQ by the queue's redrive. A failure fails the
+ * rest of its message group in the batch (FIFO order within one shop order is kept); other
+ * groups go on.
  */
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -65,6 +66,8 @@ export function createHandler(deps: ImportDeps) {
     return processPartialResponse(event, recordHandler, processor, {
       context,
       throwOnFullBatchFailure: false,
+      // A failed order holds back only its own group (its later deliveries), not other orders.
+      skipGroupOnError: true,
     });
   };
 }

@@ -40,6 +40,8 @@ export async function startLocalIntake(options: {
   eventSource: string;
   clock: Clock;
   logger: Logger;
+  /** Holds the imports back until it resolves (see the local queue's `gate`). */
+  gate?: () => Promise<void>;
   onResult?: (
     message: IntakeMessage,
     result: EntryResult | { status: 'dead-lettered'; reason: string },
@@ -70,6 +72,7 @@ export async function startLocalIntake(options: {
     clock,
     logger,
     ...(options.onResult ? { onResult: options.onResult } : {}),
+    ...(options.gate ? { gate: options.gate } : {}),
   });
   const server = await createIntakeHttpServerFor({
     port: options.port,

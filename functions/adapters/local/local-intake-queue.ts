@@ -18,7 +18,11 @@ export interface LocalIntakeQueueOptions {
   clock: Clock;
   logger: Logger;
   maxAttempts?: number;
+  /** Orders imported at once (the import function's concurrency on AWS); default 2. */
+  concurrency?: number;
   baseDelayMs?: number;
+  /** Awaited before each message is handled: holds the imports back (the benchmark measures the endpoint alone). */
+  gate?: () => Promise<void>;
   onResult?: (
     message: IntakeMessage,
     result: EntryResult | { status: 'dead-lettered'; reason: string },
@@ -41,8 +45,25 @@ export function createLocalIntakeQueue(options: LocalIntakeQueueOptions): LocalI
   const groups = new Map<string, Promise<void>>();
   const dead: { message: IntakeMessage; reason: string }[] = [];
   let dropped = 0;
+  // A small semaphore: at most `concurrency` groups import at a time.
+  const limit = Math.max(1, options.concurrency ?? 2);
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  const acquire = async () => {
+    if (active < limit) {
+      active += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const releaseSlot = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else active -= 1;
+  };
 
   const handleWithRetries = async (message: IntakeMessage): Promise<void> => {
+    await options.gate?.();
     for (let attempt = 1; ; attempt += 1) {
       try {
         const result = await options.handle(message);
@@ -82,7 +103,14 @@ export function createLocalIntakeQueue(options: LocalIntakeQueueOptions): LocalI
       }
       seen.set(enqueue.deduplicationId, now);
       const previous = groups.get(enqueue.groupId) ?? Promise.resolve();
-      const next = previous.then(() => handleWithRetries(message));
+      const next = previous.then(async () => {
+        await acquire();
+        try {
+          await handleWithRetries(message);
+        } finally {
+          releaseSlot();
+        }
+      });
       groups.set(enqueue.groupId, next);
       void next.finally(() => {
         if (groups.get(enqueue.groupId) === next) groups.delete(enqueue.groupId);
