@@ -48,6 +48,7 @@ import {
 import { items as itemsOf, paginate, type RawPage } from './pagination.js';
 import { isRecordId, RECORD_ID_EXPECTED } from './record-id.js';
 import { requestSchemaFor } from './request-bodies.js';
+import { type AttemptFailure, decideRetry } from './retry-policy.js';
 import {
   createdEnvelopeSchema,
   expectedOf,
@@ -93,7 +94,6 @@ export interface AccountingClient extends AccountingApi {
 
 type Kind = OperationSpec['kind'];
 const SIDE_EFFECT: ReadonlySet<Kind> = new Set<Kind>(['create', 'transfer', 'command']);
-const RETRY_STATUS = new Set([502, 503, 504]);
 /** Pooled sockets idle longer than this are not trusted after a pause (undici closes them at this age too). */
 const KEEP_ALIVE_MS = 4_000;
 const MAX_ERROR_BODY = 64 * 1024;
@@ -112,6 +112,23 @@ interface Exchange<T> {
   /** Reads a 2xx (or own-status) response; runs inside the retry loop. */
   consume(res: RawResponse, req: RequestInfo): Promise<T>;
 }
+
+/** Where one exchange stands between attempts. */
+interface ExchangeRun {
+  readonly log: { operation: string; method: string; path: string };
+  attempt: number;
+  staleRetried: boolean;
+  authRetried: boolean;
+}
+
+/** A failed attempt: what the retry policy decides on, the error to throw, and what to log. */
+interface Failed {
+  failure: AttemptFailure;
+  error: Error;
+  detail: Record<string, unknown>;
+}
+
+type Attempt<T> = { value: T } | { repeat: true } | Failed;
 
 export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
@@ -251,143 +268,157 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
     request: tokenRequest,
   });
 
+  /** A failed send: its kind for the retry policy and the error to throw if the policy gives up. */
+  function transportFailure(error: unknown, x: Exchange<unknown>, req: RequestInfo, logData: object): Failed {
+    if (!(error instanceof TransportFailure)) throw error;
+    if (error.kind === 'aborted') throw x.signal?.reason ?? error.cause;
+    const failure =
+      error.kind === 'timeout'
+        ? new TimeoutError(req, config.requestTimeoutMs, { cause: error.cause })
+        : new ConnectionError(req, error.code, { cause: error.cause });
+    logger.debug('accounting request failed', { ...logData, failure: error.kind, code: error.code });
+    return {
+      failure: { kind: 'transport', transport: error.kind },
+      error: failure,
+      detail: { code: error.code },
+    };
+  }
+
+  /** A 2xx (or own-status) answer read by the caller; a body that breaks off is a failure. */
+  async function consumed<T>(
+    x: Exchange<T>,
+    res: RawResponse,
+    req: RequestInfo,
+  ): Promise<{ value: T } | Failed> {
+    try {
+      return { value: await x.consume(res, req) };
+    } catch (error) {
+      res.done();
+      if (error instanceof SchemaMismatchError || error instanceof ApiError) throw error;
+      if (x.signal?.aborted) throw x.signal.reason;
+      const failure = res.timedOut()
+        ? new TimeoutError(req, config.requestTimeoutMs, { cause: error })
+        : new ConnectionError(req, (error as { code?: string }).code, { cause: error });
+      return { failure: { kind: 'body' }, error: failure, detail: {} };
+    }
+  }
+
+  /** An error status: its problem details (scrubbed) as a typed error. */
+  async function statusFailure(x: Exchange<unknown>, res: RawResponse, req: RequestInfo): Promise<Failed> {
+    let text = '';
+    try {
+      text = await readText(res, MAX_ERROR_BODY);
+    } catch {
+      text = '';
+    } finally {
+      res.done();
+    }
+    const body = parseJsonOrUndefined(text);
+    const problem = scrub(toProblemDetails(body));
+    if (body === undefined && text.trim()) {
+      // Not JSON (an HTML gateway page, plain text): keep a short, scrubbed excerpt.
+      problem.detail = redactText(text.replace(/\s+/g, ' ').trim().slice(0, 200));
+    }
+    if (res.status === 401 && x.authenticate && !problem.detail) {
+      problem.detail =
+        auth.kind === 'apiKey'
+          ? `the service refused the API key: check ${ENV.apiKey}`
+          : `the service refused a fresh token: check ${ENV.clientId}, ${ENV.clientSecret}, ${ENV.scope}`;
+    }
+    const retryAfterMs =
+      res.status === 429 ? parseRetryAfter(res.headers['retry-after'], clock.now()) : undefined;
+    if (res.status === 429) counters.rateLimited++;
+    if (res.status >= 500) counters.serverErrors++;
+    return {
+      failure: {
+        kind: 'status',
+        status: res.status,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      },
+      error: apiErrorFor(req, res.status, problem, retryAfterMs),
+      detail: { status: res.status, traceId: problem.traceId },
+    };
+  }
+
+  /** One attempt: the caller's value, a repeat after a renewed token, or a failure for the policy. */
+  async function attemptOnce<T>(x: Exchange<T>, req: RequestInfo, run: ExchangeRun): Promise<Attempt<T>> {
+    const logData = { ...run.log, attempt: run.attempt };
+    const credential = x.authenticate ? await auth.headers(x.signal) : undefined;
+    const started = Date.now();
+    counters.requests++;
+    let res: RawResponse;
+    try {
+      res = await send(dispatcherFor(), {
+        method: x.method,
+        url: x.url,
+        headers: { 'User-Agent': 'accounting-events', ...x.headers, ...credential?.headers },
+        ...(x.body !== undefined ? { body: x.body } : {}),
+        timeoutMs: config.requestTimeoutMs,
+        ...(x.signal ? { signal: x.signal } : {}),
+      });
+    } catch (error) {
+      return transportFailure(error, x, req, logData);
+    }
+    lastActivity = clock.now().getTime();
+    logger.debug('accounting response', { ...logData, status: res.status, durationMs: Date.now() - started });
+    if (res.status === 401 && credential && !run.authRetried && auth.unauthorized(credential.credential)) {
+      await discard(res);
+      run.authRetried = true;
+      counters.retries++;
+      logger.info('accounting token rejected, renewing', run.log);
+      return { repeat: true };
+    }
+    if ((res.status >= 200 && res.status < 300) || x.ownStatuses?.has(res.status))
+      return consumed(x, res, req);
+    return statusFailure(x, res, req);
+  }
+
+  /** Attempts until a value, acting on the retry policy's decision after each failure. */
   async function exchange<T>(x: Exchange<T>): Promise<T> {
     const req: RequestInfo = { method: x.method, path: x.url.pathname };
     const sideEffect = SIDE_EFFECT.has(x.kind);
-    const log = { operation: x.operationId, method: x.method, path: req.path };
-    let attempt = 1;
-    let staleRetried = false;
-    let authRetried = false;
-
-    const retryAfterDelay = async (delayMs: number, reason: string, extra: Record<string, unknown> = {}) => {
-      counters.retries++;
-      logger.warn('accounting request retried', { ...log, attempt, delayMs, reason, ...extra });
-      attempt++;
-      await clock.sleep(delayMs, x.signal);
+    const run: ExchangeRun = {
+      log: { operation: x.operationId, method: x.method, path: req.path },
+      attempt: 1,
+      staleRetried: false,
+      authRetried: false,
     };
-
     for (;;) {
-      const credential = x.authenticate ? await auth.headers(x.signal) : undefined;
-      const started = Date.now();
-      counters.requests++;
-      let res: RawResponse;
-      try {
-        res = await send(dispatcherFor(), {
-          method: x.method,
-          url: x.url,
-          headers: { 'User-Agent': 'accounting-events', ...x.headers, ...credential?.headers },
-          ...(x.body !== undefined ? { body: x.body } : {}),
-          timeoutMs: config.requestTimeoutMs,
-          ...(x.signal ? { signal: x.signal } : {}),
-        });
-      } catch (error) {
-        if (!(error instanceof TransportFailure)) throw error;
-        if (error.kind === 'aborted') throw x.signal?.reason ?? error.cause;
-        const failure =
-          error.kind === 'timeout'
-            ? new TimeoutError(req, config.requestTimeoutMs, { cause: error.cause })
-            : new ConnectionError(req, error.code, { cause: error.cause });
-        logger.debug('accounting request failed', { ...log, attempt, failure: error.kind, code: error.code });
-        if (sideEffect && error.kind !== 'connect') {
-          throw new OutcomeUnknownError(req, x.operationId, { cause: failure });
-        }
-        if (error.kind === 'reset' && !staleRetried) {
-          staleRetried = true;
-          counters.staleSocketRetries++;
-          counters.retries++;
-          logger.debug('accounting request repeated on a fresh socket', {
-            ...log,
-            attempt,
-            code: error.code,
-          });
-          continue;
-        }
-        if (error.kind === 'other' || attempt >= config.maxAttempts) throw failure;
-        await retryAfterDelay(backoffMs(attempt), error.kind, { code: error.code });
-        continue;
-      }
-      lastActivity = clock.now().getTime();
-      logger.debug('accounting response', {
-        ...log,
-        attempt,
-        status: res.status,
-        durationMs: Date.now() - started,
+      const outcome = await attemptOnce(x, req, run);
+      if ('value' in outcome) return outcome.value;
+      if ('repeat' in outcome) continue;
+      const decision = decideRetry(outcome.failure, {
+        attempt: run.attempt,
+        maxAttempts: config.maxAttempts,
+        sideEffect,
+        staleRetried: run.staleRetried,
+        retryAfterMaxMs: config.retryAfterMaxMs,
       });
-
-      if (res.status === 401 && credential && !authRetried && auth.unauthorized(credential.credential)) {
-        await discard(res);
-        authRetried = true;
-        counters.retries++;
-        logger.info('accounting token rejected, renewing', log);
-        continue;
+      if (decision.action === 'fail') throw outcome.error;
+      if (decision.action === 'outcomeUnknown') {
+        throw new OutcomeUnknownError(req, x.operationId, { cause: outcome.error });
       }
-
-      if ((res.status >= 200 && res.status < 300) || x.ownStatuses?.has(res.status)) {
-        try {
-          return await x.consume(res, req);
-        } catch (error) {
-          res.done();
-          if (error instanceof SchemaMismatchError || error instanceof ApiError) throw error;
-          if (x.signal?.aborted) throw x.signal.reason;
-          // The body broke off: for a side effect the answer is lost, for a read try again.
-          const failure = res.timedOut()
-            ? new TimeoutError(req, config.requestTimeoutMs, { cause: error })
-            : new ConnectionError(req, (error as { code?: string }).code, { cause: error });
-          if (sideEffect) throw new OutcomeUnknownError(req, x.operationId, { cause: failure });
-          if (attempt >= config.maxAttempts) throw failure;
-          await retryAfterDelay(backoffMs(attempt), 'body', {});
-          continue;
-        }
-      }
-
-      // An error status: read its problem details.
-      let text = '';
-      try {
-        text = await readText(res, MAX_ERROR_BODY);
-      } catch {
-        text = '';
-      } finally {
-        res.done();
-      }
-      const body = parseJsonOrUndefined(text);
-      const problem = scrub(toProblemDetails(body));
-      if (body === undefined && text.trim()) {
-        // Not JSON (an HTML gateway page, plain text): keep a short, scrubbed excerpt.
-        problem.detail = redactText(text.replace(/\s+/g, ' ').trim().slice(0, 200));
-      }
-      if (res.status === 401 && x.authenticate && !problem.detail) {
-        problem.detail =
-          auth.kind === 'apiKey'
-            ? `the service refused the API key: check ${ENV.apiKey}`
-            : `the service refused a fresh token: check ${ENV.clientId}, ${ENV.clientSecret}, ${ENV.scope}`;
-      }
-      const retryAfterMs =
-        res.status === 429 ? parseRetryAfter(res.headers['retry-after'], clock.now()) : undefined;
-      const apiError = apiErrorFor(req, res.status, problem, retryAfterMs);
-
-      if (res.status === 429) {
-        counters.rateLimited++;
-        // 429 is refused before processing: safe to repeat, also for side effects.
-        if (retryAfterMs !== undefined && retryAfterMs > config.retryAfterMaxMs) throw apiError;
-        if (attempt >= config.maxAttempts) throw apiError;
-        await retryAfterDelay(retryAfterMs ?? backoffMs(attempt), 'rate limited', {
-          status: 429,
-          traceId: problem.traceId,
+      counters.retries++;
+      if (decision.action === 'repeatNow') {
+        run.staleRetried = true;
+        counters.staleSocketRetries++;
+        logger.debug('accounting request repeated on a fresh socket', {
+          ...run.log,
+          attempt: run.attempt,
+          ...outcome.detail,
         });
         continue;
       }
-      if (res.status >= 500) {
-        counters.serverErrors++;
-        if (sideEffect) throw new OutcomeUnknownError(req, x.operationId, { cause: apiError });
-        if (RETRY_STATUS.has(res.status) && attempt < config.maxAttempts) {
-          await retryAfterDelay(backoffMs(attempt), 'server error', {
-            status: res.status,
-            traceId: problem.traceId,
-          });
-          continue;
-        }
-      }
-      throw apiError;
+      const delayMs = decision.delayMs ?? backoffMs(run.attempt);
+      logger.warn('accounting request retried', {
+        ...run.log,
+        attempt: run.attempt,
+        delayMs,
+        reason: decision.reason,
+        ...outcome.detail,
+      });
+      run.attempt++;
+      await clock.sleep(delayMs, x.signal);
     }
   }
 
