@@ -20,7 +20,18 @@ export const benchResultsSchema = z
         })
         .strict(),
     ),
-    latency: z.object({ p50Ms: num, p95Ms: num, intervalMs: num }).strict(),
+    latency: z
+      .object({
+        p50Ms: num,
+        p95Ms: num,
+        intervalMs: num,
+        /** The distribution: percentile (10, 25, 50, 75, 90, 95, 99, 100) → ms, and the sample count. */
+        distribution: z
+          .object({ samples: z.number().int(), percentiles: z.record(z.string(), num) })
+          .strict()
+          .optional(),
+      })
+      .strict(),
     baseline: z.object({ requestsPerCycle: num, seconds: num }).strict(),
     ratios: z.object({ requestsPerCycle: num }).strict(),
     actions: z.object({ isdocArchivesPerSecond: num, transfersPerSecond: num }).strict(),

@@ -17,6 +17,7 @@ import { formatTable } from '../functions/local/format-table.js';
 import { startSandbox } from '../sandbox/index.js';
 import { measureActions } from './actions.js';
 import { measureBundles } from './bundles.js';
+import { writeCharts } from './charts.js';
 import { createNaivePoller } from './naive-poller.js';
 import { createBenchPoller } from './poller-deps.js';
 import { type BenchResults, benchResultsSchema, checkTargets } from './results.js';
@@ -174,7 +175,10 @@ async function latencyScenario(): Promise<BenchResults['latency']> {
     const p50 = round(percentile(latencies, 50), 0);
     const p95 = round(percentile(latencies, 95), 0);
     log(`latency: ${latencies.length} changes, p50 ${p50} ms, p95 ${p95} ms at interval ${intervalMs} ms`);
-    return { p50Ms: p50, p95Ms: p95, intervalMs };
+    const percentiles = Object.fromEntries(
+      [10, 25, 50, 75, 90, 95, 99, 100].map((p) => [String(p), round(percentile(latencies, p), 0)]),
+    );
+    return { p50Ms: p50, p95Ms: p95, intervalMs, distribution: { samples: latencies.length, percentiles } };
   } finally {
     await poller.close();
     await sandbox.close();
@@ -209,6 +213,7 @@ async function main(): Promise<void> {
 
   await mkdir(dirname(outFile), { recursive: true });
   await writeFile(outFile, `${JSON.stringify(results, null, 2)}\n`);
+  const charts = await writeCharts(results, outFile);
 
   const out = process.stdout;
   out.write('\nbackfill\n');
@@ -254,6 +259,7 @@ async function main(): Promise<void> {
     `\nidle ${results.idle.requestsPerCollectionPerCycle} req/collection/cycle · latency p50 ${results.latency.p50Ms} ms p95 ${results.latency.p95Ms} ms (interval ${results.latency.intervalMs} ms) · ISDOC archives ${results.actions.isdocArchivesPerSecond}/s · transfers ${results.actions.transfersPerSecond}/s\n`,
   );
   out.write(`wrote ${outFile}\n`);
+  for (const chart of charts) out.write(`wrote ${chart}\n`);
 }
 
 await main();
