@@ -9,7 +9,9 @@
  * - requests with a side effect (`create`, `transfer`, `command`) are repeated only when they surely
  *   did not reach the service (connect failure, 429, 401 with a renewed token). Once they may have
  *   reached it (reset, deadline, 5xx, a lost body) the call ends with `OutcomeUnknownError`;
- * - a 401 with a cached OAuth token renews the token once and retries once.
+ * - a 401 with a cached OAuth token renews the token once and retries once;
+ * - a 401 the credentials in use cannot fix (API key, fresh token) or a refused token request reads
+ *   the credentials again (`reloadCredentials`, once per call) and repeats the request once.
  */
 import type { Dispatcher } from 'undici';
 import type * as z from 'zod';
@@ -36,6 +38,7 @@ import type { AccountingConfig } from './config.js';
 import { buildPath, type OperationSpec, resolveOperations } from './endpoints.js';
 import {
   ApiError,
+  AuthenticationError,
   apiErrorFor,
   ConnectionError,
   InvalidArgumentError,
@@ -47,6 +50,7 @@ import {
 } from './errors.js';
 import { items as itemsOf, paginate, type RawPage } from './pagination.js';
 import { isRecordId, RECORD_ID_EXPECTED } from './record-id.js';
+import { createReloadableAuth } from './reloadable-auth.js';
 import { requestSchemaFor } from './request-bodies.js';
 import { type AttemptFailure, decideRetry } from './retry-policy.js';
 import {
@@ -66,6 +70,11 @@ export interface ClientDeps {
   dispatcher?: Dispatcher;
   /** Random source in [0, 1) for the backoff jitter. */
   random?: () => number;
+  /**
+   * Reads the credentials again (e.g. the secret, past its cache). Called once after an
+   * authentication failure the current credentials cannot fix; the request is then repeated once.
+   */
+  reloadCredentials?: () => Promise<AccountingConfig['credentials']>;
 }
 
 /** A type alias (not an interface) so it can be logged as `Record<string, unknown>`. */
@@ -79,6 +88,8 @@ export type ClientStats = {
   /** 5xx answers received. */
   serverErrors: number;
   tokenRequests: number;
+  /** Times the credentials were read again after an authentication failure. */
+  credentialReloads: number;
   staleSocketRetries: number;
   /** Times the pooled connections were replaced after a long idle. */
   connectionRefreshes: number;
@@ -119,6 +130,8 @@ interface ExchangeRun {
   attempt: number;
   staleRetried: boolean;
   authRetried: boolean;
+  /** The credentials were read again during this exchange (at most once). */
+  reloaded: boolean;
 }
 
 /** A failed attempt: what the retry policy decides on, the error to throw, and what to log. */
@@ -260,13 +273,33 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
       },
     });
 
-  const auth: Authenticator = createAuthenticator(config.credentials, {
-    authUrl: config.authUrl,
-    renewMarginSeconds: config.tokenRenewMarginSeconds,
-    clock,
-    logger,
-    request: tokenRequest,
-  });
+  const authFor = (credentials: AccountingConfig['credentials']): Authenticator =>
+    createAuthenticator(credentials, {
+      authUrl: config.authUrl,
+      renewMarginSeconds: config.tokenRenewMarginSeconds,
+      clock,
+      logger,
+      request: tokenRequest,
+    });
+  const auths = createReloadableAuth(authFor(config.credentials), authFor, logger, deps.reloadCredentials);
+
+  /** One re-read of the credentials per exchange, after an authentication failure. */
+  async function reloadOnce(run: ExchangeRun): Promise<boolean> {
+    if (run.reloaded || !(await auths.reload())) return false;
+    run.reloaded = true;
+    counters.retries++;
+    return true;
+  }
+
+  async function authHeaders(x: Exchange<unknown>, run: ExchangeRun) {
+    try {
+      return await auths.current().headers(x.signal);
+    } catch (error) {
+      if (error instanceof AuthenticationError && (await reloadOnce(run)))
+        return auths.current().headers(x.signal);
+      throw error;
+    }
+  }
 
   /** A failed send: its kind for the retry policy and the error to throw if the policy gives up. */
   function transportFailure(error: unknown, x: Exchange<unknown>, req: RequestInfo, logData: object): Failed {
@@ -321,7 +354,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
     }
     if (res.status === 401 && x.authenticate && !problem.detail) {
       problem.detail =
-        auth.kind === 'apiKey'
+        auths.current().kind === 'apiKey'
           ? `the service refused the API key: check ${ENV.apiKey}`
           : `the service refused a fresh token: check ${ENV.clientId}, ${ENV.clientSecret}, ${ENV.scope}`;
     }
@@ -343,7 +376,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
   /** One attempt: the caller's value, a repeat after a renewed token, or a failure for the policy. */
   async function attemptOnce<T>(x: Exchange<T>, req: RequestInfo, run: ExchangeRun): Promise<Attempt<T>> {
     const logData = { ...run.log, attempt: run.attempt };
-    const credential = x.authenticate ? await auth.headers(x.signal) : undefined;
+    const credential = x.authenticate ? await authHeaders(x, run) : undefined;
     const started = Date.now();
     counters.requests++;
     let res: RawResponse;
@@ -361,11 +394,20 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
     }
     lastActivity = clock.now().getTime();
     logger.debug('accounting response', { ...logData, status: res.status, durationMs: Date.now() - started });
-    if (res.status === 401 && credential && !run.authRetried && auth.unauthorized(credential.credential)) {
+    if (
+      res.status === 401 &&
+      credential &&
+      !run.authRetried &&
+      auths.current().unauthorized(credential.credential)
+    ) {
       await discard(res);
       run.authRetried = true;
       counters.retries++;
       logger.info('accounting token rejected, renewing', run.log);
+      return { repeat: true };
+    }
+    if (res.status === 401 && credential && (await reloadOnce(run))) {
+      await discard(res);
       return { repeat: true };
     }
     if ((res.status >= 200 && res.status < 300) || x.ownStatuses?.has(res.status))
@@ -382,6 +424,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
       attempt: 1,
       staleRetried: false,
       authRetried: false,
+      reloaded: false,
     };
     for (;;) {
       const outcome = await attemptOnce(x, req, run);
@@ -612,7 +655,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
         },
       });
     },
-    stats: () => ({ ...counters, tokenRequests: auth.tokenRequests() }),
+    stats: () => ({ ...counters, tokenRequests: auths.tokenRequests(), credentialReloads: auths.reloads() }),
     async close() {
       if (ownsDispatcher) await dispatcher.close();
     },

@@ -75,4 +75,6 @@ export interface ObjectStore {
 /** Where credentials come from (environment, `.env`, Secrets Manager). */
 export interface SecretSource {
   get(): Promise<Record<string, string>>;
+  /** Reads the secret again, bypassing any cache (after the service refused the credentials). */
+  refresh?(): Promise<Record<string, string>>;
 }

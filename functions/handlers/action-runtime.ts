@@ -35,7 +35,7 @@ import type { OpenSendings } from '../core/actions/einvoice-tracking.js';
 import { RetryLaterError } from '../core/actions/errors.js';
 import type { IdempotencyGuard } from '../core/actions/ports.js';
 import { type ActionEntry, type ActionFn, createActionEntry } from '../core/actions/run-action.js';
-import type { CheckpointStore, Clock, Logger } from '../core/ports.js';
+import type { CheckpointStore, Clock, Logger, SecretSource } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
 import { type AppLogger, parseLogLevel } from '../shared/logger.js';
@@ -172,6 +172,15 @@ export function deadLetterSinkFromEnvironment(
   return createSqsDeadLetterSink({ client: client ?? instrumentClient(new SQSClient({})), queueUrl });
 }
 
+/** The credentials of the secret, read again past its cache, with the environment's other settings. */
+export async function credentialsFrom(
+  env: Readonly<Record<string, string | undefined>>,
+  secrets: SecretSource,
+) {
+  const values = secrets.refresh ? await secrets.refresh() : await secrets.get();
+  return loadAccountingConfig({ ...env, ...values }).credentials;
+}
+
 /** Action settings, logger, AWS adapters (bus required) and the accounting client (key or secret). */
 export async function loadActionEnvironment(
   env: Readonly<Record<string, string | undefined>>,
@@ -182,8 +191,14 @@ export async function loadActionEnvironment(
   const clock = systemClock;
   const adapters = loadAdapterConfig(env, ['eventBus']);
   const aws = createAwsAdapters(adapters, { clock, logger, instrument: instrumentClient });
-  const secretValues = adapters.credentialsSecret ? await aws.secretSource().get() : {};
-  const api = createAccountingClient(loadAccountingConfig({ ...env, ...secretValues }), { clock, logger });
+  const secrets = adapters.credentialsSecret ? aws.secretSource() : undefined;
+  const secretValues = secrets ? await secrets.get() : {};
+  const api = createAccountingClient(loadAccountingConfig({ ...env, ...secretValues }), {
+    clock,
+    logger,
+    // After an authentication failure: the secret again, past its cache (it may have been replaced).
+    ...(secrets ? { reloadCredentials: async () => credentialsFrom(env, secrets) } : {}),
+  });
   return { actions, logger, clock, aws, api };
 }
 

@@ -208,8 +208,19 @@ export async function createDepsFromEnv(
   });
   const clock = systemClock;
   const aws = createAwsAdapters(config.adapters, { clock, logger, instrument: instrumentClient });
-  const secretValues = config.credentialsFromSecret ? await aws.secretSource().get() : {};
-  const api = createAccountingClient(config.accounting(secretValues), { clock, logger });
+  const secrets = config.credentialsFromSecret ? aws.secretSource() : undefined;
+  const secretValues = secrets ? await secrets.get() : {};
+  const api = createAccountingClient(config.accounting(secretValues), {
+    clock,
+    logger,
+    // After an authentication failure: the secret again, past its cache (it may have been replaced).
+    ...(secrets
+      ? {
+          reloadCredentials: async () =>
+            config.accounting(secrets.refresh ? await secrets.refresh() : await secrets.get()).credentials,
+        }
+      : {}),
+  });
   return {
     api,
     checkpoints: aws.checkpoints(),

@@ -2,7 +2,8 @@
  * `SecretSource` from an AWS Secrets Manager secret holding the accounting credentials as JSON:
  * `{ "apiKey": "…" }` or `{ "clientId": "…", "clientSecret": "…", "scope": "…" }`. Returns them
  * under the environment names of `shared/env-names.ts`, so the same config loader reads both.
- * The parsed secret is cached for `ttlMs` (one fetch in flight at a time); no error carries
+ * The parsed secret is cached for `ttlMs` (one fetch in flight at a time; `refresh` bypasses the
+ * cache after the service refused the credentials); no error carries
  * the secret's value.
  */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -85,13 +86,19 @@ export function createSecretsManagerSource(options: SecretsManagerSourceOptions)
     return value;
   };
 
+  const fetchShared = async (): Promise<Record<string, string>> => {
+    inFlight ??= fetchSecret().finally(() => {
+      inFlight = undefined;
+    });
+    return { ...(await inFlight) };
+  };
+
   return {
     async get(): Promise<Record<string, string>> {
       if (cached !== undefined && clock.now().getTime() < cached.expiresAt) return { ...cached.value };
-      inFlight ??= fetchSecret().finally(() => {
-        inFlight = undefined;
-      });
-      return { ...(await inFlight) };
+      return fetchShared();
     },
+    // A replaced secret is picked up at once, not after the cache's ttl.
+    refresh: fetchShared,
   };
 }

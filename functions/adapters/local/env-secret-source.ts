@@ -23,7 +23,9 @@ const envSchema = z.object({
 });
 
 export function createEnvSecretSource(env: Readonly<Record<string, string | undefined>>): SecretSource {
-  return {
+  const source: SecretSource = {
+    // The environment object is read on every call: `refresh` is `get`.
+    refresh: () => source.get(),
     async get(): Promise<Record<string, string>> {
       // Empty strings count as unset; values themselves are never reported.
       const parsed = envSchema.parse(
@@ -51,4 +53,5 @@ export function createEnvSecretSource(env: Readonly<Record<string, string | unde
       throw new MissingCredentialsError(`set ${ENV.apiKey}, or ${ENV.clientId} and ${ENV.clientSecret}`);
     },
   };
+  return source;
 }
