@@ -5,7 +5,8 @@
  *
  * Metrics (Powertools, EMF): `EventsPublished` per detail-type, `ApiRequests`, `RateLimited` (429s),
  * `WatermarkLagMs` per collection (now − watermark; includes the service's clock skew),
- * `CollectionsFailed`.
+ * `CollectionsFailed`, `CollectionsUnavailable` (a collection answered 404: reported once per run,
+ * then skipped; one run is the life of this handler — a Lambda container, or the local runtime).
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
@@ -46,6 +47,7 @@ export interface PollChangesSummary {
   rateLimited: number;
   failed: number;
   conflicts: number;
+  unavailable: number;
   more: boolean;
   collections: Array<{
     collection: string;
@@ -75,6 +77,7 @@ export interface LambdaContextLike {
 }
 
 export function createHandler(deps: PollHandlerDeps) {
+  const unavailable = new Set<string>();
   return async (event: unknown, context?: LambdaContextLike): Promise<PollChangesSummary> => {
     addLambdaContext(deps.logger, context);
     const input = inputSchema.safeParse(event ?? {});
@@ -95,6 +98,7 @@ export function createHandler(deps: PollHandlerDeps) {
         publisher: deps.publisher,
         clock: deps.clock,
         logger: deps.logger,
+        unavailable,
         ...(deps.objectStore ? { objectStore: deps.objectStore } : {}),
         ...(context
           ? {
@@ -130,6 +134,7 @@ function summarize(
     rateLimited: before && after ? after.rateLimited - before.rateLimited : 0,
     failed: summary.failed,
     conflicts: summary.conflicts,
+    unavailable: summary.unavailable,
     more: summary.more,
     collections: summary.collections.map((c) => ({
       collection: c.collection,
@@ -155,6 +160,10 @@ function report(deps: PollHandlerDeps, summary: PollAllSummary, result: PollChan
     m.count('ApiRequests', result.requests);
     m.count('RateLimited', result.rateLimited);
     m.count('CollectionsFailed', result.failed + result.conflicts);
+    m.count('CollectionsUnavailable', result.unavailable);
+    for (const c of result.collections) {
+      if (c.status === 'unavailable') m.count('CollectionUnavailable', 1, { collection: c.collection });
+    }
     for (const c of result.collections) {
       if (c.lagMs !== undefined) m.milliseconds('WatermarkLagMs', c.lagMs, { collection: c.collection });
     }

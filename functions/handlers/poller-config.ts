@@ -5,7 +5,14 @@
  * Manager and so are resolved later) — and throws one `RuntimeConfigError` listing every problem.
  */
 import * as z from 'zod';
-import { type CollectionName, defaultPolledCollections } from '../accounting/collections.js';
+import {
+  type CollectionName,
+  collectionNamesFor,
+  DEFAULT_SERVICE_VARIANT,
+  defaultPolledCollectionsFor,
+  isCollectionOf,
+  serviceVariants,
+} from '../accounting/collections.js';
 import type { AccountingConfig } from '../accounting/config.js';
 import { loadAccountingConfig } from '../accounting/config.js';
 import {
@@ -57,18 +64,27 @@ const positive = (what: string) => count(what).positive(`expected ${what}`);
 const pollerEnvSchema = z.object({
   [ENV.connection]: connectionSchema.default(POLLER_DEFAULTS.connection),
   [ENV.eventSource]: z.string().min(1).optional(),
+  [ENV.serviceVariant]: z
+    .string()
+    .optional()
+    .transform((v) => v?.toLowerCase())
+    .pipe(
+      z
+        .enum(serviceVariants, { error: `expected one of ${serviceVariants.join(', ')}` })
+        .default(DEFAULT_SERVICE_VARIANT),
+    ),
   [ENV.pollerCollections]: z
     .string()
     .optional()
     .transform((v) =>
       v === undefined
-        ? [...defaultPolledCollections]
+        ? undefined
         : v
             .split(',')
             .map((s) => s.trim())
             .filter(Boolean),
     )
-    .pipe(collectionListSchema),
+    .pipe(collectionListSchema.optional()),
   [ENV.pollerConcurrency]: positive('a positive integer').default(POLLER_DEFAULTS.concurrency),
   [ENV.pollerLookbackSeconds]: count('a number of seconds ≥ 0').default(POLLER_DEFAULTS.lookbackSeconds),
   [ENV.pollerPageSize]: positive('a positive integer').optional(),
@@ -102,7 +118,16 @@ export function loadPollerSettings(env: Env): PollerSettings {
     );
   }
   const e = parsed.data;
+  const variant = e[ENV.serviceVariant];
+  const collections = e[ENV.pollerCollections] ?? [...defaultPolledCollectionsFor(variant)];
+  const foreign = collections.filter((c) => !isCollectionOf(variant, c));
+  if (foreign.length > 0) {
+    throw new RuntimeConfigError([
+      `${ENV.pollerCollections}: ${foreign.join(', ')} not in service variant ${variant}; expected some of ${collectionNamesFor(variant).join(', ')}`,
+    ]);
+  }
   const options = pollOptionsSchema.parse({
+    variant,
     connection: e[ENV.connection],
     ...(e[ENV.eventSource] ? { source: e[ENV.eventSource] } : {}),
     lookbackMs: e[ENV.pollerLookbackSeconds] * 1000,
@@ -117,7 +142,7 @@ export function loadPollerSettings(env: Env): PollerSettings {
   });
   return {
     options,
-    collections: e[ENV.pollerCollections] as CollectionName[],
+    collections: collections as CollectionName[],
     concurrency: e[ENV.pollerConcurrency],
   };
 }

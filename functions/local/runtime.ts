@@ -17,7 +17,7 @@
 import { join } from 'node:path';
 import type { Sandbox, SandboxOptions } from '../../sandbox/index.js';
 import { type AccountingClient, createAccountingClient } from '../accounting/client.js';
-import type { CollectionName } from '../accounting/collections.js';
+import { type CollectionName, isCollectionOf } from '../accounting/collections.js';
 import { type AccountingConfig, parseAccountingConfig } from '../accounting/config.js';
 import { openFileJournal } from '../adapters/local/bus-journal.js';
 import { openFileDeadLetterStore } from '../adapters/local/dead-letter-store.js';
@@ -224,6 +224,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       });
     } catch (error) {
       throw new LocalRuntimeConfigError(`invalid poll settings: ${String(error)}`, { cause: error });
+    }
+    const foreign = collections.filter((c) => !isCollectionOf(pollOptions.variant, c));
+    if (foreign.length > 0) {
+      throw new LocalRuntimeConfigError(
+        `collections ${foreign.join(', ')} are not in service variant ${pollOptions.variant} (${ENV.serviceVariant})`,
+      );
     }
 
     // 3. Events out, actions, the bus and its journal (under the data directory).

@@ -1,6 +1,8 @@
 /**
- * Polls several collections with bounded concurrency. A failing collection (404, 403, repeated 5xx,
- * a checkpoint conflict) is reported and the others go on.
+ * Polls several collections with bounded concurrency. A failing collection (403, repeated 5xx,
+ * a checkpoint conflict) is reported and the others go on. A collection the service answers with
+ * 404 (a list the service variant does not have) is reported once as `unavailable` and then skipped
+ * for the rest of the run (`deps.unavailable`).
  */
 import type { CollectionName } from '../../accounting/collections.js';
 import { pollCollection } from './poll-collection.js';
@@ -13,6 +15,8 @@ export interface PollAllSummary {
   requests: number;
   failed: number;
   conflicts: number;
+  /** Collections first found missing (404) in this cycle. */
+  unavailable: number;
   /** Some collection has work left; the next run resumes it. */
   more: boolean;
 }
@@ -23,13 +27,14 @@ export async function pollAll(
   collections: readonly CollectionName[],
   concurrency = 4,
 ): Promise<PollAllSummary> {
+  const runDeps: SyncDeps = deps.unavailable ? deps : { ...deps, unavailable: new Set() };
   const results: CollectionResult[] = new Array(collections.length);
   let next = 0;
   const worker = async () => {
     while (next < collections.length) {
       const index = next++;
       const name = collections[index] as CollectionName;
-      results[index] = await pollCollection(deps, options, name);
+      results[index] = await pollCollection(runDeps, options, name);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, collections.length)) }, worker));
@@ -39,6 +44,7 @@ export async function pollAll(
     requests: results.reduce((n, r) => n + r.requests, 0),
     failed: results.filter((r) => r.status === 'failed').length,
     conflicts: results.filter((r) => r.status === 'conflict').length,
+    unavailable: results.filter((r) => r.status === 'unavailable').length,
     more: results.some((r) => r.more),
   };
 }

@@ -35,7 +35,8 @@ import { type CollectionResult, type CollectionRun, emptyResult, type SyncDeps }
 const isoDate = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'expected an ISO date-time');
 const changeRecordSchema = z.looseObject({
   Id: z.string().min(1, 'expected a non-empty Id'),
-  ModificationInfo: z.looseObject({ CreatedDate: isoDate, ModifiedDate: isoDate }),
+  // General reference lists of the real service carry ModifiedDate only.
+  ModificationInfo: z.looseObject({ CreatedDate: isoDate.nullish(), ModifiedDate: isoDate }),
 });
 
 export async function pollCollection(
@@ -43,9 +44,13 @@ export async function pollCollection(
   options: PollOptions,
   collection: CollectionName,
 ): Promise<CollectionResult> {
-  const spec = findCollection(collection);
-  if (!spec) throw new SyncDataError(`unknown collection '${collection}'`);
+  const spec = findCollection(collection, options.variant);
+  if (!spec) throw new SyncDataError(`unknown collection '${collection}' (variant ${options.variant})`);
   const result = emptyResult(spec.name, spec.recordType);
+  if (deps.unavailable?.has(spec.name)) {
+    result.status = 'skipped';
+    return result;
+  }
   const key = checkpointKey(options.connection, spec.name);
   try {
     const run = await openRun(deps, options, spec, key, result);
@@ -72,6 +77,17 @@ export async function pollCollection(
       message: err.message,
       ...(typeof status === 'number' ? { status } : {}),
     };
+    if (status === 404 && result.status === 'failed') {
+      // This service (variant) has no such list: say so once, leave it alone for the rest of the run.
+      result.status = 'unavailable';
+      deps.unavailable?.add(spec.name);
+      deps.logger.warn('collection not served, skipped for this run', {
+        collection: spec.name,
+        status,
+        variant: options.variant,
+      });
+      return result;
+    }
     deps.logger.error('collection poll failed', {
       collection: spec.name,
       status: result.status,
@@ -224,9 +240,12 @@ async function pollChanges(run: CollectionRun): Promise<void> {
         if (prev.seq < window.seq) raiseUpper(window, ms, modifiedDate);
         continue;
       }
+      const created = record.ModificationInfo.CreatedDate;
+      // Without a CreatedDate (general reference lists) a record first seen by an incremental
+      // window cannot be told new from changed: it is reported as Updated.
       const change = prev
         ? 'Updated'
-        : sinceMs === undefined || Date.parse(record.ModificationInfo.CreatedDate) >= sinceMs
+        : sinceMs === undefined || (created != null && Date.parse(created) >= sinceMs)
           ? 'Created'
           : 'Updated';
       const built = await buildRecordEvent(run.eventContext, {

@@ -2,7 +2,12 @@
  * Options of the change detector, validated with zod. Defaults are documented in docs/poller.md.
  */
 import * as z from 'zod';
-import { collectionNames, isCollectionName } from '../../accounting/collections.js';
+import {
+  collectionNames,
+  DEFAULT_SERVICE_VARIANT,
+  isCollectionName,
+  serviceVariants,
+} from '../../accounting/collections.js';
 import { connectionSchema } from '../connection.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../events/claim-check.js';
 
@@ -13,6 +18,8 @@ const positiveInt = (what: string) =>
     .positive();
 
 export const pollOptionsSchema = z.object({
+  /** Service variant: which collections exist and how each pages (`ACCOUNTING_SERVICE_VARIANT`). */
+  variant: z.enum(serviceVariants).default(DEFAULT_SERVICE_VARIANT),
   /** Connection (company) name: part of every event and checkpoint key. */
   connection: connectionSchema,
   /** EventBridge `source`; default `accounting.<connection>`. */

@@ -18,9 +18,18 @@ export interface SyncDeps {
   /** Milliseconds the function has left (Lambda `getRemainingTimeInMillis`); unlimited when absent. */
   remainingTimeMs?: () => number;
   signal?: AbortSignal;
+  /**
+   * Collections the service answered with 404 during this run (kept by the caller across cycles):
+   * each is reported once and then skipped. Absent: remembered only within one `pollAll`.
+   */
+  unavailable?: Set<string>;
 }
 
-export type CollectionStatus = 'ok' | 'conflict' | 'failed';
+/**
+ * `unavailable`: the service answered the collection's list with 404 in this cycle (reported);
+ * `skipped`: it did so earlier in the run, so the collection was not read.
+ */
+export type CollectionStatus = 'ok' | 'conflict' | 'failed' | 'unavailable' | 'skipped';
 
 export interface CollectionResult {
   collection: string;

@@ -1,6 +1,6 @@
 /** Flags shared by the commands that talk to the service (`run`, `sync`, `backfill`, `replay`). */
 import * as z from 'zod';
-import { collectionNames, findCollection } from '../../accounting/collections.js';
+import { allCollectionNames, findCollection } from '../../accounting/collections.js';
 import { type FlagSpecs, listFlag, urlFlag } from '../command.js';
 
 export const DEFAULT_DATA_DIR = '.local';
@@ -50,8 +50,9 @@ export const eventsOutSchema = z.string().min(1, { message: 'expected a file pat
 
 export const collectionsSchema = listFlag(
   'collection',
-  (item) => findCollection(item)?.name,
-  collectionNames,
+  // Names of either service variant; the runtime checks them against the configured one.
+  (item) => findCollection(item, 'sk')?.name ?? findCollection(item, 'cz')?.name,
+  allCollectionNames,
 );
 
 export const connectionSchemaShape = {
