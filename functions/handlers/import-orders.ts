@@ -7,12 +7,15 @@
  */
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
+import { requireSetting } from '../core/actions/config.js';
 import { RetryLaterError } from '../core/actions/errors.js';
 import type { EntryResult, RunOptions } from '../core/actions/run-action.js';
 import { type ImportDeps, importOrder } from '../core/intake/import-order.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
 import { createReferenceCache } from '../core/intake/references.js';
 import { intakeMessageSchema } from '../core/intake/shop-order.js';
+import { ENV } from '../shared/env-names.js';
 import { guardFromEnvironment, loadActionEnvironment } from './action-runtime.js';
 import { lazyHandler } from './lazy-handler.js';
 
@@ -78,6 +81,12 @@ export async function handlerFromEnv(env: Readonly<Record<string, string | undef
   return createHandler({
     api: e.api,
     guard: guardFromEnvironment(e),
+    attempts: createDynamoDbImportAttempts({
+      client: e.aws.clients.dynamoDb,
+      tableName: requireSetting(e.actions.idempotency.tableName, ENV.actionsIdempotencyTable),
+      expiresAfterSeconds: e.actions.idempotency.expiresAfterSeconds,
+      clock: e.clock,
+    }),
     publisher: e.aws.publisher(),
     clock: e.clock,
     logger: e.logger,

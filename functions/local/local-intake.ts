@@ -5,6 +5,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { AccountingApi } from '../accounting/api.js';
+import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
 import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
 import { createLocalIntakeQueue, type LocalIntakeQueue } from '../adapters/local/local-intake-queue.js';
 import type { EntryResult } from '../core/actions/run-action.js';
@@ -53,14 +54,17 @@ export async function startLocalIntake(options: {
     [ENV.connection]: options.connection,
     [ENV.eventSource]: options.eventSource,
   });
+  const expiresAfterSeconds = Number(options.env[ENV.actionsIdempotencyExpiresSeconds]) || 7 * 24 * 3600;
   const guard = createPowertoolsGuard({
     client: options.idempotency.client,
     tableName: options.idempotency.tableName,
-    expiresAfterSeconds: Number(options.env[ENV.actionsIdempotencyExpiresSeconds]) || 7 * 24 * 3600,
+    expiresAfterSeconds,
   });
+  const attempts = createDynamoDbImportAttempts({ ...options.idempotency, expiresAfterSeconds, clock });
   const entry = createImportEntry({
     api,
     guard,
+    attempts,
     publisher,
     clock,
     logger,

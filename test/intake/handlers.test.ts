@@ -180,6 +180,7 @@ describe('import-orders handler (SQS FIFO batch)', () => {
           throw new RetryLaterError('test');
         },
       },
+      attempts: { begin: async () => true },
       publisher: recordingPublisher(),
       clock: systemClock,
       logger,

@@ -3,6 +3,7 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AccountingApi } from '../../functions/accounting/api.js';
 import { OutcomeUnknownError } from '../../functions/accounting/errors.js';
+import { createDynamoDbImportAttempts } from '../../functions/adapters/aws/dynamodb-import-attempts.js';
 import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import { RetryLaterError } from '../../functions/core/actions/errors.js';
 import type { ImportDeps } from '../../functions/core/intake/import-order.js';
@@ -39,13 +40,15 @@ async function setup(
   options: {
     api?: AccountingApi;
     persistenceStore?: DynamoDBPersistenceLayer;
+    tableName?: string;
     env?: Record<string, string>;
   } = {},
 ) {
   const api = options.api ?? bed.sb.client;
+  const tableName = options.tableName ?? (await bed.servers.idempotencyTable());
   const guard = createPowertoolsGuard({
     client: bed.servers.dynamoDb,
-    tableName: await bed.servers.idempotencyTable(),
+    tableName,
     expiresAfterSeconds: 3600,
     ...(options.persistenceStore ? { persistenceStore: options.persistenceStore } : {}),
   });
@@ -54,6 +57,12 @@ async function setup(
   const deps: ImportDeps = {
     api,
     guard,
+    attempts: createDynamoDbImportAttempts({
+      client: bed.servers.dynamoDb,
+      tableName,
+      expiresAfterSeconds: 3600,
+      clock: systemClock,
+    }),
     publisher,
     clock: systemClock,
     logger: recordingLogger(),
@@ -74,7 +83,7 @@ describe('import of a queued shop order (sandbox + dynalite + Powertools idempot
       }
     }
     const layer = new CrashingLayer({ tableName, awsSdkV3Client: bed.servers.dynamoDb });
-    const { entry, publisher } = await setup({ persistenceStore: layer });
+    const { entry, publisher } = await setup({ persistenceStore: layer, tableName });
     const m = message();
     await expect(entry(m, { remainingTimeMs: 30_000 })).rejects.toThrow();
     expect(ordersWithMarker(bed, orderMarker('generic', m.order.id))).toHaveLength(1);
@@ -90,6 +99,21 @@ describe('import of a queued shop order (sandbox + dynalite + Powertools idempot
     expect(new Set(imported.map((e) => (e.detail as { idempotencyKey: string }).idempotencyKey)).size).toBe(
       1,
     );
+  });
+
+  it('reads the received orders back only when an attempt was recorded before', async () => {
+    const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
+    let readBacks = 0;
+    api.listItems = ((
+      collection: Parameters<AccountingApi['listItems']>[0],
+      options?: Parameters<AccountingApi['listItems']>[1],
+    ) => {
+      if (collection === 'ReceivedOrders') readBacks += 1;
+      return bed.sb.client.listItems(collection, options);
+    }) as AccountingApi['listItems'];
+    const { entry } = await setup({ api });
+    await expect(entry(message())).resolves.toMatchObject({ status: 'done' });
+    expect(readBacks).toBe(0);
   });
 
   it('reads back by the marker after an unknown outcome instead of creating again', async () => {

@@ -4,10 +4,11 @@
  * The service's create carries no idempotency key, so duplicates are ours to prevent:
  * 1. an intake record keyed by (connection, source, shop order id) — the actions' Powertools
  *    idempotency guard — lets one delivery in at a time and remembers a completed import;
- * 2. every run first looks for a received order that carries the order's marker in
- *    `InternalNote` (modified since the shop's order date, minus a lookback), because an
- *    in-progress record expires after a crash between the create and the record, and the client
- *    may report `OutcomeUnknownError` for a create that reached the service.
+ * 2. a run that finds an earlier create attempt recorded (`ImportAttempts`) first looks for a
+ *    received order that carries the order's marker in `InternalNote` (modified since the shop's
+ *    order date, minus a lookback), because an in-progress record expires after a crash between
+ *    the create and the record; and after `OutcomeUnknownError` (a create that may have reached
+ *    the service) it looks again before anything is created. A first attempt reads nothing.
  */
 
 import type { AccountingApi, ApiRecord, Created } from '../../accounting/api.js';
@@ -19,6 +20,7 @@ import type { Clock, EventPublisher, Logger } from '../ports.js';
 import type { IntakeConfig } from './intake-config.js';
 import { type IntakeEventOrigin, publishIntakeEvent } from './intake-events-out.js';
 import { MappingError, mapShopOrder, orderMarker } from './map-order.js';
+import type { ImportAttempts } from './ports.js';
 import type { ReferenceCache } from './references.js';
 import { type IntakeMessage, intakeRecordId } from './shop-order.js';
 
@@ -28,6 +30,7 @@ export const CREATE_OPERATION = 'ReceivedOrders.create';
 export interface ImportDeps {
   api: AccountingApi;
   guard: IdempotencyGuard;
+  attempts: ImportAttempts;
   publisher: EventPublisher;
   clock: Clock;
   logger: Logger;
@@ -96,12 +99,15 @@ export async function importOrder(
   let ran = false;
   const once = async (): Promise<ImportRecordResult> => {
     ran = true;
-    const existing = await findImportedOrder(deps.api, marker, since);
-    if (existing) {
-      deps.logger.info('import found existing order', { ...log, receivedOrderId: existing.Id });
-      return imported(existing, [], true);
-    }
     const body = await buildRequest(deps, message);
+    const first = await deps.attempts.begin(`${message.connection}#${intakeRecordId(source, order.id)}`);
+    if (!first) {
+      const existing = await findImportedOrder(deps.api, marker, since);
+      if (existing) {
+        deps.logger.info('import found existing order', { ...log, receivedOrderId: existing.Id });
+        return imported(existing, [], true);
+      }
+    }
     let created: Created;
     try {
       created = await deps.api.create(CREATE_OPERATION, { body });

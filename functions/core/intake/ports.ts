@@ -12,3 +12,14 @@ export interface EnqueueOptions {
 export interface IntakeQueue {
   send(message: IntakeMessage, options: EnqueueOptions): Promise<void>;
 }
+
+/**
+ * Create attempts of the import, one per shop order: `begin` records that a create is about to
+ * be tried and says whether one was recorded before. Only then can a received order of this shop
+ * order exist without a completed intake record (a crash after the create), so only then does
+ * the import read the received orders back; the usual first import reads nothing.
+ */
+export interface ImportAttempts {
+  /** `true` when no attempt was recorded for `key` before this one. */
+  begin(key: string): Promise<boolean>;
+}
