@@ -111,6 +111,9 @@ export interface Runtime {
 /** How long one local poll starts new pages before it hands back (and the next slice starts). */
 export const DEFAULT_POLL_BUDGET_MS = 2_000;
 
+/** Pause of the local bus between receives of a failed delivery (unless the error says how long). */
+const RETRY_DELAY_MS = 1000;
+
 /** The bus journal's directory inside the data directory. */
 export const BUS_DIR = 'bus';
 /** The dead letters' file inside the bus directory. */
@@ -271,6 +274,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       deadLetterStore: openFileDeadLetterStore(join(stores.dataDir, BUS_DIR, DEAD_LETTERS_FILE)),
       logger,
       clock,
+      // Like a queue's visibility timeout, shortened: a transient failure gets a moment to pass.
+      retryDelayMs: RETRY_DELAY_MS,
       source: pollOptions.source ?? `accounting.${connection}`,
     });
     cleanup.push(() => bus.close());
@@ -431,8 +436,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         await intake?.close();
         // Backoff waits end now: what is not delivered stays journaled for the next start.
         deliveries?.halt();
-        await bus.drain();
         await actions?.close();
+        // Queued deliveries run (and what they publish is journaled); one waiting to retry is left
+        // to the next start, which finds it in the journal.
+        await bus.close();
         const published = bus.publishedCount();
         await closeAll();
         emit({ kind: 'stopped', published });

@@ -224,23 +224,57 @@ describe('local bus', () => {
     expect(local.events()[0]?.source).toBe('accounting.local');
   });
 
-  it('close waits for running deliveries, drops queued ones and refuses new events', async () => {
+  it('close runs queued deliveries without retrying a failing one, then refuses new events', async () => {
     const gate = deferred();
     const finished: number[] = [];
+    const attempts = new Map<number, number>();
+    const clock = createManualClock({ start: '2026-03-01T10:00:00Z' });
     const local = createLocalBus({
-      routes: [route('a', ['X'])],
+      routes: [route('a', ['X'], { maxReceiveCount: 5 })],
       deliver: async (_r, event) => {
+        const { i } = event.detail as { i: number };
+        attempts.set(i, (attempts.get(i) ?? 0) + 1);
         await gate.promise;
-        finished.push((event.detail as { i: number }).i);
+        if (i === 2) throw new Error('down');
+        finished.push(i);
       },
       logger,
+      clock,
+      retryDelayMs: 60_000,
     });
-    await local.publish([bus('X', { i: 1 }), bus('X', { i: 2 })]);
+    await local.publish([bus('X', { i: 1 }), bus('X', { i: 2 }), bus('X', { i: 3 })]);
     await new Promise((r) => setImmediate(r));
     const closing = local.close();
     gate.resolve();
     await closing;
-    expect(finished).toEqual([1]);
+    // 2 failed once and is left to the next start (the journal keeps it); 3 still ran.
+    expect(finished).toEqual([1, 3]);
+    expect(attempts.get(2)).toBe(1);
+    expect(local.deadLetters()).toEqual([]);
+    expect(clock.sleeps).toEqual([]);
     await expect(local.publish([bus('X')])).rejects.toBeInstanceOf(PublishError);
+  });
+
+  it('waits as long as a failed delivery says (retryAfterMs) before the next receive', async () => {
+    const clock = createManualClock({ start: '2026-03-01T10:00:00Z' });
+    let calls = 0;
+    const local = createLocalBus({
+      routes: [route('a', ['X'])],
+      deliver: async () => {
+        calls += 1;
+        if (calls === 1) throw Object.assign(new Error('in progress elsewhere'), { retryAfterMs: 42_000 });
+      },
+      logger,
+      clock,
+      retryDelayMs: 10,
+    });
+    await local.publish([bus('X')]);
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(clock.sleeps).toEqual([42_000]);
+    clock.advance(42_000);
+    await local.drain();
+    expect(calls).toBe(2);
+    await local.close();
   });
 });

@@ -54,9 +54,16 @@ export function createPowertoolsGuard(options: PowertoolsGuardOptions): Idempote
         return (await runner(key, fn)) as T;
       } catch (error) {
         if (error instanceof IdempotencyAlreadyInProgressError) {
-          throw new ActionInProgressError(`${key.action}#${key.connection}#${key.recordId}`, {
-            cause: error,
-          });
+          // A crashed run leaves its record in progress until it expires: retrying sooner is useless.
+          // Without the record (a store that does not return it), its expiry is at most `remaining`
+          // away: the other run started no later than now with the same time limit.
+          const expiry = error.existingRecord?.inProgressExpiryTimestamp;
+          const retryAfterMs = (expiry === undefined ? remaining : Math.max(0, expiry - Date.now())) + 250;
+          throw new ActionInProgressError(
+            `${key.action}#${key.connection}#${key.recordId}`,
+            { cause: error },
+            retryAfterMs,
+          );
         }
         throw error;
       }

@@ -14,7 +14,13 @@ import {
   DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  BucketAlreadyExists,
+  BucketAlreadyOwnedByYou,
+  CreateBucketCommand,
+  HeadBucketCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 
@@ -177,5 +183,11 @@ export async function createBucket(client: S3Client, bucket: string): Promise<vo
   } catch {
     // not there yet
   }
-  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  } catch (error) {
+    // There after all (a HEAD that failed for another reason, e.g. a start right after a kill -9).
+    if (error instanceof BucketAlreadyExists || error instanceof BucketAlreadyOwnedByYou) return;
+    throw error;
+  }
 }

@@ -140,6 +140,17 @@ function routeSubscriber(route: Route, deliver: LocalBusOptions['deliver']): Bus
   };
 }
 
+/** The pause before the next receive: the error's own hint (`retryAfterMs`, e.g. an in-progress record's expiry) or the bus's. */
+function retryDelayOf(error: unknown, fallbackMs: number): number {
+  const hint = (error as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+  return typeof hint === 'number' && Number.isFinite(hint) && hint >= 0
+    ? Math.min(hint, MAX_RETRY_DELAY_MS)
+    : fallbackMs;
+}
+
+/** The longest a delivery waits on an error's hint before its next receive. */
+const MAX_RETRY_DELAY_MS = 5 * 60_000;
+
 const matches = (sub: BusSubscriber, entry: JournalEntry): boolean =>
   (entry.target === undefined || entry.target === sub.id) &&
   (sub.pattern === undefined || matchesPattern(sub.pattern, entry.event));
@@ -169,6 +180,9 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
   const deliveryListeners = new Set<(outcome: DeliveryOutcome) => void>();
   let published = 0;
   let closed = false;
+  /** Aborted by `close()`: deliveries waiting to retry give up (the journal keeps their events). */
+  const stopping = new AbortController();
+  let closing: Promise<void> = Promise.resolve();
   /** The newest seq handed to the subscribers' queues. */
   let known = journal.lastSeq();
   /** Reasons of events a running delivery sent to its route's sink, by `routeId\n eventId`. */
@@ -232,19 +246,22 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
   async function run(sub: BusSubscriber, events: EventBridgeEvent[]): Promise<boolean> {
     const maxReceives = Math.max(1, sub.maxReceiveCount);
     for (let attempt = 1; ; attempt += 1) {
-      let failure: string | undefined;
+      let failure: unknown;
+      let failed = false;
       try {
         // Delivered asynchronously, never inside `publish`.
         await Promise.resolve();
         await sub.deliver(events);
       } catch (error) {
-        failure = error instanceof Error ? error.message : String(error);
+        failure = error;
+        failed = true;
       }
+      const message = failure instanceof Error ? failure.message : String(failure);
       const sent = events.map((e) => sentToSink.get(sinkKey(sub.id, e.id)));
       for (const e of events) sentToSink.delete(sinkKey(sub.id, e.id));
-      if (failure === undefined || sent.some((r) => r !== undefined)) {
+      if (!failed || sent.some((r) => r !== undefined)) {
         for (const [i, event] of events.entries()) {
-          const reason = sent[i] ?? (failure === undefined ? undefined : failure);
+          const reason = sent[i] ?? (failed ? message : undefined);
           if (reason !== undefined) await deadLetter(sub, event, attempt, reason);
           else
             notify(deliveryListeners, { routeId: sub.id, eventId: event.id, status: 'delivered', attempt });
@@ -252,16 +269,16 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
         return true;
       }
       // Stopping: left in the journal, the next start delivers it again.
-      if (closed || sub.stopping?.()) return false;
+      if (stopping.signal.aborted || sub.stopping?.()) return false;
       if (attempt >= maxReceives) {
-        for (const event of events) await deadLetter(sub, event, attempt, failure);
+        for (const event of events) await deadLetter(sub, event, attempt, message);
         return true;
       }
       logger.warn('delivery failed, retrying', {
         routeId: sub.id,
         eventId: events[0]?.id,
         attempt,
-        error: failure,
+        error: message,
       });
       for (const event of events) {
         notify(deliveryListeners, {
@@ -269,10 +286,18 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
           eventId: event.id,
           status: 'retrying',
           attempt,
-          error: failure,
+          error: message,
         });
       }
-      if (retryDelayMs > 0) await clock.sleep(retryDelayMs);
+      const delay = retryDelayOf(failure, retryDelayMs);
+      if (
+        delay > 0 &&
+        !(await clock.sleep(delay, stopping.signal).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return false;
     }
   }
 
@@ -412,16 +437,22 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
       while (running.size > 0) await Promise.allSettled([...running]);
     },
     async close(): Promise<void> {
-      if (closed) return;
-      closed = true;
-      if (flushTimer) clearTimeout(flushTimer);
-      flushTimer = undefined;
-      const queued = states.reduce((sum, s) => sum + s.pending.length, 0);
-      if (queued > 0) logger.info('local bus closed; queued deliveries stay journaled', { queued });
-      while (running.size > 0) await Promise.allSettled([...running]);
-      await registered;
-      await flushOffsets();
-      await journal.close();
+      if (stopping.signal.aborted) return closing;
+      stopping.abort();
+      closing = (async () => {
+        // Queued deliveries still run (and the events they publish are journaled); a failing one is
+        // not retried now, it stays in the journal for the next start.
+        while (running.size > 0) await Promise.allSettled([...running]);
+        closed = true;
+        if (flushTimer) clearTimeout(flushTimer);
+        flushTimer = undefined;
+        const queued = states.reduce((sum, s) => sum + s.pending.length + s.open.size, 0);
+        if (queued > 0) logger.info('local bus closed; undelivered events stay journaled', { queued });
+        await registered;
+        await flushOffsets();
+        await journal.close();
+      })();
+      return closing;
     },
   };
 }

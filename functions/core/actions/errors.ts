@@ -21,6 +21,8 @@ export class ActionInProgressError extends Error {
   constructor(
     readonly key: string,
     options?: { cause?: unknown },
+    /** How long until the other run's in-progress record expires, when the guard knows it. */
+    readonly retryAfterMs?: number,
   ) {
     super(`action '${key}' is in progress in another invocation`, options);
   }

@@ -240,7 +240,9 @@ export async function sendInvoice(
       return { status: 'failed', reason: 'validation' };
     }
     if (error instanceof ActionInProgressError) {
-      throw new RetryLaterError('another delivery is sending this invoice', undefined, { cause: error });
+      throw new RetryLaterError('another delivery is sending this invoice', error.retryAfterMs, {
+        cause: error,
+      });
     }
     throw error;
   }

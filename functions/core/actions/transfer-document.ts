@@ -240,7 +240,9 @@ export async function transferDocument(
       return { status: 'skipped', reason: 'source not found' };
     }
     if (error instanceof ActionInProgressError) {
-      throw new RetryLaterError('another delivery is transferring this record', undefined, { cause: error });
+      throw new RetryLaterError('another delivery is transferring this record', error.retryAfterMs, {
+        cause: error,
+      });
     }
     throw error;
   }

@@ -182,7 +182,9 @@ async function rejectOrRethrow(
     return { status: 'failed', reason: stage };
   }
   if (error instanceof ActionInProgressError) {
-    throw new RetryLaterError('another delivery is importing this order', undefined, { cause: error });
+    throw new RetryLaterError('another delivery is importing this order', error.retryAfterMs, {
+      cause: error,
+    });
   }
   throw error;
 }

@@ -3,6 +3,7 @@ import { archiveCommand } from './archive.js';
 import { backfillCommand } from './backfill.js';
 import { checkpointsCommand } from './checkpoints.js';
 import { deliveriesCommand } from './deliveries.js';
+import { dlqCommand } from './dlq.js';
 import { eventsCommand } from './events.js';
 import { intakeCommand } from './intake.js';
 import { operationsCommand } from './operations.js';
@@ -24,4 +25,5 @@ export const commands = [
   checkpointsCommand,
   deliveriesCommand,
   intakeCommand,
+  dlqCommand,
 ] as unknown as readonly Command<unknown>[];
