@@ -137,10 +137,25 @@ export function processContext(): { ctx: CommandContext; dispose(): void } {
 /** Entry point for the bin launcher and `tsx functions/local/cli.ts`. */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
   const { ctx, dispose } = processContext();
+  let finished = false;
+  // An error nobody awaited: while the command runs it ends the process (exit 1, one line, no
+  // stack); once the command has stopped its stores, it is a late callback of a closed store
+  // (e.g. dynalite's `Database is closed`) and only a warning.
+  const onLateError = (error: unknown) => {
+    if (finished) {
+      process.stderr.write(`warning: ignored an error after the stop: ${describeError(error)}\n`);
+      return;
+    }
+    process.stderr.write(`error: ${describeError(error)}\n`);
+    process.exit(EXIT.failure);
+  };
+  process.on('unhandledRejection', onLateError);
+  process.on('uncaughtException', onLateError);
   try {
     const code = await runCli(argv, ctx);
     return ctx.signal.aborted && code === EXIT.ok ? EXIT.interrupted : code;
   } finally {
+    finished = true;
     dispose();
   }
 }

@@ -8,6 +8,7 @@ import {
   type OpenSendings,
   trackEInvoices,
   trackingKey,
+  updateOpenSendings,
 } from '../../functions/core/actions/einvoice-tracking.js';
 import { createActionEntry } from '../../functions/core/actions/run-action.js';
 import { sendInvoice } from '../../functions/core/actions/send-invoice.js';
@@ -198,7 +199,61 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
       action: 'send.einvoice',
       problem: { kind: 'outcomeUnknown', message: expect.stringContaining('SendingId') },
     });
-    expect(await sendings.get(trackingKey(CONNECTION))).toBeUndefined();
+    // Nothing tracked, and no intent left behind.
+    expect((await sendings.get(trackingKey(CONNECTION)))?.value).toEqual({ sendings: [], intents: [] });
+  });
+
+  it('after a run killed around its request (an intent left behind), reports the outcome unknown, never sends again', async () => {
+    const invoice = invoices[3] as ApiRecord;
+    const { api, calls } = stubbedSend(async () => ({ SendingId: 'never', Status: 'Queued' }));
+    const { entry, publisher, sendings } = await setup(
+      { ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice) },
+      api,
+    );
+    // What the killed run left: its intent (its in-progress idempotency record has expired).
+    await updateOpenSendings(sendings, CONNECTION, (current) => ({
+      ...current,
+      intents: [{ recordId: String(invoice.Id), at: '2026-03-04T10:00:00.000Z' }],
+    }));
+    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({
+      status: 'failed',
+      reason: 'outcomeUnknown',
+    });
+    expect(calls.sendEInvoice).toBe(0);
+    expect(publisher.ofType('Action.Failed')[0]?.detail).toMatchObject({
+      problem: { kind: 'outcomeUnknown' },
+    });
+    expect((await sendings.get(trackingKey(CONNECTION)))?.value.intents).toEqual([]);
+  });
+
+  it('after a run killed once its sending was registered, takes that sending instead of sending again', async () => {
+    const invoice = invoices[4] as ApiRecord;
+    const { api, calls } = stubbedSend(async () => ({ SendingId: 'second', Status: 'Queued' }));
+    const { entry, sendings } = await setup({ ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice) }, api);
+    await updateOpenSendings(sendings, CONNECTION, (current) => ({
+      ...current,
+      sendings: [
+        {
+          sendingId: 'first',
+          connection: CONNECTION,
+          eventSource: 'accounting.test',
+          source: {
+            recordType: 'IssuedInvoice',
+            id: String(invoice.Id),
+            documentNumber: null,
+            modifiedDate: null,
+          },
+          causationId: 'e0',
+          sentAt: '2026-03-04T10:00:00.000Z',
+          deadline: '2026-03-05T10:00:00.000Z',
+          emitted: 0,
+          lastStatus: null,
+          lastCode: null,
+        },
+      ],
+    }));
+    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({ status: 'done' });
+    expect(calls.sendEInvoice).toBe(0);
   });
 
   it('never sends again after an unknown outcome, even when its Action.Failed cannot be published', async () => {

@@ -255,6 +255,31 @@ describe('local bus', () => {
     await expect(local.publish([bus('X')])).rejects.toBeInstanceOf(PublishError);
   });
 
+  it('never runs two deliveries of one record at once on a route (the others go on meanwhile)', async () => {
+    const gate = deferred();
+    const started: string[] = [];
+    const local = createLocalBus({
+      routes: [route('a', ['X'], { maxConcurrency: 3 })],
+      deliver: async (_r, event) => {
+        const { id, n } = event.detail as { id: string; n: number };
+        started.push(`${id}${n}`);
+        await gate.promise;
+      },
+      logger,
+    });
+    await local.publish([
+      bus('X', { id: 'r1', n: 1 }),
+      bus('X', { id: 'r1', n: 2 }),
+      bus('X', { id: 'r2', n: 1 }),
+    ]);
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(['r11', 'r21']);
+    gate.resolve();
+    await local.drain();
+    expect(started).toEqual(['r11', 'r21', 'r12']);
+    await local.close();
+  });
+
   it('waits as long as a failed delivery says (retryAfterMs) before the next receive', async () => {
     const clock = createManualClock({ start: '2026-03-01T10:00:00Z' });
     let calls = 0;

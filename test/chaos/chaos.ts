@@ -334,10 +334,8 @@ async function main(): Promise<number> {
     sandbox.setFaults({ editsWhilePaging: { rate: 0, count: 1 } });
     const codes = await settle(sandbox, dataDir, eventsFile, env);
     const figures = await oracle(sandbox, dataDir, eventsFile);
-    const byPhase = phases.reduce<Record<string, number>>(
-      (acc, p) => ({ ...acc, [p]: (acc[p] ?? 0) + 1 }),
-      {},
-    );
+    const byPhase: Record<string, number> = {};
+    for (const p of phases) byPhase[p] = (byPhase[p] ?? 0) + 1;
     const ok =
       figures.lost === 0 &&
       figures.deadLetters === 0 &&

@@ -86,11 +86,21 @@ function listen(server: Server): Promise<AddressInfo> {
   });
 }
 
+/** How long a closing server lets requests in flight finish before it cuts their connections. */
+const CLOSE_GRACE_MS = 2000;
+
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.close((error) => (error ? reject(error) : resolve()));
-    // Keep-alive sockets of SDK clients would hold `close` open.
-    server.closeAllConnections();
+    // Requests in flight finish first (dynalite closes its database once the server closed: a request
+    // cut halfway would meet a closed store); idle keep-alive sockets would hold `close` open.
+    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    force.unref();
+    server.close((error) => {
+      clearTimeout(force);
+      if (error) reject(error);
+      else resolve();
+    });
+    server.closeIdleConnections();
   });
 }
 

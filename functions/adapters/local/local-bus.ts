@@ -117,6 +117,8 @@ interface SubscriberState {
   /** Seqs delivered but not yet handled (running, or left unhandled at close). */
   open: Set<number>;
   active: number;
+  /** Records with a delivery running: their other events wait (no two at once for one record). */
+  groups: Set<string>;
 }
 
 function formatTime(date: Date): string {
@@ -151,6 +153,35 @@ function retryDelayOf(error: unknown, fallbackMs: number): number {
 /** The longest a delivery waits on an error's hint before its next receive. */
 const MAX_RETRY_DELAY_MS = 5 * 60_000;
 
+/** The record an event is about (`detail.id`), which orders the deliveries of a subscriber. */
+function groupOf(entry: JournalEntry): string | undefined {
+  const id = (entry.event.detail as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * The next batch: the oldest queued events whose record has no delivery running (like the message
+ * groups of a FIFO queue), so two events of one record never run at once and meet each other's
+ * in-progress idempotency record.
+ */
+function nextBatch(state: SubscriberState, size: number): JournalEntry[] {
+  if (state.groups.size === 0) return state.pending.splice(0, size);
+  const batch: JournalEntry[] = [];
+  const taken = new Set<string>();
+  for (let i = 0; i < state.pending.length && batch.length < size; ) {
+    const entry = state.pending[i] as JournalEntry;
+    const group = groupOf(entry);
+    if (group !== undefined && (state.groups.has(group) || taken.has(group))) {
+      i += 1;
+      continue;
+    }
+    if (group !== undefined) taken.add(group);
+    batch.push(entry);
+    state.pending.splice(i, 1);
+  }
+  return batch;
+}
+
 const matches = (sub: BusSubscriber, entry: JournalEntry): boolean =>
   (entry.target === undefined || entry.target === sub.id) &&
   (sub.pattern === undefined || matchesPattern(sub.pattern, entry.event));
@@ -171,7 +202,7 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
     ...(options.subscribers ?? []),
   ];
   const states = subscribers.map(
-    (sub): SubscriberState => ({ sub, pending: [], open: new Set(), active: 0 }),
+    (sub): SubscriberState => ({ sub, pending: [], open: new Set(), active: 0, groups: new Set() }),
   );
   const recorded: EventBridgeEvent[] = [];
   const dead: DeadLetter[] = [];
@@ -305,8 +336,11 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
     const limit = Math.max(1, state.sub.maxConcurrency);
     const size = Math.max(1, state.sub.maxBatch ?? 1);
     while (!closed && state.active < limit && state.pending.length > 0) {
-      const batch = state.pending.splice(0, size);
+      const batch = nextBatch(state, size);
+      if (batch.length === 0) break;
       for (const entry of batch) state.open.add(entry.seq);
+      const groups = batch.map(groupOf);
+      for (const g of groups) if (g !== undefined) state.groups.add(g);
       state.active += 1;
       const task: Promise<void> = run(
         state.sub,
@@ -321,6 +355,7 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
         })
         .then((handled) => {
           if (handled) for (const entry of batch) state.open.delete(entry.seq);
+          for (const g of groups) if (g !== undefined) state.groups.delete(g);
           scheduleFlush();
         })
         .finally(() => {

@@ -37,7 +37,17 @@ export const openSendingSchema = z.object({
 });
 export type OpenSending = z.infer<typeof openSendingSchema>;
 
-export const openSendingsSchema = z.object({ sendings: z.array(openSendingSchema) });
+/**
+ * A sending about to be requested (written before the request, removed after it): a run killed in
+ * between leaves it, and the redelivery then reports the outcome as unknown instead of sending again.
+ */
+export const sendingIntentSchema = z.object({ recordId: z.string(), at: z.string() });
+export type SendingIntent = z.infer<typeof sendingIntentSchema>;
+
+export const openSendingsSchema = z.object({
+  sendings: z.array(openSendingSchema),
+  intents: z.array(sendingIntentSchema).optional(),
+});
 export type OpenSendings = z.infer<typeof openSendingsSchema>;
 
 export function trackingKey(connection: string): string {
@@ -217,6 +227,7 @@ export async function trackEInvoices(deps: TrackerDeps, connection: string): Pro
 
   if (updates.size > 0) {
     await updateOpenSendings(deps.sendings, connection, (current) => ({
+      ...current,
       sendings: current.sendings.flatMap((s) => {
         if (!updates.has(s.sendingId)) return [s];
         const next = updates.get(s.sendingId);

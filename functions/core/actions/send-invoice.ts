@@ -158,12 +158,39 @@ export async function sendInvoice(
         );
         return { result: 'sent' };
       }
-      const answer = sendEInvoiceAnswer.safeParse(await deps.api.call('Documents.sendEInvoice', { params }));
+      const store = deps.sendings as CheckpointStore<OpenSendings>;
+      const before = await beginSending(store, envelope.connection, envelope.id, deps.clock.now());
+      if (before.kind === 'sent') return { result: 'sent', sendingId: before.sendingId };
+      if (before.kind === 'unknown') {
+        deps.logger.error('einvoice sending interrupted earlier; not sent again', log);
+        await announce(() =>
+          publishFailure(
+            deps,
+            ctx,
+            problemOf(
+              'outcomeUnknown',
+              'an earlier attempt stopped after it may have sent the invoice; not sent again, check it',
+            ),
+          ),
+        );
+        return { result: 'outcomeUnknown' };
+      }
+      let raw: unknown;
+      try {
+        raw = await deps.api.call('Documents.sendEInvoice', { params });
+      } catch (error) {
+        // Known not to be sent (else OutcomeUnknownError): a redelivery may send it.
+        if (!(error instanceof OutcomeUnknownError))
+          await endSending(store, envelope.connection, envelope.id);
+        throw error;
+      }
+      const answer = sendEInvoiceAnswer.safeParse(raw);
       if (!answer.success) {
         // The service accepted the sending (2xx) but gave no usable SendingId: it cannot be tracked,
         // and throwing here would remove the idempotency record and send the invoice again.
         const issues = answer.error.issues.map((i) => `${i.path.join('.') || '(answer)'}: ${i.message}`);
         deps.logger.error('einvoice sent but answer not understood', { ...log, issues });
+        await endSending(store, envelope.connection, envelope.id).catch(() => {});
         await announce(() =>
           publishFailure(
             deps,
@@ -194,6 +221,7 @@ export async function sendInvoice(
           sendings: current.sendings.some((s) => s.sendingId === entry.sendingId)
             ? current.sendings
             : [...current.sendings, entry],
+          intents: (current.intents ?? []).filter((i) => i.recordId !== envelope.id),
         }));
         if (next.sendings.length > deps.config.sending.maxOpenSendings) {
           deps.logger.warn('many open einvoice sendings', { open: next.sendings.length });
@@ -210,6 +238,9 @@ export async function sendInvoice(
       return { result: 'sent', sendingId: entry.sendingId };
     } catch (error) {
       if (!(error instanceof OutcomeUnknownError)) throw error;
+      if (channel.kind === 'einvoice' && deps.sendings) {
+        await endSending(deps.sendings, envelope.connection, envelope.id).catch(() => {});
+      }
       // The request may have reached the service; nothing to read back — do not send twice.
       await announce(() =>
         publishFailure(
@@ -246,4 +277,41 @@ export async function sendInvoice(
     }
     throw error;
   }
+}
+
+type SendingStart = { kind: 'go' } | { kind: 'sent'; sendingId: string } | { kind: 'unknown' };
+
+/**
+ * Before an e-invoice request: a sending of the invoice already registered (a run killed after it,
+ * before its idempotency record completed) is reused; an intent left by a run killed around the
+ * request makes the outcome unknown; else an intent is written and the request may go.
+ */
+async function beginSending(
+  store: CheckpointStore<OpenSendings>,
+  connection: string,
+  recordId: string,
+  now: Date,
+): Promise<SendingStart> {
+  let start: SendingStart = { kind: 'go' };
+  await updateOpenSendings(store, connection, (current) => {
+    const sent = current.sendings.find((s) => s.source.id === recordId);
+    const intents = current.intents ?? [];
+    if (sent) start = { kind: 'sent', sendingId: sent.sendingId };
+    else if (intents.some((i) => i.recordId === recordId)) start = { kind: 'unknown' };
+    else start = { kind: 'go' };
+    const others = intents.filter((i) => i.recordId !== recordId);
+    return {
+      ...current,
+      intents: start.kind === 'go' ? [...others, { recordId, at: now.toISOString() }] : others,
+    };
+  });
+  return start;
+}
+
+/** Removes the intent of a request known not to have been sent. */
+async function endSending(store: CheckpointStore<OpenSendings>, connection: string, recordId: string) {
+  await updateOpenSendings(store, connection, (current) => ({
+    ...current,
+    intents: (current.intents ?? []).filter((i) => i.recordId !== recordId),
+  }));
 }
