@@ -234,7 +234,7 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
       ...current,
       sendings: [
         {
-          sendingId: 'first',
+          sendingId: '11111111-2222-4333-8444-555555555555',
           connection: CONNECTION,
           eventSource: 'accounting.test',
           source: {

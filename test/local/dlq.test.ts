@@ -6,10 +6,10 @@ import { openFileJournal } from '../../functions/adapters/local/bus-journal.js';
 import { acquireDataDirLock } from '../../functions/adapters/local/data-dir-lock.js';
 import { openFileDeadLetterStore } from '../../functions/adapters/local/dead-letter-store.js';
 import { createLocalBus, type EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
+import type { Route } from '../../functions/core/routes.js';
 import { EXIT } from '../../functions/local/exit-codes.js';
 import { BUS_DIR, DEAD_LETTERS_FILE } from '../../functions/local/runtime.js';
 import { createLogger } from '../../functions/shared/logger.js';
-import type { Route } from '../../infra/routes.js';
 import { cli } from './cli-harness.js';
 
 let dir: string;
@@ -40,6 +40,7 @@ const route = (id: string): Route => ({
   maxConcurrency: 1,
   maxReceiveCount: 1,
   timeoutSeconds: 30,
+  outcomes: [],
 });
 
 async function seedLetters() {
