@@ -41,7 +41,11 @@ export interface BuiltApp {
 
 /** The action settings exactly as the action functions will read them. */
 export function actionsConfigOf(config: InfraConfig) {
-  return loadActionsConfig({ ...config.actions, [ENV.connection]: config.connection });
+  return loadActionsConfig({
+    ...config.actions,
+    [ENV.connection]: config.connection,
+    [ENV.serviceVariant]: config.serviceVariant,
+  });
 }
 
 export function buildApp(app: App, options: BuildAppOptions): BuiltApp {

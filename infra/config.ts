@@ -10,8 +10,11 @@
 import * as z from 'zod';
 import {
   type CollectionName,
-  defaultPolledCollections,
+  DEFAULT_SERVICE_VARIANT,
+  defaultPolledCollectionsFor,
   isCollectionName,
+  isCollectionOf,
+  serviceVariants,
 } from '../functions/accounting/collections.js';
 import { isSecureServiceUrl } from '../functions/accounting/config.js';
 import { DeliveryTargetError, parseTargetSpecs } from '../functions/core/delivery/delivery-targets.js';
@@ -143,7 +146,11 @@ const baseInfraConfigSchema = z.object({
   /** Poll interval in minutes (EventBridge Scheduler's minimum is 1). */
   scheduleRateMinutes: intIn(1, 1440).default(1),
   /** Collections the poller watches. */
-  collections: collectionList.default([...defaultPolledCollections]),
+  collections: collectionList.optional(),
+  /** National variant of the accounting service (`ACCOUNTING_SERVICE_VARIANT` of every function). */
+  serviceVariant: z
+    .enum(serviceVariants, { error: `expected one of ${serviceVariants.join(', ')}` })
+    .default(DEFAULT_SERVICE_VARIANT),
   /** Object Lock mode of the ISDOC archive; `OFF` for dev stages (Object Lock itself cannot be removed later). */
   archiveRetentionMode: z
     .preprocess(
@@ -297,19 +304,36 @@ const baseInfraConfigSchema = z.object({
   ).default({}),
 });
 
-export const infraConfigSchema = baseInfraConfigSchema.superRefine((config, ctx) => {
-  const given = config.actions[ENV.actionsIdempotencyExpiresSeconds];
-  const derived = idempotencyExpirySeconds(config);
-  if (given !== undefined && !(Number(given) >= derived)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['actions', ENV.actionsIdempotencyExpiresSeconds],
-      message: `expected at least ${derived} seconds: the replay horizon (event archive ${config.eventArchiveRetentionDays} days, or dead-letter retention ${config.deadLetterRetentionDays} + redrive window ${config.redriveWindowDays} days) plus one day; a shorter expiry lets a replay repeat an effect`,
-    });
-  }
-});
+export const infraConfigSchema = baseInfraConfigSchema
+  .superRefine((config, ctx) => {
+    const foreign = (config.collections ?? []).filter((c) => !isCollectionOf(config.serviceVariant, c));
+    if (foreign.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['collections'],
+        message: `${foreign.join(', ')} not in service variant ${config.serviceVariant}`,
+      });
+    }
+  })
+  .superRefine((config, ctx) => {
+    const given = config.actions[ENV.actionsIdempotencyExpiresSeconds];
+    const derived = idempotencyExpirySeconds(config);
+    if (given !== undefined && !(Number(given) >= derived)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['actions', ENV.actionsIdempotencyExpiresSeconds],
+        message: `expected at least ${derived} seconds: the replay horizon (event archive ${config.eventArchiveRetentionDays} days, or dead-letter retention ${config.deadLetterRetentionDays} + redrive window ${config.redriveWindowDays} days) plus one day; a shorter expiry lets a replay repeat an effect`,
+      });
+    }
+  })
+  .transform((config) => ({
+    ...config,
+    collections: (config.collections ?? [
+      ...defaultPolledCollectionsFor(config.serviceVariant),
+    ]) as CollectionName[],
+  }));
 
-export type InfraConfig = z.output<typeof infraConfigSchema> & { collections: CollectionName[] };
+export type InfraConfig = z.output<typeof infraConfigSchema>;
 export type InfraConfigInput = z.input<typeof infraConfigSchema>;
 export type InfraConfigKey = keyof InfraConfigInput;
 

@@ -6,6 +6,7 @@ import { ENV } from '../../functions/shared/env-names.js';
 
 export const FUNCTION_ENV = {
   credentialsSecret: ENV.credentialsSecret,
+  serviceVariant: ENV.serviceVariant,
   baseUrl: ENV.baseUrl,
   authUrl: ENV.authUrl,
   idempotencyTable: ENV.actionsIdempotencyTable,

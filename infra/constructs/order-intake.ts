@@ -105,6 +105,7 @@ export class OrderIntake extends Construct {
       timeout: IMPORT_TIMEOUT,
     });
     useSecret(this.importer, resources.credentialsSecret, FUNCTION_ENV.credentialsSecret);
+    this.importer.setEnv(FUNCTION_ENV.serviceVariant, config.serviceVariant);
     if (config.accountingBaseUrl) this.importer.setEnv(FUNCTION_ENV.baseUrl, config.accountingBaseUrl);
     if (config.accountingAuthUrl) this.importer.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
     useTable(this.importer, resources.idempotencyTable, FUNCTION_ENV.idempotencyTable, 'idempotency');

@@ -287,6 +287,7 @@ export class StatelessStack extends Stack {
     }
     if (access.accountingApi) {
       useSecret(fn, resources.credentialsSecret, FUNCTION_ENV.credentialsSecret);
+      fn.setEnv(FUNCTION_ENV.serviceVariant, config.serviceVariant);
       if (config.accountingBaseUrl) fn.setEnv(FUNCTION_ENV.baseUrl, config.accountingBaseUrl);
       if (config.accountingAuthUrl) fn.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
     }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { defaultPolledCollections } from '../../functions/accounting/collections.js';
+import { buildRoutes } from '../../functions/core/routes.js';
 import { ENV } from '../../functions/shared/env-names.js';
+import { actionsConfigOf } from '../../infra/build-app.js';
 import { defaultInfraConfig, envNameOf, InfraConfigError, loadInfraConfig } from '../../infra/config.js';
 
 const load = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
@@ -18,6 +20,19 @@ describe('infra config', () => {
       lagAlarmSeconds: 900,
       actions: {},
     });
+  });
+
+  it('serviceVariant picks the poll set and the transfer routes, and checks named collections', () => {
+    const cz = load({ serviceVariant: 'cz' });
+    expect(cz.serviceVariant).toBe('cz');
+    expect(cz.collections).toContain('IssuedInvoiceCorrectiveTaxDocuments');
+    expect(cz.collections).not.toContain('IssuedCreditNotes');
+    expect(actionsConfigOf(cz).variant).toBe('cz');
+    expect(buildRoutes(actionsConfigOf(cz)).map((r) => r.id)).toContain('transfer-received-order-to-invoice');
+    expect(() => load({ serviceVariant: 'cz', collections: 'IssuedTaxDocuments' })).toThrow(
+      /IssuedTaxDocuments not in service variant cz/,
+    );
+    expect(() => load({ serviceVariant: 'at' })).toThrow(/serviceVariant/);
   });
 
   it('reads context first, then ACCOUNTING_EVENTS_* variables, coercing strings', () => {
