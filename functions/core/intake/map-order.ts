@@ -3,14 +3,11 @@
  * options come in. Every problem is collected (`MappingError.reasons`), so one rejection names
  * them all.
  */
+
+import { requestSchemaFor } from '../../accounting/request-bodies.js';
+import type { CreateReceivedOrderDto, CreateReceivedOrderItemDto } from '../../accounting/request-schemas.js';
 import type { MappingOptions } from './intake-config.js';
-import {
-  type CreateReceivedOrderRequest,
-  createReceivedOrderRequestSchema,
-  type ReceivedOrderItemRequest,
-  type VatRateType,
-} from './received-order-request.js';
-import { type IntakeReferences, normaliseRegistrationNumber } from './references.js';
+import { type IntakeReferences, normaliseRegistrationNumber, type VatRateType } from './references.js';
 import type { Contact, IntakeSource, ShopOrder } from './shop-order.js';
 
 export class MappingError extends Error {
@@ -22,6 +19,20 @@ export class MappingError extends Error {
     super(`the order cannot be mapped: ${reasons.join('; ')}`, options);
   }
 }
+
+/**
+ * The create-received-order request: the public OpenAPI's `CreateReceivedOrderDto`, plus the Slovak
+ * contract's `Doklad` (received orders accept an imported field of that name; the Czech DTO lacks it).
+ */
+export type CreateReceivedOrderRequest = CreateReceivedOrderDto & { Doklad?: string | null };
+type ReceivedOrderItemRequest = CreateReceivedOrderItemDto;
+
+/** The generated DTO schema with the Slovak addition: a mapping bug fails here, naming the field. */
+const requestSchema = (() => {
+  const schema = requestSchemaFor('sk', 'ReceivedOrders.create');
+  if (!schema) throw new Error('the request schemas lack ReceivedOrders.create');
+  return schema;
+})();
 
 /** The marker in `InternalNote` by which the import finds an order it created already. */
 export function orderMarker(source: IntakeSource, shopOrderId: string): string {
@@ -172,12 +183,12 @@ export function mapShopOrder(
     Items: items,
   };
   // A mapping bug fails here, naming the field, instead of at the service.
-  const checked = createReceivedOrderRequestSchema.safeParse(request);
+  const checked = requestSchema.safeParse(request);
   if (!checked.success) {
     throw new MappingError(
       checked.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`),
       { cause: checked.error },
     );
   }
-  return checked.data;
+  return checked.data as CreateReceivedOrderRequest;
 }

@@ -4,8 +4,11 @@
  * ISO code, and the address book (partner by registration number or e-mail).
  */
 import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
+import { VatRateTypeEnum } from '../../accounting/request-schemas.js';
 import type { Clock } from '../ports.js';
-import { type VatRateType, vatRateTypes } from './received-order-request.js';
+
+export type VatRateType = (typeof VatRateTypeEnum.options)[number];
+const vatRateTypes: readonly string[] = VatRateTypeEnum.options;
 
 export interface VatRateRef {
   type: VatRateType;
@@ -41,7 +44,7 @@ function vatRateOf(r: ApiRecord): VatRateRef | undefined {
   const type = r.VatRateType;
   // The public DTO names the percentage `VatPercent`; some answers carry `Percentage`.
   const percent = typeof r.VatPercent === 'number' ? r.VatPercent : r.Percentage;
-  if (typeof type !== 'string' || !(vatRateTypes as readonly string[]).includes(type)) return undefined;
+  if (typeof type !== 'string' || !vatRateTypes.includes(type)) return undefined;
   if (typeof percent !== 'number') return undefined;
   const validFrom = time(r.ValidFrom);
   const validTo = time(r.ValidTo);
