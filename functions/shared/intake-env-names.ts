@@ -16,6 +16,7 @@ export const INTAKE_ENV = {
   orderNumberField: 'INTAKE_ORDER_NUMBER_FIELD',
   orderText: 'INTAKE_ORDER_TEXT',
   partnerMatch: 'INTAKE_PARTNER_MATCH',
+  homeCurrency: 'INTAKE_HOME_CURRENCY',
   matchPriceList: 'INTAKE_MATCH_PRICE_LIST',
   shippingCode: 'INTAKE_SHIPPING_CODE',
   paymentFeeCode: 'INTAKE_PAYMENT_FEE_CODE',

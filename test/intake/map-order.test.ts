@@ -98,6 +98,21 @@ describe('shop order → CreateReceivedOrderDto', () => {
     });
   });
 
+  it('leaves CurrencyId out for the home currency of the settings when the list does not mark one', () => {
+    const unmarked: IntakeReferences = {
+      ...refs,
+      currencies: new Map([
+        ['EUR', { id: 'aaaaaaaa-2222-4333-8444-555555555555', home: false }],
+        ['CZK', { id: 'bbbbbbbb-2222-4333-8444-555555555555', home: false }],
+      ]),
+    };
+    const order = shopOrderOf('generic', 0);
+    expect(mapShopOrder('generic', order, unmarked, fieldsOf(), at).CurrencyId).toBeUndefined();
+    expect(
+      mapShopOrder('generic', order, unmarked, fieldsOf({ INTAKE_HOME_CURRENCY: 'CZK' }), at).CurrencyId,
+    ).toBe('aaaaaaaa-2222-4333-8444-555555555555');
+  });
+
   it('names every line and the currency it cannot map', () => {
     const order: ShopOrder = {
       ...shopOrderOf('generic', 0),

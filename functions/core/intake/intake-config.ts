@@ -61,6 +61,10 @@ const envSchema = z.object({
   [INTAKE_ENV.partnerMatch]: list('registration-number,email').pipe(
     z.array(z.enum([...partnerMatchers, 'none'], { error: 'expected registration-number, email or none' })),
   ),
+  [INTAKE_ENV.homeCurrency]: z
+    .string()
+    .regex(/^[A-Z]{3}$/, { error: 'expected an ISO 4217 currency code such as EUR' })
+    .optional(),
   [INTAKE_ENV.matchPriceList]: z.enum(['true', 'false'], { error: 'expected true or false' }).default('true'),
   [INTAKE_ENV.shippingCode]: z.string().min(1).max(64).default('SHIPPING'),
   [INTAKE_ENV.paymentFeeCode]: z.string().min(1).max(64).default('PAYMENT'),
@@ -77,6 +81,8 @@ export interface MappingOptions {
   orderText: string;
   /** How the partner is looked up in the address book, in order; empty = always a document address. */
   partnerMatch: PartnerMatcher[];
+  /** Orders in this currency carry no `CurrencyId` (the service uses its home currency). */
+  homeCurrency: string;
   /** Lines whose SKU equals a price-list item's code become price-list items. */
   matchPriceList: boolean;
   shippingCode: string;
@@ -142,6 +148,7 @@ export function loadIntakeConfig(env: Readonly<Record<string, string | undefined
       orderNumberField,
       orderText: e[INTAKE_ENV.orderText],
       partnerMatch: match.includes('none') ? [] : (match as PartnerMatcher[]),
+      homeCurrency: e[INTAKE_ENV.homeCurrency] ?? (czech ? 'CZK' : 'EUR'),
       matchPriceList: e[INTAKE_ENV.matchPriceList] === 'true',
       shippingCode: e[INTAKE_ENV.shippingCode],
       paymentFeeCode: e[INTAKE_ENV.paymentFeeCode],

@@ -177,7 +177,9 @@ export function mapShopOrder(
         .filter(Boolean)
         .join('\n') || null,
     InternalNote: marker,
-    ...(currency && !currency.home ? { CurrencyId: currency.id } : {}),
+    ...(currency && !currency.home && order.currency !== options.homeCurrency
+      ? { CurrencyId: currency.id }
+      : {}),
     ...(options.orderNumberField === 'Doklad' ? { Doklad: order.number } : {}),
     BusinessPartnerAddress: documentAddress(order, refs, options),
     Items: items,
