@@ -102,21 +102,14 @@ function documentAddress(order: ShopOrder, refs: IntakeReferences, options: Mapp
   };
 }
 
-export function mapShopOrder(
-  source: IntakeSource,
+/** Lines, shipping and payment fees → items; `rateType` collects the rates it cannot map. */
+function itemsOf(
   order: ShopOrder,
   refs: IntakeReferences,
   options: MappingOptions,
-  receivedAt: Date,
-): CreateReceivedOrderRequest {
-  const reasons: string[] = [];
-  const at = order.createdAt ? Date.parse(order.createdAt) : receivedAt.getTime();
+  rateType: (percent: number, where: string) => VatRateType | undefined,
+): ReceivedOrderItemRequest[] {
   const priceType = order.pricesIncludeVat ? 'WithVat' : 'WithoutVat';
-  const rateType = (percent: number, where: string): VatRateType | undefined => {
-    const type = vatRateTypeFor(refs, percent, at);
-    if (!type) reasons.push(`${where}: VAT rate ${percent} % is not one of the connection's VAT rates`);
-    return type;
-  };
   const items: ReceivedOrderItemRequest[] = [];
   order.lines.forEach((line, i) => {
     const type = rateType(line.vatRatePercent, `lines[${i}]`);
@@ -163,6 +156,24 @@ export function mapShopOrder(
       },
     });
   }
+  return items;
+}
+
+export function mapShopOrder(
+  source: IntakeSource,
+  order: ShopOrder,
+  refs: IntakeReferences,
+  options: MappingOptions,
+  receivedAt: Date,
+): CreateReceivedOrderRequest {
+  const reasons: string[] = [];
+  const at = order.createdAt ? Date.parse(order.createdAt) : receivedAt.getTime();
+  const rateType = (percent: number, where: string): VatRateType | undefined => {
+    const type = vatRateTypeFor(refs, percent, at);
+    if (!type) reasons.push(`${where}: VAT rate ${percent} % is not one of the connection's VAT rates`);
+    return type;
+  };
+  const items = itemsOf(order, refs, options, rateType);
   const currency = refs.currencies.get(order.currency);
   if (!currency) reasons.push(`currency: ${order.currency} is not one of the connection's currencies`);
   if (reasons.length > 0) throw new MappingError(reasons);
