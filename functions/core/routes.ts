@@ -16,6 +16,8 @@
  * off); `routes` is the table for the defaults. `scheduledActions` lists the functions that run on
  * a schedule instead of on an event (the e-invoice status tracker).
  */
+
+import { findOperation } from '../accounting/endpoints.js';
 import { type ActionsConfig, defaultActionsConfig, type TransferStep } from './actions/config.js';
 import { transferStepsFor } from './actions/transfer-steps.js';
 import type { EventPatternSpec, NestedPattern, PatternValue } from './event-pattern.js';
@@ -130,7 +132,7 @@ export function buildRoutes(config: ActionsConfig = defaultActionsConfig()): Rou
   }
 
   const field = config.sending.partnerField;
-  if (config.sending.einvoicePartners.length > 0) {
+  if (config.sending.einvoicePartners.length > 0 && offers(config, 'Documents.sendEInvoice')) {
     routes.push({
       id: ROUTE_IDS.sendEInvoice,
       handler: 'send-invoice',
@@ -148,7 +150,7 @@ export function buildRoutes(config: ActionsConfig = defaultActionsConfig()): Rou
       timeoutSeconds: 60,
     });
   }
-  if (config.sending.emailPartners.length > 0) {
+  if (config.sending.emailPartners.length > 0 && offers(config, 'Documents.sendEmail')) {
     routes.push({
       id: ROUTE_IDS.sendEmail,
       handler: 'send-invoice',
@@ -173,9 +175,17 @@ export function buildRoutes(config: ActionsConfig = defaultActionsConfig()): Rou
   return routes;
 }
 
+/**
+ * The service variant has the operation (sending exists only in the Slovak contract): actions the
+ * service cannot perform get no route, rather than failing on every event.
+ */
+function offers(config: ActionsConfig, operationId: string): boolean {
+  return findOperation(operationId, config.variant) !== undefined;
+}
+
 /** Scheduled functions for the given settings. */
 export function buildScheduledActions(config: ActionsConfig = defaultActionsConfig()): ScheduledAction[] {
-  if (config.sending.einvoicePartners.length === 0) return [];
+  if (config.sending.einvoicePartners.length === 0 || !offers(config, 'EInvoicing.status')) return [];
   return [
     {
       id: 'track-einvoices',

@@ -28,6 +28,14 @@ describe('action settings', () => {
     expect(czTransfers.map((r) => r.id)).toEqual(['transfer-received-order-to-invoice']);
     expect(czTransfers[0]?.description).toContain('ReceivedOrder');
     expect(czTransfers[0]?.description).toContain('IssuedInvoice');
+    // Sending exists only in the Slovak contract: no route, no tracker in cz, even with partners set.
+    const sending = { ACTIONS_EINVOICE_PARTNERS: '111', ACTIONS_EMAIL_PARTNERS: '222' };
+    const czSending = loadActionsConfig({ ACCOUNTING_SERVICE_VARIANT: 'cz', ...sending });
+    expect(buildRoutes(czSending).filter((r) => r.handler === 'send-invoice')).toEqual([]);
+    expect(buildScheduledActions(czSending)).toEqual([]);
+    expect(buildRoutes(loadActionsConfig(sending)).filter((r) => r.handler === 'send-invoice')).toHaveLength(
+      2,
+    );
     const sk = buildRoutes(loadActionsConfig({})).filter((r) => r.handler === 'transfer-documents');
     expect(sk.map((r) => r.id)).toEqual(['transfer-received-order', 'transfer-issue-slip']);
     expect(() => loadActionsConfig({ ACCOUNTING_SERVICE_VARIANT: 'de' })).toThrow(
