@@ -125,6 +125,11 @@ async function dryRun(
     { command: 'sync', connection, intervalMs: 0, actions: false, activity: false },
     ctx,
   );
+  if (connection.sandbox && ctx.env.ACCOUNTING_BASE_URL) {
+    ctx.stderr.write(
+      'warning: ACCOUNTING_BASE_URL is set but the sandbox is used: pass --no-sandbox to talk to the service at it\n',
+    );
+  }
   const logger = createLogger({
     level: 'warn',
     format: o.json ? 'json' : 'pretty',
