@@ -75,6 +75,12 @@ export interface ClientDeps {
    * authentication failure the current credentials cannot fix; the request is then repeated once.
    */
   reloadCredentials?: () => Promise<AccountingConfig['credentials']>;
+  /**
+   * Time left for the work this client serves (a Lambda invocation minus a margin), or `undefined`
+   * for no bound. No attempt starts, and no backoff waits, past it; each attempt's deadline is the
+   * smaller of `requestTimeoutMs` and what is left.
+   */
+  remainingMs?: () => number | undefined;
 }
 
 /** A type alias (not an interface) so it can be logged as `Record<string, unknown>`. */
@@ -376,6 +382,9 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
   /** One attempt: the caller's value, a repeat after a renewed token, or a failure for the policy. */
   async function attemptOnce<T>(x: Exchange<T>, req: RequestInfo, run: ExchangeRun): Promise<Attempt<T>> {
     const logData = { ...run.log, attempt: run.attempt };
+    const left = deps.remainingMs?.();
+    // Out of time before sending: nothing reached the service, so this is no unknown outcome.
+    if (left !== undefined && left <= 0) throw new TimeoutError(req, 0);
     const credential = x.authenticate ? await authHeaders(x, run) : undefined;
     const started = Date.now();
     counters.requests++;
@@ -386,7 +395,7 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
         url: x.url,
         headers: { 'User-Agent': 'accounting-events', ...x.headers, ...credential?.headers },
         ...(x.body !== undefined ? { body: x.body } : {}),
-        timeoutMs: config.requestTimeoutMs,
+        timeoutMs: left === undefined ? config.requestTimeoutMs : Math.min(config.requestTimeoutMs, left),
         ...(x.signal ? { signal: x.signal } : {}),
       });
     } catch (error) {
@@ -453,6 +462,8 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
         continue;
       }
       const delayMs = decision.delayMs ?? backoffMs(run.attempt);
+      const left = deps.remainingMs?.();
+      if (left !== undefined && delayMs >= left) throw outcome.error; // no time to wait for another attempt
       logger.warn('accounting request retried', {
         ...run.log,
         attempt: run.attempt,

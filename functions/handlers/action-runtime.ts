@@ -39,6 +39,12 @@ import type { CheckpointStore, Clock, Logger, SecretSource } from '../core/ports
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
 import { type AppLogger, parseLogLevel } from '../shared/logger.js';
+import {
+  createInvocationDeadline,
+  type InvocationDeadline,
+  REPORT_MARGIN_MS,
+  withinDeadline,
+} from './invocation-deadline.js';
 
 /** Reported for a record that must go to the DLQ (its body never becomes valid). */
 export class DeadLetterError extends Error {
@@ -58,6 +64,8 @@ export type SqsActionHandler = (event: SQSEvent, context: Context) => Promise<SQ
 export interface SqsHandlerDeps {
   /** The route's DLQ for invalid events; without it they are failed items until the queue's redrive. */
   deadLetters?: DeadLetterSink;
+  /** The invocation's time left, shared with the accounting client; default: one of its own. */
+  deadline?: InvocationDeadline;
 }
 
 /** The SQS handler of one action: each record through `entry`, partial batch failures. */
@@ -66,6 +74,7 @@ function createSqsActionHandler(
   entry: ActionEntry,
   logger: Logger,
   deadLetters: DeadLetterSink | undefined,
+  deadline: InvocationDeadline = createInvocationDeadline(),
 ): SqsActionHandler {
   /**
    * An invalid record: sent to the DLQ and acknowledged; on any receive, since a redelivered one
@@ -106,10 +115,12 @@ function createSqsActionHandler(
       }
       let result: Awaited<ReturnType<ActionEntry>>;
       try {
-        result = await entry(body, {
-          remainingTimeMs: context.getRemainingTimeInMillis(),
-          logInvalid: firstReceive,
-        });
+        // A record that cannot finish before the report is due is a failed item, not a timeout.
+        const left = deadline.remainingMs() ?? context.getRemainingTimeInMillis() - REPORT_MARGIN_MS;
+        result = await withinDeadline(
+          entry(body, { remainingTimeMs: context.getRemainingTimeInMillis(), logInvalid: firstReceive }),
+          left,
+        );
       } catch (error) {
         logger.warn('action will be retried', {
           action: name,
@@ -126,13 +137,18 @@ function createSqsActionHandler(
       }
       if (result.status === 'invalid') await deadLetter(record, result.reason);
     };
-    return processPartialResponse(event, recordHandler, processor, {
-      context,
-      throwOnFullBatchFailure: false,
-      // One record at a time: in-flight requests stay at the route's maxConcurrency, and a Created
-      // and an Updated of one record in the same batch meet the idempotency record in order.
-      processInParallel: false,
-    });
+    deadline.begin(context);
+    try {
+      return await processPartialResponse(event, recordHandler, processor, {
+        context,
+        throwOnFullBatchFailure: false,
+        // One record at a time: in-flight requests stay at the route's maxConcurrency, and a Created
+        // and an Updated of one record in the same batch meet the idempotency record in order.
+        processInParallel: false,
+      });
+    } finally {
+      deadline.end();
+    }
   };
 }
 
@@ -143,6 +159,8 @@ export interface ActionEnvironment {
   clock: Clock;
   aws: AwsAdapters;
   api: AccountingApi;
+  /** The current invocation's time left; bounds the client's deadlines. */
+  deadline: InvocationDeadline;
 }
 
 const deadLetterQueueUrlSchema = z.url({ protocol: /^https?$/ }).optional();
@@ -193,13 +211,15 @@ export async function loadActionEnvironment(
   const aws = createAwsAdapters(adapters, { clock, logger, instrument: instrumentClient });
   const secrets = adapters.credentialsSecret ? aws.secretSource() : undefined;
   const secretValues = secrets ? await secrets.get() : {};
+  const deadline = createInvocationDeadline();
   const api = createAccountingClient(loadAccountingConfig({ ...env, ...secretValues }), {
     clock,
     logger,
+    remainingMs: deadline.remainingMs,
     // After an authentication failure: the secret again, past its cache (it may have been replaced).
     ...(secrets ? { reloadCredentials: async () => credentialsFrom(env, secrets) } : {}),
   });
-  return { actions, logger, clock, aws, api };
+  return { actions, logger, clock, aws, api, deadline };
 }
 
 /** The idempotency guard of a handler, on `ACTIONS_IDEMPOTENCY_TABLE`. */
@@ -238,13 +258,13 @@ export function defineSqsAction<D extends { logger: Logger; config: Pick<Actions
   const createEventEntry = (deps: D): ActionEntry =>
     createActionEntry(name, deps.logger, run(deps), deps.config.eventSource);
   const createHandler = (deps: D & SqsHandlerDeps): SqsActionHandler =>
-    createSqsActionHandler(name, createEventEntry(deps), deps.logger, deps.deadLetters);
+    createSqsActionHandler(name, createEventEntry(deps), deps.logger, deps.deadLetters, deps.deadline);
   const handlerFromEnv = async (
     env: Readonly<Record<string, string | undefined>>,
   ): Promise<SqsActionHandler> => {
     const e = await loadActionEnvironment(env, name);
     const deadLetters = deadLetterSinkFromEnvironment(env, e.logger);
-    return createHandler({ ...depsFrom(e), ...(deadLetters ? { deadLetters } : {}) });
+    return createHandler({ ...depsFrom(e), deadline: e.deadline, ...(deadLetters ? { deadLetters } : {}) });
   };
   return { createEventEntry, createHandler, handlerFromEnv };
 }
