@@ -18,9 +18,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountingClient } from '../../functions/accounting/client.js';
 import { loadAccountingConfig, parseAccountingConfig } from '../../functions/accounting/config.js';
 import { createSecretsManagerSource } from '../../functions/adapters/aws/secrets-manager-source.js';
+import { loadActionsConfig } from '../../functions/core/actions/config.js';
+import { createEventEntry as sendEntry } from '../../functions/handlers/send-invoice.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { createLogger } from '../../functions/shared/logger.js';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { CONNECTION, recordEvent, recordingPublisher } from '../actions/support.js';
 import { cli } from '../local/cli-harness.js';
 
 const secret = (what: string) => `${what}-${randomUUID()}`;
@@ -213,6 +216,32 @@ describe('secrets under failure', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('an action under a refused key: nothing published carries the key, nor does its error', async () => {
+    const apiKey = secret('key');
+    const api = createAccountingClient(
+      parseAccountingConfig({ baseUrl: sandbox.baseUrl, apiKey, maxAttempts: 1 }),
+      { logger },
+    );
+    const publisher = recordingPublisher();
+    const entry = sendEntry({
+      api,
+      publisher,
+      clock: createManualClock(),
+      logger,
+      guard: { run: async (_key, fn) => fn() },
+      config: loadActionsConfig({ ACCOUNTING_CONNECTION: CONNECTION, ACTIONS_EMAIL_PARTNERS: '12345678' }),
+    });
+    const invoice = {
+      Id: randomUUID(),
+      ModificationInfo: { CreatedDate: '2026-03-01T08:00:00Z', ModifiedDate: '2026-03-01T08:00:00Z' },
+    };
+    const error = await failure(() => entry(recordEvent('IssuedInvoice', invoice)));
+    expectNoSecret(`${errorText(error)}\n${JSON.stringify(publisher.events)}\n${captured.join('\n')}`, [
+      apiKey,
+    ]);
+    await api.close();
   });
 
   it('CLI against the service with a refused key: exit 1, the key nowhere in its output', async () => {
