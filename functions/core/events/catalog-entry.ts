@@ -19,4 +19,4 @@ export const ENVELOPE_VERSION = 1 as const;
  * renamed or removed or a schema changes incompatibly; the changelog is in docs/events.md
  * (`catalogChangelog` in render-docs.ts).
  */
-export const EVENT_CATALOG_VERSION = 2 as const;
+export const EVENT_CATALOG_VERSION = 3 as const;

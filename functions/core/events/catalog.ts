@@ -6,10 +6,16 @@ import * as z from 'zod';
 import { EventValidationError } from '../errors.js';
 import { actionEvents } from './action-events.js';
 import type { CatalogEntry } from './catalog-entry.js';
+import { connectionEvents } from './connection-events.js';
 import { intakeEvents } from './intake-events.js';
 import { recordEvents } from './record-events.js';
 
-export const eventCatalog: readonly CatalogEntry[] = [...recordEvents, ...actionEvents, ...intakeEvents];
+export const eventCatalog: readonly CatalogEntry[] = [
+  ...recordEvents,
+  ...actionEvents,
+  ...intakeEvents,
+  ...connectionEvents,
+];
 
 const byDetailType = new Map<string, CatalogEntry>(eventCatalog.map((e) => [e.detailType, e]));
 

@@ -9,6 +9,12 @@ import { type CatalogEntry, EVENT_CATALOG_VERSION } from './catalog-entry.js';
 /** Catalog changelog, newest first (rendered into docs/events.md). */
 export const catalogChangelog: readonly { version: number; changes: readonly string[] }[] = [
   {
+    version: 3,
+    changes: [
+      'New: `Connection.Unhealthy` (once when a connection stops working as a whole: refused credentials, a missing or malformed secret, no answer) and `Connection.Recovered` (once when it works again). Additive: no existing detail-type changed.',
+    ],
+  },
+  {
     version: 2,
     changes: [
       'Record types follow the real DTO names of the service: `PostalCode` → `CityPostCode`, `BusinessPremise` → `Establishment`, `PaymentTypeKind` → `PaymentMethodType`, `PaymentForm` → `PaymentMethod`, `SerialNumber` → `RegistrationNumber`, `SalesPrice` → `SellingPrice`, `District` → `Region` (each with `.Created`, `.Updated`, `.Deleted`). Subscribers to the old detail-types must switch to the new ones; the envelope (`version` 1) is unchanged.',

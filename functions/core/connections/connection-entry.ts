@@ -1,0 +1,158 @@
+/**
+ * One entry of the connection registry: a company whose accounting service this deployment polls
+ * and acts on. The same schema validates the local registry file (`run --connections FILE`), the
+ * DynamoDB registry on AWS and `connections add`. Credentials are never stored here, only a
+ * reference to them (`credentialsSecret`): on AWS a Secrets Manager secret (ARN or name), locally
+ * `env:NAME`, an environment variable. Either holds the credentials JSON
+ * (`{"apiKey": "…"}` or `{"clientId": "…", "clientSecret": "…", "scope": "…"}`).
+ */
+import * as z from 'zod';
+import {
+  type CollectionName,
+  DEFAULT_SERVICE_VARIANT,
+  isCollectionOf,
+  serviceVariants,
+} from '../../accounting/collections.js';
+import { isSecureServiceUrl } from '../../accounting/config.js';
+import { connectionSchema } from '../connection.js';
+
+/** Scheduler's and CloudWatch's finest period: a connection is polled at most once a minute. */
+export const MIN_POLL_INTERVAL_SECONDS = 60;
+export const MAX_POLL_INTERVAL_SECONDS = 86_400;
+
+export const CONNECTION_DEFAULTS = {
+  variant: DEFAULT_SERVICE_VARIANT,
+  pollIntervalSeconds: 60,
+  paused: false,
+  rateLimit: { requestsPerSecond: 5, burst: 10 },
+} as const;
+
+const serviceUrl = (what: string) =>
+  z
+    .string({ error: `expected ${what} (an https URL, or http on a loopback host)` })
+    .refine(isSecureServiceUrl, { error: `expected ${what} (an https URL, or http on a loopback host)` })
+    .transform((s) => s.replace(/\/+$/, ''));
+
+/** `env:NAME` (local), or a Secrets Manager ARN or name (AWS). Never the secret itself. */
+export const credentialsSecretRefSchema = z
+  .string({ error: 'expected a secret reference: env:NAME, or a Secrets Manager ARN or name' })
+  .trim()
+  .regex(
+    /^(env:[A-Za-z_][A-Za-z0-9_]*|arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+|[\w/+=.@-]{1,512})$/,
+    {
+      error: 'expected a secret reference: env:NAME, or a Secrets Manager ARN or name',
+    },
+  );
+
+export const rateLimitSchema = z.object({
+  requestsPerSecond: z
+    .number({ error: 'expected requests per second (a positive number)' })
+    .positive({ error: 'expected requests per second (a positive number)' })
+    .max(1000, { error: 'expected at most 1000 requests per second' }),
+  burst: z
+    .number({ error: 'expected a burst size (a positive integer)' })
+    .int({ error: 'expected a burst size (a positive integer)' })
+    .positive({ error: 'expected a burst size (a positive integer)' })
+    .max(10_000, { error: 'expected a burst of at most 10000' }),
+});
+export type RateLimit = z.infer<typeof rateLimitSchema>;
+
+export const connectionEntrySchema = z
+  .strictObject({
+    name: connectionSchema.describe(
+      'Unique name: event source `accounting.<name>`, checkpoint and archive keys.',
+    ),
+    variant: z
+      .enum(serviceVariants, { error: `expected one of ${serviceVariants.join(', ')}` })
+      .default(CONNECTION_DEFAULTS.variant)
+      .describe('National variant of the service: endpoint catalog, collections, URL presets.'),
+    baseUrl: serviceUrl('baseUrl')
+      .optional()
+      .describe('Service base URL; the variant preset when omitted (cz).'),
+    authUrl: serviceUrl('authUrl').optional().describe('OAuth authority; the variant preset when omitted.'),
+    credentialsSecret: credentialsSecretRefSchema.describe(
+      'Where the credentials JSON is: `env:NAME` locally, a Secrets Manager ARN or name on AWS.',
+    ),
+    collections: z
+      .array(z.string().min(1), { error: 'expected a list of collection names' })
+      .min(1, { error: 'expected at least one collection' })
+      .optional()
+      .describe("Collections to poll; the variant's default poll set when omitted."),
+    actions: z
+      .record(
+        z.string().regex(/^ACTIONS_[A-Z0-9_]+$/, { error: 'expected an ACTIONS_* setting name' }),
+        z.string(),
+      )
+      .default({})
+      .describe('Action settings for this connection, by their ACTIONS_* names (docs/actions.md).'),
+    pollIntervalSeconds: z
+      .number({
+        error: `expected seconds between polls (${MIN_POLL_INTERVAL_SECONDS}…${MAX_POLL_INTERVAL_SECONDS})`,
+      })
+      .int({ error: 'expected whole seconds' })
+      .min(MIN_POLL_INTERVAL_SECONDS, { error: `expected at least ${MIN_POLL_INTERVAL_SECONDS} seconds` })
+      .max(MAX_POLL_INTERVAL_SECONDS, { error: `expected at most ${MAX_POLL_INTERVAL_SECONDS} seconds` })
+      .default(CONNECTION_DEFAULTS.pollIntervalSeconds),
+    paused: z.boolean({ error: 'expected true or false' }).default(CONNECTION_DEFAULTS.paused),
+    rateLimit: rateLimitSchema
+      .default(CONNECTION_DEFAULTS.rateLimit)
+      .describe('Token bucket shared by the poller, the actions and the intake of this connection.'),
+  })
+  .superRefine((entry, ctx) => {
+    for (const [i, name] of (entry.collections ?? []).entries()) {
+      if (!isCollectionOf(entry.variant, name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['collections', i],
+          message: `'${name}' is not a collection of the ${entry.variant} variant`,
+        });
+      }
+    }
+    if (entry.variant === 'sk' && entry.baseUrl === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['baseUrl'],
+        message: 'expected baseUrl (the sk variant has no public preset)',
+      });
+    }
+  });
+
+export type ConnectionEntryInput = z.input<typeof connectionEntrySchema>;
+export type ConnectionEntry = z.output<typeof connectionEntrySchema> & {
+  collections?: CollectionName[];
+};
+
+/** A malformed entry: names the entry and every bad setting, never a value. */
+export class ConnectionEntryError extends Error {
+  override readonly name = 'ConnectionEntryError';
+  constructor(
+    readonly entry: string,
+    readonly problems: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`connection '${entry}': ${problems.join('; ')}`, options);
+  }
+}
+
+/** Validates one entry; `label` names it in the error when its own name is missing or bad. */
+export function parseConnectionEntry(input: unknown, label?: string): ConnectionEntry {
+  const result = connectionEntrySchema.safeParse(input);
+  if (result.success) return result.data as ConnectionEntry;
+  const name =
+    typeof (input as { name?: unknown } | null)?.name === 'string'
+      ? (input as { name: string }).name
+      : undefined;
+  throw new ConnectionEntryError(
+    name ?? label ?? '(unnamed)',
+    result.error.issues.map((i) => `${i.path.map(String).join('.') || '(entry)'}: ${i.message}`),
+    { cause: result.error },
+  );
+}
+
+/** The JSON Schema of one entry (docs/connections.schema.json is generated from it). */
+export function connectionEntryJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(connectionEntrySchema, { target: 'draft-2020-12', io: 'input' }) as Record<
+    string,
+    unknown
+  >;
+}
