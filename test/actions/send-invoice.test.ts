@@ -5,7 +5,9 @@ import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dyna
 import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
 import {
+  FINISHED_RETENTION_MS,
   type OpenSendings,
+  recentlyFinished,
   trackEInvoices,
   trackingKey,
   updateOpenSendings,
@@ -200,7 +202,7 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
       problem: { kind: 'outcomeUnknown', message: expect.stringContaining('SendingId') },
     });
     // Nothing tracked, and no intent left behind.
-    expect((await sendings.get(trackingKey(CONNECTION)))?.value).toEqual({ sendings: [], intents: [] });
+    expect((await sendings.get(trackingKey(CONNECTION)))?.value).toEqual({ sendings: [], intents: [], finished: [] });
   });
 
   it('after a run killed around its request (an intent left behind), reports the outcome unknown, never sends again', async () => {
@@ -254,6 +256,49 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
     }));
     await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({ status: 'done' });
     expect(calls.sendEInvoice).toBe(0);
+  });
+
+  it('after a run killed once its sending was registered and the tracker closed it, still does not send again', async () => {
+    const invoice = invoices[5] as ApiRecord;
+    const { api, calls } = stubbedSend(async () => ({ SendingId: 'third', Status: 'Queued' }));
+    const { entry, sendings } = await setup({ ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice) }, api);
+    // The tracker closed the killed run's sending (final status) before the redelivery came.
+    await updateOpenSendings(sendings, CONNECTION, (current) => ({
+      ...current,
+      finished: [
+        {
+          recordId: String(invoice.Id),
+          sendingId: '11111111-2222-4333-8444-666666666666',
+          at: clock.now().toISOString(),
+        },
+      ],
+    }));
+    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({ status: 'done' });
+    expect(calls.sendEInvoice).toBe(0);
+    // Past the retention, the record of it is dropped at the next change of the list.
+    clock.advance(FINISHED_RETENTION_MS);
+    await updateOpenSendings(sendings, CONNECTION, (current) => ({
+      ...current,
+      finished: recentlyFinished(current, clock.now()),
+    }));
+    expect((await sendings.get(trackingKey(CONNECTION)))?.value.finished).toEqual([]);
+  });
+
+  it('the tracker keeps a closed sending as finished, so a late redelivery of its invoice finds it', async () => {
+    const invoice = invoices[6] as ApiRecord;
+    const { entry, track, sendings } = await setup({ ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice) });
+    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({ status: 'done' });
+    for (
+      let i = 0;
+      i < 20 && ((await sendings.get(trackingKey(CONNECTION)))?.value.sendings.length ?? 0) > 0;
+      i += 1
+    ) {
+      clock.advance(1_000);
+      await track();
+    }
+    const list = (await sendings.get(trackingKey(CONNECTION)))?.value;
+    expect(list?.sendings.some((s) => s.source.id === String(invoice.Id))).toBe(false);
+    expect(list?.finished?.map((f) => f.recordId)).toContain(String(invoice.Id));
   });
 
   it('never sends again after an unknown outcome, even when its Action.Failed cannot be published', async () => {

@@ -44,9 +44,21 @@ export type OpenSending = z.infer<typeof openSendingSchema>;
 export const sendingIntentSchema = z.object({ recordId: z.string(), at: z.string() });
 export type SendingIntent = z.infer<typeof sendingIntentSchema>;
 
+/**
+ * A sending the tracker stopped following (final or past its deadline), kept for
+ * `FINISHED_RETENTION_MS`: a run killed after the request, whose idempotency record stayed in
+ * progress, is redelivered once that record expires, and must still find the invoice sent.
+ */
+export const finishedSendingSchema = z.object({ recordId: z.string(), sendingId: z.string(), at: z.string() });
+export type FinishedSending = z.infer<typeof finishedSendingSchema>;
+
+/** Longer than any in-progress idempotency record (bounded by Lambda's 15-minute limit). */
+export const FINISHED_RETENTION_MS = 60 * 60 * 1000;
+
 export const openSendingsSchema = z.object({
   sendings: z.array(openSendingSchema),
   intents: z.array(sendingIntentSchema).optional(),
+  finished: z.array(finishedSendingSchema).optional(),
 });
 export type OpenSendings = z.infer<typeof openSendingsSchema>;
 
@@ -96,6 +108,11 @@ export async function updateOpenSendings(
       if (!(error instanceof CheckpointConflictError) || attempt >= MAX_CONFLICT_RETRIES) throw error;
     }
   }
+}
+
+/** The finished sendings still within `FINISHED_RETENTION_MS` of `now`. */
+export function recentlyFinished(current: OpenSendings, now: Date): FinishedSending[] {
+  return (current.finished ?? []).filter((f) => now.getTime() - Date.parse(f.at) < FINISHED_RETENTION_MS);
 }
 
 export interface TrackerDeps {
@@ -226,6 +243,7 @@ export async function trackEInvoices(deps: TrackerDeps, connection: string): Pro
   }
 
   if (updates.size > 0) {
+    const now = deps.clock.now();
     await updateOpenSendings(deps.sendings, connection, (current) => ({
       ...current,
       sendings: current.sendings.flatMap((s) => {
@@ -233,6 +251,12 @@ export async function trackEInvoices(deps: TrackerDeps, connection: string): Pro
         const next = updates.get(s.sendingId);
         return next ? [next] : [];
       }),
+      finished: [
+        ...recentlyFinished(current, now),
+        ...current.sendings
+          .filter((s) => updates.has(s.sendingId) && updates.get(s.sendingId) === null)
+          .map((s) => ({ recordId: s.source.id, sendingId: s.sendingId, at: now.toISOString() })),
+      ],
     }));
   }
   result.open -= result.closed + result.expired;

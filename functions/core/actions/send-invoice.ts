@@ -23,6 +23,7 @@ import {
   EINVOICE_ACTION,
   type OpenSending,
   type OpenSendings,
+  recentlyFinished,
   updateOpenSendings,
 } from './einvoice-tracking.js';
 import { ActionInProgressError, RetryLaterError } from './errors.js';
@@ -294,7 +295,9 @@ async function beginSending(
 ): Promise<SendingStart> {
   let start: SendingStart = { kind: 'go' };
   await updateOpenSendings(store, connection, (current) => {
-    const sent = current.sendings.find((s) => s.source.id === recordId);
+    const finished = recentlyFinished(current, now);
+    const sent =
+      current.sendings.find((s) => s.source.id === recordId) ?? finished.find((f) => f.recordId === recordId);
     const intents = current.intents ?? [];
     if (sent) start = { kind: 'sent', sendingId: sent.sendingId };
     else if (intents.some((i) => i.recordId === recordId)) start = { kind: 'unknown' };
@@ -303,6 +306,7 @@ async function beginSending(
     return {
       ...current,
       intents: start.kind === 'go' ? [...others, { recordId, at: now.toISOString() }] : others,
+      finished,
     };
   });
   return start;
