@@ -1,6 +1,6 @@
 /**
  * The client's retry policy as one pure decision: given what went wrong with an attempt and where
- * the exchange stands, what to do next. `exchange` in `client.ts` is a loop that acts on it; the
+ * the exchange stands, what to do next. `exchange` in `exchange.ts` is a loop that acts on it; the
  * table of cases is tested on its own (test/accounting/retry-policy.test.ts).
  *
  * The rules:

@@ -1,7 +1,7 @@
 /**
  * One HTTP exchange over undici's keep-alive `Agent`, with a per-request deadline. Classifies
  * failures: connect-phase errors (the request never left), resets/socket errors (it may have
- * reached the server), deadline, caller abort. Retries are not here: they live in `client.ts`.
+ * reached the server), deadline, caller abort. Retries are not here: they live in `exchange.ts`.
  */
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher, request } from 'undici';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createAccountingClient, parseRetryAfter } from '../../functions/accounting/client.js';
+import { createAccountingClient } from '../../functions/accounting/client.js';
 import {
   ConnectionError,
   OutcomeUnknownError,
@@ -7,6 +7,7 @@ import {
   ServerError,
   TimeoutError,
 } from '../../functions/accounting/errors.js';
+import { parseRetryAfter } from '../../functions/accounting/responses.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import { problem, startFakeServer, useFakeServer } from '../fakes/accounting-server.js';
