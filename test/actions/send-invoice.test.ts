@@ -202,7 +202,11 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
       problem: { kind: 'outcomeUnknown', message: expect.stringContaining('SendingId') },
     });
     // Nothing tracked, and no intent left behind.
-    expect((await sendings.get(trackingKey(CONNECTION)))?.value).toEqual({ sendings: [], intents: [], finished: [] });
+    expect((await sendings.get(trackingKey(CONNECTION)))?.value).toEqual({
+      sendings: [],
+      intents: [],
+      finished: [],
+    });
   });
 
   it('after a run killed around its request (an intent left behind), reports the outcome unknown, never sends again', async () => {
@@ -284,9 +288,12 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
     expect((await sendings.get(trackingKey(CONNECTION)))?.value.finished).toEqual([]);
   });
 
-  it('the tracker keeps a closed sending as finished, so a late redelivery of its invoice finds it', async () => {
+  it('the tracker keeps a closed sending as finished, and registering the next sending keeps it', async () => {
     const invoice = invoices[6] as ApiRecord;
-    const { entry, track, sendings } = await setup({ ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice) });
+    const next = invoices[7] as ApiRecord;
+    const { entry, track, sendings } = await setup({
+      ACTIONS_EINVOICE_PARTNERS: `${partnerOf(invoice)},${partnerOf(next)}`,
+    });
     await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({ status: 'done' });
     for (
       let i = 0;
@@ -299,6 +306,10 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
     const list = (await sendings.get(trackingKey(CONNECTION)))?.value;
     expect(list?.sendings.some((s) => s.source.id === String(invoice.Id))).toBe(false);
     expect(list?.finished?.map((f) => f.recordId)).toContain(String(invoice.Id));
+    await expect(entry(recordEvent('IssuedInvoice', next))).resolves.toMatchObject({ status: 'done' });
+    const after = (await sendings.get(trackingKey(CONNECTION)))?.value;
+    expect(after?.sendings.map((s) => s.source.id)).toContain(String(next.Id));
+    expect(after?.finished?.map((f) => f.recordId)).toContain(String(invoice.Id));
   });
 
   it('never sends again after an unknown outcome, even when its Action.Failed cannot be published', async () => {

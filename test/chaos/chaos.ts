@@ -13,9 +13,11 @@
  *   duplicate effects  orders/slips transferred more than once, invoices archived more than once,
  *                      invoices sent for e-invoicing more than once
  * It exits 1 unless lost = 0, duplicate effects = 0, every issued invoice is archived and every
- * clean stop exited 0.
+ * clean stop exited 0. `CHAOS_SEED` repeats the kill points, `CHAOS_KEEP=1` keeps the data directory
+ * and `CHAOS_LOG=1` writes the runs' output into it (`child-stdout.log`, `child-stderr.log`).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,6 +91,10 @@ function startRun(
     }
   });
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+  if (process.env.CHAOS_LOG) {
+    child.stdout?.on('data', (chunk: Buffer) => appendFileSync(join(dataDir, 'child-stdout.log'), chunk));
+    child.stderr?.on('data', (chunk: Buffer) => appendFileSync(join(dataDir, 'child-stderr.log'), chunk));
+  }
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { process: child, lines, exit, stderr };
 }

@@ -49,7 +49,11 @@ export type SendingIntent = z.infer<typeof sendingIntentSchema>;
  * `FINISHED_RETENTION_MS`: a run killed after the request, whose idempotency record stayed in
  * progress, is redelivered once that record expires, and must still find the invoice sent.
  */
-export const finishedSendingSchema = z.object({ recordId: z.string(), sendingId: z.string(), at: z.string() });
+export const finishedSendingSchema = z.object({
+  recordId: z.string(),
+  sendingId: z.string(),
+  at: z.string(),
+});
 export type FinishedSending = z.infer<typeof finishedSendingSchema>;
 
 /** Longer than any in-progress idempotency record (bounded by Lambda's 15-minute limit). */
@@ -90,17 +94,20 @@ export function isFinalStep(status: string, code: string | null | undefined, isF
 
 const MAX_CONFLICT_RETRIES = 5;
 
-/** Reads, changes and writes the list with optimistic concurrency, retrying on conflicts. */
+/**
+ * Reads, changes and writes the list with optimistic concurrency, retrying on conflicts. `change`
+ * returns the parts it changes; the others are kept as they are.
+ */
 export async function updateOpenSendings(
   store: CheckpointStore<OpenSendings>,
   connection: string,
-  change: (current: OpenSendings) => OpenSendings,
+  change: (current: OpenSendings) => Partial<OpenSendings>,
 ): Promise<OpenSendings> {
   const key = trackingKey(connection);
   for (let attempt = 1; ; attempt += 1) {
     const stored = await store.get(key);
     const current = stored ? openSendingsSchema.parse(stored.value) : { sendings: [] };
-    const next = change(current);
+    const next = { ...current, ...change(current) };
     try {
       await store.put(key, next, stored?.version);
       return next;
