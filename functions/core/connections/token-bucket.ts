@@ -6,6 +6,12 @@
  */
 import type { RateLimit } from './connection-entry.js';
 
+/**
+ * The DynamoDB rate-limit table's key: one item per connection, partition key `pk` (string) = the
+ * connection's name; idle buckets expire by `ttl`. The adapter and the CDK construct read it here.
+ */
+export const RATE_LIMIT_TABLE_KEY = { partitionKey: 'pk', ttl: 'ttl' } as const;
+
 export interface RateLimiter {
   /**
    * Waits until `tokens` (default 1) can be taken from the connection's bucket and takes them.

@@ -1,0 +1,134 @@
+/**
+ * One poll of one connection of the registry: its collections with the change detector
+ * (`pollAll`), under its own name — checkpoints `<connection>#<collection>`, event source
+ * `accounting.<connection>`, `detail.connection` — then its health: a connection whose every
+ * collection failed for a reason of the connection as a whole (refused credentials, no answer), or
+ * whose credentials could not be had at all, is unhealthy (one `Connection.Unhealthy` per change);
+ * one that answered is healthy again. Nothing here touches another connection's state.
+ */
+import type { AccountingApi, ListOptions } from '../../accounting/api.js';
+import { type CollectionName, defaultPolledCollectionsFor } from '../../accounting/collections.js';
+import { ConfigError } from '../../accounting/errors.js';
+import { type PollAllSummary, pollAll } from '../sync/poll-all.js';
+import type { PollOptions } from '../sync/poll-options.js';
+import type { SyncDeps } from '../sync/sync-types.js';
+import type { ConnectionEntry } from './connection-entry.js';
+import { classifyConnectionFailure, type HealthReport, recordHealth } from './health.js';
+
+export interface ConnectionPollDeps extends Omit<SyncDeps, 'api'> {
+  /** The connection's client (built from its entry and its secret; cached by the caller). */
+  apiFor(entry: ConnectionEntry): Promise<AccountingApi>;
+  /** Errors of `apiFor` that mean the credentials cannot be had (a missing or malformed secret). */
+  isCredentialsError?(error: unknown): boolean;
+}
+
+export interface ConnectionPollSettings {
+  /** Options shared by every connection; `connection`, `variant` and `source` come from the entry. */
+  options: Omit<PollOptions, 'connection' | 'variant' | 'source'>;
+  concurrency: number;
+}
+
+export interface ConnectionPollResult {
+  connection: string;
+  /** The poll ran (`false`: the client could not be built; see `health`). */
+  polled: boolean;
+  summary?: PollAllSummary;
+  /** What was recorded as the connection's health (absent: the failures were not the connection's). */
+  health?: HealthReport;
+}
+
+export function sourceOf(connection: string): string {
+  return `accounting.${connection}`;
+}
+
+export function collectionsOf(entry: ConnectionEntry): CollectionName[] {
+  return entry.collections ?? [...defaultPolledCollectionsFor(entry.variant)];
+}
+
+/**
+ * The API with the first failure of the connection as a whole remembered (the change detector
+ * keeps only a summary of each collection's error).
+ */
+export function observeConnectionFailures(api: AccountingApi): {
+  api: AccountingApi;
+  failure(): HealthReport | undefined;
+} {
+  let first: HealthReport | undefined;
+  const note = (error: unknown) => {
+    first ??= classifyConnectionFailure(error);
+    return error;
+  };
+  const pages = (collection: CollectionName, options?: ListOptions) =>
+    (async function* () {
+      try {
+        yield* api.listPages(collection, options);
+      } catch (error) {
+        throw note(error);
+      }
+    })();
+  return {
+    failure: () => first,
+    api: {
+      create: (operationId, input) => api.create(operationId, input),
+      call: (operationId, input) => api.call(operationId, input),
+      download: (operationId, input) => api.download(operationId, input),
+      listPages: pages as AccountingApi['listPages'],
+      listItems: ((collection: CollectionName, options?: ListOptions) =>
+        (async function* () {
+          for await (const page of pages(collection, options)) yield* page.items;
+        })()) as AccountingApi['listItems'],
+      get: ((collection: CollectionName, id: string, signal?: AbortSignal) =>
+        api
+          .get(collection, id, signal)
+          .catch((e: unknown) => Promise.reject(note(e)))) as AccountingApi['get'],
+    },
+  };
+}
+
+/** Healthy when any collection answered; unhealthy when all failed for a reason of the connection. */
+export function healthOf(
+  summary: PollAllSummary,
+  failure: HealthReport | undefined,
+): HealthReport | undefined {
+  const answered = summary.collections.some((c) => c.status === 'ok' || c.status === 'unavailable');
+  if (answered) return { ok: true };
+  return failure;
+}
+
+export async function pollConnection(
+  deps: ConnectionPollDeps,
+  entry: ConnectionEntry,
+  settings: ConnectionPollSettings,
+): Promise<ConnectionPollResult> {
+  const source = sourceOf(entry.name);
+  const health = { ...deps, source };
+  let api: AccountingApi;
+  try {
+    api = await deps.apiFor(entry);
+  } catch (error) {
+    if (!(error instanceof ConfigError) && !deps.isCredentialsError?.(error)) throw error;
+    const report: HealthReport = { ok: false, reason: 'credentials', error: { name: (error as Error).name } };
+    deps.logger.warn('connection credentials unavailable', {
+      connection: entry.name,
+      error: report.error.name,
+    });
+    await recordHealth(health, entry.name, report);
+    return { connection: entry.name, polled: false, health: report };
+  }
+  const observed = observeConnectionFailures(api);
+  const options: PollOptions = {
+    ...settings.options,
+    connection: entry.name,
+    variant: entry.variant,
+    source,
+  };
+  const summary = await pollAll(
+    { ...deps, api: observed.api },
+    options,
+    collectionsOf(entry),
+    settings.concurrency,
+  );
+  const report = healthOf(summary, observed.failure());
+  if (report) await recordHealth(health, entry.name, report);
+  return { connection: entry.name, polled: true, summary, ...(report ? { health: report } : {}) };
+}

@@ -1,0 +1,139 @@
+/**
+ * The fan-out end to end in one process: the dispatcher reads the registry and enqueues one poll
+ * request per due connection on the FIFO stand-in; the poller handler polls each connection against
+ * the sandbox with its own client and credentials, checkpoints in dynalite. One connection's API key
+ * is refused: it yields one `Connection.Unhealthy`, and the other connection publishes regardless.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccountingClient } from '../../functions/accounting/client.js';
+import { parseAccountingConfig } from '../../functions/accounting/config.js';
+import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createSqsPollQueue } from '../../functions/adapters/aws/sqs-poll-queue.js';
+import {
+  type ConnectionEntry,
+  parseConnectionEntry,
+} from '../../functions/core/connections/connection-entry.js';
+import { parseDetail } from '../../functions/core/events/catalog.js';
+import type { BusEvent } from '../../functions/core/ports.js';
+import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
+import { createConnectionClients } from '../../functions/handlers/connection-clients.js';
+import { createHandler as createDispatcher } from '../../functions/handlers/dispatch-polls.js';
+import { type ConnectionPollOutcome, pollBatch } from '../../functions/handlers/poll-connections.js';
+import { createManualClock } from '../../functions/shared/clock.js';
+import { silentLogger } from '../../functions/shared/logger.js';
+import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { createFifoQueueStandIn } from '../fakes/fifo-queue.js';
+import { startTestServers, type TestServers } from '../support/embedded.js';
+import { memoryRegistry } from './support.js';
+
+const clock = createManualClock({ start: '2026-06-01T10:00:00Z', autoAdvance: true });
+let sandbox: Sandbox;
+let servers: TestServers;
+let checkpointsTable: string;
+
+beforeAll(async () => {
+  [sandbox, servers] = await Promise.all([
+    startSandbox({ clock, seed: 3, sizes: { documents: 40, partners: 10 } }),
+    startTestServers(),
+  ]);
+  checkpointsTable = await servers.checkpointTable();
+});
+afterAll(async () => {
+  await sandbox?.close();
+  await servers?.close();
+});
+
+const entry = (name: string, apiKeyRef: string): ConnectionEntry =>
+  parseConnectionEntry({
+    name,
+    variant: 'sk',
+    baseUrl: sandbox.baseUrl,
+    credentialsSecret: apiKeyRef,
+    collections: ['ReceivedOrders', 'IssuedInvoices'],
+  });
+
+function harness(entries: ConnectionEntry[]) {
+  const registry = memoryRegistry(entries);
+  const events: BusEvent[] = [];
+  const queue = createFifoQueueStandIn({ clock });
+  const secrets: Record<string, string> = {
+    'env:GOOD_KEY': sandbox.credentials.apiKey,
+    'env:BAD_KEY': 'not-the-key',
+  };
+  const clients = createConnectionClients({
+    build: async (e) =>
+      createAccountingClient(
+        parseAccountingConfig({
+          baseUrl: e.baseUrl,
+          apiKey: secrets[e.credentialsSecret],
+          variant: e.variant,
+        }),
+        { clock, logger: silentLogger },
+      ),
+  });
+  const checkpoints = createDynamoDbCheckpointStore({
+    client: servers.dynamoDb,
+    tableName: checkpointsTable,
+  });
+  const dispatch = createDispatcher({
+    registry,
+    queue: createSqsPollQueue({ client: queue.client, queueUrl: queue.queueUrl }),
+    clock,
+    logger: silentLogger,
+  });
+  const outcomes: ConnectionPollOutcome[] = [];
+  const deps = {
+    registry,
+    clients,
+    checkpoints,
+    publisher: { publish: async (batch: readonly BusEvent[]) => void events.push(...batch) },
+    clock,
+    logger: silentLogger,
+    settings: {
+      options: pollOptionsSchema.omit({ connection: true, variant: true, source: true }).parse({}),
+      concurrency: 2,
+    },
+  };
+  const cycle = async () => {
+    await dispatch({ scheduledTime: clock.now().toISOString() });
+    const invocations = await queue.drain(async (event) => {
+      const out = await pollBatch(deps, event);
+      outcomes.push(...out.outcomes);
+      return out;
+    }, 5);
+    clock.advance(60_000);
+    return invocations;
+  };
+  return { registry, events, queue, outcomes, cycle, checkpoints, close: () => clients.close() };
+}
+
+describe('polling many connections', () => {
+  it('a connection with refused credentials yields one Connection.Unhealthy; the other publishes', async () => {
+    const h = harness([entry('good', 'env:GOOD_KEY'), entry('broken', 'env:BAD_KEY')]);
+    await h.cycle();
+    await h.cycle();
+
+    const fromGood = h.events.filter((e) => e.source === 'accounting.good');
+    expect(fromGood.length).toBeGreaterThan(0);
+    for (const e of fromGood) expect((e.detail as { connection: string }).connection).toBe('good');
+    const unhealthy = h.events.filter((e) => e.detailType === 'Connection.Unhealthy');
+    expect(unhealthy).toHaveLength(1);
+    expect(unhealthy[0]).toMatchObject({
+      source: 'accounting.broken',
+      detail: { connection: 'broken', reason: 'authentication' },
+    });
+    expect(() => parseDetail('Connection.Unhealthy', unhealthy[0]?.detail)).not.toThrow();
+    expect(h.events.filter((e) => e.source === 'accounting.broken')).toHaveLength(1);
+    // Both cycles polled both connections; nothing was retried or dead-lettered.
+    expect(h.outcomes.map((o) => `${o.connection}:${o.status}`).sort()).toEqual([
+      'broken:polled',
+      'broken:polled',
+      'good:polled',
+      'good:polled',
+    ]);
+    expect(h.queue.deadLetters).toEqual([]);
+    expect(await h.checkpoints.get('good#ReceivedOrders')).toBeDefined();
+    expect(await h.checkpoints.get('broken#ReceivedOrders')).toBeUndefined();
+    await h.close();
+  });
+});
