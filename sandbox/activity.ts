@@ -9,17 +9,18 @@ const editable = ['ReceivedOrders', 'IssuedInvoices', 'IssueSlips', 'BusinessPar
 export class ActivityGenerator {
   private timer: NodeJS.Timeout | undefined;
 
+  /** `domain`: the company each action goes to (with many companies, each in turn). */
   constructor(
-    private readonly domain: Domain,
+    private readonly domain: () => Domain,
     private readonly weights: () => Record<ActivityAction, number>,
   ) {}
 
   /** Takes one action; answers what it did (or that there was nothing to do). */
-  tick(): { action: ActivityAction; collection?: string; id?: string } {
-    const rng = this.domain.state.random();
+  tick(domain = this.domain()): { action: ActivityAction; collection?: string; id?: string } {
+    const rng = domain.state.random();
     const action = rng.weighted(this.weights());
     if (action === 'createOrder') {
-      const partnerId = this.domain.state.sampleIds('BusinessPartners', 1)[0];
+      const partnerId = domain.state.sampleIds('BusinessPartners', 1)[0];
       const count = rng.int(1, 3);
       const items = Array.from({ length: count }, () => {
         const [code, text, unit, price, vat] = rng.pick(products);
@@ -34,7 +35,7 @@ export class ActivityGenerator {
           },
         };
       });
-      const created = this.domain.importDocument('ReceivedOrders', {
+      const created = domain.importDocument('ReceivedOrders', {
         Text: 'Objednávka z e-shopu',
         ...(partnerId
           ? { BusinessPartnerAddress: { DocumentAddressWithAddressBookLink: { Id: partnerId } } }
@@ -45,19 +46,19 @@ export class ActivityGenerator {
     }
     if (action === 'editDocument') {
       const collection = rng.pick(editable);
-      const id = this.domain.state.sampleIds(collection, 1)[0];
-      if (id) this.domain.touch(collection, id);
+      const id = domain.state.sampleIds(collection, 1)[0];
+      if (id) domain.touch(collection, id);
       return { action, collection, ...(id ? { id } : {}) };
     }
     // issueInvoice: an unfinished slip goes to an invoice, an unfinished order to the next step of
     // the variant's chain (a slip in sk, an invoice in cz).
     for (const collection of ['IssueSlips', 'ReceivedOrders']) {
-      const target = this.domain.transferTarget(collection);
+      const target = domain.transferTarget(collection);
       if (!target) continue;
-      for (const id of this.domain.state.sampleIds(collection, 20)) {
-        const record = this.domain.state.getLatest(collection, id);
+      for (const id of domain.state.sampleIds(collection, 20)) {
+        const record = domain.state.getLatest(collection, id);
         if (record?.Status !== 'Unfinished') continue;
-        const created = this.domain.transfer(collection, id, undefined, target);
+        const created = domain.transfer(collection, id, undefined, target);
         return { action, collection: target, id: created.Data.Id };
       }
     }

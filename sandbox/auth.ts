@@ -3,12 +3,15 @@
  * `Api-Key` header or `Authorization: Bearer <token>`; read-only credentials may not write.
  */
 import { randomBytes } from 'node:crypto';
+import { companyCredentials } from './company.js';
 import { DEMO_CREDENTIALS } from './options.js';
 
 export interface Credential {
   /** A name safe to show in counters and logs (never the secret). */
   name: string;
   readOnly: boolean;
+  /** The company (1-based) whose data the credential reads and writes. */
+  company: number;
 }
 
 interface IssuedToken {
@@ -24,21 +27,25 @@ export type TokenResult =
   | { ok: true; body: { access_token: string; expires_in: number; token_type: 'Bearer'; scope: string } }
   | { ok: false; status: number; body: { error: string; error_description: string } };
 
-const clients: Record<string, { secret: string; credential: Credential }> = {
-  [DEMO_CREDENTIALS.clientId]: {
-    secret: DEMO_CREDENTIALS.clientSecret,
-    credential: { name: `client:${DEMO_CREDENTIALS.clientId}`, readOnly: false },
-  },
-  [DEMO_CREDENTIALS.readOnlyClientId]: {
-    secret: DEMO_CREDENTIALS.readOnlyClientSecret,
-    credential: { name: `client:${DEMO_CREDENTIALS.readOnlyClientId}`, readOnly: true },
-  },
-};
+/** Company 1's credentials keep the single-company sandbox's names; company k's say `sandbox-k`. */
+function credentialName(kind: 'api-key' | 'client', company: number, readOnly: boolean): string {
+  if (company === 1) {
+    if (kind === 'api-key') return readOnly ? 'api-key:sandbox-readonly' : 'api-key:sandbox';
+    return `client:${readOnly ? DEMO_CREDENTIALS.readOnlyClientId : DEMO_CREDENTIALS.clientId}`;
+  }
+  const c = companyCredentials(company);
+  return kind === 'api-key'
+    ? `api-key:sandbox-${company}${readOnly ? '-readonly' : ''}`
+    : `client:${readOnly ? c.readOnlyClientId : c.clientId}`;
+}
 
-const apiKeys: Record<string, Credential> = {
-  [DEMO_CREDENTIALS.apiKey]: { name: 'api-key:sandbox', readOnly: false },
-  [DEMO_CREDENTIALS.readOnlyApiKey]: { name: 'api-key:sandbox-readonly', readOnly: true },
-};
+/** The company a credential string names (`sandbox-<k>-…`), or 1 for the demo credentials. */
+function companyNamed(value: string, companies: number): number | undefined {
+  const m = /^sandbox-(\d{1,6})-/.exec(value);
+  if (!m) return 1;
+  const k = Number(m[1]);
+  return k >= 2 && k <= companies ? k : undefined;
+}
 
 export class AuthServer {
   private tokens = new Map<string, IssuedToken>();
@@ -46,7 +53,31 @@ export class AuthServer {
   constructor(
     private readonly now: () => number,
     public tokenLifetimeSeconds: number,
+    private readonly companies = 1,
   ) {}
+
+  /** The client with this id (any company's), or undefined. */
+  private client(id: string): { secret: string; credential: Credential } | undefined {
+    const company = companyNamed(id, this.companies);
+    if (company === undefined) return undefined;
+    const c = companyCredentials(company);
+    if (id !== c.clientId && id !== c.readOnlyClientId) return undefined;
+    const readOnly = id === c.readOnlyClientId;
+    return {
+      secret: readOnly ? c.readOnlyClientSecret : c.clientSecret,
+      credential: { name: credentialName('client', company, readOnly), readOnly, company },
+    };
+  }
+
+  /** The credential of an API key (any company's), or undefined. */
+  private apiKey(key: string): Credential | undefined {
+    const company = companyNamed(key, this.companies);
+    if (company === undefined) return undefined;
+    const c = companyCredentials(company);
+    if (key !== c.apiKey && key !== c.readOnlyApiKey) return undefined;
+    const readOnly = key === c.readOnlyApiKey;
+    return { name: credentialName('api-key', company, readOnly), readOnly, company };
+  }
 
   /** Handles a token request form (`application/x-www-form-urlencoded`), with optional Basic auth. */
   token(form: URLSearchParams, basic?: { id: string; secret: string }): TokenResult {
@@ -59,7 +90,7 @@ export class AuthServer {
     if (form.get('grant_type') !== 'client_credentials') return fail('only client_credentials is supported');
     const id = form.get('client_id') ?? basic?.id;
     const secret = form.get('client_secret') ?? basic?.secret;
-    const client = id ? clients[id] : undefined;
+    const client = id ? this.client(id) : undefined;
     if (!client || client.secret !== secret) return fail('unknown client or wrong secret');
     const scope = form.get('scope');
     if (scope !== DEMO_CREDENTIALS.scope) return fail('unknown scope');
@@ -79,7 +110,7 @@ export class AuthServer {
   authenticate(headers: Record<string, string | string[] | undefined>): AuthResult {
     const key = headers['api-key'];
     if (typeof key === 'string' && key !== '') {
-      const credential = apiKeys[key];
+      const credential = this.apiKey(key);
       return credential ? { ok: true, credential } : { ok: false, status: 401, reason: 'invalid' };
     }
     const authorization = headers.authorization;

@@ -4,31 +4,28 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEMO_CREDENTIALS, type Faults, optionsSchema, type SandboxOptions, systemClock } from './options.js';
+import { companyCredentials, MANY_COMPANIES_SIZES, type SandboxCredentials } from './company.js';
+import { type Faults, optionsSchema, type SandboxOptions, systemClock } from './options.js';
 import { type RequestCounts, SandboxServer } from './server.js';
 import type { SandboxState } from './state.js';
 
+export type { SandboxCredentials } from './company.js';
 export type { Faults, FaultsInput, SandboxClock, SandboxOptions } from './options.js';
 export { DEMO_CREDENTIALS } from './options.js';
 export type { RequestCounts } from './server.js';
 export type { GroundTruthVersion, SandboxState } from './state.js';
-
-export interface SandboxCredentials {
-  apiKey: string;
-  readOnlyApiKey: string;
-  clientId: string;
-  clientSecret: string;
-  readOnlyClientId: string;
-  readOnlyClientSecret: string;
-  scope: string;
-}
 
 export interface Sandbox {
   /** `http://127.0.0.1:<port>`; API paths start with `/v1`. */
   baseUrl: string;
   /** The authorisation server: `${authUrl}/connect/token`, `${authUrl}/.well-known/openid-configuration`. */
   authUrl: string;
+  /** Company 1's credentials (the demo credentials). */
   credentials: SandboxCredentials;
+  /** Companies served (`--companies`); each has its own data and credentials. */
+  companies: number;
+  /** The credentials of company `index` (1…companies): test fixtures, valid against this sandbox only. */
+  credentialsOf(index: number): SandboxCredentials;
   /** The store, for in-process tests (list, get, update, remove, groundTruth, …). */
   state: SandboxState;
   /** The server (domain operations, settings, activity generator), for in-process tests. */
@@ -44,7 +41,9 @@ export interface Sandbox {
 
 export async function startSandbox(options: Partial<SandboxOptions> = {}): Promise<Sandbox> {
   const { clock, log, ...rest } = options;
-  const resolved = optionsSchema.parse(rest);
+  // Many companies and no sizes given: smaller companies, so a thousand of them stay cheap.
+  const sized = rest.sizes === undefined && (rest.companies ?? 1) > 1 ? { sizes: MANY_COMPANIES_SIZES } : {};
+  const resolved = optionsSchema.parse({ ...rest, ...sized });
   const server = new SandboxServer(resolved, clock ?? systemClock, log);
   const http = createServer({ keepAlive: true }, server.listener);
   http.keepAliveTimeout = 5000;
@@ -64,7 +63,13 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
   return {
     baseUrl,
     authUrl: server.authUrl,
-    credentials: { ...DEMO_CREDENTIALS },
+    credentials: companyCredentials(1),
+    companies: resolved.companies,
+    credentialsOf: (index) => {
+      if (!Number.isInteger(index) || index < 1 || index > resolved.companies)
+        throw new RangeError(`no company ${index} (1…${resolved.companies})`);
+      return companyCredentials(index);
+    },
     state: server.state,
     server,
     setFaults: (faults) => server.setFaults(faults as Record<string, unknown>),

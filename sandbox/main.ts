@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import * as z from 'zod';
 import { serviceVariants } from '../functions/accounting/collections.js';
 import { ENV } from '../functions/shared/env-names.js';
+import { MANY_COMPANIES_SIZES } from './company.js';
 import { type Sandbox, startSandbox } from './index.js';
 import { describeIssues, type FaultsInput, faultsSchema, type SandboxOptions } from './options.js';
 
@@ -29,6 +30,11 @@ export const sandboxFlags: Record<string, FlagSpec> = {
     value: '<n>',
     description: 'Seed of the demo company (same seed, same data). Default 1.',
   },
+  companies: {
+    value: '<n>',
+    description:
+      'Companies served, each with its own data (seed + k − 1) and credentials; printed at start. Default 1.',
+  },
   variant: {
     env: ENV.sandboxVariant,
     value: 'sk|cz',
@@ -38,9 +44,14 @@ export const sandboxFlags: Record<string, FlagSpec> = {
   documents: {
     env: ENV.sandboxDocuments,
     value: '<n>',
-    description: 'Seeded documents in total over the 11 types. Default 300.',
+    description:
+      'Seeded documents in total over the 11 types (per company). Default 300; 40 with --companies above 1.',
   },
-  partners: { env: ENV.sandboxPartners, value: '<n>', description: 'Seeded business partners. Default 40.' },
+  partners: {
+    env: ENV.sandboxPartners,
+    value: '<n>',
+    description: 'Seeded business partners (per company). Default 40; 8 with --companies above 1.',
+  },
   'max-page-size': {
     env: ENV.sandboxMaxPageSize,
     value: '<n>',
@@ -123,9 +134,10 @@ const flagsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(4010),
   host: z.string().default('127.0.0.1'),
   seed: z.coerce.number().int().default(1),
+  companies: z.coerce.number().int().min(1).max(100_000).default(1),
   variant: z.enum(serviceVariants).default('sk'),
-  documents: z.coerce.number().int().min(0).max(2_000_000).default(300),
-  partners: z.coerce.number().int().min(1).max(200_000).default(40),
+  documents: z.coerce.number().int().min(0).max(2_000_000).optional(),
+  partners: z.coerce.number().int().min(1).max(200_000).optional(),
   'max-page-size': z.coerce.number().int().positive().default(100),
   precision: z.enum(['ms', 's']).default('ms'),
   'isdoc-delay-ms': num.min(0).default(0),
@@ -218,12 +230,18 @@ export function parseSandboxArgs(
     faults.editsWhilePaging = { rate: f['edits-while-paging'], count: 1 };
   const checked = faultsSchema.safeParse(faults);
   if (!checked.success) throw new SandboxCliError(`--faults: ${describeIssues(checked.error)}`);
+  const sizes = f.companies > 1 ? MANY_COMPANIES_SIZES : { documents: 300, partners: 40 };
   return {
     port: f.port,
     host: f.host,
     seed: f.seed,
+    companies: f.companies,
     variant: f.variant,
-    sizes: { documents: f.documents, partners: f.partners, perCollection: {} },
+    sizes: {
+      documents: f.documents ?? sizes.documents,
+      partners: f.partners ?? sizes.partners,
+      perCollection: {},
+    },
     maxPageSize: f['max-page-size'],
     timestampPrecision: f.precision,
     isdocReadyDelayMs: f['isdoc-delay-ms'],
@@ -258,24 +276,55 @@ export async function runSandboxCli(
     return undefined;
   }
   const sandbox = await startSandbox(options);
-  const c = sandbox.credentials;
   out(
     [
       `sandbox listening`,
       `  base URL:  ${sandbox.baseUrl}`,
       `  auth URL:  ${sandbox.authUrl}   (token: POST ${sandbox.authUrl}/connect/token)`,
-      `  admin:     ${sandbox.baseUrl}/_sandbox/`,
-      '  demo credentials (sandbox only):',
+      `  admin:     ${sandbox.baseUrl}/_sandbox/${sandbox.companies > 1 ? '   (?company=k: company k)' : ''}`,
+      ...credentialLines(sandbox),
+      `  variant ${options.variant ?? 'sk'}, seed ${options.seed}, ${options.sizes?.documents} documents, ${options.sizes?.partners} partners` +
+        (sandbox.companies > 1 ? ' per company' : '') +
+        (options.activity?.enabled ? `, activity ${options.activity.ratePerSecond}/s` : ''),
+    ].join('\n'),
+  );
+  return sandbox;
+}
+
+/** Companies listed one by one up to this many; beyond, the first ones and the rule for the rest. */
+const LISTED_COMPANIES = 10;
+
+/**
+ * The demo credentials, printed on purpose: they are test fixtures of this sandbox (fixed, valid
+ * against it only), not secrets. One company: as always; many: a line per company.
+ */
+export function credentialLines(sandbox: Pick<Sandbox, 'companies' | 'credentialsOf'>): string[] {
+  if (sandbox.companies === 1) {
+    const c = sandbox.credentialsOf(1);
+    return [
+      '  demo credentials (test fixtures, valid against this sandbox only):',
       `    Api-Key:        ${c.apiKey}`,
       `    read-only key:  ${c.readOnlyApiKey}`,
       `    client id:      ${c.clientId}`,
       `    client secret:  ${c.clientSecret}`,
       `    scope:          ${c.scope}`,
-      `  variant ${options.variant ?? 'sk'}, seed ${options.seed}, ${options.sizes?.documents} documents, ${options.sizes?.partners} partners` +
-        (options.activity?.enabled ? `, activity ${options.activity.ratePerSecond}/s` : ''),
-    ].join('\n'),
-  );
-  return sandbox;
+    ];
+  }
+  const shown = Math.min(sandbox.companies, LISTED_COMPANIES);
+  const lines = [
+    `  ${sandbox.companies} companies; demo credentials (test fixtures, valid against this sandbox only, each for its own company's data):`,
+    `    scope ${sandbox.credentialsOf(1).scope}; read-only twins sandbox-k-readonly-api-key, client sandbox-k-readonly-client / sandbox-k-readonly-secret (company 1: sandbox-readonly-…)`,
+  ];
+  for (let k = 1; k <= shown; k++) {
+    const c = sandbox.credentialsOf(k);
+    lines.push(`    company ${k}: Api-Key ${c.apiKey} · client ${c.clientId} / ${c.clientSecret}`);
+  }
+  if (sandbox.companies > shown) {
+    lines.push(
+      `    companies ${shown + 1}…${sandbox.companies}: Api-Key sandbox-k-api-key · client sandbox-k-client / sandbox-k-secret`,
+    );
+  }
+  return lines;
 }
 
 // Run directly: `tsx sandbox/main.ts --port 4010 --seed 1`.

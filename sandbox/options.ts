@@ -123,6 +123,8 @@ export const optionsSchema = z
     port: z.number().int().min(0).max(65535).default(0),
     host: z.string().default('127.0.0.1'),
     seed: z.number().int().default(1),
+    /** Companies served, each with its own data (seed + index − 1) and credentials (`company.ts`). */
+    companies: z.number().int().min(1).max(100_000).default(1),
     /** National variant: `sk` serves the Slovak contract, `cz` exactly the public OpenAPI of the Czech service. */
     variant: z.enum(serviceVariants).default('sk'),
     sizes: sizesSchema.default({ documents: 300, partners: 40, perCollection: {} }),

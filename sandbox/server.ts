@@ -8,9 +8,9 @@ import * as z from 'zod';
 import { findCollection } from '../functions/accounting/collections.js';
 import { resolveOperations } from '../functions/accounting/endpoints.js';
 import { ActivityGenerator } from './activity.js';
-import { ApiOperations } from './api-operations.js';
 import { AuthServer, type Credential, openIdConfiguration } from './auth.js';
-import { Domain } from './domain.js';
+import { Companies, type Company, companyCredentials } from './company.js';
+import type { Domain } from './domain.js';
 import { FaultEngine } from './faults.js';
 import {
   json,
@@ -23,15 +23,9 @@ import {
   serialise,
   writeHead,
 } from './http.js';
-import {
-  DEMO_CREDENTIALS,
-  type Faults,
-  faultsSchema,
-  type ResolvedSandboxOptions,
-  type SandboxClock,
-} from './options.js';
+import { type Faults, faultsSchema, type ResolvedSandboxOptions, type SandboxClock } from './options.js';
 import { Router } from './router.js';
-import { SandboxState } from './state.js';
+import type { SandboxState } from './state.js';
 import { validate } from './validation.js';
 
 export interface RequestCounts {
@@ -81,7 +75,8 @@ export class SandboxServer {
   readonly auth: AuthServer;
   readonly faults: FaultEngine;
   readonly activity: ActivityGenerator;
-  private readonly operations: ApiOperations;
+  /** Company 1 is `state`/`domain`; the others are built on their first request. */
+  readonly companies: Companies;
   private readonly router: Router;
   private counts: RequestCounts = { total: 0, byEndpoint: {}, byCredential: {}, byEndpointAndCredential: {} };
   baseUrl = '';
@@ -94,25 +89,16 @@ export class SandboxServer {
   ) {
     const now = () => clock.now().getTime();
     this.router = new Router(resolveOperations(options.variant, options.pathOverrides).values());
-    this.state = new SandboxState(
-      {
-        variant: options.variant,
-        seed: options.seed,
-        documents: options.sizes.documents,
-        partners: options.sizes.partners,
-        perCollection: options.sizes.perCollection,
-        precision: options.timestampPrecision,
-        anchorMs: Date.parse(options.seedAnchor),
-        clockSkewMs: options.faults.clockSkewMs,
-        lateVisibilityMs: options.faults.lateVisibilityMs,
-      },
-      clock,
-    );
-    this.domain = new Domain(this.state, () => this.options);
-    this.operations = new ApiOperations(this.state, this.domain, () => this.options);
-    this.auth = new AuthServer(now, options.tokenLifetimeSeconds);
+    this.companies = new Companies(options.companies, () => this.options, clock);
+    const first = this.companies.get(1);
+    this.state = first.state;
+    this.domain = first.domain;
+    this.auth = new AuthServer(now, options.tokenLifetimeSeconds, options.companies);
     this.faults = new FaultEngine(options.faults, options.seed, now);
-    this.activity = new ActivityGenerator(this.domain, () => this.options.activity.weights);
+    this.activity = new ActivityGenerator(
+      () => this.companies.nextInTurn().domain,
+      () => this.options.activity.weights,
+    );
   }
 
   /** Applies new fault settings (merged into the current ones). */
@@ -127,8 +113,10 @@ export class SandboxServer {
   }
 
   private syncStateFaults(faults: Faults): void {
-    this.state.settings.clockSkewMs = faults.clockSkewMs;
-    this.state.settings.lateVisibilityMs = faults.lateVisibilityMs;
+    for (const { state } of this.companies.active()) {
+      state.settings.clockSkewMs = faults.clockSkewMs;
+      state.settings.lateVisibilityMs = faults.lateVisibilityMs;
+    }
   }
 
   requestCounts(): RequestCounts {
@@ -211,6 +199,7 @@ export class SandboxServer {
     if (faulty && (await this.preFaults(req))) return;
     let reply: Reply;
     let listCollection: string | undefined;
+    const company = auth.ok ? this.companies.get(auth.credential.company) : undefined;
     if (!auth.ok) {
       reply = problemReply(401, undefined, {
         'WWW-Authenticate': `Bearer error="invalid_token", error_description="${auth.reason}"`,
@@ -243,13 +232,13 @@ export class SandboxServer {
           credential: auth.credential,
         };
         const opId = route.match.op.id;
-        reply = this.safely(() => this.operations.dispatch(opId, ctx));
+        reply = this.safely(() => (company as Company).operations.dispatch(opId, ctx));
         if (opId.endsWith('.list') && reply.status === 200) listCollection = route.match.op.collection;
       }
     }
     this.log?.(`${method} ${pathname} → ${reply.status}`);
     await this.send(res, reply, faulty);
-    if (listCollection && faulty) this.editWhilePaging(listCollection);
+    if (listCollection && faulty && company) this.editWhilePaging(company, listCollection);
   }
 
   private async preFaults(req: IncomingMessage): Promise<boolean> {
@@ -264,11 +253,11 @@ export class SandboxServer {
     return false;
   }
 
-  private editWhilePaging(collection: string): void {
-    const spec = findCollection(collection, this.state.settings.variant);
+  private editWhilePaging({ state, domain }: Company, collection: string): void {
+    const spec = findCollection(collection, state.settings.variant);
     if (!spec || spec.kind === 'reference') return;
     const count = this.faults.editsWhilePaging();
-    for (const id of this.state.sampleIds(spec.name, count)) this.domain.touch(spec.name, id);
+    for (const id of state.sampleIds(spec.name, count)) domain.touch(spec.name, id);
   }
 
   private safely(fn: () => Reply): Reply {
@@ -329,8 +318,10 @@ export class SandboxServer {
 
   /** Resets state, counters, outbox, tokens and faults to the run's options. */
   reset(): void {
-    this.state.reseed();
-    this.domain.reset();
+    for (const { state, domain } of this.companies.active()) {
+      state.reseed();
+      domain.reset();
+    }
     this.auth.reset();
     this.resetRequestCounts();
     this.replaceFaults(this.options.faults);
@@ -341,22 +332,26 @@ export class SandboxServer {
     const route = `${method} ${parts[0] ?? ''}`;
     const q = queryMap(url);
     const body = () => parseJsonBody(raw, false) ?? {};
+    // `?company=k` addresses company k's data (default 1).
+    const { state, domain, index } = this.adminCompany(q.get('company'));
     switch (route) {
       case 'GET ':
         return json(200, {
           baseUrl: this.baseUrl,
           authUrl: this.authUrl,
-          credentials: DEMO_CREDENTIALS,
-          variant: this.state.settings.variant,
-          seed: this.state.settings.seed,
-          counts: this.state.counts(),
+          credentials: companyCredentials(index),
+          variant: state.settings.variant,
+          seed: state.settings.seed,
+          companies: this.companies.count,
+          company: index,
+          counts: state.counts(),
           settings: this.settings(),
           activity: { running: this.activity.running },
           memory: { rssMb: Math.round(process.memoryUsage().rss / 1048576) },
         });
       case 'POST reset':
         this.reset();
-        return json(200, { reset: true, counts: this.state.counts() });
+        return json(200, { reset: true, counts: state.counts() });
       case 'POST seed': {
         const input = validate(seedSchema, body());
         this.options = {
@@ -368,14 +363,14 @@ export class SandboxServer {
             perCollection: input.perCollection ?? this.options.sizes.perCollection,
           },
         };
-        this.state.reseed({
-          seed: this.options.seed,
+        state.reseed({
+          seed: this.options.seed + index - 1,
           documents: this.options.sizes.documents,
           partners: this.options.sizes.partners,
           perCollection: this.options.sizes.perCollection,
         });
-        this.domain.reset();
-        return json(200, { seed: this.options.seed, counts: this.state.counts() });
+        domain.reset();
+        return json(200, { seed: this.options.seed, counts: state.counts() });
       }
       case 'GET faults':
         return json(200, this.faults.faults);
@@ -398,7 +393,7 @@ export class SandboxServer {
         return json(200, this.settings());
       }
       case 'GET ground-truth': {
-        const versions = this.state.groundTruth({
+        const versions = state.groundTruth({
           ...(q.get('collection') ? { collection: q.get('collection') as string } : {}),
           ...(q.get('id') ? { id: q.get('id') as string } : {}),
           includeSeed: q.get('includeseed') !== 'false',
@@ -407,19 +402,19 @@ export class SandboxServer {
         return json(200, { count: versions.length, versions });
       }
       case 'DELETE records': {
-        const collection = findCollection(parts[1] ?? '', this.state.settings.variant);
+        const collection = findCollection(parts[1] ?? '', state.settings.variant);
         if (!collection || !parts[2]) throw notFound();
-        if (!this.state.remove(collection.name, parts[2])) throw notFound();
+        if (!state.remove(collection.name, parts[2])) throw notFound();
         return json(200, { deleted: true, collection: collection.name, id: parts[2].toLowerCase() });
       }
       case 'POST edit': {
-        const collection = findCollection(parts[1] ?? '', this.state.settings.variant);
+        const collection = findCollection(parts[1] ?? '', state.settings.variant);
         if (!collection || collection.kind === 'reference' || !parts[2]) throw notFound();
         const patch = body();
         if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
           throw new ProblemError(400, { $: ['The body must be a JSON object of fields to set.'] });
         }
-        const updated = this.domain.touch(collection.name, parts[2], patch as Record<string, unknown>);
+        const updated = domain.touch(collection.name, parts[2], patch as Record<string, unknown>);
         if (!updated) throw notFound();
         return json(200, updated);
       }
@@ -429,13 +424,13 @@ export class SandboxServer {
         this.resetRequestCounts();
         return json(200, this.requestCounts());
       case 'GET outbox':
-        return json(200, { messages: this.domain.outbox });
+        return json(200, { messages: domain.outbox });
       case 'DELETE outbox':
-        this.domain.outbox = [];
+        domain.outbox = [];
         return json(200, { messages: [] });
       case 'GET sendings':
         return json(200, {
-          sendings: [...this.domain.sendings.keys()].map((s) => this.domain.eInvoiceStatus(s)),
+          sendings: [...domain.sendings.keys()].map((s) => domain.eInvoiceStatus(s)),
         });
       case 'POST activity': {
         const input = validate(
@@ -454,12 +449,21 @@ export class SandboxServer {
           return json(200, { running: this.activity.running });
         }
         const actions = [];
-        for (let i = 0; i < input.count; i++) actions.push(this.activity.tick());
+        for (let i = 0; i < input.count; i++) actions.push(this.activity.tick(domain));
         return json(200, { actions });
       }
       default:
         return problemReply(404);
     }
+  }
+
+  private adminCompany(value: string | undefined): Company {
+    if (value === undefined) return this.companies.get(1);
+    const index = Number(value);
+    if (!Number.isInteger(index) || index < 1 || index > this.companies.count) {
+      throw new ProblemError(404, undefined, `no company '${value}' (1…${this.companies.count})`);
+    }
+    return this.companies.get(index);
   }
 
   settings() {
@@ -477,6 +481,7 @@ export class SandboxServer {
       ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),
     };
     this.auth.tokenLifetimeSeconds = this.options.tokenLifetimeSeconds;
-    this.state.settings.precision = this.options.timestampPrecision;
+    for (const { state } of this.companies.active())
+      state.settings.precision = this.options.timestampPrecision;
   }
 }
