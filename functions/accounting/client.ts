@@ -28,6 +28,7 @@ import { type OperationSpec, resolveOperations } from './endpoints.js';
 import { type Exchange, type ExchangeContext, exchange } from './exchange.js';
 import { items as itemsOf } from './pagination.js';
 import { createReloadableAuth } from './reloadable-auth.js';
+import type { RequestLimiter } from './request-limiter.js';
 import { MAX_ERROR_BODY, parseJsonOrUndefined, readText } from './responses.js';
 
 export interface ClientDeps {
@@ -48,6 +49,8 @@ export interface ClientDeps {
    * smaller of `requestTimeoutMs` and what is left.
    */
   remainingMs?: () => number | undefined;
+  /** The connection's rate limit: waited on before every attempt, told of every 429's `Retry-After`. */
+  limiter?: RequestLimiter;
 }
 
 /** A type alias (not an interface) so it can be logged as `Record<string, unknown>`. */
@@ -106,6 +109,7 @@ function exchangeContext(config: AccountingConfig, deps: ClientDeps): ExchangeCo
     logger: deps.logger ?? silentLogger,
     random: deps.random ?? Math.random,
     remainingMs: deps.remainingMs,
+    limiter: deps.limiter,
     pool: createConnectionPool({ ...config, clock, injected: deps.dispatcher }),
     counters: { requests: 0, retries: 0, rateLimited: 0, serverErrors: 0, staleSocketRetries: 0 },
   };

@@ -21,6 +21,7 @@ import {
   TimeoutError,
 } from './errors.js';
 import type { ReloadableAuth } from './reloadable-auth.js';
+import type { RequestLimiter } from './request-limiter.js';
 import {
   discard,
   MAX_ERROR_BODY,
@@ -72,6 +73,8 @@ export interface ExchangeContext {
   readonly random: () => number;
   /** Time left for the work the client serves, or `undefined` for no bound. */
   readonly remainingMs?: (() => number | undefined) | undefined;
+  /** The connection's rate limit (`request-limiter.ts`), shared with its other clients. */
+  readonly limiter?: RequestLimiter | undefined;
   readonly pool: ConnectionPool;
   readonly counters: ExchangeCounters;
 }
@@ -201,6 +204,7 @@ async function statusFailure(
     res.status === 429 ? parseRetryAfter(res.headers['retry-after'], ctx.clock.now()) : undefined;
   if (res.status === 429) ctx.counters.rateLimited++;
   if (res.status >= 500) ctx.counters.serverErrors++;
+  if (retryAfterMs !== undefined) await ctx.limiter?.onRateLimited(ctx.clock.now().getTime() + retryAfterMs);
   return {
     failure: { kind: 'status', status: res.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
     error: apiErrorFor(req, res.status, problem, retryAfterMs),
@@ -231,6 +235,7 @@ async function repeatAfter401(
 
 /** One attempt: the caller's value, a repeat after a renewed token, or a failure for the policy. */
 async function attemptOnce<T>(ctx: ExchangeContext, x: Exchange<T>, run: ExchangeRun): Promise<Attempt<T>> {
+  await ctx.limiter?.beforeRequest(x.signal);
   const left = ctx.remainingMs?.();
   // Out of time before sending: nothing reached the service, so this is no unknown outcome.
   if (left !== undefined && left <= 0) throw new TimeoutError(run.req, 0);

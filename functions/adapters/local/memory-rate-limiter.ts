@@ -1,0 +1,63 @@
+/**
+ * The `RateLimiter` of one process (the local runtime): a token bucket per connection in memory,
+ * decided by the same pure `decideTake` as the DynamoDB limiter. Waiters sleep on the injected
+ * clock until their tokens are there; a 429's pause holds back that connection only.
+ */
+import { CONNECTION_DEFAULTS, type RateLimit } from '../../core/connections/connection-entry.js';
+import {
+  type BucketState,
+  decideTake,
+  fullBucket,
+  type RateLimiter,
+} from '../../core/connections/token-bucket.js';
+import type { Clock } from '../../core/ports.js';
+
+export interface MemoryRateLimiter extends RateLimiter {
+  /** Sets (or changes) a connection's limit; its bucket keeps its tokens, capped at the new burst. */
+  setLimit(connection: string, limit: RateLimit): void;
+}
+
+export function createMemoryRateLimiter(options: {
+  clock: Clock;
+  /** Limits by connection; others get `defaultLimit`. */
+  limits?: Readonly<Record<string, RateLimit>>;
+  defaultLimit?: RateLimit;
+}): MemoryRateLimiter {
+  const { clock } = options;
+  const limits = new Map(Object.entries(options.limits ?? {}));
+  const buckets = new Map<string, BucketState>();
+  const limitOf = (connection: string) =>
+    limits.get(connection) ?? options.defaultLimit ?? CONNECTION_DEFAULTS.rateLimit;
+  const bucketOf = (connection: string, nowMs: number) => {
+    let bucket = buckets.get(connection);
+    if (!bucket) {
+      bucket = fullBucket(limitOf(connection), nowMs);
+      buckets.set(connection, bucket);
+    }
+    return bucket;
+  };
+  return {
+    async take(connection, { tokens = 1, signal } = {}) {
+      for (;;) {
+        if (signal?.aborted) throw signal.reason;
+        const nowMs = clock.now().getTime();
+        const decision = decideTake(bucketOf(connection, nowMs), limitOf(connection), nowMs, tokens);
+        if (decision.kind === 'take') {
+          buckets.set(connection, decision.next);
+          return;
+        }
+        buckets.set(connection, decision.current);
+        await clock.sleep(decision.waitMs, signal);
+      }
+    },
+    async pause(connection, untilMs) {
+      const bucket = bucketOf(connection, clock.now().getTime());
+      buckets.set(connection, { ...bucket, pausedUntilMs: Math.max(bucket.pausedUntilMs, untilMs) });
+    },
+    setLimit(connection, limit) {
+      limits.set(connection, limit);
+      const bucket = buckets.get(connection);
+      if (bucket) buckets.set(connection, { ...bucket, tokens: Math.min(bucket.tokens, limit.burst) });
+    },
+  };
+}
