@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import {
   createBucket,
   createCheckpointTable,
+  createConnectionRegistryTable,
   createIdempotencyTable,
   type EmbeddedServers,
   startEmbeddedServers,
@@ -34,6 +35,8 @@ export interface TestServers extends EmbeddedServers {
   checkpointTable(prefix?: string): Promise<string>;
   /** Creates a fresh idempotency table (`id` key, as Powertools expects) and returns its name. */
   idempotencyTable(prefix?: string): Promise<string>;
+  /** Creates a fresh connection registry table (`name` key) and returns its name. */
+  connectionTable(prefix?: string): Promise<string>;
   /** Creates a fresh bucket and returns its name. */
   bucket(prefix?: string): Promise<string>;
 }
@@ -56,6 +59,11 @@ export async function startTestServers(): Promise<TestServers> {
     async idempotencyTable(prefix = 'idempotency') {
       const name = uniqueName(prefix);
       await createIdempotencyTable(servers.dynamoDb, name);
+      return name;
+    },
+    async connectionTable(prefix = 'connections') {
+      const name = uniqueName(prefix);
+      await createConnectionRegistryTable(servers.dynamoDb, name);
       return name;
     },
     async bucket(prefix = 'bucket') {

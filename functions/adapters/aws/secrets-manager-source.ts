@@ -7,18 +7,14 @@
  * the secret's value.
  */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import * as z from 'zod';
+import { parseCredentialsJson } from '../../core/connections/connection-secret.js';
 import type { Clock, SecretSource } from '../../core/ports.js';
-import { ENV } from '../../shared/env-names.js';
 
-const nonEmpty = z.string().trim().min(1);
-
-/** The JSON shape of the credentials secret. */
-export const credentialsSecretSchema = z.union([
-  z.object({ apiKey: nonEmpty }),
-  z.object({ clientId: nonEmpty, clientSecret: nonEmpty, scope: nonEmpty.optional() }),
-]);
-export type CredentialsSecret = z.infer<typeof credentialsSecretSchema>;
+export {
+  type CredentialsSecret,
+  credentialsSecretSchema,
+  credentialsToEnv,
+} from '../../core/connections/connection-secret.js';
 
 /** The secret exists but does not hold credentials in the expected shape. Never includes the value. */
 export class SecretFormatError extends Error {
@@ -40,38 +36,12 @@ export interface SecretsManagerSourceOptions {
   clock: Clock;
 }
 
-/** Maps parsed credentials to their environment names. */
-export function credentialsToEnv(credentials: CredentialsSecret): Record<string, string> {
-  if ('apiKey' in credentials) return { [ENV.apiKey]: credentials.apiKey };
-  return {
-    [ENV.clientId]: credentials.clientId,
-    [ENV.clientSecret]: credentials.clientSecret,
-    ...(credentials.scope !== undefined ? { [ENV.scope]: credentials.scope } : {}),
-  };
-}
-
 function parseSecret(secretId: string, text: string | undefined): Record<string, string> {
   if (text === undefined)
     throw new SecretFormatError(secretId, 'has no SecretString (binary secrets are not supported)');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // The parser's message quotes the input: do not keep it as the cause.
-    throw new SecretFormatError(secretId, 'is not valid JSON');
-  }
-  const parsed = credentialsSecretSchema.safeParse(json);
-  if (!parsed.success) {
-    const fields =
-      typeof json === 'object' && json !== null && !Array.isArray(json)
-        ? Object.keys(json).sort().join(', ')
-        : typeof json;
-    throw new SecretFormatError(
-      secretId,
-      `expected {"apiKey"} or {"clientId","clientSecret","scope"?} with non-empty strings; found keys: ${fields || 'none'}`,
-    );
-  }
-  return credentialsToEnv(parsed.data);
+  const parsed = parseCredentialsJson(text);
+  if (!parsed.ok) throw new SecretFormatError(secretId, parsed.problem);
+  return parsed.values;
 }
 
 export function createSecretsManagerSource(options: SecretsManagerSourceOptions): SecretSource {

@@ -23,6 +23,7 @@ import {
 } from '@aws-sdk/client-s3';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
+import { CONNECTION_REGISTRY_TABLE_KEY } from '../../core/connections/registry.js';
 
 /** The region every embedded client uses. */
 export const EMBEDDED_REGION = 'us-east-1';
@@ -183,6 +184,11 @@ export function createCheckpointTable(client: DynamoDBClient, tableName: string)
 /** Creates (if missing) an idempotency table as Powertools expects: partition key `id` (string). */
 export function createIdempotencyTable(client: DynamoDBClient, tableName: string): Promise<void> {
   return createTable(client, tableName, 'id');
+}
+
+/** Creates (if missing) a connection registry table: partition key `name` (string). */
+export function createConnectionRegistryTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  return createTable(client, tableName, CONNECTION_REGISTRY_TABLE_KEY.partitionKey.name);
 }
 
 /** Creates a bucket unless it exists already. */

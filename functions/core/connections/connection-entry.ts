@@ -92,8 +92,12 @@ export const connectionEntrySchema = z
       .int({ error: 'expected whole seconds' })
       .min(MIN_POLL_INTERVAL_SECONDS, { error: `expected at least ${MIN_POLL_INTERVAL_SECONDS} seconds` })
       .max(MAX_POLL_INTERVAL_SECONDS, { error: `expected at most ${MAX_POLL_INTERVAL_SECONDS} seconds` })
-      .default(CONNECTION_DEFAULTS.pollIntervalSeconds),
-    paused: z.boolean({ error: 'expected true or false' }).default(CONNECTION_DEFAULTS.paused),
+      .default(CONNECTION_DEFAULTS.pollIntervalSeconds)
+      .describe('Seconds between two polls of this connection (Scheduler and CloudWatch: at least 60).'),
+    paused: z
+      .boolean({ error: 'expected true or false' })
+      .default(CONNECTION_DEFAULTS.paused)
+      .describe('A paused connection stays registered but is neither polled nor acted on.'),
     rateLimit: rateLimitSchema
       .default(CONNECTION_DEFAULTS.rateLimit)
       .describe('Token bucket shared by the poller, the actions and the intake of this connection.'),

@@ -5,6 +5,19 @@
  */
 import type { ConnectionEntry } from './connection-entry.js';
 
+/**
+ * The DynamoDB registry table's key: one item per connection, partition key `name` (string), no
+ * sort key. The CDK construct and the adapter both read it from here.
+ */
+export const CONNECTION_REGISTRY_TABLE_KEY = {
+  partitionKey: { name: 'name', type: 'S' },
+} as const;
+
+/** The order `list` returns: by name, code point order (the same in every locale). */
+export function byConnectionName(a: ConnectionEntry, b: ConnectionEntry): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
 export interface ConnectionRegistry {
   /** Every connection, paused ones included, ordered by name. */
   list(): Promise<ConnectionEntry[]>;
@@ -33,7 +46,7 @@ export class UnknownConnectionError extends Error {
 
 /** The registry could not be read or written (unreadable file, malformed stored entry, store error). */
 export class ConnectionRegistryError extends Error {
-  override readonly name = 'ConnectionRegistryError';
+  override readonly name: string = 'ConnectionRegistryError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }

@@ -1,0 +1,100 @@
+/**
+ * A connection's `SecretSource`, from its entry's `credentialsSecret`: `env:NAME` reads the
+ * credentials JSON from that environment variable (locally), an ARN or a name reads the Secrets
+ * Manager secret (cached, read again after the service refused the credentials). Every failure is
+ * a `ConnectionSecretError` naming the connection and the reference — never the value:
+ *
+ *   const secrets = createConnectionSecretResolver({ env: process.env, clock: systemClock });
+ *   const values = await secrets.sourceFor(entry).get();
+ *   const client = createAccountingClient(connectionAccountingConfig(entry, values, process.env));
+ */
+import { ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { ConnectionEntry } from '../core/connections/connection-entry.js';
+import {
+  ConnectionSecretError,
+  parseCredentialsJson,
+  parseSecretReference,
+} from '../core/connections/connection-secret.js';
+import type { Clock, SecretSource } from '../core/ports.js';
+import { createSecretsManagerSource, SecretFormatError } from './aws/secrets-manager-source.js';
+
+export interface ConnectionSecretResolverOptions {
+  /** Where `env:NAME` references are read (`process.env`, or a parsed `.env` over it). */
+  env: Readonly<Record<string, string | undefined>>;
+  clock: Clock;
+  /** How long a Secrets Manager secret is reused; default 300 s. */
+  ttlMs?: number;
+  /** The Secrets Manager client; one is made (default region and credentials) on first use when omitted. */
+  secretsManager?: SecretsManagerClient;
+}
+
+export interface ConnectionSecretResolver {
+  /** The credentials source of one connection (nothing is read before its `get`). */
+  sourceFor(entry: Pick<ConnectionEntry, 'name' | 'credentialsSecret'>): SecretSource;
+}
+
+function envSource(
+  connection: string,
+  reference: string,
+  variable: string,
+  env: Readonly<Record<string, string | undefined>>,
+): SecretSource {
+  const get = async (): Promise<Record<string, string>> => {
+    const text = env[variable];
+    if (text === undefined || text.trim() === '') {
+      throw new ConnectionSecretError(
+        connection,
+        reference,
+        `names the environment variable ${variable}, which is not set`,
+      );
+    }
+    const parsed = parseCredentialsJson(text);
+    if (!parsed.ok) throw new ConnectionSecretError(connection, reference, parsed.problem);
+    return parsed.values;
+  };
+  return { get, refresh: get };
+}
+
+/** Maps what Secrets Manager (or the secret's content) refused to an error naming the connection. */
+function explain(connection: string, reference: string, error: unknown): ConnectionSecretError {
+  if (error instanceof SecretFormatError) {
+    return new ConnectionSecretError(connection, reference, error.message.replace(/^secret '[^']*' /, ''));
+  }
+  if (error instanceof ResourceNotFoundException) {
+    return new ConnectionSecretError(connection, reference, 'does not exist in Secrets Manager', {
+      cause: error,
+    });
+  }
+  const name = error instanceof Error ? error.name : 'Error';
+  return new ConnectionSecretError(
+    connection,
+    reference,
+    `could not be read from Secrets Manager (${name})`,
+    {
+      cause: error,
+    },
+  );
+}
+
+export function createConnectionSecretResolver(
+  options: ConnectionSecretResolverOptions,
+): ConnectionSecretResolver {
+  let client = options.secretsManager;
+  return {
+    sourceFor({ name, credentialsSecret }) {
+      const reference = parseSecretReference(credentialsSecret);
+      if (reference.kind === 'env')
+        return envSource(name, credentialsSecret, reference.variable, options.env);
+      client ??= new SecretsManagerClient({});
+      const source = createSecretsManagerSource({
+        client,
+        secretId: reference.secretId,
+        ttlMs: options.ttlMs ?? 300_000,
+        clock: options.clock,
+      });
+      const guarded = (read: () => Promise<Record<string, string>>) => () =>
+        read().catch((error: unknown) => Promise.reject(explain(name, credentialsSecret, error)));
+      return { get: guarded(source.get), refresh: guarded(source.refresh ?? source.get) };
+    },
+  };
+}

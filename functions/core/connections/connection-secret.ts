@@ -1,0 +1,118 @@
+/**
+ * A connection's credentials are stored elsewhere; its registry entry names where
+ * (`credentialsSecret`): `env:NAME`, an environment variable holding the credentials JSON, or a
+ * Secrets Manager secret (ARN or name) holding the same JSON — `{"apiKey"}` or
+ * `{"clientId","clientSecret","scope"?}`. This module reads such a reference and checks such a
+ * JSON text; the adapters fetch it. No error here ever carries the secret's value.
+ */
+import * as z from 'zod';
+import { type AccountingConfig, loadAccountingConfig } from '../../accounting/config.js';
+import { ENV } from '../../shared/env-names.js';
+import type { ConnectionEntry } from './connection-entry.js';
+
+export type SecretReference =
+  | { kind: 'env'; variable: string }
+  | { kind: 'secretsManager'; secretId: string };
+
+export function parseSecretReference(reference: string): SecretReference {
+  const trimmed = reference.trim();
+  return trimmed.startsWith('env:')
+    ? { kind: 'env', variable: trimmed.slice('env:'.length) }
+    : { kind: 'secretsManager', secretId: trimmed };
+}
+
+const nonEmpty = z.string().trim().min(1);
+
+/** The JSON shape of the credentials secret. */
+export const credentialsSecretSchema = z.union([
+  z.object({ apiKey: nonEmpty }),
+  z.object({ clientId: nonEmpty, clientSecret: nonEmpty, scope: nonEmpty.optional() }),
+]);
+export type CredentialsSecret = z.infer<typeof credentialsSecretSchema>;
+
+/** Maps parsed credentials to their environment names (what the client's config loader reads). */
+export function credentialsToEnv(credentials: CredentialsSecret): Record<string, string> {
+  if ('apiKey' in credentials) return { [ENV.apiKey]: credentials.apiKey };
+  return {
+    [ENV.clientId]: credentials.clientId,
+    [ENV.clientSecret]: credentials.clientSecret,
+    ...(credentials.scope !== undefined ? { [ENV.scope]: credentials.scope } : {}),
+  };
+}
+
+/**
+ * Parses the text of a credentials secret. Returns the credentials under their environment names,
+ * or a problem that names what is wrong (the keys found, never a value).
+ */
+export function parseCredentialsJson(
+  text: string,
+): { ok: true; values: Record<string, string> } | { ok: false; problem: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // The parser's message quotes the input: it is not kept.
+    return { ok: false, problem: 'is not valid JSON' };
+  }
+  const parsed = credentialsSecretSchema.safeParse(json);
+  if (parsed.success) return { ok: true, values: credentialsToEnv(parsed.data) };
+  const fields =
+    typeof json === 'object' && json !== null && !Array.isArray(json)
+      ? Object.keys(json).sort().join(', ')
+      : typeof json;
+  return {
+    ok: false,
+    problem: `expected {"apiKey"} or {"clientId","clientSecret","scope"?} with non-empty strings; found keys: ${fields || 'none'}`,
+  };
+}
+
+/**
+ * A connection's credentials could not be had: the reference points nowhere, or what it points at
+ * is not credentials. Names the connection and the reference, never the value.
+ */
+export class ConnectionSecretError extends Error {
+  override readonly name = 'ConnectionSecretError';
+  constructor(
+    readonly connection: string,
+    readonly reference: string,
+    readonly problem: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`connection '${connection}': credentialsSecret '${reference}' ${problem}`, options);
+  }
+}
+
+/** Settings that belong to a connection (its entry or its secret), never taken from the process's environment. */
+const CONNECTION_OWN_SETTINGS: readonly string[] = [
+  ENV.serviceVariant,
+  ENV.baseUrl,
+  ENV.authUrl,
+  ENV.apiKey,
+  ENV.clientId,
+  ENV.clientSecret,
+  ENV.scope,
+  ENV.credentialsSecret,
+  ENV.pathOverrides,
+];
+
+/**
+ * The client configuration of one connection: its variant and URLs from the entry, its
+ * credentials from its secret (as the secret source returns them), and only the tuning settings
+ * (timeouts, retries, page size) from `env`. Throws the client's `ConfigError` naming the settings.
+ */
+export function connectionAccountingConfig(
+  entry: Pick<ConnectionEntry, 'variant' | 'baseUrl' | 'authUrl'>,
+  credentials: Readonly<Record<string, string>>,
+  env: Readonly<Record<string, string | undefined>> = {},
+): AccountingConfig {
+  const tuning = Object.fromEntries(
+    Object.entries(env).filter(([name]) => !CONNECTION_OWN_SETTINGS.includes(name)),
+  );
+  return loadAccountingConfig({
+    ...tuning,
+    [ENV.serviceVariant]: entry.variant,
+    ...(entry.baseUrl !== undefined ? { [ENV.baseUrl]: entry.baseUrl } : {}),
+    ...(entry.authUrl !== undefined ? { [ENV.authUrl]: entry.authUrl } : {}),
+    ...credentials,
+  });
+}

@@ -1,0 +1,128 @@
+import {
+  GetSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createConnectionSecretResolver } from '../../functions/adapters/connection-secrets.js';
+import {
+  ConnectionSecretError,
+  connectionAccountingConfig,
+} from '../../functions/core/connections/connection-secret.js';
+import { createManualClock } from '../../functions/shared/clock.js';
+
+const SECRET = 'live-key-3f9a-never-print';
+const secretsManager = mockClient(SecretsManagerClient);
+afterEach(() => secretsManager.reset());
+
+function resolver(env: Record<string, string | undefined> = {}) {
+  return createConnectionSecretResolver({
+    env,
+    clock: createManualClock(),
+    secretsManager: new SecretsManagerClient({ region: 'eu-central-1' }),
+  });
+}
+
+async function failure(read: Promise<unknown>): Promise<ConnectionSecretError> {
+  const error = await read.catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ConnectionSecretError);
+  expect(
+    JSON.stringify({ message: (error as Error).message, cause: String((error as Error).cause) }),
+  ).not.toContain(SECRET);
+  return error as ConnectionSecretError;
+}
+
+describe('connection secrets: env references', () => {
+  const acme = { name: 'acme', credentialsSecret: 'env:ACME_CREDENTIALS' };
+
+  it('reads the credentials JSON of the variable under the client settings names', async () => {
+    const oauth = JSON.stringify({ clientId: 'id', clientSecret: SECRET, scope: 'S' });
+    expect(
+      await resolver({ ACME_CREDENTIALS: JSON.stringify({ apiKey: SECRET }) })
+        .sourceFor(acme)
+        .get(),
+    ).toEqual({
+      ACCOUNTING_API_KEY: SECRET,
+    });
+    expect(await resolver({ ACME_CREDENTIALS: oauth }).sourceFor(acme).get()).toEqual({
+      ACCOUNTING_CLIENT_ID: 'id',
+      ACCOUNTING_CLIENT_SECRET: SECRET,
+      ACCOUNTING_SCOPE: 'S',
+    });
+  });
+
+  it('names the connection, the reference and the variable when it is unset or empty', async () => {
+    for (const env of [{}, { ACME_CREDENTIALS: '  ' }]) {
+      const error = await failure(resolver(env).sourceFor(acme).get());
+      expect(error.message).toBe(
+        "connection 'acme': credentialsSecret 'env:ACME_CREDENTIALS' names the environment variable ACME_CREDENTIALS, which is not set",
+      );
+    }
+  });
+
+  it('refuses a value that is not credentials JSON, never quoting it', async () => {
+    const notJson = await failure(resolver({ ACME_CREDENTIALS: SECRET }).sourceFor(acme).get());
+    expect(notJson.message).toMatch(/'env:ACME_CREDENTIALS' is not valid JSON$/);
+    const wrongKeys = await failure(
+      resolver({ ACME_CREDENTIALS: JSON.stringify({ key: SECRET }) })
+        .sourceFor(acme)
+        .get(),
+    );
+    expect(wrongKeys.message).toMatch(/expected \{"apiKey"\}.*found keys: key$/);
+  });
+});
+
+describe('connection secrets: Secrets Manager references', () => {
+  const arn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:accounting/acme-AbCdEf';
+  const acme = { name: 'acme', credentialsSecret: arn };
+
+  it('reads the secret by its ARN, once within the cache, again on refresh', async () => {
+    secretsManager.on(GetSecretValueCommand).resolves({ SecretString: JSON.stringify({ apiKey: SECRET }) });
+    const source = resolver().sourceFor(acme);
+    expect(await source.get()).toEqual({ ACCOUNTING_API_KEY: SECRET });
+    await source.get();
+    await source.refresh?.();
+    expect(secretsManager.commandCalls(GetSecretValueCommand).map((c) => c.args[0].input)).toEqual([
+      { SecretId: arn },
+      { SecretId: arn },
+    ]);
+  });
+
+  it('names the connection and the reference when the secret is missing, refused or malformed', async () => {
+    secretsManager
+      .on(GetSecretValueCommand)
+      .rejectsOnce(new ResourceNotFoundException({ message: 'not found', $metadata: {} }))
+      .rejectsOnce(Object.assign(new Error('denied'), { name: 'AccessDeniedException' }))
+      .resolves({ SecretString: JSON.stringify({ apiKey: '', note: SECRET }) });
+    const source = resolver().sourceFor({ name: 'acme', credentialsSecret: 'accounting/acme' });
+    expect((await failure(source.get())).message).toBe(
+      "connection 'acme': credentialsSecret 'accounting/acme' does not exist in Secrets Manager",
+    );
+    expect((await failure(source.get())).message).toMatch(
+      /could not be read from Secrets Manager \(AccessDeniedException\)$/,
+    );
+    expect((await failure(source.get())).message).toMatch(/found keys: apiKey, note$/);
+  });
+});
+
+describe('connectionAccountingConfig', () => {
+  it("takes the entry's variant and URLs and the secret's credentials, and only tuning from the environment", () => {
+    const config = connectionAccountingConfig(
+      { variant: 'sk', baseUrl: 'https://acme.example.com' },
+      { ACCOUNTING_API_KEY: SECRET },
+      {
+        ACCOUNTING_CLIENT_ID: 'default-connection-id',
+        ACCOUNTING_CLIENT_SECRET: 'default-connection-secret',
+        ACCOUNTING_BASE_URL: 'https://default.example.com',
+        ACCOUNTING_REQUEST_TIMEOUT_MS: '1234',
+      },
+    );
+    expect(config).toMatchObject({
+      variant: 'sk',
+      baseUrl: 'https://acme.example.com',
+      requestTimeoutMs: 1234,
+      credentials: { kind: 'apiKey' },
+    });
+  });
+});
