@@ -8,5 +8,5 @@ import * as z from 'zod';
 export const DEFAULT_CONNECTION = 'default';
 
 export const connectionSchema = z
-  .string()
+  .string({ error: 'expected a name: letters, digits, `_`, `.` or `-`' })
   .regex(/^[A-Za-z0-9_.-]+$/, 'expected letters, digits, `_`, `.` or `-`');

@@ -2,6 +2,7 @@ import type { Command } from '../command.js';
 import { archiveCommand } from './archive.js';
 import { backfillCommand } from './backfill.js';
 import { checkpointsCommand } from './checkpoints.js';
+import { connectionsCommand } from './connections.js';
 import { deliveriesCommand } from './deliveries.js';
 import { dlqCommand } from './dlq.js';
 import { eventsCommand } from './events.js';
@@ -23,6 +24,7 @@ export const commands = [
   operationsCommand,
   archiveCommand,
   checkpointsCommand,
+  connectionsCommand,
   deliveriesCommand,
   intakeCommand,
   dlqCommand,
