@@ -37,107 +37,118 @@ export interface DynamoDbConnectionRegistryOptions {
 
 const KEY = CONNECTION_REGISTRY_TABLE_KEY.partitionKey.name;
 
+interface Table {
+  documents: DynamoDBDocumentClient;
+  tableName: string;
+}
+
+/** A stored item as an entry; a malformed one is an error naming the item and its settings. */
+function entryOf({ tableName }: Table, item: Record<string, unknown>): ConnectionEntry {
+  try {
+    return parseConnectionEntry(item, `${tableName} item ${JSON.stringify(String(item[KEY]))}`);
+  } catch (error) {
+    if (!(error instanceof ConnectionEntryError)) throw error;
+    throw new ConnectionRegistryError(`table ${tableName}: ${error.message}`, { cause: error });
+  }
+}
+
+/** Runs a conditional write; a failed condition becomes `onConflict()`. */
+async function conditional<T>(write: () => Promise<T>, onConflict: () => Error): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw onConflict();
+    throw error;
+  }
+}
+
+async function listEntries(table: Table): Promise<ConnectionEntry[]> {
+  const entries: ConnectionEntry[] = [];
+  const pages = paginateScan(
+    { client: table.documents },
+    { TableName: table.tableName, ConsistentRead: true },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) entries.push(entryOf(table, item));
+  }
+  return entries.sort(byConnectionName);
+}
+
+async function getEntry(table: Table, name: string): Promise<ConnectionEntry | undefined> {
+  const { Item } = await table.documents.send(
+    new GetCommand({ TableName: table.tableName, Key: { [KEY]: name }, ConsistentRead: true }),
+  );
+  return Item === undefined ? undefined : entryOf(table, Item);
+}
+
+async function addEntry(table: Table, entry: ConnectionEntry): Promise<void> {
+  const valid = parseConnectionEntry(entry);
+  await conditional(
+    () =>
+      table.documents.send(
+        new PutCommand({
+          TableName: table.tableName,
+          Item: { ...valid },
+          ConditionExpression: 'attribute_not_exists(#key)',
+          ExpressionAttributeNames: { '#key': KEY },
+        }),
+      ),
+    () => new DuplicateConnectionError(valid.name),
+  );
+}
+
+async function setPaused(table: Table, name: string, paused: boolean): Promise<ConnectionEntry> {
+  // A malformed stored item is refused before anything changes, as a malformed file is.
+  const current = await getEntry(table, name);
+  if (current === undefined) throw new UnknownConnectionError(name);
+  if (current.paused === paused) return current;
+  const { Attributes } = await conditional(
+    () =>
+      table.documents.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: { [KEY]: name },
+          UpdateExpression: 'SET #paused = :paused',
+          ConditionExpression: 'attribute_exists(#key)',
+          ExpressionAttributeNames: { '#key': KEY, '#paused': 'paused' },
+          ExpressionAttributeValues: { ':paused': paused },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    () => new UnknownConnectionError(name),
+  );
+  return entryOf(table, Attributes ?? {});
+}
+
+async function removeEntry(table: Table, name: string): Promise<void> {
+  await conditional(
+    () =>
+      table.documents.send(
+        new DeleteCommand({
+          TableName: table.tableName,
+          Key: { [KEY]: name },
+          ConditionExpression: 'attribute_exists(#key)',
+          ExpressionAttributeNames: { '#key': KEY },
+        }),
+      ),
+    () => new UnknownConnectionError(name),
+  );
+}
+
 export function createDynamoDbConnectionRegistry(
   options: DynamoDbConnectionRegistryOptions,
 ): ConnectionRegistry {
-  const { tableName } = options;
-  const documents = DynamoDBDocumentClient.from(options.client, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-
-  /** A stored item as an entry; a malformed one is an error naming the item and its settings. */
-  const entryOf = (item: Record<string, unknown>): ConnectionEntry => {
-    try {
-      return parseConnectionEntry(item, `${tableName} item ${JSON.stringify(String(item[KEY]))}`);
-    } catch (error) {
-      if (!(error instanceof ConnectionEntryError)) throw error;
-      throw new ConnectionRegistryError(`table ${tableName}: ${error.message}`, { cause: error });
-    }
+  const table: Table = {
+    tableName: options.tableName,
+    documents: DynamoDBDocumentClient.from(options.client, {
+      marshallOptions: { removeUndefinedValues: true },
+    }),
   };
-
-  /** Runs a conditional write; a failed condition becomes `onConflict()`. */
-  const conditional = async <T>(write: () => Promise<T>, onConflict: () => Error): Promise<T> => {
-    try {
-      return await write();
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw onConflict();
-      throw error;
-    }
-  };
-
-  const get = async (name: string): Promise<ConnectionEntry | undefined> => {
-    const { Item } = await documents.send(
-      new GetCommand({ TableName: tableName, Key: { [KEY]: name }, ConsistentRead: true }),
-    );
-    return Item === undefined ? undefined : entryOf(Item);
-  };
-
   return {
-    async list() {
-      const entries: ConnectionEntry[] = [];
-      for await (const page of paginateScan(
-        { client: documents },
-        { TableName: tableName, ConsistentRead: true },
-      )) {
-        for (const item of page.Items ?? []) entries.push(entryOf(item));
-      }
-      return entries.sort(byConnectionName);
-    },
-
-    get,
-
-    async add(entry) {
-      const valid = parseConnectionEntry(entry);
-      await conditional(
-        () =>
-          documents.send(
-            new PutCommand({
-              TableName: tableName,
-              Item: { ...valid },
-              ConditionExpression: 'attribute_not_exists(#key)',
-              ExpressionAttributeNames: { '#key': KEY },
-            }),
-          ),
-        () => new DuplicateConnectionError(valid.name),
-      );
-    },
-
-    async setPaused(name, paused) {
-      // A malformed stored item is refused before anything changes, as a malformed file is.
-      const current = await get(name);
-      if (current === undefined) throw new UnknownConnectionError(name);
-      if (current.paused === paused) return current;
-      const { Attributes } = await conditional(
-        () =>
-          documents.send(
-            new UpdateCommand({
-              TableName: tableName,
-              Key: { [KEY]: name },
-              UpdateExpression: 'SET #paused = :paused',
-              ConditionExpression: 'attribute_exists(#key)',
-              ExpressionAttributeNames: { '#key': KEY, '#paused': 'paused' },
-              ExpressionAttributeValues: { ':paused': paused },
-              ReturnValues: 'ALL_NEW',
-            }),
-          ),
-        () => new UnknownConnectionError(name),
-      );
-      return entryOf(Attributes ?? {});
-    },
-
-    async remove(name) {
-      await conditional(
-        () =>
-          documents.send(
-            new DeleteCommand({
-              TableName: tableName,
-              Key: { [KEY]: name },
-              ConditionExpression: 'attribute_exists(#key)',
-              ExpressionAttributeNames: { '#key': KEY },
-            }),
-          ),
-        () => new UnknownConnectionError(name),
-      );
-    },
+    list: () => listEntries(table),
+    get: (name) => getEntry(table, name),
+    add: (entry) => addEntry(table, entry),
+    setPaused: (name, paused) => setPaused(table, name, paused),
+    remove: (name) => removeEntry(table, name),
   };
 }
