@@ -14,6 +14,7 @@ import {
   type EmbeddedServers,
   startEmbeddedServers,
 } from '../adapters/local/embedded-servers.js';
+import { removeTornObjects } from '../adapters/local/s3rver-repair.js';
 import type { CheckpointStore, ObjectStore } from '../core/ports.js';
 
 /** Resource names inside the embedded servers (fixed: they only exist locally). */
@@ -29,6 +30,8 @@ export interface LocalStores {
   checkpoints: CheckpointStore;
   archive: ObjectStore;
   dataDir: string;
+  /** Objects a killed run left half written (bucket/key), removed at start so their actions write them again. */
+  tornObjects: string[];
   /** The owner of a stale lock on the data directory (a process killed before it stopped) that was taken over. */
   recoveredLock: LockOwner | undefined;
   close(): Promise<void>;
@@ -42,7 +45,11 @@ export async function startLocalStores(dataDir: string, command?: string): Promi
   const dir = resolve(dataDir);
   const lock = await acquireDataDirLock(dir, command);
   let servers: EmbeddedServers;
+  let tornObjects: string[] = [];
   try {
+    // A run killed while the S3 server wrote an object leaves it torn: removed before the server starts.
+    if (lock.recovered)
+      tornObjects = await removeTornObjects(join(dir, 's3'), Date.parse(lock.recovered.since) || 0);
     servers = await startEmbeddedServers({
       dynamoDbPath: join(dir, 'dynamodb'),
       s3Directory: join(dir, 's3'),
@@ -68,6 +75,7 @@ export async function startLocalStores(dataDir: string, command?: string): Promi
     servers,
     dataDir: dir,
     recoveredLock: lock.recovered,
+    tornObjects,
     checkpoints: createDynamoDbCheckpointStore({
       client: servers.dynamoDb,
       tableName: LOCAL_RESOURCES.checkpointTable,

@@ -203,6 +203,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         message: `recovered a stale lock on ${stores.dataDir} (process ${pid}, since ${since}, is not running: it did not stop cleanly); resuming from the saved state`,
       });
     }
+    if (stores.tornObjects.length > 0) {
+      emit({
+        kind: 'warning',
+        message: `removed ${stores.tornObjects.length} object(s) the stopped process left half written (${stores.tornObjects.join(', ')}); their actions write them again`,
+      });
+    }
 
     // The poller's settings from the environment (POLLER_*), as on AWS; flags and the sandbox win.
     let settings: PollerSettings;
@@ -365,12 +371,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (firstRun) {
       let total = 0;
       for (const c of collections) {
-        for await (const page of api.listPages(c, {
-          pageSize: 1,
-          ...(options.startFrom ? { modifiedSince: options.startFrom } : {}),
-        })) {
-          total += page.totalItemCount;
-          break;
+        try {
+          for await (const page of api.listPages(c, {
+            pageSize: 1,
+            ...(options.startFrom ? { modifiedSince: options.startFrom } : {}),
+          })) {
+            total += page.totalItemCount;
+            break;
+          }
+        } catch (error) {
+          // Only the progress bar's total: a failing count leaves the collection out of it, the poll goes on.
+          logger.warn('backfill count failed', { collection: c, error: error instanceof Error ? error.name : String(error) });
         }
       }
       backfill = { done: 0, total };

@@ -149,3 +149,35 @@ describe('local runtime end to end', () => {
     }
   }, 60_000);
 });
+
+describe('local runtime: the first start counts the records for the progress bar', () => {
+  it('leaves a collection whose count fails out of the total and polls on', async () => {
+    const sandbox = await startSandbox({
+      sizes: { documents: 20, partners: 3, perCollection: {} },
+      faults: { pathPattern: '^/v1/IssuedTaxDocuments$', random5xxRate: 1 },
+    });
+    const dataDir = await mkdtemp(join(tmpdir(), 'accounting-events-count-'));
+    const updates: { kind: string; total?: number }[] = [];
+    try {
+      const runtime = await startRuntime({
+        sandbox: { instance: sandbox },
+        env: {},
+        dataDir,
+        intervalMs: 150,
+        actions: false,
+        onUpdate: (u) => updates.push(u as { kind: string; total?: number }),
+      });
+      try {
+        const summary = await runtime.pollOnce();
+        expect(summary.published).toBeGreaterThan(0);
+        expect(summary.collections.find((c) => c.collection === 'IssuedTaxDocuments')?.status).toBe('failed');
+      } finally {
+        await runtime.stop();
+      }
+      expect(updates.find((u) => u.kind === 'backfill')?.total).toBeGreaterThan(0);
+    } finally {
+      await sandbox.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
