@@ -105,5 +105,5 @@ describe('bundles', () => {
     }
     expect(Object.keys(sizes).sort()).toEqual([...present].sort());
     console.info('handler bundle sizes (bytes, minified index.mjs):', sizes);
-  });
+  }, 180_000); // esbuild runs once per handler: minutes on a loaded 2-core machine
 });
