@@ -22,7 +22,7 @@ export type CollectionKind = 'reference' | 'addressBook' | 'document';
 
 export interface CollectionSpec {
   /** Path segment under `/v1`, e.g. `IssuedInvoices`. */
-  readonly name: string;
+  readonly name: CollectionName;
   /** Record type name used in event detail-types, e.g. `IssuedInvoice`. */
   readonly recordType: string;
   readonly kind: CollectionKind;
@@ -47,7 +47,7 @@ export interface CollectionSpec {
 
 type Opts = Partial<Omit<CollectionSpec, 'name' | 'recordType' | 'kind'>>;
 
-const reference = (name: string, recordType: string, opts: Opts = {}): CollectionSpec => ({
+const reference = (name: CollectionName, recordType: string, opts: Opts = {}): CollectionSpec => ({
   name,
   recordType,
   kind: 'reference',
@@ -60,7 +60,7 @@ const reference = (name: string, recordType: string, opts: Opts = {}): Collectio
   pathShown: opts.pathShown ?? true,
 });
 
-const document = (name: string, recordType: string, opts: Opts = {}): CollectionSpec => ({
+const document = (name: CollectionName, recordType: string, opts: Opts = {}): CollectionSpec => ({
   name,
   recordType,
   kind: 'document',
@@ -210,10 +210,10 @@ const byName = indexBy((c) => c.name.toLowerCase());
 const byRecordType = indexBy((c) => c.recordType);
 
 /** Collection names of the default variant (`sk`). */
-export const collectionNames: readonly CollectionName[] = collections.map((c) => c.name as CollectionName);
+export const collectionNames: readonly CollectionName[] = collections.map((c) => c.name);
 
 export function collectionNamesFor(variant: ServiceVariant): readonly CollectionName[] {
-  return byVariant[variant].map((c) => c.name as CollectionName);
+  return byVariant[variant].map((c) => c.name);
 }
 
 /** Looks a collection up by its path segment, case-insensitively (the service's paths are). */
@@ -244,7 +244,7 @@ export function isCollectionOf(variant: ServiceVariant, name: string): name is C
 
 /** What the poller watches unless told otherwise: every exported document type and the address book. */
 export function defaultPolledCollectionsFor(variant: ServiceVariant): readonly CollectionName[] {
-  return byVariant[variant].filter((c) => c.kind !== 'reference').map((c) => c.name as CollectionName);
+  return byVariant[variant].filter((c) => c.kind !== 'reference').map((c) => c.name);
 }
 
 /** The default poll set of the default variant (`sk`). */

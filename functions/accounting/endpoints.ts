@@ -11,12 +11,10 @@
  * Path templates use `{name}` placeholders, filled (checked, then URL-encoded) by `buildPath`.
  */
 import {
-  type CollectionName,
   type CollectionSpec,
   collectionsFor,
   DEFAULT_SERVICE_VARIANT,
   type ServiceVariant,
-  serviceVariants,
 } from './collections.js';
 import { InvalidArgumentError } from './errors.js';
 import { explicitOperations } from './explicit-operations.js';
@@ -33,7 +31,7 @@ function collectionOperations(c: CollectionSpec): OperationSpec[] {
       method: 'GET',
       path: `/v1/${c.name}`,
       kind: 'read',
-      collection: c.name as CollectionName,
+      collection: c.name,
       paged: true,
       acceptsAfter: c.acceptsAfter,
       assumed,
@@ -46,7 +44,7 @@ function collectionOperations(c: CollectionSpec): OperationSpec[] {
       method: 'GET',
       path: `/v1/${c.name}/{id}`,
       kind: 'read',
-      collection: c.name as CollectionName,
+      collection: c.name,
       assumed,
       summary: `Get one ${c.recordType} by id.`,
     });
@@ -57,7 +55,7 @@ function collectionOperations(c: CollectionSpec): OperationSpec[] {
       method: 'GET',
       path: `/v1/${c.name}/{id}/pdf`,
       kind: 'binary',
-      collection: c.name as CollectionName,
+      collection: c.name,
       assumed,
       summary: `Export one ${c.recordType} as PDF (query Language=Current|English).`,
     });
@@ -68,7 +66,7 @@ function collectionOperations(c: CollectionSpec): OperationSpec[] {
       method: 'GET',
       path: `/v1/${c.name}/{id}/isdoc`,
       kind: 'binary',
-      collection: c.name as CollectionName,
+      collection: c.name,
       assumed,
       summary: `Export one ${c.recordType} as ISDOC (204 while not ready).`,
     });
@@ -79,7 +77,7 @@ function collectionOperations(c: CollectionSpec): OperationSpec[] {
       method: 'POST',
       path: `/v1/${c.name}`,
       kind: 'create',
-      collection: c.name as CollectionName,
+      collection: c.name,
       assumed,
       summary: `Import (create) one ${c.recordType}.`,
     });

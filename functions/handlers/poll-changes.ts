@@ -88,8 +88,7 @@ export function createHandler(deps: PollHandlerDeps) {
       });
       throw new Error(`invalid poll input: ${input.error.issues.map((i) => i.message).join('; ')}`);
     }
-    const collections = (input.data.collections ??
-      deps.settings.collections) as PollerSettings['collections'];
+    const collections = input.data.collections ?? deps.settings.collections;
     const before = deps.api.stats?.();
     const summary = await pollAll(
       {

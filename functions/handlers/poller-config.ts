@@ -142,7 +142,7 @@ export function loadPollerSettings(env: Env): PollerSettings {
   });
   return {
     options,
-    collections: collections as CollectionName[],
+    collections,
     concurrency: e[ENV.pollerConcurrency],
   };
 }

@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import * as z from 'zod';
 import { createAccountingClient } from '../../functions/accounting/client.js';
-import { type CollectionName, defaultPolledCollections } from '../../functions/accounting/collections.js';
+import { defaultPolledCollections } from '../../functions/accounting/collections.js';
 import { parseAccountingConfig } from '../../functions/accounting/config.js';
 import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
 import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
@@ -97,12 +97,12 @@ global.gc?.();
 const heapAfterMb = mb(process.memoryUsage().heapUsed);
 
 // Backfill the other collections (not measured), then idle cycles, one per simulated minute: every default collection, nothing changed.
-await pollAll(deps, options, defaultPolledCollections as CollectionName[], 4);
+await pollAll(deps, options, defaultPolledCollections, 4);
 const idleCycles: Array<{ listRequests: number; httpRequests: number; maxPerCollection: number }> = [];
 for (let c = 0; c < 8; c++) {
   clock.advance(60_000);
   const before = client.stats().requests;
-  const summary = await pollAll(deps, options, defaultPolledCollections as CollectionName[], 4);
+  const summary = await pollAll(deps, options, defaultPolledCollections, 4);
   idleCycles.push({
     listRequests: summary.requests,
     httpRequests: client.stats().requests - before,

@@ -126,7 +126,7 @@ describe('change detector against the sandbox with faults', () => {
     const missing: string[] = [];
     let records = 0;
     for (const name of COLLECTIONS) {
-      for await (const item of client.listItems(name as CollectionName)) {
+      for await (const item of client.listItems(name)) {
         records++;
         const key = `${item.Id}@${item.ModificationInfo?.ModifiedDate}`;
         if (!versions.has(key)) missing.push(`${recordTypes[name]} ${key}`);

@@ -3,7 +3,6 @@
  * collection without `ModifiedSince`, the `Deleted` event of a vanished id, and publishing a
  * batch of events that are counted as published.
  */
-import type { CollectionName } from '../../accounting/collections.js';
 import type { BusEvent } from '../ports.js';
 import { buildRecordEvent } from './build-event.js';
 import type { CollectionRun } from './sync-types.js';
@@ -11,7 +10,7 @@ import type { CollectionRun } from './sync-types.js';
 /** Every page of the run's collection, in keyset order where the collection accepts `after`. */
 export function listEveryPage(run: CollectionRun) {
   const { deps, options, spec } = run;
-  return deps.api.listPages(spec.name as CollectionName, {
+  return deps.api.listPages(spec.name, {
     pageSize: options.pageSize,
     ...(spec.acceptsAfter ? {} : { pageNumber: 1 }),
     ...(deps.signal ? { signal: deps.signal } : {}),

@@ -33,8 +33,7 @@ export async function pollAll(
   const worker = async () => {
     while (next < collections.length) {
       const index = next++;
-      const name = collections[index] as CollectionName;
-      results[index] = await pollCollection(runDeps, options, name);
+      results[index] = await pollCollection(runDeps, options, collections[index]!);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, collections.length)) }, worker));

@@ -196,7 +196,7 @@ async function pollChanges(run: CollectionRun): Promise<void> {
     state.seen.map(([id, ms, seq]) => [id, { ms, seq }]),
   );
 
-  const pages = deps.api.listPages(spec.name as CollectionName, {
+  const pages = deps.api.listPages(spec.name, {
     ...(window.since !== undefined ? { modifiedSince: window.since } : {}),
     ...(spec.acceptsAfter
       ? window.after !== undefined

@@ -56,13 +56,17 @@ export const pollOptionsSchema = z.object({
 export type PollOptions = z.infer<typeof pollOptionsSchema>;
 export type PollOptionsInput = z.input<typeof pollOptionsSchema>;
 
-export const collectionListSchema = z.array(z.string()).superRefine((names, ctx) => {
-  for (const name of names) {
-    if (!isCollectionName(name)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `unknown collection '${name}'; expected one of ${collectionNames.join(', ')}`,
-      });
+export const collectionListSchema = z
+  .array(z.string())
+  .superRefine((names, ctx) => {
+    for (const name of names) {
+      if (!isCollectionName(name)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown collection '${name}'; expected one of ${collectionNames.join(', ')}`,
+        });
+      }
     }
-  }
-});
+  })
+  // Every name passed the check above: this only narrows the type to `CollectionName[]`.
+  .transform((names) => names.filter(isCollectionName));
