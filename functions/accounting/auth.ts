@@ -8,7 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
 import type { Logger } from '../shared/logger.js';
 import type { Credentials } from './config.js';
-import { ApiError, AuthenticationError, SchemaMismatchError } from './errors.js';
+import { ApiError, AuthenticationError, type RequestInfo, SchemaMismatchError } from './errors.js';
 import { fieldPath, oauthErrorSchema, tokenResponseSchema } from './schemas.js';
 import { Secret } from './secret.js';
 
@@ -86,66 +86,76 @@ interface CachedToken {
   renewAt: number;
 }
 
+/** A token answer: the cached token, or the error that names the settings to check. */
+function tokenFrom(
+  options: OAuthOptions,
+  res: TokenHttpResponse,
+  req: RequestInfo,
+  started: number,
+): CachedToken {
+  if (res.status >= 200 && res.status < 300) {
+    const parsed = tokenResponseSchema.safeParse(res.json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new SchemaMismatchError(
+        req,
+        fieldPath(issue?.path ?? []),
+        res.json === undefined ? 'expected a JSON token response' : 'expected a token response field',
+      );
+    }
+    const expiresInMs = parsed.data.expires_in * 1000;
+    const marginMs = Math.min(options.renewMarginSeconds * 1000, expiresInMs / 2);
+    options.logger.info('accounting token acquired', {
+      expiresInSeconds: parsed.data.expires_in,
+      tokenType: parsed.data.token_type ?? undefined,
+    });
+    return { token: new Secret(parsed.data.access_token), renewAt: started + expiresInMs - marginMs };
+  }
+  const oauth = oauthErrorSchema.safeParse(res.json);
+  // Only a plain error code is repeated; a description could echo what was sent.
+  const code = oauth.success && /^[A-Za-z_]{1,64}$/.test(oauth.data.error) ? oauth.data.error : undefined;
+  const settings = settingsForOAuthError(code);
+  throw new AuthenticationError(
+    `token request refused (${res.status}${code ? ` ${code}` : ''}): check ${settings.join(', ')}`,
+    settings,
+    code,
+    res.status,
+  );
+}
+
+/** One token request (client credentials, form encoded). */
+async function fetchToken(options: OAuthOptions, url: string, req: RequestInfo): Promise<CachedToken> {
+  const form = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: options.clientId.reveal(),
+    client_secret: options.clientSecret.reveal(),
+    scope: options.scope,
+  });
+  const started = options.clock.now().getTime();
+  let res: TokenHttpResponse;
+  try {
+    res = await options.request(url, form);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      throw new AuthenticationError(
+        `token endpoint ${req.path} not found (404): check ${ENV.authUrl}`,
+        [ENV.authUrl],
+        undefined,
+        404,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  return tokenFrom(options, res, req, started);
+}
+
 export function createOAuthAuthenticator(options: OAuthOptions): Authenticator {
   const url = `${options.authUrl}/connect/token`;
-  const req = { method: 'POST', path: new URL(url).pathname };
+  const req: RequestInfo = { method: 'POST', path: new URL(url).pathname };
   let cached: CachedToken | undefined;
   let inflight: Promise<CachedToken> | undefined;
   let requests = 0;
-
-  const fetchToken = async (signal?: AbortSignal): Promise<CachedToken> => {
-    const form = new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: options.clientId.reveal(),
-      client_secret: options.clientSecret.reveal(),
-      scope: options.scope,
-    });
-    requests++;
-    const started = options.clock.now().getTime();
-    let res: TokenHttpResponse;
-    try {
-      res = await options.request(url, form, signal);
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) {
-        throw new AuthenticationError(
-          `token endpoint ${req.path} not found (404): check ${ENV.authUrl}`,
-          [ENV.authUrl],
-          undefined,
-          404,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
-    if (res.status >= 200 && res.status < 300) {
-      const parsed = tokenResponseSchema.safeParse(res.json);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new SchemaMismatchError(
-          req,
-          fieldPath(issue?.path ?? []),
-          res.json === undefined ? 'expected a JSON token response' : 'expected a token response field',
-        );
-      }
-      const expiresInMs = parsed.data.expires_in * 1000;
-      const marginMs = Math.min(options.renewMarginSeconds * 1000, expiresInMs / 2);
-      options.logger.info('accounting token acquired', {
-        expiresInSeconds: parsed.data.expires_in,
-        tokenType: parsed.data.token_type ?? undefined,
-      });
-      return { token: new Secret(parsed.data.access_token), renewAt: started + expiresInMs - marginMs };
-    }
-    const oauth = oauthErrorSchema.safeParse(res.json);
-    // Only a plain error code is repeated; a description could echo what was sent.
-    const code = oauth.success && /^[A-Za-z_]{1,64}$/.test(oauth.data.error) ? oauth.data.error : undefined;
-    const settings = settingsForOAuthError(code);
-    throw new AuthenticationError(
-      `token request refused (${res.status}${code ? ` ${code}` : ''}): check ${settings.join(', ')}`,
-      settings,
-      code,
-      res.status,
-    );
-  };
 
   return {
     kind: 'oauth',
@@ -156,7 +166,8 @@ export function createOAuthAuthenticator(options: OAuthOptions): Authenticator {
       if (!current || now >= current.renewAt) {
         if (!inflight) {
           // One renewal for everyone waiting; a caller's abort does not cancel the shared request.
-          inflight = fetchToken().finally(() => {
+          requests++;
+          inflight = fetchToken(options, url, req).finally(() => {
             inflight = undefined;
           });
           inflight.then(
