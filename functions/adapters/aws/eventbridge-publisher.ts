@@ -119,84 +119,155 @@ function isTransientRequestError(error: unknown): boolean {
   return status === 429 || (status !== undefined && status >= 500);
 }
 
+type Settings = z.output<typeof optionsSchema>;
+
+/** What every request of one publisher shares. */
+interface Sender {
+  readonly client: EventBridgeClient;
+  readonly settings: Settings;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly random: () => number;
+}
+
+interface Rejected {
+  entry: PutEventsRequestEntry;
+  code: string;
+  message: string | undefined;
+}
+
+const backoff = (s: Sender, attempt: number): number =>
+  Math.floor(s.random() * Math.min(s.settings.maxDelayMs, s.settings.baseDelayMs * 2 ** (attempt - 1)));
+
+/** A request that failed as a whole: throws `PublishError` unless it is worth another attempt. */
+async function afterRequestFailure(
+  s: Sender,
+  error: unknown,
+  pending: number,
+  attempt: number,
+): Promise<void> {
+  if (!isTransientRequestError(error) || attempt >= s.settings.maxAttempts) {
+    throw new PublishError(
+      `PutEvents failed after ${attempt} attempt(s): ${(error as Error).name ?? 'Error'}`,
+      pending,
+      { cause: error },
+    );
+  }
+  const delayMs = backoff(s, attempt);
+  s.logger.warn('PutEvents request failed, retrying', {
+    entries: pending,
+    attempt,
+    delayMs,
+    errorName: (error as Error).name,
+  });
+  await s.clock.sleep(delayMs);
+}
+
+/** The entries the bus did not accept. Results are positional: result i belongs to entry i. */
+function rejectedEntries(
+  pending: readonly PutEventsRequestEntry[],
+  results: PutEventsResultEntry[],
+): Rejected[] {
+  const failed: Rejected[] = [];
+  pending.forEach((entry, i) => {
+    const result = results[i];
+    if (result === undefined || result.ErrorCode !== undefined || result.EventId === undefined) {
+      failed.push({ entry, code: result?.ErrorCode ?? 'MissingResult', message: result?.ErrorMessage });
+    }
+  });
+  return failed;
+}
+
+/** Rejected entries: throws `PublishError` on a permanent code or the last attempt, else waits to resend them. */
+async function afterRejections(
+  s: Sender,
+  failed: Rejected[],
+  pending: number,
+  attempt: number,
+): Promise<void> {
+  const codes = [...new Set(failed.map((f) => f.code))];
+  const permanent = failed.filter((f) => !TRANSIENT_ENTRY_CODES.has(f.code) && f.code !== 'MissingResult');
+  if (permanent.length > 0 || attempt >= s.settings.maxAttempts) {
+    const first = permanent[0] ?? failed[0];
+    s.logger.error('events rejected by the bus', { failed: failed.length, attempt, errorCodes: codes });
+    throw new PublishError(
+      `${failed.length} event(s) not accepted by the bus after ${attempt} attempt(s): ${first?.code}${
+        first?.message ? ` (${first.message})` : ''
+      }`,
+      failed.length,
+    );
+  }
+  const delayMs = backoff(s, attempt);
+  s.logger.warn('events rejected by the bus, resending', {
+    failed: failed.length,
+    accepted: pending - failed.length,
+    attempt,
+    delayMs,
+    errorCodes: codes,
+  });
+  await s.clock.sleep(delayMs);
+}
+
+/** Sends one batch until every entry is accepted; throws PublishError otherwise. */
+async function sendBatch(s: Sender, batch: PutEventsRequestEntry[]): Promise<void> {
+  let pending = batch;
+  for (let attempt = 1; ; attempt += 1) {
+    let results: PutEventsResultEntry[];
+    try {
+      const out = await s.client.send(new PutEventsCommand({ Entries: pending }));
+      results = out.Entries ?? [];
+      if ((out.FailedEntryCount ?? 0) === 0 && results.every((r) => r.ErrorCode === undefined)) return;
+    } catch (error) {
+      await afterRequestFailure(s, error, pending.length, attempt);
+      continue;
+    }
+    const failed = rejectedEntries(pending, results);
+    if (failed.length === 0) return;
+    await afterRejections(s, failed, pending.length, attempt);
+    pending = failed.map((f) => f.entry);
+  }
+}
+
+/**
+ * Sends the batches, up to `maxConcurrentRequests` at once; after a failure no further batch is
+ * started, and the batches never sent count as failed too.
+ */
+async function sendBatches(s: Sender, batches: PutEventsRequestEntry[][]): Promise<void> {
+  const queue = [...batches];
+  let firstError: PublishError | undefined;
+  let failed = 0;
+  const worker = async (): Promise<void> => {
+    while (firstError === undefined) {
+      const batch = queue.shift();
+      if (batch === undefined) return;
+      try {
+        await sendBatch(s, batch);
+      } catch (error) {
+        const publishError =
+          error instanceof PublishError
+            ? error
+            : new PublishError('PutEvents failed', batch.length, { cause: error });
+        firstError ??= publishError;
+        failed += publishError.failed;
+      }
+    }
+  };
+  const workers = Math.min(s.settings.maxConcurrentRequests, batches.length);
+  await Promise.all(Array.from({ length: workers }, worker));
+  if (firstError !== undefined) {
+    // Batches never sent count as failed too: nothing after the first failure may be checkpointed.
+    const unsent = queue.reduce((sum, batch) => sum + batch.length, 0);
+    throw new PublishError(firstError.message, failed + unsent, { cause: firstError.cause ?? firstError });
+  }
+}
+
 export function createEventBridgePublisher(options: EventBridgePublisherOptions): EventPublisher {
   const parsed = optionsSchema.safeParse(options);
   if (!parsed.success) {
     throw new TypeError(`invalid EventBridge publisher options: ${z.prettifyError(parsed.error)}`);
   }
   const settings = parsed.data;
-  const { client, clock, logger } = options;
-  const random = options.random ?? Math.random;
-
-  const backoff = (attempt: number): number => {
-    const ceiling = Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** (attempt - 1));
-    return Math.floor(random() * ceiling);
-  };
-
-  /** Sends one batch until every entry is accepted; throws PublishError otherwise. */
-  async function sendBatch(batch: PutEventsRequestEntry[]): Promise<void> {
-    let pending = batch;
-    for (let attempt = 1; ; attempt += 1) {
-      let results: PutEventsResultEntry[];
-      try {
-        const out = await client.send(new PutEventsCommand({ Entries: pending }));
-        results = out.Entries ?? [];
-        if ((out.FailedEntryCount ?? 0) === 0 && results.every((r) => r.ErrorCode === undefined)) return;
-      } catch (error) {
-        if (!isTransientRequestError(error) || attempt >= settings.maxAttempts) {
-          throw new PublishError(
-            `PutEvents failed after ${attempt} attempt(s): ${(error as Error).name ?? 'Error'}`,
-            pending.length,
-            { cause: error },
-          );
-        }
-        const delayMs = backoff(attempt);
-        logger.warn('PutEvents request failed, retrying', {
-          entries: pending.length,
-          attempt,
-          delayMs,
-          errorName: (error as Error).name,
-        });
-        await clock.sleep(delayMs);
-        continue;
-      }
-
-      // Results are positional: result i belongs to entry i of the request.
-      const failed: { entry: PutEventsRequestEntry; code: string; message: string | undefined }[] = [];
-      pending.forEach((entry, i) => {
-        const result = results[i];
-        if (result === undefined || result.ErrorCode !== undefined || result.EventId === undefined) {
-          failed.push({ entry, code: result?.ErrorCode ?? 'MissingResult', message: result?.ErrorMessage });
-        }
-      });
-      if (failed.length === 0) return;
-      const codes = [...new Set(failed.map((f) => f.code))];
-      const permanent = failed.filter(
-        (f) => !TRANSIENT_ENTRY_CODES.has(f.code) && f.code !== 'MissingResult',
-      );
-      if (permanent.length > 0 || attempt >= settings.maxAttempts) {
-        const first = permanent[0] ?? failed[0];
-        logger.error('events rejected by the bus', { failed: failed.length, attempt, errorCodes: codes });
-        throw new PublishError(
-          `${failed.length} event(s) not accepted by the bus after ${attempt} attempt(s): ${first?.code}${
-            first?.message ? ` (${first.message})` : ''
-          }`,
-          failed.length,
-        );
-      }
-      const delayMs = backoff(attempt);
-      logger.warn('events rejected by the bus, resending', {
-        failed: failed.length,
-        accepted: pending.length - failed.length,
-        attempt,
-        delayMs,
-        errorCodes: codes,
-      });
-      pending = failed.map((f) => f.entry);
-      await clock.sleep(delayMs);
-    }
-  }
-
+  const s: Sender = { ...options, settings, random: options.random ?? Math.random };
   return {
     async publish(events: readonly BusEvent[]): Promise<void> {
       if (events.length === 0) return;
@@ -209,35 +280,8 @@ export function createEventBridgePublisher(options: EventBridgePublisherOptions)
         );
       }
       const batches = planBatches(entries, Math.min(settings.maxRequestSizeBytes, Number.MAX_SAFE_INTEGER));
-      const queue = [...batches];
-      let firstError: PublishError | undefined;
-      let failed = 0;
-      const worker = async (): Promise<void> => {
-        while (firstError === undefined) {
-          const batch = queue.shift();
-          if (batch === undefined) return;
-          try {
-            await sendBatch(batch);
-          } catch (error) {
-            const publishError =
-              error instanceof PublishError
-                ? error
-                : new PublishError('PutEvents failed', batch.length, { cause: error });
-            firstError ??= publishError;
-            failed += publishError.failed;
-          }
-        }
-      };
-      const workers = Math.min(settings.maxConcurrentRequests, batches.length);
-      await Promise.all(Array.from({ length: workers }, worker));
-      if (firstError !== undefined) {
-        // Batches never sent count as failed too: nothing after the first failure may be checkpointed.
-        const unsent = queue.reduce((sum, batch) => sum + batch.length, 0);
-        throw new PublishError(firstError.message, failed + unsent, {
-          cause: firstError.cause ?? firstError,
-        });
-      }
-      logger.debug('events published', { count: entries.length, requests: batches.length });
+      await sendBatches(s, batches);
+      s.logger.debug('events published', { count: entries.length, requests: batches.length });
     },
   };
 }

@@ -94,127 +94,137 @@ function rest(chunks: Buffer[], iterator: AsyncIterator<unknown>): Readable {
   );
 }
 
-export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore {
-  const { client, bucket } = options;
-  const partSize = options.partSizeBytes ?? 8 * 1024 * 1024;
+const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
 
-  async function upload(input: PutObjectInput, base: PutObjectCommandInput): Promise<void> {
-    const { body } = input;
-    if (!(body instanceof Readable) || input.contentLength !== undefined) {
-      const length =
-        input.contentLength ??
-        (typeof body === 'string' ? Buffer.byteLength(body) : (body as Uint8Array).length);
-      await client.send(new PutObjectCommand({ ...base, Body: body, ContentLength: length }));
-      return;
-    }
-    const iterator = body[Symbol.asyncIterator]();
-    const head = await readHead(iterator, partSize);
-    if (head.ended) {
-      const whole = Buffer.concat(head.chunks, head.size);
-      await client.send(new PutObjectCommand({ ...base, Body: whole, ContentLength: whole.length }));
-      return;
-    }
-    // Multipart: a whole-object SHA-256 cannot be verified by S3 here; each part carries its own.
-    const { ChecksumSHA256: _wholeObject, ...params } = base;
-    await new Upload({
-      client,
-      partSize,
-      leavePartsOnError: false,
-      params: { ...params, Body: rest(head.chunks, iterator), ChecksumAlgorithm: 'SHA256' },
-    }).done();
+async function upload(
+  o: S3ObjectStoreOptions,
+  input: PutObjectInput,
+  base: PutObjectCommandInput,
+): Promise<void> {
+  const { body } = input;
+  if (!(body instanceof Readable) || input.contentLength !== undefined) {
+    const length =
+      input.contentLength ??
+      (typeof body === 'string' ? Buffer.byteLength(body) : (body as Uint8Array).length);
+    await o.client.send(new PutObjectCommand({ ...base, Body: body, ContentLength: length }));
+    return;
   }
+  const partSize = o.partSizeBytes ?? DEFAULT_PART_SIZE;
+  const iterator = body[Symbol.asyncIterator]();
+  const head = await readHead(iterator, partSize);
+  if (head.ended) {
+    const whole = Buffer.concat(head.chunks, head.size);
+    await o.client.send(new PutObjectCommand({ ...base, Body: whole, ContentLength: whole.length }));
+    return;
+  }
+  // Multipart: a whole-object SHA-256 cannot be verified by S3 here; each part carries its own.
+  const { ChecksumSHA256: _wholeObject, ...params } = base;
+  await new Upload({
+    client: o.client,
+    partSize,
+    leavePartsOnError: false,
+    params: { ...params, Body: rest(head.chunks, iterator), ChecksumAlgorithm: 'SHA256' },
+  }).done();
+}
 
-  return {
-    async put(input: PutObjectInput): Promise<void> {
-      const metadata = { ...input.metadata };
-      if (input.checksumSha256 !== undefined) metadata[CHECKSUM_METADATA_KEY] = input.checksumSha256;
-      const base: PutObjectCommandInput = {
-        Bucket: bucket,
-        Key: input.key,
-        ContentType: input.contentType,
-        Metadata: metadata,
-        ...(input.checksumSha256 !== undefined ? { ChecksumSHA256: input.checksumSha256 } : {}),
-        ...(input.ifNoneMatch ? { IfNoneMatch: '*' } : {}),
+async function putObject(o: S3ObjectStoreOptions, input: PutObjectInput): Promise<void> {
+  const metadata = { ...input.metadata };
+  if (input.checksumSha256 !== undefined) metadata[CHECKSUM_METADATA_KEY] = input.checksumSha256;
+  const base: PutObjectCommandInput = {
+    Bucket: o.bucket,
+    Key: input.key,
+    ContentType: input.contentType,
+    Metadata: metadata,
+    ...(input.checksumSha256 !== undefined ? { ChecksumSHA256: input.checksumSha256 } : {}),
+    ...(input.ifNoneMatch ? { IfNoneMatch: '*' } : {}),
+  };
+  try {
+    await upload(o, input, base);
+  } catch (error) {
+    if (isPreconditionFailed(error)) throw new ObjectExistsError(input.key, { cause: error });
+    if (isBadDigest(error)) throw new ChecksumMismatchError(input.key, { cause: error });
+    throw error;
+  }
+}
+
+async function headObject(o: S3ObjectStoreOptions, key: string): Promise<ObjectInfo | undefined> {
+  try {
+    const out = await o.client.send(
+      new HeadObjectCommand({ Bucket: o.bucket, Key: key, ChecksumMode: 'ENABLED' }),
+    );
+    const { [CHECKSUM_METADATA_KEY]: mirrored, ...metadata } = out.Metadata ?? {};
+    const checksum = out.ChecksumSHA256 ?? mirrored;
+    return {
+      key,
+      size: out.ContentLength ?? 0,
+      metadata,
+      ...(out.ContentType !== undefined ? { contentType: out.ContentType } : {}),
+      ...(checksum !== undefined ? { checksumSha256: checksum } : {}),
+      ...(out.LastModified !== undefined ? { lastModified: out.LastModified } : {}),
+    };
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+async function getObject(o: S3ObjectStoreOptions, key: string): Promise<Readable | undefined> {
+  try {
+    const out = await o.client.send(new GetObjectCommand({ Bucket: o.bucket, Key: key }));
+    if (out.Body === undefined) return Readable.from([]);
+    return out.Body instanceof Readable
+      ? out.Body
+      : Readable.fromWeb(out.Body.transformToWebStream() as never);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** One page of keys after `startAfter`, with `ListObjects` or `ListObjectsV2`. */
+function listPage(o: S3ObjectStoreOptions, prefix: string, startAfter: string | undefined) {
+  const common = {
+    Bucket: o.bucket,
+    Prefix: prefix,
+    ...(o.listPageSize !== undefined ? { MaxKeys: o.listPageSize } : {}),
+  };
+  return o.listApiVersion === 1
+    ? o.client.send(
+        new ListObjectsCommand({ ...common, ...(startAfter !== undefined ? { Marker: startAfter } : {}) }),
+      )
+    : o.client.send(
+        new ListObjectsV2Command({
+          ...common,
+          ...(startAfter !== undefined ? { StartAfter: startAfter } : {}),
+        }),
+      );
+}
+
+async function* listObjects(o: S3ObjectStoreOptions, prefix: string): AsyncIterable<ObjectInfo> {
+  // Pages continue after the last key seen (`StartAfter` / `Marker`) rather than with
+  // continuation tokens: equivalent without a delimiter, and it works on every S3 look-alike.
+  let startAfter: string | undefined;
+  for (;;) {
+    const page = await listPage(o, prefix, startAfter);
+    for (const object of page.Contents ?? []) {
+      if (object.Key === undefined) continue;
+      startAfter = object.Key;
+      yield {
+        key: object.Key,
+        size: object.Size ?? 0,
+        metadata: {},
+        ...(object.LastModified !== undefined ? { lastModified: object.LastModified } : {}),
       };
-      try {
-        await upload(input, base);
-      } catch (error) {
-        if (isPreconditionFailed(error)) throw new ObjectExistsError(input.key, { cause: error });
-        if (isBadDigest(error)) throw new ChecksumMismatchError(input.key, { cause: error });
-        throw error;
-      }
-    },
+    }
+    if (!page.IsTruncated || page.Contents === undefined || page.Contents.length === 0) return;
+  }
+}
 
-    async head(key: string): Promise<ObjectInfo | undefined> {
-      try {
-        const out = await client.send(
-          new HeadObjectCommand({ Bucket: bucket, Key: key, ChecksumMode: 'ENABLED' }),
-        );
-        const { [CHECKSUM_METADATA_KEY]: mirrored, ...metadata } = out.Metadata ?? {};
-        const checksum = out.ChecksumSHA256 ?? mirrored;
-        return {
-          key,
-          size: out.ContentLength ?? 0,
-          metadata,
-          ...(out.ContentType !== undefined ? { contentType: out.ContentType } : {}),
-          ...(checksum !== undefined ? { checksumSha256: checksum } : {}),
-          ...(out.LastModified !== undefined ? { lastModified: out.LastModified } : {}),
-        };
-      } catch (error) {
-        if (isNotFound(error)) return undefined;
-        throw error;
-      }
-    },
-
-    async get(key: string): Promise<Readable | undefined> {
-      try {
-        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-        if (out.Body === undefined) return Readable.from([]);
-        return out.Body instanceof Readable
-          ? out.Body
-          : Readable.fromWeb(out.Body.transformToWebStream() as never);
-      } catch (error) {
-        if (isNotFound(error)) return undefined;
-        throw error;
-      }
-    },
-
-    async *list(prefix: string): AsyncIterable<ObjectInfo> {
-      // Pages continue after the last key seen (`StartAfter` / `Marker`) rather than with
-      // continuation tokens: equivalent without a delimiter, and it works on every S3 look-alike.
-      let startAfter: string | undefined;
-      for (;;) {
-        const common = {
-          Bucket: bucket,
-          Prefix: prefix,
-          ...(options.listPageSize !== undefined ? { MaxKeys: options.listPageSize } : {}),
-        };
-        const page =
-          options.listApiVersion === 1
-            ? await client.send(
-                new ListObjectsCommand({
-                  ...common,
-                  ...(startAfter !== undefined ? { Marker: startAfter } : {}),
-                }),
-              )
-            : await client.send(
-                new ListObjectsV2Command({
-                  ...common,
-                  ...(startAfter !== undefined ? { StartAfter: startAfter } : {}),
-                }),
-              );
-        for (const object of page.Contents ?? []) {
-          if (object.Key === undefined) continue;
-          startAfter = object.Key;
-          yield {
-            key: object.Key,
-            size: object.Size ?? 0,
-            metadata: {},
-            ...(object.LastModified !== undefined ? { lastModified: object.LastModified } : {}),
-          };
-        }
-        if (!page.IsTruncated || page.Contents === undefined || page.Contents.length === 0) return;
-      }
-    },
+export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore {
+  return {
+    put: (input) => putObject(options, input),
+    head: (key) => headObject(options, key),
+    get: (key) => getObject(options, key),
+    list: (prefix) => listObjects(options, prefix),
   };
 }

@@ -8,7 +8,7 @@
  * offsets in a small JSON file replaced atomically (write, fsync, rename, fsync the directory).
  * Segments every subscriber has moved past are deleted (compaction), so the journal stays bounded.
  */
-import { mkdir, open, readdir, readFile, rename, rm, truncate } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventBridgeEvent } from './local-bus-types.js';
 
@@ -107,12 +107,11 @@ interface Segment {
   bytes: number;
 }
 
-/** Opens (creating) the journal in `dir`. One process at a time: the data directory's lock ensures it. */
-export async function openFileJournal(dir: string): Promise<BusJournal> {
-  await mkdir(dir, { recursive: true });
+/** Reads every segment in `dir`, oldest first. */
+async function loadSegments(dir: string): Promise<{ segments: Segment[]; entries: JournalEntry[] }> {
   const names = (await readdir(dir)).filter((n) => SEGMENT.test(n)).sort();
   const segments: Segment[] = [];
-  let entries: JournalEntry[] = [];
+  const entries: JournalEntry[] = [];
   for (const name of names) {
     const path = join(dir, name);
     const read = await readSegment(path);
@@ -120,102 +119,140 @@ export async function openFileJournal(dir: string): Promise<BusJournal> {
     segments.push({ path, firstSeq, lastSeq: read.at(-1)?.seq ?? firstSeq - 1, bytes: SEGMENT_BYTES });
     entries.push(...read);
   }
-  let offsets = new Map<string, number>();
+  return { segments, entries };
+}
+
+async function loadOffsets(dir: string): Promise<Map<string, number>> {
   try {
     const stored = JSON.parse(await readFile(join(dir, OFFSETS), 'utf8')) as Record<string, number>;
-    offsets = new Map(Object.entries(stored).filter(([, v]) => Number.isInteger(v)));
+    return new Map(Object.entries(stored).filter(([, v]) => Number.isInteger(v)));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
       throw new JournalCorruptError(`bus journal ${join(dir, OFFSETS)} cannot be read`, { cause: error });
     }
+    return new Map();
   }
-  let seq = Math.max(0, ...segments.map((s) => s.lastSeq), ...offsets.values());
-  // Appends go to a fresh segment: never after a line a crash may have torn.
-  let active: { handle: Awaited<ReturnType<typeof open>>; segment: Segment } | undefined;
-  let chain: Promise<unknown> = Promise.resolve();
-  let dirty = false;
-  let closed = false;
+}
 
-  const roll = async () => {
-    await active?.handle.close();
-    const path = join(dir, `${String(seq + 1).padStart(12, '0')}.jsonl`);
-    const handle = await open(path, 'a');
-    await syncDir(dir);
-    const segment: Segment = { path, firstSeq: seq + 1, lastSeq: seq, bytes: 0 };
-    segments.push(segment);
-    active = { handle, segment };
+/** The open file journal: what is on disk, the segment appended to, and the chain of file work. */
+interface FileJournal {
+  readonly dir: string;
+  readonly segments: Segment[];
+  entries: JournalEntry[];
+  offsets: Map<string, number>;
+  seq: number;
+  /** Appends go to a fresh segment: never after a line a crash may have torn. */
+  active: { handle: FileHandle; segment: Segment } | undefined;
+  chain: Promise<unknown>;
+  dirty: boolean;
+  closed: boolean;
+}
+
+/** Runs file work one piece at a time, in call order; a failure does not stop later work. */
+function serial<T>(j: FileJournal, work: () => Promise<T>): Promise<T> {
+  const next = j.chain.then(work);
+  j.chain = next.catch(() => {});
+  return next;
+}
+
+async function roll(j: FileJournal): Promise<{ handle: FileHandle; segment: Segment }> {
+  await j.active?.handle.close();
+  const path = join(j.dir, `${String(j.seq + 1).padStart(12, '0')}.jsonl`);
+  const handle = await open(path, 'a');
+  await syncDir(j.dir);
+  const segment: Segment = { path, firstSeq: j.seq + 1, lastSeq: j.seq, bytes: 0 };
+  j.segments.push(segment);
+  j.active = { handle, segment };
+  return j.active;
+}
+
+async function compact(j: FileJournal): Promise<void> {
+  // No subscriber: nobody will read what is there.
+  const low = j.offsets.size > 0 ? Math.min(...j.offsets.values()) : j.seq;
+  j.entries = j.entries.filter((e) => e.seq > low);
+  for (const segment of [...j.segments]) {
+    if (segment === j.active?.segment || segment.lastSeq > low) continue;
+    await rm(segment.path, { force: true });
+    j.segments.splice(j.segments.indexOf(segment), 1);
+  }
+}
+
+async function writeOffsets(j: FileJournal): Promise<void> {
+  const tmp = join(j.dir, `${OFFSETS}.tmp`);
+  const handle = await open(tmp, 'w');
+  try {
+    await handle.writeFile(JSON.stringify(Object.fromEntries(j.offsets)));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(tmp, join(j.dir, OFFSETS));
+  await syncDir(j.dir);
+}
+
+async function appendEntries(
+  j: FileJournal,
+  events: readonly EventBridgeEvent[],
+  target: string | undefined,
+): Promise<JournalEntry[]> {
+  const { handle, segment } = j.active && j.active.segment.bytes < SEGMENT_BYTES ? j.active : await roll(j);
+  const added = events.map((event, i) => ({ seq: j.seq + 1 + i, event, ...(target ? { target } : {}) }));
+  const text = added.map((e) => `${JSON.stringify(e)}\n`).join('');
+  await handle.appendFile(text);
+  await handle.sync();
+  j.seq += added.length;
+  segment.lastSeq = j.seq;
+  segment.bytes += Buffer.byteLength(text);
+  j.entries.push(...added);
+  return added;
+}
+
+function flush(j: FileJournal): Promise<void> {
+  return serial(j, async () => {
+    if (!j.dirty) return;
+    j.dirty = false;
+    await writeOffsets(j);
+    await compact(j);
+  });
+}
+
+/** Opens (creating) the journal in `dir`. One process at a time: the data directory's lock ensures it. */
+export async function openFileJournal(dir: string): Promise<BusJournal> {
+  await mkdir(dir, { recursive: true });
+  const { segments, entries } = await loadSegments(dir);
+  const offsets = await loadOffsets(dir);
+  const seq = Math.max(0, ...segments.map((s) => s.lastSeq), ...offsets.values());
+  const j: FileJournal = {
+    dir,
+    segments,
+    entries,
+    offsets,
+    seq,
+    active: undefined,
+    chain: Promise.resolve(),
+    dirty: false,
+    closed: false,
   };
-
-  const compact = async () => {
-    // No subscriber: nobody will read what is there.
-    const low = offsets.size > 0 ? Math.min(...offsets.values()) : seq;
-    entries = entries.filter((e) => e.seq > low);
-    for (const segment of [...segments]) {
-      if (segment === active?.segment || segment.lastSeq > low) continue;
-      await rm(segment.path, { force: true });
-      segments.splice(segments.indexOf(segment), 1);
-    }
-  };
-
-  const writeOffsets = async () => {
-    const tmp = join(dir, `${OFFSETS}.tmp`);
-    const handle = await open(tmp, 'w');
-    try {
-      await handle.writeFile(JSON.stringify(Object.fromEntries(offsets)));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, join(dir, OFFSETS));
-    await syncDir(dir);
-  };
-
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = chain.then(work);
-    chain = next.catch(() => {});
-    return next;
-  };
-
-  const flush = () =>
-    serial(async () => {
-      if (!dirty) return;
-      dirty = false;
-      await writeOffsets();
-      await compact();
-    });
-
   return {
     append(events, target) {
-      if (closed) return Promise.reject(new Error('bus journal is closed'));
-      return serial(async () => {
-        if (!active || active.segment.bytes >= SEGMENT_BYTES) await roll();
-        const { handle, segment } = active as NonNullable<typeof active>;
-        const added = events.map((event, i) => ({ seq: seq + 1 + i, event, ...(target ? { target } : {}) }));
-        const text = added.map((e) => `${JSON.stringify(e)}\n`).join('');
-        await handle.appendFile(text);
-        await handle.sync();
-        seq += added.length;
-        segment.lastSeq = seq;
-        segment.bytes += Buffer.byteLength(text);
-        entries.push(...added);
-        return added;
-      });
+      if (j.closed) return Promise.reject(new Error('bus journal is closed'));
+      return serial(j, () => appendEntries(j, events, target));
     },
-    entries: () => entries,
-    lastSeq: () => seq,
-    offset: (subscriber) => offsets.get(subscriber),
+    entries: () => j.entries,
+    lastSeq: () => j.seq,
+    offset: (subscriber) => j.offsets.get(subscriber),
     commit(next) {
-      offsets = new Map(next);
-      dirty = true;
+      j.offsets = new Map(next);
+      j.dirty = true;
     },
-    flush,
+    flush: () => flush(j),
     async close() {
-      if (closed) return;
-      await flush();
-      closed = true;
-      await serial(async () => {
-        await active?.handle.close();
-        active = undefined;
+      if (j.closed) return;
+      await flush(j);
+      j.closed = true;
+      await serial(j, async () => {
+        await j.active?.handle.close();
+        j.active = undefined;
       });
     },
   };
