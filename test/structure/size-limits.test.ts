@@ -20,7 +20,6 @@ const FILE_EXCEPTIONS: Readonly<Record<string, string>> = {
 /** Functions allowed over the limit (`path#qualified name`), each with its reason. */
 const FUNCTION_EXCEPTIONS: Readonly<Record<string, string>> = {
   'functions/adapters/local/local-bus.ts#createLocalBus': 'being split',
-  'functions/adapters/local/local-intake-queue.ts#createLocalIntakeQueue': 'being split',
   'functions/core/actions/archive-isdoc.ts#archiveIsdoc': 'being split (action registry)',
   'functions/core/actions/einvoice-tracking.ts#trackEInvoices': 'being split (action registry)',
   'functions/core/actions/send-invoice.ts#sendInvoice': 'being split (action registry)',

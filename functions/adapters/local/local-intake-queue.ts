@@ -37,65 +37,74 @@ export interface LocalIntakeQueue extends IntakeQueue {
   deduplicated(): number;
 }
 
-export function createLocalIntakeQueue(options: LocalIntakeQueueOptions): LocalIntakeQueue {
-  const { clock, logger } = options;
-  const maxAttempts = options.maxAttempts ?? 8;
-  const baseDelay = options.baseDelayMs ?? 100;
-  const seen = new Map<string, number>();
-  const groups = new Map<string, Promise<void>>();
-  const dead: { message: IntakeMessage; reason: string }[] = [];
-  let dropped = 0;
-  // A small semaphore: at most `concurrency` groups import at a time.
-  const limit = Math.max(1, options.concurrency ?? 2);
+type DeadLetter = { message: IntakeMessage; reason: string };
+
+/** A small semaphore: at most `limit` holders at a time, the others wait in arrival order. */
+function createSemaphore(limit: number) {
   let active = 0;
   const waiting: (() => void)[] = [];
-  const acquire = async () => {
-    if (active < limit) {
-      active += 1;
-      return;
-    }
-    await new Promise<void>((resolve) => waiting.push(resolve));
-  };
-  const releaseSlot = () => {
-    const next = waiting.shift();
-    if (next) next();
-    else active -= 1;
-  };
-
-  const handleWithRetries = async (message: IntakeMessage): Promise<void> => {
-    await options.gate?.();
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const result = await options.handle(message);
-        options.onResult?.(message, result);
-        if (result.status === 'invalid') dead.push({ message, reason: result.reason });
+  return {
+    async acquire(): Promise<void> {
+      if (active < limit) {
+        active += 1;
         return;
-      } catch (error) {
-        const reason =
-          error instanceof RetryLaterError
-            ? error.reason
-            : error instanceof Error
-              ? error.message
-              : String(error);
-        if (attempt >= maxAttempts) {
-          logger.warn('intake message dead-lettered', {
-            source: message.source,
-            shopOrderId: message.order.id,
-            reason,
-          });
-          dead.push({ message, reason });
-          options.onResult?.(message, { status: 'dead-lettered', reason });
-          return;
-        }
-        const hint = error instanceof RetryLaterError ? error.retryAfterMs : undefined;
-        await clock.sleep(hint ?? Math.min(5000, baseDelay * 2 ** (attempt - 1))).catch(() => {});
       }
-    }
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    release(): void {
+      const next = waiting.shift();
+      if (next) next();
+      else active -= 1;
+    },
   };
+}
 
+const reasonOf = (error: unknown): string =>
+  error instanceof RetryLaterError ? error.reason : error instanceof Error ? error.message : String(error);
+
+/** Handles one message until it is done, retrying with backoff and dead-lettering after `maxAttempts`. */
+async function handleWithRetries(
+  options: LocalIntakeQueueOptions,
+  dead: DeadLetter[],
+  message: IntakeMessage,
+): Promise<void> {
+  const maxAttempts = options.maxAttempts ?? 8;
+  const baseDelay = options.baseDelayMs ?? 100;
+  await options.gate?.();
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const result = await options.handle(message);
+      options.onResult?.(message, result);
+      if (result.status === 'invalid') dead.push({ message, reason: result.reason });
+      return;
+    } catch (error) {
+      const reason = reasonOf(error);
+      if (attempt >= maxAttempts) {
+        options.logger.warn('intake message dead-lettered', {
+          source: message.source,
+          shopOrderId: message.order.id,
+          reason,
+        });
+        dead.push({ message, reason });
+        options.onResult?.(message, { status: 'dead-lettered', reason });
+        return;
+      }
+      const hint = error instanceof RetryLaterError ? error.retryAfterMs : undefined;
+      await options.clock.sleep(hint ?? Math.min(5000, baseDelay * 2 ** (attempt - 1))).catch(() => {});
+    }
+  }
+}
+
+export function createLocalIntakeQueue(options: LocalIntakeQueueOptions): LocalIntakeQueue {
+  const seen = new Map<string, number>();
+  const groups = new Map<string, Promise<void>>();
+  const dead: DeadLetter[] = [];
+  let dropped = 0;
+  // At most `concurrency` groups import at a time.
+  const slots = createSemaphore(Math.max(1, options.concurrency ?? 2));
   return {
     async send(message: IntakeMessage, enqueue: EnqueueOptions): Promise<void> {
-      const now = clock.now().getTime();
+      const now = options.clock.now().getTime();
       for (const [id, at] of seen) if (now - at > DEDUPLICATION_WINDOW_MS) seen.delete(id);
       if (seen.has(enqueue.deduplicationId)) {
         dropped += 1;
@@ -104,11 +113,11 @@ export function createLocalIntakeQueue(options: LocalIntakeQueueOptions): LocalI
       seen.set(enqueue.deduplicationId, now);
       const previous = groups.get(enqueue.groupId) ?? Promise.resolve();
       const next = previous.then(async () => {
-        await acquire();
+        await slots.acquire();
         try {
-          await handleWithRetries(message);
+          await handleWithRetries(options, dead, message);
         } finally {
-          releaseSlot();
+          slots.release();
         }
       });
       groups.set(enqueue.groupId, next);
