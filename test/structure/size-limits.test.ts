@@ -24,7 +24,6 @@ const FUNCTION_EXCEPTIONS: Readonly<Record<string, string>> = {
   'functions/core/actions/send-invoice.ts#sendInvoice>once': 'being split (action registry)',
   'functions/core/actions/transfer-document.ts#transferDocument': 'being split (action registry)',
   'functions/core/routes.ts#buildRoutes': 'being split (action registry)',
-  'functions/core/sync/poll-collection.ts#pollChanges': 'being split',
   'functions/handlers/action-runtime.ts#createSqsActionHandler': 'being split (action registry)',
   'functions/local/intake-samples.ts#wooOrder': 'being split',
   'functions/local/local-actions.ts#startLocalActions': 'being split (action registry)',
