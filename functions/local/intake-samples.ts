@@ -120,15 +120,15 @@ function shopifyOrder(n: number, now: Date): Record<string, unknown> {
   };
 }
 
-function wooOrder(n: number, now: Date): Record<string, unknown> {
-  const c = pick(customers, n);
-  const rates = [
-    { rate_id: 1, rate_code: 'SK-DPH-1', label: 'DPH 23 %', rate_percent: 23 },
-    { rate_id: 2, rate_code: 'SK-DPH-2', label: 'DPH 19 %', rate_percent: 19 },
-    { rate_id: 3, rate_code: 'SK-DPH-3', label: 'DPH 5 %', rate_percent: 5 },
-  ];
-  const rateId = (vat: number) => rates.find((r) => r.rate_percent === vat)?.rate_id ?? 1;
-  const lines = linesFor(n).map((p, i) => {
+const wooRates = [
+  { rate_id: 1, rate_code: 'SK-DPH-1', label: 'DPH 23 %', rate_percent: 23 },
+  { rate_id: 2, rate_code: 'SK-DPH-2', label: 'DPH 19 %', rate_percent: 19 },
+  { rate_id: 3, rate_code: 'SK-DPH-3', label: 'DPH 5 %', rate_percent: 5 },
+];
+
+function wooLines(n: number) {
+  const rateId = (vat: number) => wooRates.find((r) => r.rate_percent === vat)?.rate_id ?? 1;
+  return linesFor(n).map((p, i) => {
     const total = p.price * p.quantity;
     const tax = money((total * p.vat) / 100);
     return {
@@ -147,7 +147,10 @@ function wooOrder(n: number, now: Date): Record<string, unknown> {
       price: p.price,
     };
   });
-  const billing = {
+}
+
+function wooBilling(c: (typeof customers)[number]) {
+  return {
     first_name: c.first,
     last_name: c.last,
     company: c.company ?? '',
@@ -160,6 +163,11 @@ function wooOrder(n: number, now: Date): Record<string, unknown> {
     email: c.email,
     phone: '+421 900 123 456',
   };
+}
+
+function wooOrder(n: number, now: Date): Record<string, unknown> {
+  const c = pick(customers, n);
+  const billing = wooBilling(c);
   return {
     id: 7000 + n,
     parent_id: 0,
@@ -178,8 +186,8 @@ function wooOrder(n: number, now: Date): Record<string, unknown> {
     payment_method: 'cod',
     payment_method_title: 'Dobierka',
     meta_data: c.ico ? [{ id: 900 + n, key: '_billing_ico', value: c.ico }] : [],
-    line_items: lines,
-    tax_lines: rates.map((r, i) => ({
+    line_items: wooLines(n),
+    tax_lines: wooRates.map((r, i) => ({
       id: 500 + i,
       ...r,
       compound: false,

@@ -25,7 +25,6 @@ const FUNCTION_EXCEPTIONS: Readonly<Record<string, string>> = {
   'functions/core/actions/transfer-document.ts#transferDocument': 'being split (action registry)',
   'functions/core/routes.ts#buildRoutes': 'being split (action registry)',
   'functions/handlers/action-runtime.ts#createSqsActionHandler': 'being split (action registry)',
-  'functions/local/intake-samples.ts#wooOrder': 'being split',
   'functions/local/local-actions.ts#startLocalActions': 'being split (action registry)',
   'functions/local/runtime.ts#startRuntime': 'being split (local runtime for many connections)',
   'sandbox/bench-lists.ts#main': 'being split',
