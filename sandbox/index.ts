@@ -10,10 +10,11 @@ import { type RequestCounts, SandboxServer } from './server.js';
 import type { SandboxState } from './state.js';
 
 export type { SandboxCredentials } from './company.js';
+export type { GroundTruthVersion } from './ground-truth.js';
 export type { Faults, FaultsInput, SandboxClock, SandboxOptions } from './options.js';
 export { DEMO_CREDENTIALS } from './options.js';
 export type { RequestCounts } from './server.js';
-export type { GroundTruthVersion, SandboxState } from './state.js';
+export type { SandboxState } from './state.js';
 
 export interface Sandbox {
   /** `http://127.0.0.1:<port>`; API paths start with `/v1`. */

@@ -3,14 +3,9 @@
  * demand from the seed until they change, versions that become visible after a configurable
  * commit delay, and the ground truth of every version ever made visible.
  */
-import { createHash } from 'node:crypto';
 import type { ApiRecord } from '../functions/accounting/api.js';
-import {
-  type CollectionSpec,
-  collectionsFor,
-  findCollection,
-  type ServiceVariant,
-} from '../functions/accounting/collections.js';
+import { collectionsFor, findCollection, type ServiceVariant } from '../functions/accounting/collections.js';
+import { type CollectionState, type Entry, seededCollection, settle } from './collection-state.js';
 import { documentTypes, iso } from './documents.js';
 import {
   type GeneratorContext,
@@ -18,58 +13,21 @@ import {
   generatePartner,
   type Precision,
   SANDBOX_USER_ID,
-  seedHead,
   truncate,
 } from './generator.js';
+import {
+  type ChangeKind,
+  GROUND_TRUTH_COPIES,
+  type GroundTruthFilter,
+  type GroundTruthVersion,
+  hashRecord,
+  type LoggedVersion,
+  loggedVersions,
+  seededVersion,
+} from './ground-truth.js';
 import type { SandboxClock } from './options.js';
 import { Rng } from './random.js';
 import { generateReferenceData, isGeneralInfoList, type ReferenceData } from './reference-data.js';
-
-interface PendingVersion {
-  record: ApiRecord;
-  modified: number;
-  visibleAt: number;
-}
-
-interface Entry {
-  id: string;
-  /** Index of the seeded record, or -1 for records created after seeding. */
-  seedIndex: number;
-  /** ModifiedDate (ms) of the visible version; NaN while no version is visible. */
-  modified: number;
-  /** The visible version when it is no longer the generated one. */
-  record: ApiRecord | undefined;
-  /** Committed versions not visible yet (late visibility), oldest first. */
-  pending: PendingVersion[] | undefined;
-  /** Clock time (ms) the record was created through the API; 0 for seeded records. */
-  createdAt: number;
-}
-
-export type ChangeKind = 'created' | 'updated' | 'deleted';
-
-/** One version of one record as it was (or will be) made visible. */
-export interface GroundTruthVersion {
-  collection: string;
-  id: string;
-  change: ChangeKind;
-  /** `ModificationInfo.ModifiedDate` of this version (the deletion time for deletes). */
-  modifiedDate: string;
-  /** Clock time from which the version is visible to clients. */
-  visibleFrom: string;
-  /** SHA-256 of the record's JSON (empty for deletes). */
-  hash: string;
-  record?: ApiRecord;
-}
-
-interface LoggedVersion {
-  collection: string;
-  id: string;
-  change: ChangeKind;
-  modified: number;
-  visibleAt: number;
-  hash: string;
-  record: ApiRecord | undefined;
-}
 
 export interface ListQuery {
   pageSize: number;
@@ -97,13 +55,6 @@ export interface StateSettings {
   anchorMs: number;
   clockSkewMs: number;
   lateVisibilityMs: number;
-}
-
-/** How many of the newest changed versions keep a full copy in the ground truth. */
-export const GROUND_TRUTH_COPIES = 100_000;
-
-export function hashRecord(record: unknown): string {
-  return createHash('sha256').update(JSON.stringify(record)).digest('hex');
 }
 
 function clone<T>(value: T): T {
@@ -139,47 +90,6 @@ export function spreadDocuments(
   }
   for (const d of docs) if (perCollection[d] !== undefined) out.set(d, perCollection[d] ?? 0);
   return out;
-}
-
-export class CollectionState {
-  entries: Entry[] = [];
-  nextSequence = 1;
-
-  constructor(readonly spec: CollectionSpec) {}
-
-  /** Index of the first entry whose id is >= `id`. */
-  lowerBound(id: string): number {
-    let lo = 0;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.entries[mid] as Entry).id < id) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** Index of the first entry whose id is > `id`. */
-  upperBound(id: string): number {
-    let lo = 0;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.entries[mid] as Entry).id <= id) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  find(id: string): Entry | undefined {
-    const i = this.lowerBound(id);
-    const e = this.entries[i];
-    return e && e.id === id ? e : undefined;
-  }
-
-  insert(entry: Entry): void {
-    this.entries.splice(this.lowerBound(entry.id), 0, entry);
-  }
 }
 
 export class SandboxState {
@@ -218,36 +128,8 @@ export class SandboxState {
     this.removedSeeded = new Map();
     this.collections.clear();
     for (const spec of collectionsFor(s.variant)) {
-      const cs = new CollectionState(spec);
-      this.collections.set(spec.name, cs);
-      if (spec.kind === 'reference') {
-        for (const record of this.refs.lists.get(spec.name) ?? []) {
-          cs.entries.push({
-            id: record.Id,
-            seedIndex: -1,
-            modified: this.refs.seededAtMs,
-            record,
-            pending: undefined,
-            createdAt: 0,
-          });
-        }
-      } else {
-        const count = spec.kind === 'addressBook' ? s.partners : (counts.get(spec.name) ?? 0);
-        cs.entries = new Array<Entry>(count);
-        for (let i = 0; i < count; i++) {
-          const head = seedHead(this.ctx, spec.name, i);
-          cs.entries[i] = {
-            id: head.id,
-            seedIndex: i,
-            modified: head.modified,
-            record: undefined,
-            pending: undefined,
-            createdAt: 0,
-          };
-        }
-        cs.nextSequence = count + 1;
-      }
-      cs.entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const count = spec.kind === 'addressBook' ? s.partners : (counts.get(spec.name) ?? 0);
+      this.collections.set(spec.name, seededCollection(spec, this.ctx, this.refs, count));
     }
   }
 
@@ -277,18 +159,6 @@ export class SandboxState {
       : generateDocument(this.ctx, cs.spec.name, entry.seedIndex);
   }
 
-  /** Promotes pending versions whose visibility time has come. */
-  private settle(entry: Entry, now: number): void {
-    const pending = entry.pending;
-    if (!pending) return;
-    while (pending.length > 0 && (pending[0] as PendingVersion).visibleAt <= now) {
-      const v = pending.shift() as PendingVersion;
-      entry.record = v.record;
-      entry.modified = v.modified;
-    }
-    if (pending.length === 0) entry.pending = undefined;
-  }
-
   private visible(cs: CollectionState, entry: Entry): ApiRecord {
     return entry.record ?? this.generated(cs, entry);
   }
@@ -311,7 +181,7 @@ export class SandboxState {
     const start = query.after !== undefined ? cs.upperBound(query.after.toLowerCase()) : 0;
     for (let i = start; i < entries.length; i++) {
       const e = entries[i] as Entry;
-      if (e.pending !== undefined) this.settle(e, now);
+      if (e.pending !== undefined) settle(e, now);
       const m = e.modified;
       if (Number.isNaN(m)) continue; // not visible yet
       if (useSince && m < since) continue;
@@ -331,7 +201,7 @@ export class SandboxState {
     const cs = this.collection(name);
     const e = cs.find(id.toLowerCase());
     if (!e) return undefined;
-    this.settle(e, this.nowMs());
+    settle(e, this.nowMs());
     if (Number.isNaN(e.modified)) return undefined;
     return this.visible(cs, e);
   }
@@ -467,52 +337,23 @@ export class SandboxState {
    * Every version ever made visible (up to now), optionally with copies: seeded versions first
    * (unless `includeSeed` is false), then changes in commit order.
    */
-  groundTruth(
-    filter: { collection?: string; id?: string; includeSeed?: boolean; copies?: boolean } = {},
-  ): GroundTruthVersion[] {
-    const now = this.nowMs();
-    const out: GroundTruthVersion[] = [];
+  groundTruth(filter: GroundTruthFilter = {}): GroundTruthVersion[] {
     const wanted = filter.collection
       ? findCollection(filter.collection, this.settings.variant)?.name
       : undefined;
-    if (filter.collection && !wanted) return out;
+    if (filter.collection && !wanted) return [];
     const id = filter.id?.toLowerCase();
+    const out: GroundTruthVersion[] = [];
     if (filter.includeSeed !== false) {
       for (const cs of this.collections.values()) {
-        if (cs.spec.kind === 'reference') continue;
-        if (wanted && cs.spec.name !== wanted) continue;
-        const seeded: { entry: Entry; record: ApiRecord }[] = [];
+        if (cs.spec.kind === 'reference' || (wanted && cs.spec.name !== wanted)) continue;
         for (const entry of [...cs.entries, ...(this.removedSeeded.get(cs.spec.name) ?? [])]) {
           if (entry.seedIndex < 0 || (id && entry.id !== id)) continue;
-          seeded.push({ entry, record: this.generated(cs, entry) });
-        }
-        for (const { entry, record } of seeded) {
-          out.push({
-            collection: cs.spec.name,
-            id: entry.id,
-            change: 'created',
-            modifiedDate: String(record.ModificationInfo?.ModifiedDate ?? ''),
-            visibleFrom: new Date(0).toISOString(),
-            hash: hashRecord(record),
-            ...(filter.copies ? { record } : {}),
-          });
+          out.push(seededVersion(cs.spec.name, entry.id, this.generated(cs, entry), filter.copies === true));
         }
       }
     }
-    for (const v of this.log) {
-      if (v.visibleAt > now) continue;
-      if (wanted && v.collection !== wanted) continue;
-      if (id && v.id !== id) continue;
-      out.push({
-        collection: v.collection,
-        id: v.id,
-        change: v.change,
-        modifiedDate: iso(v.modified),
-        visibleFrom: iso(v.visibleAt),
-        hash: v.hash,
-        ...(filter.copies && v.record ? { record: clone(v.record) } : {}),
-      });
-    }
+    out.push(...loggedVersions(this.log, this.nowMs(), wanted, id, filter.copies === true));
     return out;
   }
 
