@@ -6,14 +6,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { companyCredentials, MANY_COMPANIES_SIZES, type SandboxCredentials } from './company.js';
 import { type Faults, optionsSchema, type SandboxOptions, systemClock } from './options.js';
-import { type RequestCounts, SandboxServer } from './server.js';
+import type { RequestCounts } from './request-counts.js';
+import { SandboxServer } from './server.js';
 import type { SandboxState } from './state.js';
 
 export type { SandboxCredentials } from './company.js';
 export type { GroundTruthVersion } from './ground-truth.js';
 export type { Faults, FaultsInput, SandboxClock, SandboxOptions } from './options.js';
 export { DEMO_CREDENTIALS } from './options.js';
-export type { RequestCounts } from './server.js';
+export type { RequestCounts } from './request-counts.js';
 export type { SandboxState } from './state.js';
 
 export interface Sandbox {

@@ -4,36 +4,19 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import * as z from 'zod';
 import { findCollection } from '../functions/accounting/collections.js';
 import { resolveOperations } from '../functions/accounting/endpoints.js';
 import { ActivityGenerator } from './activity.js';
-import { AuthServer, type Credential, openIdConfiguration } from './auth.js';
-import { Companies, type Company, companyCredentials } from './company.js';
+import { adminReply, type SettingsPatch } from './admin-api.js';
+import { type AuthResult, AuthServer, type Credential, openIdConfiguration } from './auth.js';
+import { Companies, type Company } from './company.js';
 import type { Domain } from './domain.js';
 import { FaultEngine } from './faults.js';
-import {
-  json,
-  notFound,
-  ProblemError,
-  parseJsonBody,
-  problemReply,
-  type Reply,
-  readBody,
-  serialise,
-  writeHead,
-} from './http.js';
-import { type Faults, faultsSchema, type ResolvedSandboxOptions, type SandboxClock } from './options.js';
-import { Router } from './router.js';
+import { json, ProblemError, problemReply, type Reply, readBody, serialise, writeHead } from './http.js';
+import type { Faults, ResolvedSandboxOptions, SandboxClock } from './options.js';
+import { countRequest, emptyRequestCounts, type RequestCounts } from './request-counts.js';
+import { type RouteMatch, type RouteResult, Router } from './router.js';
 import type { SandboxState } from './state.js';
-import { validate } from './validation.js';
-
-export interface RequestCounts {
-  total: number;
-  byEndpoint: Record<string, number>;
-  byCredential: Record<string, number>;
-  byEndpointAndCredential: Record<string, Record<string, number>>;
-}
 
 interface RequestContext {
   method: string;
@@ -42,32 +25,6 @@ interface RequestContext {
   body: Buffer;
   credential?: Credential;
 }
-
-function queryMap(url: URL): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const [k, v] of url.searchParams) if (!map.has(k.toLowerCase())) map.set(k.toLowerCase(), v);
-  return map;
-}
-
-const settingsSchema = z
-  .object({
-    maxPageSize: z.number().int().positive(),
-    timestampPrecision: z.enum(['ms', 's']),
-    isdocReadyDelayMs: z.number().min(0),
-    tokenLifetimeSeconds: z.number().int().positive(),
-  })
-  .partial()
-  .strict();
-
-const seedSchema = z
-  .object({
-    seed: z.number().int(),
-    documents: z.number().int().min(0),
-    partners: z.number().int().min(1),
-    perCollection: z.record(z.string(), z.number().int().min(0)),
-  })
-  .partial()
-  .strict();
 
 export class SandboxServer {
   readonly state: SandboxState;
@@ -78,7 +35,7 @@ export class SandboxServer {
   /** Company 1 is `state`/`domain`; the others are built on their first request. */
   readonly companies: Companies;
   private readonly router: Router;
-  private counts: RequestCounts = { total: 0, byEndpoint: {}, byCredential: {}, byEndpointAndCredential: {} };
+  private counts: RequestCounts = emptyRequestCounts();
   baseUrl = '';
   authUrl = '';
 
@@ -107,7 +64,7 @@ export class SandboxServer {
   }
 
   /** Replaces the fault settings; the state stamps and commits with their clock skew and delay. */
-  private replaceFaults(faults: Faults): void {
+  replaceFaults(faults: Faults): void {
     this.faults.replace(faults);
     this.syncStateFaults(faults);
   }
@@ -124,16 +81,11 @@ export class SandboxServer {
   }
 
   resetRequestCounts(): void {
-    this.counts = { total: 0, byEndpoint: {}, byCredential: {}, byEndpointAndCredential: {} };
+    this.counts = emptyRequestCounts();
   }
 
   private count(endpoint: string, credential: string): void {
-    this.counts.total++;
-    this.counts.byEndpoint[endpoint] = (this.counts.byEndpoint[endpoint] ?? 0) + 1;
-    this.counts.byCredential[credential] = (this.counts.byCredential[credential] ?? 0) + 1;
-    const byCred = this.counts.byEndpointAndCredential[endpoint] ?? {};
-    this.counts.byEndpointAndCredential[endpoint] = byCred;
-    byCred[credential] = (byCred[credential] ?? 0) + 1;
+    countRequest(this.counts, endpoint, credential);
   }
 
   /** The node:http request listener. */
@@ -176,7 +128,7 @@ export class SandboxServer {
     if (pathname === '/_sandbox' || pathname.startsWith('/_sandbox/')) {
       await this.send(
         res,
-        this.safely(() => this.admin(method, url, body)),
+        this.safely(() => adminReply(this, method, url, body)),
         false,
       );
       return;
@@ -192,53 +144,67 @@ export class SandboxServer {
       );
       return;
     }
-    const route = this.router.match(method, pathname);
+    await this.handleApi(req, res, { method, url, params: {}, body }, faulty);
+  }
+
+  /** A request to the accounting API: authenticated, routed, possibly faulted, then answered. */
+  private async handleApi(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: RequestContext,
+    faulty: boolean,
+  ): Promise<void> {
+    const { method, url } = request;
+    const route = this.router.match(method, url.pathname);
     const endpoint = route.kind === 'match' ? route.match.op.id : 'unmatched';
     const auth = this.auth.authenticate(req.headers);
     this.count(endpoint, auth.ok ? auth.credential.name : `unauthenticated:${auth.reason}`);
     if (faulty && (await this.preFaults(req))) return;
+    const company = auth.ok ? this.companies.get(auth.credential.company) : undefined;
+    const admitted = this.admit(method, route, auth, faulty);
     let reply: Reply;
     let listCollection: string | undefined;
-    const company = auth.ok ? this.companies.get(auth.credential.company) : undefined;
-    if (!auth.ok) {
-      reply = problemReply(401, undefined, {
-        'WWW-Authenticate': `Bearer error="invalid_token", error_description="${auth.reason}"`,
-      });
-    } else if (route.kind === 'none') {
-      reply = problemReply(404);
-    } else if (route.kind === 'method') {
-      reply = problemReply(405, undefined, { Allow: route.allowed.join(', ') });
-    } else if (auth.credential.readOnly && method !== 'GET') {
-      reply = problemReply(403);
+    if ('reply' in admitted) {
+      reply = admitted.reply;
     } else {
-      const wait = this.faults.rateLimited(auth.credential.name);
-      const random = faulty ? this.faults.randomError() : { kind: 'none' as const };
-      if (wait !== undefined) {
-        reply = problemReply(429, undefined, { 'Retry-After': String(wait) });
-      } else if (random.kind === 'status') {
-        reply = problemReply(
-          random.status,
-          undefined,
-          random.retryAfterSeconds !== undefined
-            ? { 'Retry-After': String(random.retryAfterSeconds) }
-            : undefined,
-        );
-      } else {
-        const ctx: RequestContext = {
-          method,
-          url,
-          params: route.match.params,
-          body,
-          credential: auth.credential,
-        };
-        const opId = route.match.op.id;
-        reply = this.safely(() => (company as Company).operations.dispatch(opId, ctx));
-        if (opId.endsWith('.list') && reply.status === 200) listCollection = route.match.op.collection;
-      }
+      const { match, credential } = admitted;
+      const ctx: RequestContext = { ...request, params: match.params, credential };
+      reply = this.safely(() => (company as Company).operations.dispatch(match.op.id, ctx));
+      if (match.op.id.endsWith('.list') && reply.status === 200) listCollection = match.op.collection;
     }
-    this.log?.(`${method} ${pathname} → ${reply.status}`);
+    this.log?.(`${method} ${url.pathname} → ${reply.status}`);
     await this.send(res, reply, faulty);
     if (listCollection && faulty && company) this.editWhilePaging(company, listCollection);
+  }
+
+  /**
+   * The operation to run, or the answer instead: 401, 404, 405, 403 (a read-only credential
+   * writing), the rate limit's 429, or a random error status of the fault settings.
+   */
+  private admit(
+    method: string,
+    route: RouteResult,
+    auth: AuthResult,
+    faulty: boolean,
+  ): { reply: Reply } | { match: RouteMatch; credential: Credential } {
+    if (!auth.ok) {
+      const challenge = `Bearer error="invalid_token", error_description="${auth.reason}"`;
+      return { reply: problemReply(401, undefined, { 'WWW-Authenticate': challenge }) };
+    }
+    if (route.kind === 'none') return { reply: problemReply(404) };
+    if (route.kind === 'method')
+      return { reply: problemReply(405, undefined, { Allow: route.allowed.join(', ') }) };
+    if (auth.credential.readOnly && method !== 'GET') return { reply: problemReply(403) };
+    // Both are drawn (in this order) before either is acted on: the seeded fault sequence stays the same.
+    const wait = this.faults.rateLimited(auth.credential.name);
+    const random = faulty ? this.faults.randomError() : { kind: 'none' as const };
+    if (wait !== undefined) return { reply: problemReply(429, undefined, { 'Retry-After': String(wait) }) };
+    if (random.kind === 'status') {
+      const retryAfter = random.retryAfterSeconds;
+      const headers = retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : undefined;
+      return { reply: problemReply(random.status, undefined, headers) };
+    }
+    return { match: route.match, credential: auth.credential };
   }
 
   private async preFaults(req: IncomingMessage): Promise<boolean> {
@@ -327,145 +293,6 @@ export class SandboxServer {
     this.replaceFaults(this.options.faults);
   }
 
-  private admin(method: string, url: URL, raw: Buffer): Reply {
-    const parts = url.pathname.split('/').filter(Boolean).slice(1).map(decodeURIComponent);
-    const route = `${method} ${parts[0] ?? ''}`;
-    const q = queryMap(url);
-    const body = () => parseJsonBody(raw, false) ?? {};
-    // `?company=k` addresses company k's data (default 1).
-    const { state, domain, index } = this.adminCompany(q.get('company'));
-    switch (route) {
-      case 'GET ':
-        return json(200, {
-          baseUrl: this.baseUrl,
-          authUrl: this.authUrl,
-          credentials: companyCredentials(index),
-          variant: state.settings.variant,
-          seed: state.settings.seed,
-          companies: this.companies.count,
-          company: index,
-          counts: state.counts(),
-          settings: this.settings(),
-          activity: { running: this.activity.running },
-          memory: { rssMb: Math.round(process.memoryUsage().rss / 1048576) },
-        });
-      case 'POST reset':
-        this.reset();
-        return json(200, { reset: true, counts: state.counts() });
-      case 'POST seed': {
-        const input = validate(seedSchema, body());
-        this.options = {
-          ...this.options,
-          seed: input.seed ?? this.options.seed,
-          sizes: {
-            documents: input.documents ?? this.options.sizes.documents,
-            partners: input.partners ?? this.options.sizes.partners,
-            perCollection: input.perCollection ?? this.options.sizes.perCollection,
-          },
-        };
-        state.reseed({
-          seed: this.options.seed + index - 1,
-          documents: this.options.sizes.documents,
-          partners: this.options.sizes.partners,
-          perCollection: this.options.sizes.perCollection,
-        });
-        domain.reset();
-        return json(200, { seed: this.options.seed, counts: state.counts() });
-      }
-      case 'GET faults':
-        return json(200, this.faults.faults);
-      case 'PUT faults':
-      case 'POST faults':
-      case 'PATCH faults': {
-        const patch = validate(faultsSchema.partial(), body());
-        this.setFaults(patch);
-        return json(200, this.faults.faults);
-      }
-      case 'DELETE faults':
-        this.replaceFaults(faultsSchema.parse({}));
-        return json(200, this.faults.faults);
-      case 'GET settings':
-        return json(200, this.settings());
-      case 'PUT settings':
-      case 'POST settings': {
-        const input = validate(settingsSchema, body());
-        this.applySettings(input);
-        return json(200, this.settings());
-      }
-      case 'GET ground-truth': {
-        const versions = state.groundTruth({
-          ...(q.get('collection') ? { collection: q.get('collection') as string } : {}),
-          ...(q.get('id') ? { id: q.get('id') as string } : {}),
-          includeSeed: q.get('includeseed') !== 'false',
-          copies: q.get('copies') === 'true',
-        });
-        return json(200, { count: versions.length, versions });
-      }
-      case 'DELETE records': {
-        const collection = findCollection(parts[1] ?? '', state.settings.variant);
-        if (!collection || !parts[2]) throw notFound();
-        if (!state.remove(collection.name, parts[2])) throw notFound();
-        return json(200, { deleted: true, collection: collection.name, id: parts[2].toLowerCase() });
-      }
-      case 'POST edit': {
-        const collection = findCollection(parts[1] ?? '', state.settings.variant);
-        if (!collection || collection.kind === 'reference' || !parts[2]) throw notFound();
-        const patch = body();
-        if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-          throw new ProblemError(400, { $: ['The body must be a JSON object of fields to set.'] });
-        }
-        const updated = domain.touch(collection.name, parts[2], patch as Record<string, unknown>);
-        if (!updated) throw notFound();
-        return json(200, updated);
-      }
-      case 'GET requests':
-        return json(200, this.requestCounts());
-      case 'DELETE requests':
-        this.resetRequestCounts();
-        return json(200, this.requestCounts());
-      case 'GET outbox':
-        return json(200, { messages: domain.outbox });
-      case 'DELETE outbox':
-        domain.outbox = [];
-        return json(200, { messages: [] });
-      case 'GET sendings':
-        return json(200, {
-          sendings: [...domain.sendings.keys()].map((s) => domain.eInvoiceStatus(s)),
-        });
-      case 'POST activity': {
-        const input = validate(
-          z
-            .object({
-              count: z.number().int().min(1).max(10_000).default(1),
-              ratePerSecond: z.number().min(0).optional(),
-            })
-            .strict(),
-          body(),
-        );
-        if (parts[1] === 'start' || parts[1] === 'stop') {
-          if (parts[1] === 'start')
-            this.activity.start(input.ratePerSecond ?? this.options.activity.ratePerSecond);
-          else this.activity.stop();
-          return json(200, { running: this.activity.running });
-        }
-        const actions = [];
-        for (let i = 0; i < input.count; i++) actions.push(this.activity.tick(domain));
-        return json(200, { actions });
-      }
-      default:
-        return problemReply(404);
-    }
-  }
-
-  private adminCompany(value: string | undefined): Company {
-    if (value === undefined) return this.companies.get(1);
-    const index = Number(value);
-    if (!Number.isInteger(index) || index < 1 || index > this.companies.count) {
-      throw new ProblemError(404, undefined, `no company '${value}' (1…${this.companies.count})`);
-    }
-    return this.companies.get(index);
-  }
-
   settings() {
     return {
       maxPageSize: this.options.maxPageSize,
@@ -475,7 +302,7 @@ export class SandboxServer {
     };
   }
 
-  applySettings(input: z.output<typeof settingsSchema>): void {
+  applySettings(input: SettingsPatch): void {
     this.options = {
       ...this.options,
       ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),
