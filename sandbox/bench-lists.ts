@@ -70,6 +70,69 @@ async function serve(documents: number, partners: number, pageSize: number): Pro
   process.stdin.on('end', () => void sandbox.close().then(() => process.exit(0)));
 }
 
+type Args = z.output<typeof argsSchema>;
+type ChildInfo = { baseUrl: string; seedMs: number; rssMb: number; rssBeforeMb: number };
+
+/** Starts the sandbox in a child process (`--serve`) and waits for its first line of figures. */
+async function startChild(args: Args) {
+  const child = spawn(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      '--serve',
+      '--documents',
+      String(args.documents),
+      '--partners',
+      String(args.partners),
+      '--page-size',
+      String(args['page-size']),
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const info = await new Promise<ChildInfo>((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const line = buffer.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line));
+    });
+    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
+  });
+  return { child, info };
+}
+
+/** `concurrency` workers listing pages over HTTP until the time is up. */
+async function load(args: Args, baseUrl: string, agent: Agent) {
+  const headers = { 'api-key': 'sandbox-api-key' };
+  const deadline = performance.now() + args.seconds * 1000;
+  const totals = { pages: 0, records: 0, errors: 0 };
+  const worker = async (w: number) => {
+    let after: string | undefined;
+    // Each worker walks the collection by keyset from a different point, restarting at the end.
+    let since = w % 2 === 0 ? undefined : '2025-06-01T00:00:00Z';
+    while (performance.now() < deadline) {
+      const q = new URLSearchParams({ PageSize: String(args['page-size']), PageNumber: '1' });
+      if (after) q.set('After', after);
+      if (since) q.set('ModifiedSince', since);
+      const res = await request(`${baseUrl}/v1/${args.collection}?${q}`, { headers, dispatcher: agent });
+      const body = (await res.body.json()) as { Items?: { Id: string }[] };
+      if (res.statusCode !== 200 || !body.Items) {
+        totals.errors++;
+        continue;
+      }
+      totals.pages++;
+      totals.records += body.Items.length;
+      after = body.Items.length < args['page-size'] ? undefined : body.Items[body.Items.length - 1]?.Id;
+      if (!after) since = since ? undefined : '2025-06-01T00:00:00Z';
+    }
+  };
+  await Promise.all(Array.from({ length: args.concurrency }, (_, i) => worker(i)));
+  return totals;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -89,34 +152,7 @@ async function main(): Promise<void> {
   if (args['in-process']) {
     return inProcess(args.documents, args.partners, args['page-size'], args.seconds, args.collection);
   }
-  const child = spawn(
-    process.execPath,
-    [
-      '--expose-gc',
-      '--import',
-      'tsx',
-      fileURLToPath(import.meta.url),
-      '--serve',
-      '--documents',
-      String(args.documents),
-      '--partners',
-      String(args.partners),
-      '--page-size',
-      String(args['page-size']),
-    ],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const info = await new Promise<{ baseUrl: string; seedMs: number; rssMb: number; rssBeforeMb: number }>(
-    (resolve, reject) => {
-      let buffer = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString();
-        const line = buffer.split('\n').find((l) => l.startsWith('{'));
-        if (line) resolve(JSON.parse(line));
-      });
-      child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-    },
-  );
+  const { child, info } = await startChild(args);
   process.stdout.write(
     `documents ${args.documents}: seeded in ${info.seedMs} ms, RSS after seeding ${info.rssMb} MB (before starting the sandbox ${info.rssBeforeMb} MB)\n`,
   );
@@ -125,33 +161,8 @@ async function main(): Promise<void> {
     return;
   }
   const agent = new Agent({ connections: args.concurrency, pipelining: 1 });
-  const headers = { 'api-key': 'sandbox-api-key' };
-  const deadline = performance.now() + args.seconds * 1000;
-  let pages = 0;
-  let records = 0;
-  let errors = 0;
-  const worker = async (w: number) => {
-    let after: string | undefined;
-    // Each worker walks the collection by keyset from a different point, restarting at the end.
-    let since = w % 2 === 0 ? undefined : '2025-06-01T00:00:00Z';
-    while (performance.now() < deadline) {
-      const q = new URLSearchParams({ PageSize: String(args['page-size']), PageNumber: '1' });
-      if (after) q.set('After', after);
-      if (since) q.set('ModifiedSince', since);
-      const res = await request(`${info.baseUrl}/v1/${args.collection}?${q}`, { headers, dispatcher: agent });
-      const body = (await res.body.json()) as { Items?: { Id: string }[] };
-      if (res.statusCode !== 200 || !body.Items) {
-        errors++;
-        continue;
-      }
-      pages++;
-      records += body.Items.length;
-      after = body.Items.length < args['page-size'] ? undefined : body.Items[body.Items.length - 1]?.Id;
-      if (!after) since = since ? undefined : '2025-06-01T00:00:00Z';
-    }
-  };
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: args.concurrency }, (_, i) => worker(i)));
+  const { pages, records, errors } = await load(args, info.baseUrl, agent);
   const elapsed = (performance.now() - t0) / 1000;
   const memory = (await (await request(`${info.baseUrl}/_sandbox`, { dispatcher: agent })).body.json()) as {
     memory?: { rssMb: number };

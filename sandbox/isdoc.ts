@@ -74,61 +74,92 @@ function party(p: PartyData): string {
   ].join('');
 }
 
-/** Builds the ISDOC XML of `record` (a document of `collection`). */
-export function isdocXml(collection: string, record: ApiRecord, currencyCode: string): string {
-  const items = (record.Items as Record<string, unknown>[] | undefined) ?? [];
-  const recap = (record.DocumentRecapitulation ?? {}) as {
-    TotalPrice?: number;
-    VatRateSums?: Record<string, unknown>[];
-  };
+type VatRateSum = Record<string, unknown>;
+
+function invoiceLine(item: Record<string, unknown>, i: number): string {
+  const qty = Number(item.Quantity ?? 1);
+  const base = Number(item.PriceWithoutVat ?? 0);
+  const withVat = Number(item.PriceWithVat ?? 0);
+  return [
+    '<InvoiceLine>',
+    `<ID>${i + 1}</ID>`,
+    `<InvoicedQuantity unitCode="${esc(item.Unit ?? 'ks')}">${qty}</InvoicedQuantity>`,
+    `<LineExtensionAmount>${amount(base)}</LineExtensionAmount>`,
+    `<LineExtensionAmountTaxInclusive>${amount(withVat)}</LineExtensionAmountTaxInclusive>`,
+    `<LineExtensionTaxAmount>${amount(item.Vat)}</LineExtensionTaxAmount>`,
+    `<UnitPrice>${amount(qty === 0 ? 0 : base / qty)}</UnitPrice>`,
+    `<UnitPriceTaxInclusive>${amount(qty === 0 ? 0 : withVat / qty)}</UnitPriceTaxInclusive>`,
+    `<ClassifiedTaxCategory><Percent>${percentOf(item.VatRateType)}</Percent><VATCalculationMethod>0</VATCalculationMethod></ClassifiedTaxCategory>`,
+    `<Item><Description>${esc(item.Text)}</Description>${
+      item.Code ? `<SellersItemIdentification><ID>${esc(item.Code)}</ID></SellersItemIdentification>` : ''
+    }</Item>`,
+    '</InvoiceLine>',
+  ].join('');
+}
+
+function taxSubTotal(s: VatRateSum): string {
+  return [
+    '<TaxSubTotal>',
+    `<TaxableAmount>${amount(s.PriceWithoutVat)}</TaxableAmount>`,
+    `<TaxAmount>${amount(s.Vat)}</TaxAmount>`,
+    `<TaxInclusiveAmount>${amount(s.TotalPrice)}</TaxInclusiveAmount>`,
+    '<AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>',
+    '<AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>',
+    '<AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>',
+    `<DifferenceTaxableAmount>${amount(s.PriceWithoutVat)}</DifferenceTaxableAmount>`,
+    `<DifferenceTaxAmount>${amount(s.Vat)}</DifferenceTaxAmount>`,
+    `<DifferenceTaxInclusiveAmount>${amount(s.TotalPrice)}</DifferenceTaxInclusiveAmount>`,
+    `<TaxCategory><Percent>${percentOf(s.VatRateType)}</Percent></TaxCategory>`,
+    '</TaxSubTotal>',
+  ].join('');
+}
+
+/** The document's totals from its recapitulation: without VAT and VAT summed over the rates. */
+function totalsOf(record: ApiRecord) {
+  const recap = (record.DocumentRecapitulation ?? {}) as { TotalPrice?: number; VatRateSums?: VatRateSum[] };
   const sums = recap.VatRateSums ?? [];
-  const total = {
+  return {
+    sums,
     WithoutVat: sums.reduce((t, s) => t + Number(s.PriceWithoutVat ?? 0), 0),
     Vat: sums.reduce((t, s) => t + Number(s.Vat ?? 0), 0),
     WithVat: Number(recap.TotalPrice ?? 0),
   };
+}
+
+/** The `LegalMonetaryTotal` lines. */
+function monetaryTotal(total: ReturnType<typeof totalsOf>): string[] {
+  return [
+    '<LegalMonetaryTotal>',
+    `<TaxExclusiveAmount>${amount(total.WithoutVat)}</TaxExclusiveAmount>`,
+    `<TaxInclusiveAmount>${amount(total.WithVat)}</TaxInclusiveAmount>`,
+    '<AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>',
+    '<AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>',
+    `<DifferenceTaxExclusiveAmount>${amount(total.WithoutVat)}</DifferenceTaxExclusiveAmount>`,
+    `<DifferenceTaxInclusiveAmount>${amount(total.WithVat)}</DifferenceTaxInclusiveAmount>`,
+    '<PayableRoundingAmount>0.00</PayableRoundingAmount>',
+    '<PaidDepositsAmount>0.00</PaidDepositsAmount>',
+    `<PayableAmount>${amount(total.WithVat)}</PayableAmount>`,
+    '</LegalMonetaryTotal>',
+  ];
+}
+
+function paymentMeans(record: ApiRecord, payable: number): string {
+  if (!record.DueDate) return '';
+  return `<PaymentMeans><Payment><PaidAmount>${amount(payable)}</PaidAmount><PaymentMeansCode>42</PaymentMeansCode><Details><PaymentDueDate>${day(
+    record.DueDate,
+  )}</PaymentDueDate><ID>${esc(OWN_COMPANY.Iban)}</ID><VariableSymbol>${esc(
+    record.VariableSymbol,
+  )}</VariableSymbol></Details></Payment></PaymentMeans>`;
+}
+
+/** Builds the ISDOC XML of `record` (a document of `collection`). */
+export function isdocXml(collection: string, record: ApiRecord, currencyCode: string): string {
+  const items = (record.Items as Record<string, unknown>[] | undefined) ?? [];
+  const total = totalsOf(record);
   const address = (record.BusinessPartnerAddress ?? {}) as PartyData;
   const vatApplicable = items.some((i) => percentOf(i.VatRateType) > 0);
-  const lines = items
-    .map((item, i) => {
-      const qty = Number(item.Quantity ?? 1);
-      const base = Number(item.PriceWithoutVat ?? 0);
-      const withVat = Number(item.PriceWithVat ?? 0);
-      return [
-        '<InvoiceLine>',
-        `<ID>${i + 1}</ID>`,
-        `<InvoicedQuantity unitCode="${esc(item.Unit ?? 'ks')}">${qty}</InvoicedQuantity>`,
-        `<LineExtensionAmount>${amount(base)}</LineExtensionAmount>`,
-        `<LineExtensionAmountTaxInclusive>${amount(withVat)}</LineExtensionAmountTaxInclusive>`,
-        `<LineExtensionTaxAmount>${amount(item.Vat)}</LineExtensionTaxAmount>`,
-        `<UnitPrice>${amount(qty === 0 ? 0 : base / qty)}</UnitPrice>`,
-        `<UnitPriceTaxInclusive>${amount(qty === 0 ? 0 : withVat / qty)}</UnitPriceTaxInclusive>`,
-        `<ClassifiedTaxCategory><Percent>${percentOf(item.VatRateType)}</Percent><VATCalculationMethod>0</VATCalculationMethod></ClassifiedTaxCategory>`,
-        `<Item><Description>${esc(item.Text)}</Description>${
-          item.Code ? `<SellersItemIdentification><ID>${esc(item.Code)}</ID></SellersItemIdentification>` : ''
-        }</Item>`,
-        '</InvoiceLine>',
-      ].join('');
-    })
-    .join('');
-  const subTotals = sums
-    .map((s) =>
-      [
-        '<TaxSubTotal>',
-        `<TaxableAmount>${amount(s.PriceWithoutVat)}</TaxableAmount>`,
-        `<TaxAmount>${amount(s.Vat)}</TaxAmount>`,
-        `<TaxInclusiveAmount>${amount(s.TotalPrice)}</TaxInclusiveAmount>`,
-        '<AlreadyClaimedTaxableAmount>0.00</AlreadyClaimedTaxableAmount>',
-        '<AlreadyClaimedTaxAmount>0.00</AlreadyClaimedTaxAmount>',
-        '<AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>',
-        `<DifferenceTaxableAmount>${amount(s.PriceWithoutVat)}</DifferenceTaxableAmount>`,
-        `<DifferenceTaxAmount>${amount(s.Vat)}</DifferenceTaxAmount>`,
-        `<DifferenceTaxInclusiveAmount>${amount(s.TotalPrice)}</DifferenceTaxInclusiveAmount>`,
-        `<TaxCategory><Percent>${percentOf(s.VatRateType)}</Percent></TaxCategory>`,
-        '</TaxSubTotal>',
-      ].join(''),
-    )
-    .join('');
+  const lines = items.map(invoiceLine).join('');
+  const subTotals = total.sums.map(taxSubTotal).join('');
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<Invoice xmlns="${ISDOC_NAMESPACE}" version="6.0.2">`,
@@ -148,24 +179,8 @@ export function isdocXml(collection: string, record: ApiRecord, currencyCode: st
     `<AccountingCustomerParty>${party(address)}</AccountingCustomerParty>`,
     `<InvoiceLines>${lines}</InvoiceLines>`,
     `<TaxTotal>${subTotals}<TaxAmount>${amount(total.Vat)}</TaxAmount></TaxTotal>`,
-    '<LegalMonetaryTotal>',
-    `<TaxExclusiveAmount>${amount(total.WithoutVat)}</TaxExclusiveAmount>`,
-    `<TaxInclusiveAmount>${amount(total.WithVat)}</TaxInclusiveAmount>`,
-    '<AlreadyClaimedTaxExclusiveAmount>0.00</AlreadyClaimedTaxExclusiveAmount>',
-    '<AlreadyClaimedTaxInclusiveAmount>0.00</AlreadyClaimedTaxInclusiveAmount>',
-    `<DifferenceTaxExclusiveAmount>${amount(total.WithoutVat)}</DifferenceTaxExclusiveAmount>`,
-    `<DifferenceTaxInclusiveAmount>${amount(total.WithVat)}</DifferenceTaxInclusiveAmount>`,
-    '<PayableRoundingAmount>0.00</PayableRoundingAmount>',
-    '<PaidDepositsAmount>0.00</PaidDepositsAmount>',
-    `<PayableAmount>${amount(total.WithVat)}</PayableAmount>`,
-    '</LegalMonetaryTotal>',
-    record.DueDate
-      ? `<PaymentMeans><Payment><PaidAmount>${amount(total.WithVat)}</PaidAmount><PaymentMeansCode>42</PaymentMeansCode><Details><PaymentDueDate>${day(
-          record.DueDate,
-        )}</PaymentDueDate><ID>${esc(OWN_COMPANY.Iban)}</ID><VariableSymbol>${esc(
-          record.VariableSymbol,
-        )}</VariableSymbol></Details></Payment></PaymentMeans>`
-      : '',
+    ...monetaryTotal(total),
+    paymentMeans(record, total.WithVat),
     '</Invoice>',
   ].join('\n');
 }

@@ -25,8 +25,6 @@ const FUNCTION_EXCEPTIONS: Readonly<Record<string, string>> = {
   'functions/handlers/action-runtime.ts#createSqsActionHandler': 'being split (action registry)',
   'functions/local/local-actions.ts#startLocalActions': 'being split (action registry)',
   'functions/local/runtime.ts#startRuntime': 'being split (local runtime for many connections)',
-  'sandbox/bench-lists.ts#main': 'being split',
-  'sandbox/isdoc.ts#isdocXml': 'being split',
 };
 
 const tree = measureTree(ROOT, MEASURED);
