@@ -6,6 +6,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConnectionSecretResolver } from '../../functions/adapters/connection-secrets.js';
+import { ConnectionEntryError } from '../../functions/core/connections/connection-entry.js';
 import {
   ConnectionSecretError,
   connectionAccountingConfig,
@@ -109,7 +110,7 @@ describe('connection secrets: Secrets Manager references', () => {
 describe('connectionAccountingConfig', () => {
   it("takes the entry's variant and URLs and the secret's credentials, and only tuning from the environment", () => {
     const config = connectionAccountingConfig(
-      { variant: 'sk', baseUrl: 'https://acme.example.com' },
+      { name: 'acme', variant: 'sk', baseUrl: 'https://acme.example.com' },
       { ACCOUNTING_API_KEY: SECRET },
       {
         ACCOUNTING_CLIENT_ID: 'default-connection-id',
@@ -124,5 +125,23 @@ describe('connectionAccountingConfig', () => {
       requestTimeoutMs: 1234,
       credentials: { kind: 'apiKey' },
     });
+  });
+
+  it('names the connection and its setting when the credentials need what the entry lacks', () => {
+    const error = (() => {
+      try {
+        connectionAccountingConfig(
+          { name: 'acme', variant: 'sk', baseUrl: 'https://acme.example.com' },
+          { ACCOUNTING_CLIENT_ID: 'id', ACCOUNTING_CLIENT_SECRET: SECRET },
+          { ACCOUNTING_AUTH_URL: 'https://default.example.com' },
+        );
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConnectionEntryError);
+    expect((error as Error).message).toBe(
+      "connection 'acme': authUrl: expected the OAuth authority URL (required with client credentials)",
+    );
   });
 });

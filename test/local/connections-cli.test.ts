@@ -266,6 +266,32 @@ describe('connections test against the sandbox', () => {
     expect(report.collections.every((c: { result: string }) => c.result === 'answered')).toBe(true);
   });
 
+  it('reports 404 for the collections a service does not offer (--all), credentials still accepted', async () => {
+    const cz = await startSandbox({
+      variant: 'cz',
+      sizes: { documents: 20, partners: 3, perCollection: {} },
+    });
+    try {
+      const file = registryFile();
+      await run([
+        'add',
+        ...file,
+        '--name',
+        'skoncz',
+        '--base-url',
+        cz.baseUrl,
+        '--credentials-secret',
+        'env:ACME_CREDENTIALS',
+      ]);
+      const result = await run(['test', 'skoncz', '--all', ...file]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/IssuedInvoices +answered/);
+      expect(result.stdout).toMatch(/IssuedCreditNotes +404 \(not offered by this service\)/);
+    } finally {
+      await cz.close();
+    }
+  });
+
   it('exits 1 on refused credentials, without printing them', async () => {
     const file = registryFile();
     await run([

@@ -7,8 +7,9 @@
  */
 import * as z from 'zod';
 import { type AccountingConfig, loadAccountingConfig } from '../../accounting/config.js';
+import { ConfigError } from '../../accounting/errors.js';
 import { ENV } from '../../shared/env-names.js';
-import type { ConnectionEntry } from './connection-entry.js';
+import { type ConnectionEntry, ConnectionEntryError } from './connection-entry.js';
 
 export type SecretReference =
   | { kind: 'env'; variable: string }
@@ -95,24 +96,48 @@ const CONNECTION_OWN_SETTINGS: readonly string[] = [
   ENV.pathOverrides,
 ];
 
+/** How a client setting is named in a connection's errors: its entry field, or the environment variable. */
+const ENTRY_FIELD: Readonly<Record<string, string>> = {
+  [ENV.serviceVariant]: 'variant',
+  [ENV.baseUrl]: 'baseUrl',
+  [ENV.authUrl]: 'authUrl',
+  [ENV.apiKey]: 'credentialsSecret (apiKey)',
+  [ENV.clientId]: 'credentialsSecret (clientId)',
+  [ENV.clientSecret]: 'credentialsSecret (clientSecret)',
+  [ENV.scope]: 'credentialsSecret (scope)',
+};
+
 /**
  * The client configuration of one connection: its variant and URLs from the entry, its
  * credentials from its secret (as the secret source returns them), and only the tuning settings
- * (timeouts, retries, page size) from `env`. Throws the client's `ConfigError` naming the settings.
+ * (timeouts, retries, page size) from `env`. A combination the client cannot use (OAuth
+ * credentials without an authUrl on `sk`) is a `ConnectionEntryError` naming the connection and
+ * the setting; a bad tuning variable stays the client's `ConfigError`.
  */
 export function connectionAccountingConfig(
-  entry: Pick<ConnectionEntry, 'variant' | 'baseUrl' | 'authUrl'>,
+  entry: Pick<ConnectionEntry, 'name' | 'variant' | 'baseUrl' | 'authUrl'>,
   credentials: Readonly<Record<string, string>>,
   env: Readonly<Record<string, string | undefined>> = {},
 ): AccountingConfig {
   const tuning = Object.fromEntries(
     Object.entries(env).filter(([name]) => !CONNECTION_OWN_SETTINGS.includes(name)),
   );
-  return loadAccountingConfig({
-    ...tuning,
-    [ENV.serviceVariant]: entry.variant,
-    ...(entry.baseUrl !== undefined ? { [ENV.baseUrl]: entry.baseUrl } : {}),
-    ...(entry.authUrl !== undefined ? { [ENV.authUrl]: entry.authUrl } : {}),
-    ...credentials,
-  });
+  try {
+    return loadAccountingConfig({
+      ...tuning,
+      [ENV.serviceVariant]: entry.variant,
+      ...(entry.baseUrl !== undefined ? { [ENV.baseUrl]: entry.baseUrl } : {}),
+      ...(entry.authUrl !== undefined ? { [ENV.authUrl]: entry.authUrl } : {}),
+      ...credentials,
+    });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const own = error.issues.filter((i) => ENTRY_FIELD[i.field] !== undefined);
+    if (own.length === 0) throw error;
+    throw new ConnectionEntryError(
+      entry.name,
+      own.map((i) => `${ENTRY_FIELD[i.field]}: ${i.expected}`),
+      { cause: error },
+    );
+  }
 }
