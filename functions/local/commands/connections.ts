@@ -13,7 +13,7 @@ import {
   UnknownConnectionError,
 } from '../../core/connections/registry.js';
 import { systemClock } from '../../shared/clock.js';
-import { type CommandContext, defineCommand, durationFlag, formatMs } from '../command.js';
+import { type CommandContext, defineCommand, durationFlag, formatMs, urlFlag } from '../command.js';
 import { entryFromFlags } from '../connections-entry-input.js';
 import { CONNECTIONS_FILE, openRegistryTarget, type RegistryTarget } from '../connections-registry-target.js';
 import { describeProbe, testConnection } from '../connections-test.js';
@@ -69,7 +69,7 @@ export const connectionsCommand = defineCommand({
       'data-dir': z.string().min(1, { message: 'expected a directory path' }).default(DEFAULT_DATA_DIR),
       table: z.string().min(3, { message: 'expected a DynamoDB table name' }).optional(),
       region: z.string().min(1, { message: 'expected an AWS region' }).optional(),
-      endpoint: z.url({ message: 'expected an http(s) URL' }).optional(),
+      endpoint: urlFlag.optional(),
       name: z.string().optional(),
       variant: z.string().optional(),
       'base-url': z.string().optional(),
@@ -116,6 +116,9 @@ export const connectionsCommand = defineCommand({
         if (given && sub !== 'add') ctx.addIssue({ code: 'custom', path: [flag], message: 'only with add' });
       }
       if (o.all && sub !== 'test') ctx.addIssue({ code: 'custom', path: ['all'], message: 'only with test' });
+      if (o.json && sub !== 'list' && sub !== 'test') {
+        ctx.addIssue({ code: 'custom', path: ['json'], message: 'only with list or test' });
+      }
     }),
   async run(o, ctx) {
     const [sub, name] = o.positionals;
