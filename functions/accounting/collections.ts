@@ -20,6 +20,14 @@ export const DEFAULT_SERVICE_VARIANT: ServiceVariant = 'sk';
 
 export type CollectionKind = 'reference' | 'addressBook' | 'document';
 
+/** The record types whose documents the service exports as ISDOC (`GET /v1/<name>/{id}/isdoc`), in both variants. */
+export const isdocRecordTypes = ['IssuedInvoice', 'IssuedAdvanceInvoice'] as const;
+export type IsdocRecordType = (typeof isdocRecordTypes)[number];
+
+export function hasIsdoc(recordType: string): recordType is IsdocRecordType {
+  return (isdocRecordTypes as readonly string[]).includes(recordType);
+}
+
 export interface CollectionSpec {
   /** Path segment under `/v1`, e.g. `IssuedInvoices`. */
   readonly name: CollectionName;
@@ -34,7 +42,7 @@ export interface CollectionSpec {
   readonly getById: boolean;
   /** `GET /v1/<name>/{id}/pdf` exists. */
   readonly pdf: boolean;
-  /** `GET /v1/<name>/{id}/isdoc` exists. */
+  /** `GET /v1/<name>/{id}/isdoc` exists (the record type is one of `isdocRecordTypes`). */
   readonly isdoc: boolean;
   /** `POST /v1/<name>` creates a record (document import). */
   readonly importable: boolean;
@@ -45,7 +53,7 @@ export interface CollectionSpec {
   readonly pathShown: boolean;
 }
 
-type Opts = Partial<Omit<CollectionSpec, 'name' | 'recordType' | 'kind'>>;
+type Opts = Partial<Omit<CollectionSpec, 'name' | 'recordType' | 'kind' | 'isdoc'>>;
 
 const reference = (name: CollectionName, recordType: string, opts: Opts = {}): CollectionSpec => ({
   name,
@@ -68,7 +76,7 @@ const document = (name: CollectionName, recordType: string, opts: Opts = {}): Co
   modificationInfo: true,
   getById: true,
   pdf: opts.pdf ?? true,
-  isdoc: opts.isdoc ?? false,
+  isdoc: hasIsdoc(recordType),
   importable: opts.importable ?? false,
   pathShown: opts.pathShown ?? true,
 });
@@ -122,8 +130,8 @@ const skCollections: readonly CollectionSpec[] = [
   reference('VatClassifications', 'VatClassification'),
   reference('Regions', 'Region'),
   // Exported documents (section 1 of the contract): eleven types.
-  document('IssuedAdvanceInvoices', 'IssuedAdvanceInvoice', { isdoc: true, importable: true }),
-  document('IssuedInvoices', 'IssuedInvoice', { isdoc: true, importable: true }),
+  document('IssuedAdvanceInvoices', 'IssuedAdvanceInvoice', { importable: true }),
+  document('IssuedInvoices', 'IssuedInvoice', { importable: true }),
   document('IssuedCreditNotes', 'IssuedCreditNote', { pathShown: false }),
   document('IssuedDebitNotes', 'IssuedDebitNote', { pathShown: false }),
   document('IssuedOffers', 'IssuedOffer', { importable: true }),
@@ -138,8 +146,8 @@ const skCollections: readonly CollectionSpec[] = [
 const czCollections: readonly CollectionSpec[] = [
   ...sharedReferences(true),
   reference('Regions', 'Region', { modificationInfo: true }),
-  document('IssuedAdvanceInvoices', 'IssuedAdvanceInvoice', { isdoc: true, importable: true }),
-  document('IssuedInvoices', 'IssuedInvoice', { isdoc: true, importable: true }),
+  document('IssuedAdvanceInvoices', 'IssuedAdvanceInvoice', { importable: true }),
+  document('IssuedInvoices', 'IssuedInvoice', { importable: true }),
   // Credit and debit notes of issued invoices: one list, read only.
   document('IssuedInvoiceCorrectiveTaxDocuments', 'IssuedInvoiceCorrectiveTaxDocument'),
   document('IssuedOffers', 'IssuedOffer', { importable: true }),

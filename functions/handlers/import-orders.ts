@@ -16,7 +16,7 @@ import { loadIntakeConfig } from '../core/intake/intake-config.js';
 import { createReferenceCache } from '../core/intake/references.js';
 import { intakeMessageSchema } from '../core/intake/shop-order.js';
 import { ENV } from '../shared/env-names.js';
-import { guardFromEnvironment, loadActionEnvironment } from './action-runtime.js';
+import { loadActionEnvironment } from './action-runtime.js';
 import { lazyHandler } from './lazy-handler.js';
 
 export type ImportEntry = (raw: unknown, options?: RunOptions) => Promise<EntryResult>;
@@ -76,21 +76,30 @@ export function createHandler(deps: ImportDeps) {
 }
 
 export async function handlerFromEnv(env: Readonly<Record<string, string | undefined>>) {
-  const e = await loadActionEnvironment(env, 'import-orders');
+  const {
+    ports,
+    aws,
+    config: functionConfig,
+  } = await loadActionEnvironment(env, {
+    name: 'import-orders',
+    uses: ['idempotency'],
+  });
+  const { api, clock, logger, publisher } = ports;
+  const { idempotency } = functionConfig.actions;
   const config = loadIntakeConfig(env);
   return createHandler({
-    api: e.api,
-    guard: guardFromEnvironment(e),
+    api,
+    guard: ports.idempotency,
     attempts: createDynamoDbImportAttempts({
-      client: e.aws.clients.dynamoDb,
-      tableName: requireSetting(e.actions.idempotency.tableName, ENV.actionsIdempotencyTable),
-      expiresAfterSeconds: e.actions.idempotency.expiresAfterSeconds,
-      clock: e.clock,
+      client: aws.clients.dynamoDb,
+      tableName: requireSetting(idempotency.tableName, ENV.actionsIdempotencyTable),
+      expiresAfterSeconds: idempotency.expiresAfterSeconds,
+      clock,
     }),
-    publisher: e.aws.publisher(),
-    clock: e.clock,
-    logger: e.logger,
-    references: createReferenceCache(e.api, e.clock, config.referenceCacheSeconds),
+    publisher,
+    clock,
+    logger,
+    references: createReferenceCache(api, clock, config.referenceCacheSeconds),
     config,
   });
 }

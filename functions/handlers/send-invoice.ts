@@ -2,24 +2,11 @@
  * Sending Lambda: consumes the `send-einvoice` and `send-email` routes' SQS queues (new issued
  * invoices of configured partners) and sends each invoice once through its configured channel.
  */
-import { type SendDeps, sendInvoice } from '../core/actions/send-invoice.js';
-import {
-  actionDeps,
-  defineSqsAction,
-  guardFromEnvironment,
-  sendingsFromEnvironment,
-} from './action-runtime.js';
+import { sendInvoiceAction } from '../core/actions/registry.js';
+import { defineSqsAction } from './action-runtime.js';
 import { lazyHandler } from './lazy-handler.js';
 
-const action = defineSqsAction(
-  'send-invoice',
-  (deps: SendDeps) => (event, options) => sendInvoice(deps, event, options),
-  (e): SendDeps => ({
-    ...actionDeps(e),
-    guard: guardFromEnvironment(e),
-    ...(e.actions.sending.einvoicePartners.length > 0 ? { sendings: sendingsFromEnvironment(e) } : {}),
-  }),
-);
+const action = defineSqsAction(sendInvoiceAction);
 
 export const { createEventEntry, createHandler } = action;
 

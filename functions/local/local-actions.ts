@@ -1,8 +1,9 @@
 /**
- * Every action of the routing table, run in process: the local bus delivers each matched event to
- * the handler's own entry (`createEventEntry`), which its SQS handler calls per record, with the
- * idempotency guard on the embedded DynamoDB and the archive on the embedded S3. The e-invoice
- * status tracker, a scheduled function on AWS, runs on a timer.
+ * Every action of the registry, run in process: the local bus delivers each matched event to the
+ * action's entry (the same `createActionEntry` its SQS handler calls per record), with the
+ * idempotency guard and the open sendings on the embedded DynamoDB and the archive on the embedded
+ * S3. Scheduled actions (the e-invoice status tracker), scheduled functions on AWS, run on a timer.
+ * Each entry builds its dependencies from the ports here, as its Lambda handler does on AWS.
  */
 
 import type { Sandbox } from '../../sandbox/index.js';
@@ -10,18 +11,21 @@ import type { AccountingApi } from '../accounting/api.js';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
 import type { EventBridgeEvent } from '../adapters/local/local-bus.js';
+import { type ActionPorts, type ActionResource, actionPorts } from '../core/actions/action-definition.js';
 import { type ActionsConfig, loadActionsConfig } from '../core/actions/config.js';
-import type { DeadLetterSink } from '../core/actions/dead-letter-sink.js';
+import { type DeadLetterSink, deadLetterInvalid } from '../core/actions/dead-letter-sink.js';
 import type { OpenSendings } from '../core/actions/einvoice-tracking.js';
-import type { ActionEntry } from '../core/actions/run-action.js';
+import { eventActions, scheduledActionDefinitions } from '../core/actions/registry.js';
+import { type ActionEntry, createActionEntry } from '../core/actions/run-action.js';
 import type { BusEvent, Clock, EventPublisher, Logger } from '../core/ports.js';
 import { buildRoutes, type Route } from '../core/routes.js';
-import { createEventEntry as archiveEntry } from '../handlers/archive-isdoc.js';
-import { createEventEntry as sendEntry } from '../handlers/send-invoice.js';
-import { createHandler as createTrackHandler } from '../handlers/track-einvoices.js';
-import { createEventEntry as transferEntry } from '../handlers/transfer-documents.js';
 import { ENV } from '../shared/env-names.js';
 import { LOCAL_RESOURCES, type LocalStores } from './local-stores.js';
+
+export { DeadLetterError } from '../core/actions/dead-letter-sink.js';
+
+/** A publisher with per-route dead-letter sinks (the local bus). */
+type BindablePublisher = EventPublisher & { deadLetterSink?(routeId: string): DeadLetterSink };
 
 export interface LocalActions {
   readonly routes: Route[];
@@ -30,7 +34,7 @@ export interface LocalActions {
    * Late binding: the bus is built after the actions (it needs their routes). A publisher with
    * per-route dead-letter sinks (the local bus) also receives invalid events on their first delivery.
    */
-  bindPublisher(publisher: EventPublisher & { deadLetterSink?(routeId: string): DeadLetterSink }): void;
+  bindPublisher(publisher: BindablePublisher): void;
   deliver(route: Route, event: EventBridgeEvent): Promise<void>;
   /** Runs the scheduled actions (e-invoice tracker) once. */
   runScheduled(): Promise<void>;
@@ -39,12 +43,14 @@ export interface LocalActions {
   close(): Promise<void>;
 }
 
-/**
- * Thrown to the bus for an event that failed its schema when it could not be sent to the route's
- * dead-letter sink (or there is none): the bus retries it and then dead-letters it.
- */
-export class InvalidDeliveryError extends Error {
-  override readonly name = 'InvalidDeliveryError';
+export interface LocalActionsOptions {
+  api: AccountingApi;
+  stores: LocalStores;
+  env: Record<string, string | undefined>;
+  connection: string;
+  sandbox: Sandbox | undefined;
+  logger: Logger;
+  clock: Clock;
 }
 
 /** Identification numbers of every sandbox partner: the demo sends every invoice through the e-invoicing network. */
@@ -59,16 +65,8 @@ function sandboxEInvoicePartners(sandbox: Sandbox, field: string): string[] {
   return [...out];
 }
 
-export async function startLocalActions(options: {
-  api: AccountingApi;
-  stores: LocalStores;
-  env: Record<string, string | undefined>;
-  connection: string;
-  sandbox: Sandbox | undefined;
-  logger: Logger;
-  clock: Clock;
-}): Promise<LocalActions> {
-  const { api, stores, logger, clock } = options;
+/** The action settings of the local runtime: the embedded resources, and the sandbox's partners by default. */
+function localActionsConfig(options: LocalActionsOptions): ActionsConfig {
   const env: Record<string, string | undefined> = {
     ...options.env,
     [ENV.connection]: options.connection,
@@ -80,104 +78,115 @@ export async function startLocalActions(options: {
     const field = env[ENV.actionsPartnerField] || 'BusinessPartnerAddress.IdentificationNumber';
     env[ENV.actionsEInvoicePartners] = sandboxEInvoicePartners(options.sandbox, field).join(',');
   }
-  const config = loadActionsConfig(env);
-  const routes = buildRoutes(config);
+  return loadActionsConfig(env);
+}
 
-  let bound: EventPublisher | undefined;
-  let deadLetterSink: ((routeId: string) => DeadLetterSink) | undefined;
+/** The ports every action's dependencies are built from, on the embedded servers. */
+function localPorts(
+  options: LocalActionsOptions,
+  config: ActionsConfig,
+  publisher: EventPublisher,
+): ActionPorts<ActionResource> {
+  const { api, stores, logger, clock } = options;
+  const dynamoDb = stores.servers.dynamoDb;
+  return actionPorts(
+    { config, api, publisher, clock, logger },
+    {
+      idempotency: createPowertoolsGuard({
+        client: dynamoDb,
+        tableName: LOCAL_RESOURCES.idempotencyTable,
+        expiresAfterSeconds: config.idempotency.expiresAfterSeconds,
+      }),
+      actionState: createDynamoDbCheckpointStore<OpenSendings>({
+        client: dynamoDb,
+        tableName: LOCAL_RESOURCES.stateTable,
+      }),
+      archive: stores.archive,
+    },
+  );
+}
+
+/** The scheduled actions the settings switch on, each one pass at a time; a failed pass is logged. */
+function localSchedules(config: ActionsConfig, ports: ActionPorts<ActionResource>, logger: Logger) {
+  const passes = scheduledActionDefinitions
+    .filter((action) => action.schedules(config).length > 0)
+    .map((action) => ({ name: action.name, pass: action.run(action.deps(ports)) }));
+  let running: Promise<void> | undefined;
+  const runOnce = async () => {
+    for (const { name, pass } of passes) {
+      await pass().catch((error: unknown) => {
+        logger.warn('scheduled action failed', {
+          action: name,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      });
+    }
+  };
+  return {
+    any: passes.length > 0,
+    async run() {
+      running ??= runOnce().finally(() => {
+        running = undefined;
+      });
+      await running;
+    },
+    settled: () => running,
+  };
+}
+
+export async function startLocalActions(options: LocalActionsOptions): Promise<LocalActions> {
+  const { logger } = options;
+  const config = localActionsConfig(options);
+  let bound: BindablePublisher | undefined;
   const publisher: EventPublisher = {
     publish(events: readonly BusEvent[]) {
       if (!bound) throw new Error('local actions: no publisher bound');
       return bound.publish(events);
     },
   };
-  const guard = createPowertoolsGuard({
-    client: stores.servers.dynamoDb,
-    tableName: LOCAL_RESOURCES.idempotencyTable,
-    expiresAfterSeconds: config.idempotency.expiresAfterSeconds,
-  });
-  const sendings = createDynamoDbCheckpointStore<OpenSendings>({
-    client: stores.servers.dynamoDb,
-    tableName: LOCAL_RESOURCES.stateTable,
-  });
-
-  // The handlers' own entries for one EventBridge event (what their SQS handlers call per record).
-  const entries: Record<string, ActionEntry> = {
-    'transfer-documents': transferEntry({ api, publisher, clock, logger, guard, config }),
-    'archive-isdoc': archiveEntry({ api, objects: stores.archive, publisher, clock, logger, config }),
-    'send-invoice': sendEntry({ api, publisher, clock, logger, guard, sendings, config }),
-  };
-  const track = createTrackHandler({
-    api,
-    sendings,
-    publisher,
-    clock,
-    logger,
-    connection: options.connection,
-  });
-
-  const tracking = config.sending.einvoicePartners.length > 0;
+  const ports = localPorts(options, config, publisher);
+  const entries = new Map<string, ActionEntry>(
+    eventActions.map((a) => [
+      a.name,
+      createActionEntry(a.name, logger, a.run(a.deps(ports)), config.eventSource),
+    ]),
+  );
+  const schedules = localSchedules(config, ports, logger);
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
   const runScheduled = async () => {
-    if (!tracking || !bound) return;
-    running ??= track()
-      .then(() => undefined)
-      .catch((error: unknown) => {
-        logger.warn('e-invoice tracking failed', {
-          error: error instanceof Error ? error.message : String(error),
-        });
-      })
-      .finally(() => {
-        running = undefined;
-      });
-    await running;
+    if (bound) await schedules.run();
   };
-
   const stopTimers = () => {
     if (timer) clearInterval(timer);
     timer = undefined;
   };
 
   return {
-    routes,
+    routes: buildRoutes(config),
     config,
     bindPublisher(p) {
       bound = p;
-      deadLetterSink = p.deadLetterSink?.bind(p);
     },
     async deliver(route, event) {
-      const entry = entries[route.handler];
-      if (!entry) throw new InvalidDeliveryError(`no local entry for handler '${route.handler}'`);
+      const entry = entries.get(route.handler);
+      if (!entry) throw new Error(`no local entry for handler '${route.handler}'`);
       const result = await entry(event, { remainingTimeMs: route.timeoutSeconds * 1000 });
       if (result.status !== 'invalid') return;
       // Like the SQS handler: dead-lettered on this first delivery, never retried.
-      if (!deadLetterSink) throw new InvalidDeliveryError(result.reason);
-      try {
-        await deadLetterSink(route.id).send(JSON.stringify(event), {
-          action: route.handler,
-          reason: result.reason,
-          messageId: event.id,
-        });
-      } catch (error) {
-        logger.warn('dead-letter send failed, left to the bus retries', {
-          action: route.handler,
-          eventId: event.id,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        throw new InvalidDeliveryError(result.reason, { cause: error });
-      }
+      const sink = bound?.deadLetterSink?.(route.id);
+      const attributes = { action: route.handler, reason: result.reason, messageId: event.id };
+      await deadLetterInvalid(sink, logger, JSON.stringify(event), attributes, 'bus');
     },
     runScheduled,
     startTimers(intervalMs) {
-      if (!tracking || timer) return;
+      if (!schedules.any || timer) return;
       timer = setInterval(() => void runScheduled(), Math.max(250, intervalMs));
       timer.unref();
     },
     stopTimers,
     async close() {
       stopTimers();
-      await running;
+      await schedules.settled();
     },
   };
 }

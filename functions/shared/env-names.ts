@@ -5,6 +5,8 @@
 export const ENV = {
   /** The connection (company) whose events these are; read by the poller and the actions. */
   connection: 'ACCOUNTING_CONNECTION',
+  /** Log level of a function (`debug`, `info`, `warn`, `error`, `silent`); set by infra on every function. */
+  logLevel: 'LOG_LEVEL',
   // Accounting service (client)
   /** National variant of the service (`sk` or `cz`): endpoint catalog, collections, URL and scope presets. */
   serviceVariant: 'ACCOUNTING_SERVICE_VARIANT',

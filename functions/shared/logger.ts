@@ -16,6 +16,7 @@ export interface Logger {
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+export const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const satisfies readonly LogLevel[];
 export type LogFormat = 'json' | 'pretty';
 
 const levelRank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };

@@ -10,6 +10,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ENV } from '../../functions/shared/env-names.js';
 import { findHandlerEntry, MissingHandlerError, PROJECT_ROOT } from './handler-entry.js';
 
 /** ESM output has no `require`; some dependencies still call it. */
@@ -78,7 +79,7 @@ export class AppFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
         POWERTOOLS_LOG_LEVEL: props.logLevel,
-        LOG_LEVEL: props.logLevel,
+        [ENV.logLevel]: props.logLevel,
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         ...props.environment,
       },

@@ -1,8 +1,13 @@
 /**
- * What each Lambda handler may touch, by module name: least privilege per function. A handler
- * not listed here gets `DEFAULT_ACTION_ACCESS` (and a synth warning), so a new route still
- * deploys with the narrowest access an action usually needs.
+ * What each Lambda handler may touch, by module name: least privilege per function. An action's
+ * access follows its registry entry (functions/core/actions/registry.ts): the service and the bus,
+ * plus the stores it `uses`. A handler that is neither the poller nor an action gets
+ * `DEFAULT_ACTION_ACCESS` (and a synth warning), so a new route still deploys with the narrowest
+ * access an action usually needs.
  */
+import type { ActionDefinition } from '../../functions/core/actions/action-definition.js';
+import { findAction } from '../../functions/core/actions/registry.js';
+
 export interface HandlerAccess {
   /** Reads the credentials secret and calls the accounting service. */
   readonly accountingApi: boolean;
@@ -41,21 +46,33 @@ export const DEFAULT_ACTION_ACCESS: HandlerAccess = {
   idempotency: true,
 };
 
-export const HANDLER_ACCESS: Readonly<Record<string, HandlerAccess>> = {
-  'poll-changes': {
+/** The poller's handler module. */
+export const POLLER_HANDLER = 'poll-changes';
+
+const POLLER_ACCESS: HandlerAccess = {
+  ...none,
+  accountingApi: true,
+  publishEvents: true,
+  checkpoints: true,
+  claimCheckWrite: true,
+};
+
+/** An action calls the service and publishes its outcomes; each store it uses is granted. */
+export function accessOfAction(action: Pick<ActionDefinition, 'uses'>): HandlerAccess {
+  return {
     ...none,
     accountingApi: true,
     publishEvents: true,
-    checkpoints: true,
-    claimCheckWrite: true,
-  },
-  'transfer-documents': DEFAULT_ACTION_ACCESS,
-  'archive-isdoc': { ...DEFAULT_ACTION_ACCESS, archiveWrite: true },
-  'send-invoice': { ...DEFAULT_ACTION_ACCESS, actionState: true },
-  'track-einvoices': { ...none, accountingApi: true, publishEvents: true, actionState: true },
-};
+    idempotency: action.uses.includes('idempotency'),
+    actionState: action.uses.includes('actionState'),
+    archiveWrite: action.uses.includes('archive'),
+  };
+}
 
 export function accessOf(handler: string): { access: HandlerAccess; known: boolean } {
-  const access = HANDLER_ACCESS[handler];
-  return access ? { access, known: true } : { access: DEFAULT_ACTION_ACCESS, known: false };
+  if (handler === POLLER_HANDLER) return { access: POLLER_ACCESS, known: true };
+  const action = findAction(handler);
+  return action
+    ? { access: accessOfAction(action), known: true }
+    : { access: DEFAULT_ACTION_ACCESS, known: false };
 }

@@ -23,8 +23,8 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
 import type { EventPatternSpec } from '../../functions/core/event-pattern.js';
-import { actionEvents } from '../../functions/core/events/action-events.js';
-import { ACTION_FAILED, type Route, type ScheduledAction } from '../../functions/core/routes.js';
+import { ACTION_FAILED, actionEvents } from '../../functions/core/events/action-events.js';
+import type { Route, ScheduledAction } from '../../functions/core/routes.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { eventSourceOf, type InfraConfig, idempotencyExpirySeconds, namePrefix } from '../config.js';
 import { acknowledgeWildcardResource } from '../constructs/acknowledge-wildcards.js';
@@ -32,7 +32,7 @@ import { AlarmTopic } from '../constructs/alarm-topic.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from '../constructs/app-function.js';
 import { FUNCTION_ENV } from '../constructs/function-env.js';
 import { useBucket, useEventBus, useQueueSend, useSecret, useTable } from '../constructs/grants.js';
-import { accessOf } from '../constructs/handler-access.js';
+import { accessOf, POLLER_HANDLER } from '../constructs/handler-access.js';
 import { findHandlerEntry, MissingHandlerError } from '../constructs/handler-entry.js';
 import { HttpDeliveries } from '../constructs/http-deliveries.js';
 import { EventLogGroup } from '../constructs/log-group-target.js';
@@ -42,10 +42,8 @@ import { OrderIntake } from '../constructs/order-intake.js';
 import { scheduledFunctionAlarms } from '../constructs/scheduled-function-alarms.js';
 import { ARCHIVE_PREFIX, type StatefulResources } from './stateful-stack.js';
 
-export const POLLER_HANDLER = 'poll-changes';
-
 /** Detail-type of a failed action (functions/core/events/action-events.ts). */
-export { ACTION_FAILED };
+export { ACTION_FAILED, POLLER_HANDLER };
 
 /** Detail-types the poller publishes: `<RecordType>.<Change>` of the record events. */
 export const POLLER_DETAIL_TYPE_PATTERNS = ['*.Created', '*.Updated', '*.Deleted'] as const;
@@ -282,7 +280,7 @@ export class StatelessStack extends Stack {
     if (!known) {
       Annotations.of(fn).addWarningV2(
         'accounting-events:unknownHandlerAccess',
-        `handler '${handler}' is not listed in infra/constructs/handler-access.ts; it gets the default action access`,
+        `handler '${handler}' is neither the poller nor an action of functions/core/actions/registry.ts; it gets the default action access`,
       );
     }
     if (access.accountingApi) {

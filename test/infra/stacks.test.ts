@@ -3,6 +3,8 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAdapterConfig } from '../../functions/adapters/aws/adapter-config.js';
 import { type ActionsConfig, loadActionsConfig } from '../../functions/core/actions/config.js';
+import { findAction } from '../../functions/core/actions/registry.js';
+import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
 import { deadLetterSinkFromEnvironment } from '../../functions/handlers/action-runtime.js';
 import { loadPollerRuntimeConfig } from '../../functions/handlers/poller-config.js';
 import { ENV } from '../../functions/shared/env-names.js';
@@ -268,6 +270,8 @@ describe('least privilege per function', () => {
       );
       expect(needs[handler], handler).toBeDefined();
       for (const value of needs[handler]!(actions)) expect(value, path).toEqual(expect.any(String));
+      // The action's own loader (every section, the stores its registry entry uses) accepts it.
+      expect(loadActionFunctionConfig(env, findAction(handler)!.uses).actions, path).toEqual(actions);
       const logger = { debug() {}, info() {}, warn() {}, error() {} };
       expect(deadLetterSinkFromEnvironment(env, logger, new SQSClient({})) !== undefined, path).toBe(sqs);
     }

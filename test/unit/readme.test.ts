@@ -8,7 +8,7 @@ const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 describe('README', () => {
   it('documents every environment variable the functions read, and no other', () => {
     const documented = new Set(
-      [...readme.matchAll(/`((?:ACCOUNTING|POLLER|EVENT|ACTIONS|SANDBOX|CLAIM)_[A-Z0-9_]+)`/g)].map(
+      [...readme.matchAll(/`((?:ACCOUNTING|POLLER|EVENT|ACTIONS|SANDBOX|CLAIM|LOG)_[A-Z0-9_]+)`/g)].map(
         (m) => m[1],
       ),
     );

@@ -14,10 +14,11 @@
  */
 import { createHash } from 'node:crypto';
 import { type AccountingApi, type ApiRecord, isNotReady } from '../../accounting/api.js';
+import { collectionOf, hasIsdoc } from '../../accounting/collections.js';
 import { NotFoundError, ValidationError } from '../../accounting/errors.js';
 import { readStream, StreamTooLargeError } from '../../shared/read-stream.js';
 import { ObjectExistsError } from '../errors.js';
-import { isdocRecordTypes, type SourceRef } from '../events/action-events.js';
+import { isdocArchivedType, type SourceRef } from '../events/action-events.js';
 import type { Clock, EventPublisher, Logger, ObjectInfo, ObjectStore } from '../ports.js';
 import { type ActionEvent, resolveRecord, stringField } from './action-event.js';
 import type { ActionsConfig } from './config.js';
@@ -37,11 +38,6 @@ export interface ArchiveDeps {
   logger: Logger;
   config: Pick<ActionsConfig, 'isdoc' | 'archiveBucket' | 'eventSource'>;
 }
-
-const collectionOf = {
-  IssuedInvoice: 'IssuedInvoices',
-  IssuedAdvanceInvoice: 'IssuedAdvanceInvoices',
-} as const;
 
 /** A key segment: keeps letters, digits, `-`, `_`, `.`; anything else becomes `-`. */
 function segment(value: string): string {
@@ -74,12 +70,12 @@ function isNewer(info: ObjectInfo, modifiedDate: string | null): boolean {
 
 export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promise<ActionOutcome> {
   const { envelope } = event;
-  const recordType = envelope.recordType as (typeof isdocRecordTypes)[number];
-  if (!isdocRecordTypes.includes(recordType)) {
+  const { recordType } = envelope;
+  const collection = collectionOf(recordType)?.name;
+  if (!hasIsdoc(recordType) || !collection) {
     return { status: 'skipped', reason: `no ISDOC for ${envelope.recordType}` };
   }
   if (!deps.config.isdoc.enabled) return { status: 'skipped', reason: 'ISDOC archive is off' };
-  const collection = collectionOf[recordType];
   const log = { action: ARCHIVE_ACTION, recordId: envelope.id, eventId: event.eventId };
 
   let record: ApiRecord;
@@ -238,7 +234,7 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
   await publishOutcome(
     deps.publisher,
     event.source,
-    `${recordType}.IsdocArchived`,
+    isdocArchivedType(recordType),
     {
       ...outcomeBase(ctx, 'IsdocArchived', deps.clock, sha256Hex),
       documentNumber,

@@ -10,9 +10,14 @@ import type { AccountingApi } from '../../accounting/api.js';
 import { NotFoundError } from '../../accounting/errors.js';
 import { recordIdSchema } from '../../accounting/record-id.js';
 import { CheckpointConflictError } from '../errors.js';
-import { actionFailedSchema, einvoiceStatusChangedSchema } from '../events/action-events.js';
-import type { BusEvent, CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
-import { outcomeEnvelope, publishOutcomes } from './outcomes.js';
+import {
+  ACTION_FAILED,
+  actionFailedSchema,
+  EINVOICE_STATUS_CHANGED,
+  einvoiceStatusChangedSchema,
+} from '../events/action-events.js';
+import type { CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
+import { type OutcomeEvent, outcomeEnvelope, publishOutcomes } from './outcomes.js';
 
 export const EINVOICE_ACTION = 'send.einvoice';
 
@@ -196,7 +201,7 @@ export async function trackEInvoices(deps: TrackerDeps, connection: string): Pro
     const fresh: Step[] = answer.History?.length
       ? steps.slice(sending.emitted)
       : steps.filter((s) => s.status !== sending.lastStatus || s.code !== sending.lastCode);
-    const events: BusEvent[] = [];
+    const events: OutcomeEvent[] = [];
     let { lastStatus, lastCode, emitted } = sending;
     let final = false;
     fresh.forEach((step, i) => {
@@ -205,7 +210,7 @@ export async function trackEInvoices(deps: TrackerDeps, connection: string): Pro
       final = isFinalStep(step.status, step.code, isLast ? answer.IsFinal : false);
       events.push({
         source: sending.eventSource,
-        detailType: 'IssuedInvoice.EInvoiceStatusChanged',
+        detailType: EINVOICE_STATUS_CHANGED,
         time: deps.clock.now(),
         detail: einvoiceStatusChangedSchema.parse({
           ...base(sending, 'EInvoiceStatusChanged', deps.clock, sending.sendingId, String(emitted)),
@@ -227,7 +232,7 @@ export async function trackEInvoices(deps: TrackerDeps, connection: string): Pro
     if (expired) {
       events.push({
         source: sending.eventSource,
-        detailType: 'Action.Failed',
+        detailType: ACTION_FAILED,
         time: deps.clock.now(),
         detail: actionFailedSchema.parse({
           ...base(sending, 'Failed', deps.clock, sending.sendingId, 'deadline'),

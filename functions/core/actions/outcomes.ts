@@ -4,9 +4,11 @@
  */
 import { ApiError } from '../../accounting/errors.js';
 import {
+  ACTION_FAILED,
   actionFailedSchema,
   actionIdempotencyKey,
   type FailureKind,
+  type OutcomeDetailType,
   type Problem,
   type SourceRef,
 } from '../events/action-events.js';
@@ -66,18 +68,23 @@ export function outcomeBase(ctx: OutcomeContext, change: string, clock: Clock, .
   return outcomeEnvelope(origin, change, clock, ...keyParts);
 }
 
+/** An outcome event: a bus event whose detail-type is one an action may publish. */
+export interface OutcomeEvent extends BusEvent {
+  detailType: OutcomeDetailType;
+}
+
 /** Validates `detail` with the catalog schema of `detailType` and publishes it. */
 export async function publishOutcome(
   publisher: EventPublisher,
   source: string,
-  detailType: string,
+  detailType: OutcomeDetailType,
   detail: unknown,
   time: Date,
 ): Promise<void> {
   await publishOutcomes(publisher, [{ source, detailType, detail, time }]);
 }
 
-export async function publishOutcomes(publisher: EventPublisher, events: BusEvent[]): Promise<void> {
+export async function publishOutcomes(publisher: EventPublisher, events: OutcomeEvent[]): Promise<void> {
   const checked = events.map((e) => {
     const entry = findCatalogEntry(e.detailType);
     if (!entry) throw new Error(`outcome '${e.detailType}' is not in the event catalog`);
@@ -113,7 +120,7 @@ export async function publishFailure(
   await publishOutcome(
     deps.publisher,
     ctx.event.source,
-    'Action.Failed',
+    ACTION_FAILED,
     actionFailedSchema.parse(detail),
     deps.clock.now(),
   );

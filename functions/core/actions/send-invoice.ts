@@ -15,7 +15,7 @@ import * as z from 'zod';
 import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
 import { recordIdSchema } from '../../accounting/record-id.js';
-import type { SourceRef } from '../events/action-events.js';
+import { EMAIL_SENT, type SourceRef } from '../events/action-events.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
 import { type ActionEvent, differingFields, resolveRecord, stringField } from './action-event.js';
 import type { ActionsConfig } from './config.js';
@@ -152,7 +152,7 @@ export async function sendInvoice(
           publishOutcome(
             deps.publisher,
             event.source,
-            'IssuedInvoice.EmailSent',
+            EMAIL_SENT,
             { ...outcomeBase(ctx, 'EmailSent', deps.clock), to: recipients, subject },
             deps.clock.now(),
           ),

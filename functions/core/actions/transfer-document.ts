@@ -20,7 +20,7 @@
  */
 import type { AccountingApi, ApiRecord, Created } from '../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
-import type { SourceRef } from '../events/action-events.js';
+import { type SourceRef, transferredType } from '../events/action-events.js';
 import type { Clock, EventPublisher, Logger } from '../ports.js';
 import { type ActionEvent, stringField } from './action-event.js';
 import type { ActionsConfig } from './config.js';
@@ -156,7 +156,7 @@ export async function transferDocument(
     await publishOutcome(
       deps.publisher,
       event.source,
-      `${step.sourceRecordType}.Transferred`,
+      transferredType(step.sourceRecordType),
       {
         ...outcomeBase(ctx, 'Transferred', deps.clock),
         target: { recordType: step.targetRecordType, id: target.Id, documentNumber: targetNumber },

@@ -15,11 +15,13 @@ import {
 } from '../../accounting/collections.js';
 import type { TransferStep } from './config.js';
 
-export interface TransferStepSpec {
+export interface TransferStepSpec<S extends string = TransferSourceType> {
   readonly step: TransferStep;
   /** Action name: part of the idempotency key and of outcome events. */
   readonly action: string;
-  readonly sourceRecordType: 'ReceivedOrder' | 'IssueSlip' | 'IssuedOffer' | 'IssuedOrder';
+  /** Id of the route that triggers this step (names its rule, queue and function). */
+  readonly routeId: string;
+  readonly sourceRecordType: S;
   readonly sourceCollection: CollectionName;
   readonly targetRecordType: string;
   readonly targetCollection: CollectionName;
@@ -29,22 +31,23 @@ export interface TransferStepSpec {
   readonly transferableStatuses: readonly string[];
 }
 
-const receivedOrderToIssuedInvoice: TransferStepSpec = {
+const receivedOrderToIssuedInvoice = {
   step: 'receivedOrderToIssuedInvoice',
   action: 'transfer.receivedOrderToIssuedInvoice',
+  routeId: 'transfer-received-order-to-invoice',
   sourceRecordType: 'ReceivedOrder',
   sourceCollection: 'ReceivedOrders',
   targetRecordType: 'IssuedInvoice',
   targetCollection: 'IssuedInvoices',
   operationId: 'ReceivedOrders.transferToIssuedInvoice',
   transferableStatuses: ['Unfinished'],
-};
+} as const satisfies TransferStepSpec<string>;
 
-/** The Slovak contract's chain (the default variant). */
-export const transferSteps: readonly TransferStepSpec[] = [
+const skSteps = [
   {
     step: 'receivedOrderToIssueSlip',
     action: 'transfer.receivedOrderToIssueSlip',
+    routeId: 'transfer-received-order',
     sourceRecordType: 'ReceivedOrder',
     sourceCollection: 'ReceivedOrders',
     targetRecordType: 'IssueSlip',
@@ -55,6 +58,7 @@ export const transferSteps: readonly TransferStepSpec[] = [
   {
     step: 'issueSlipToIssuedInvoice',
     action: 'transfer.issueSlipToIssuedInvoice',
+    routeId: 'transfer-issue-slip',
     sourceRecordType: 'IssueSlip',
     sourceCollection: 'IssueSlips',
     targetRecordType: 'IssuedInvoice',
@@ -65,6 +69,7 @@ export const transferSteps: readonly TransferStepSpec[] = [
   {
     step: 'issuedOfferToReceivedOrder',
     action: 'transfer.issuedOfferToReceivedOrder',
+    routeId: 'transfer-issued-offer',
     sourceRecordType: 'IssuedOffer',
     sourceCollection: 'IssuedOffers',
     targetRecordType: 'ReceivedOrder',
@@ -75,6 +80,7 @@ export const transferSteps: readonly TransferStepSpec[] = [
   {
     step: 'issuedOrderToReceivedInvoice',
     action: 'transfer.issuedOrderToReceivedInvoice',
+    routeId: 'transfer-issued-order',
     sourceRecordType: 'IssuedOrder',
     sourceCollection: 'IssuedOrders',
     targetRecordType: 'ReceivedInvoice',
@@ -82,6 +88,17 @@ export const transferSteps: readonly TransferStepSpec[] = [
     operationId: 'IssuedOrders.transferToReceivedInvoice',
     transferableStatuses: ['Unfinished'],
   },
+] as const satisfies readonly TransferStepSpec<string>[];
+
+/** A record type some transfer step starts from (in either variant). */
+export type TransferSourceType = (typeof skSteps)[number]['sourceRecordType'];
+
+/** The Slovak contract's chain (the default variant). */
+export const transferSteps: readonly TransferStepSpec[] = skSteps;
+
+/** Every record type a transfer starts from, in the order of the Slovak chain. */
+export const transferSourceTypes: readonly TransferSourceType[] = [
+  ...new Set(transferSteps.map((s) => s.sourceRecordType)),
 ];
 
 const stepsByVariant: Record<ServiceVariant, readonly TransferStepSpec[]> = {
@@ -91,6 +108,11 @@ const stepsByVariant: Record<ServiceVariant, readonly TransferStepSpec[]> = {
     ...transferSteps.filter((s) => s.step === 'issuedOrderToReceivedInvoice'),
   ],
 };
+
+/** Every step of any variant, each once. */
+export const allTransferSteps: readonly TransferStepSpec[] = [
+  ...new Set(Object.values(stepsByVariant).flat()),
+];
 
 /** The transfer steps the variant's service offers. */
 export function transferStepsFor(variant: ServiceVariant): readonly TransferStepSpec[] {

@@ -9,8 +9,36 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import { type IsdocRecordType, isdocRecordTypes } from '../../accounting/collections.js';
 import { recordIdSchema } from '../../accounting/record-id.js';
+import { type TransferSourceType, transferSourceTypes, transferSteps } from '../actions/transfer-steps.js';
 import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
+
+/** Detail-type every action publishes when it gives up on a record. */
+export const ACTION_FAILED = 'Action.Failed';
+/** Detail-type of one e-invoice status transition. */
+export const EINVOICE_STATUS_CHANGED = 'IssuedInvoice.EInvoiceStatusChanged';
+/** Detail-type of an invoice handed to the service for sending by e-mail. */
+export const EMAIL_SENT = 'IssuedInvoice.EmailSent';
+
+export type TransferredType = `${TransferSourceType}.Transferred`;
+export type IsdocArchivedType = `${IsdocRecordType}.IsdocArchived`;
+
+/** Every detail-type an action may publish; a mistyped one does not compile. */
+export type OutcomeDetailType =
+  | TransferredType
+  | IsdocArchivedType
+  | typeof EINVOICE_STATUS_CHANGED
+  | typeof EMAIL_SENT
+  | typeof ACTION_FAILED;
+
+export function transferredType(sourceType: TransferSourceType): TransferredType {
+  return `${sourceType}.Transferred`;
+}
+
+export function isdocArchivedType(recordType: IsdocRecordType): IsdocArchivedType {
+  return `${recordType}.IsdocArchived`;
+}
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'lower-case hex SHA-256');
 const isoDateTime = z.iso.datetime({ offset: true, local: true });
@@ -47,9 +75,7 @@ function actionBase<R extends z.ZodType, C extends string>(recordType: R, change
 
 const warningSchema = z.looseObject({ Code: z.string(), Message: z.string() });
 
-export const transferSourceTypes = ['ReceivedOrder', 'IssueSlip', 'IssuedOffer', 'IssuedOrder'] as const;
-
-export function transferredSchema(sourceType: (typeof transferSourceTypes)[number]) {
+export function transferredSchema(sourceType: TransferSourceType) {
   return z
     .object({
       ...actionBase(z.literal(sourceType), 'Transferred'),
@@ -69,9 +95,7 @@ export function transferredSchema(sourceType: (typeof transferSourceTypes)[numbe
 }
 export type TransferredDetail = z.infer<ReturnType<typeof transferredSchema>>;
 
-export const isdocRecordTypes = ['IssuedInvoice', 'IssuedAdvanceInvoice'] as const;
-
-export function isdocArchivedSchema(recordType: (typeof isdocRecordTypes)[number]) {
+export function isdocArchivedSchema(recordType: IsdocRecordType) {
   return z
     .object({
       ...actionBase(z.literal(recordType), 'IsdocArchived'),
@@ -174,29 +198,23 @@ function exampleBase(recordType: string, id: string, change: string, action: str
   };
 }
 
-const transferTargets: Record<(typeof transferSourceTypes)[number], [string, string]> = {
-  ReceivedOrder: ['IssueSlip', 'transfer.receivedOrderToIssueSlip'],
-  IssueSlip: ['IssuedInvoice', 'transfer.issueSlipToIssuedInvoice'],
-  IssuedOffer: ['ReceivedOrder', 'transfer.issuedOfferToReceivedOrder'],
-  IssuedOrder: ['ReceivedInvoice', 'transfer.issuedOrderToReceivedInvoice'],
-};
+/** The target and action of a source's transfer in the default (Slovak) chain, for descriptions and examples. */
+function transferOf(sourceType: TransferSourceType): [string, string] {
+  const step = transferSteps.find((s) => s.sourceRecordType === sourceType);
+  if (!step) throw new Error(`no transfer step from ${sourceType}`);
+  return [step.targetRecordType, step.action];
+}
 
 export const actionEvents: CatalogEntry[] = [
   ...transferSourceTypes.map(
     (sourceType): CatalogEntry => ({
-      detailType: `${sourceType}.Transferred`,
-      description: `A ${sourceType} was transferred fully to a ${transferTargets[sourceType][0]}.`,
+      detailType: transferredType(sourceType),
+      description: `A ${sourceType} was transferred fully to a ${transferOf(sourceType)[0]}.`,
       schema: transferredSchema(sourceType),
       example: {
-        ...exampleBase(
-          sourceType,
-          example.order,
-          'Transferred',
-          transferTargets[sourceType][1],
-          'RO2026000042',
-        ),
+        ...exampleBase(sourceType, example.order, 'Transferred', transferOf(sourceType)[1], 'RO2026000042'),
         target: {
-          recordType: transferTargets[sourceType][0],
+          recordType: transferOf(sourceType)[0],
           id: example.slip,
           documentNumber: 'IS2026000017',
         },
@@ -207,7 +225,7 @@ export const actionEvents: CatalogEntry[] = [
   ),
   ...isdocRecordTypes.map(
     (recordType): CatalogEntry => ({
-      detailType: `${recordType}.IsdocArchived`,
+      detailType: isdocArchivedType(recordType),
       description: `The ISDOC of an ${recordType} version was validated and archived to S3.`,
       schema: isdocArchivedSchema(recordType),
       example: {
@@ -223,7 +241,7 @@ export const actionEvents: CatalogEntry[] = [
     }),
   ),
   {
-    detailType: 'IssuedInvoice.EInvoiceStatusChanged',
+    detailType: EINVOICE_STATUS_CHANGED,
     description:
       'The e-invoicing network status of a sent issued invoice changed (one event per transition).',
     schema: einvoiceStatusChangedSchema,
@@ -245,7 +263,7 @@ export const actionEvents: CatalogEntry[] = [
     },
   },
   {
-    detailType: 'IssuedInvoice.EmailSent',
+    detailType: EMAIL_SENT,
     description: 'An issued invoice was handed to the service for sending by e-mail.',
     schema: emailSentSchema,
     example: {
@@ -255,7 +273,7 @@ export const actionEvents: CatalogEntry[] = [
     },
   },
   {
-    detailType: 'Action.Failed',
+    detailType: ACTION_FAILED,
     description:
       'An action gave up on a record (validation error, deadline, unknown outcome, invalid document).',
     schema: actionFailedSchema,

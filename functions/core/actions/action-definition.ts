@@ -1,0 +1,150 @@
+/**
+ * What one entry of the action registry (`registry.ts`) states, and the ports its dependencies
+ * are built from. Infra reads `name`, `uses`, `outcomes` and the routes or schedules; the Lambda
+ * handlers and the local runtime build the ports their way and call `deps` then `run`.
+ *
+ * `deps` receives one connection's context (its client, its bus, the settings) plus the stores
+ * the entry `uses`, and nothing else: the same entry builds its dependencies for any connection.
+ */
+import * as z from 'zod';
+import type { AccountingApi } from '../../accounting/api.js';
+import type { OutcomeDetailType } from '../events/action-events.js';
+import { findCatalogEntry } from '../events/catalog.js';
+import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
+import type { RouteSpec, ScheduleSpec } from '../route-spec.js';
+import type { ActionsConfig } from './config.js';
+import type { OpenSendings } from './einvoice-tracking.js';
+import type { IdempotencyGuard } from './ports.js';
+import type { ActionFn } from './run-action.js';
+
+/** What an action may keep state in, beyond the service and the bus; each is granted by infra. */
+export interface ActionStores {
+  /** Idempotency records (the idempotency table). */
+  readonly idempotency: IdempotencyGuard;
+  /** Open e-invoice sendings (the action state table). */
+  readonly actionState: CheckpointStore<OpenSendings>;
+  /** The ISDOC archive (the archive bucket, under `isdoc/`). */
+  readonly archive: ObjectStore;
+}
+
+export type ActionResource = keyof ActionStores;
+export const actionResources = ['idempotency', 'actionState', 'archive'] as const satisfies ActionResource[];
+
+/** One connection's context: every action may use the service, the bus, the clock, the logger and the settings. */
+export interface ActionContext {
+  readonly config: ActionsConfig;
+  readonly api: AccountingApi;
+  readonly publisher: EventPublisher;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** The context plus the stores an entry declares in `uses`. */
+export type ActionPorts<R extends ActionResource> = ActionContext & Pick<ActionStores, R>;
+
+/**
+ * The ports of an action: the context, and the stores read on first use, so only the stores its
+ * dependencies touch are built.
+ */
+export function actionPorts(context: ActionContext, stores: ActionStores): ActionPorts<ActionResource> {
+  return {
+    ...context,
+    get idempotency() {
+      return stores.idempotency;
+    },
+    get actionState() {
+      return stores.actionState;
+    },
+    get archive() {
+      return stores.archive;
+    },
+  };
+}
+
+interface ActionBase<R extends ActionResource, D> {
+  /** Kebab-case: the handler module `functions/handlers/<name>.ts`, the function's service name. */
+  readonly name: string;
+  /** Stores the action keeps state in; infra grants exactly these (plus the secret and the bus). */
+  readonly uses: readonly R[];
+  /** Every detail-type it may publish; its role may put no other. */
+  readonly outcomes: readonly OutcomeDetailType[];
+  /** Its dependencies, from one connection's ports (method syntax: the registry holds entries of any `D`). */
+  deps(ports: ActionPorts<R>): D;
+}
+
+/** An action run per event: one or more routes (rule → queue → function) deliver to it. */
+export interface EventActionDefinition<R extends ActionResource = ActionResource, D = unknown>
+  extends ActionBase<R, D> {
+  readonly kind: 'event';
+  /** Its routes for the given settings (none when switched off). */
+  routes(config: ActionsConfig): RouteSpec[];
+  run(deps: D): ActionFn;
+}
+
+/** An action run on a schedule (the e-invoice status tracker); one pass per run, resolving to `T`. */
+export interface ScheduledActionDefinition<
+  R extends ActionResource = ActionResource,
+  D = unknown,
+  T = unknown,
+> extends ActionBase<R, D> {
+  readonly kind: 'scheduled';
+  /** Its schedules for the given settings (none when switched off). */
+  schedules(config: ActionsConfig): ScheduleSpec[];
+  run(deps: D): () => Promise<T>;
+}
+
+export type ActionDefinition = EventActionDefinition | ScheduledActionDefinition;
+
+export function defineEventAction<R extends ActionResource, D>(
+  definition: Omit<EventActionDefinition<R, D>, 'kind'>,
+): EventActionDefinition<R, D> {
+  return { kind: 'event', ...definition };
+}
+
+export function defineScheduledAction<R extends ActionResource, D, T>(
+  definition: Omit<ScheduledActionDefinition<R, D, T>, 'kind'>,
+): ScheduledActionDefinition<R, D, T> {
+  return { kind: 'scheduled', ...definition };
+}
+
+const entrySchema = z.object({
+  kind: z.enum(['event', 'scheduled']),
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, { error: 'expected a kebab-case handler module name' }),
+  uses: z.array(z.enum(actionResources)),
+  outcomes: z
+    .array(
+      z.string().refine((t) => findCatalogEntry(t) !== undefined, {
+        error: 'expected a detail-type of the event catalog',
+      }),
+    )
+    .min(1),
+});
+
+/** Thrown when the registry is malformed; names every entry and field at fault. */
+export class ActionRegistryError extends Error {
+  override readonly name = 'ActionRegistryError';
+  constructor(
+    readonly problems: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`invalid action registry: ${problems.join('; ')}`, options);
+  }
+}
+
+/** Checks every entry (names unique and kebab-case, known stores, catalogued outcomes). */
+export function validateRegistry<T extends readonly ActionDefinition[]>(entries: T): T {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const [i, entry] of entries.entries()) {
+    const parsed = entrySchema.safeParse(entry);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        problems.push(`${entry.name ?? `#${i}`}.${issue.path.join('.')}: ${issue.message}`);
+      }
+    }
+    if (seen.has(entry.name)) problems.push(`${entry.name}: the name appears twice`);
+    seen.add(entry.name);
+  }
+  if (problems.length > 0) throw new ActionRegistryError(problems);
+  return entries;
+}
