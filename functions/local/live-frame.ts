@@ -4,6 +4,7 @@
  * to the width, and sections shrink to the height — lists keep their newest entries and say how
  * many more there are — so a redraw never scrolls.
  */
+import { ACTION_FAILED } from '../core/events/action-events.js';
 import type { Output } from './command.js';
 import {
   type EventUpdate,
@@ -204,7 +205,7 @@ function counterLines(state: FrameState, width: number, budget: number): string[
 
 function outcomeLine(o: EventUpdate, width: number): string {
   const colour =
-    o.detailType === 'Action.Failed' ? red : o.detailType.endsWith('StatusChanged') ? yellow : green;
+    o.detailType === ACTION_FAILED ? red : o.detailType.endsWith('StatusChanged') ? yellow : green;
   return fitLine(
     `${colour(fitLine(o.detailType, 35).padEnd(35))} ${(o.documentNumber ?? '-').padEnd(13)} ${o.note ?? ''}`,
     width,

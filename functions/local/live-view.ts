@@ -4,6 +4,7 @@
  * - line logs: one line per update (pretty when not a TTY, JSON with --json).
  * Nothing secret reaches either: updates carry event fields, counts and durations only.
  */
+import { ACTION_FAILED } from '../core/events/action-events.js';
 import type { Output } from './command.js';
 import { createLiveView } from './live-frame.js';
 import { intakeText, isOutcomeType, type RuntimeUpdate, type View } from './runtime-update.js';
@@ -30,7 +31,7 @@ function createJsonLines(out: Output): View {
         // An action's outcome is an action line, like a failed delivery: kind "action", ok or not.
         const { kind: _kind, ...data } = update;
         out.write(
-          `${JSON.stringify({ time: new Date().toISOString(), kind: 'action', ok: update.detailType !== 'Action.Failed', ...data })}\n`,
+          `${JSON.stringify({ time: new Date().toISOString(), kind: 'action', ok: update.detailType !== ACTION_FAILED, ...data })}\n`,
         );
         return;
       }

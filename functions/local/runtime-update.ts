@@ -1,4 +1,5 @@
 /** What the local runtime reports while it runs (its updates), and the views that show them. */
+import { ACTION_FAILED } from '../core/events/action-events.js';
 
 export interface EventUpdate {
   kind: 'event';
@@ -55,7 +56,7 @@ export function outcomeNote(detailType: string, detail: Record<string, unknown>)
   }
   const intakeNote = eshopOrderNote(detailType, detail);
   if (intakeNote) return intakeNote;
-  if (detailType === 'Action.Failed') {
+  if (detailType === ACTION_FAILED) {
     const problem = detail.problem as { kind?: string; message?: string } | undefined;
     return problem ? `${problem.kind ?? 'failed'}: ${problem.message ?? ''}` : undefined;
   }
