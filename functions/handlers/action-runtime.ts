@@ -24,7 +24,7 @@ import {
 } from '../core/actions/action-definition.js';
 import type { ActionsConfig } from '../core/actions/config.js';
 import type { DeadLetterSink } from '../core/actions/dead-letter-sink.js';
-import type { OpenSendings } from '../core/actions/einvoice-tracking.js';
+import type { OpenSendings } from '../core/actions/open-sendings.js';
 import { type ActionEntry, createActionEntry } from '../core/actions/run-action.js';
 import type { Logger, SecretSource } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';

@@ -14,7 +14,7 @@ import type { EventBridgeEvent } from '../adapters/local/local-bus.js';
 import { type ActionPorts, type ActionResource, actionPorts } from '../core/actions/action-definition.js';
 import { type ActionsConfig, loadActionsConfig } from '../core/actions/config.js';
 import { type DeadLetterSink, deadLetterInvalid } from '../core/actions/dead-letter-sink.js';
-import type { OpenSendings } from '../core/actions/einvoice-tracking.js';
+import type { OpenSendings } from '../core/actions/open-sendings.js';
 import { eventActions, scheduledActionDefinitions } from '../core/actions/registry.js';
 import { type ActionEntry, createActionEntry } from '../core/actions/run-action.js';
 import type { BusEvent, Clock, EventPublisher, Logger } from '../core/ports.js';

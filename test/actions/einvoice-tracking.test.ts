@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { AccountingApi } from '../../functions/accounting/api.js';
 import { NotFoundError } from '../../functions/accounting/errors.js';
 import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
+import { trackEInvoices } from '../../functions/core/actions/einvoice-tracking.js';
 import {
   type OpenSending,
   type OpenSendings,
-  trackEInvoices,
   trackingKey,
-} from '../../functions/core/actions/einvoice-tracking.js';
+} from '../../functions/core/actions/open-sendings.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from './support.js';
 

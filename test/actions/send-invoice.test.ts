@@ -4,14 +4,14 @@ import { OutcomeUnknownError } from '../../functions/accounting/errors.js';
 import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
 import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
+import { trackEInvoices } from '../../functions/core/actions/einvoice-tracking.js';
 import {
   FINISHED_RETENTION_MS,
   type OpenSendings,
   recentlyFinished,
-  trackEInvoices,
   trackingKey,
   updateOpenSendings,
-} from '../../functions/core/actions/einvoice-tracking.js';
+} from '../../functions/core/actions/open-sendings.js';
 import { createActionEntry } from '../../functions/core/actions/run-action.js';
 import { sendInvoice } from '../../functions/core/actions/send-invoice.js';
 import type { CheckpointStore } from '../../functions/core/ports.js';

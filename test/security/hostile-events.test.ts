@@ -17,7 +17,7 @@ import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dyna
 import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
 import { type ActionsConfig, loadActionsConfig } from '../../functions/core/actions/config.js';
-import type { OpenSendings } from '../../functions/core/actions/einvoice-tracking.js';
+import type { OpenSendings } from '../../functions/core/actions/open-sendings.js';
 import type { ActionEntry } from '../../functions/core/actions/run-action.js';
 import { matchesPattern } from '../../functions/core/event-pattern.js';
 import { buildRoutes } from '../../functions/core/routes.js';

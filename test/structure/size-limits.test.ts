@@ -21,9 +21,6 @@ const FUNCTION_EXCEPTIONS: Readonly<Record<string, string>> = {
   'functions/core/actions/send-invoice.ts#sendInvoice': 'being split (action registry)',
   'functions/core/actions/send-invoice.ts#sendInvoice>once': 'being split (action registry)',
   'functions/core/actions/transfer-document.ts#transferDocument': 'being split (action registry)',
-  'functions/core/routes.ts#buildRoutes': 'being split (action registry)',
-  'functions/handlers/action-runtime.ts#createSqsActionHandler': 'being split (action registry)',
-  'functions/local/local-actions.ts#startLocalActions': 'being split (action registry)',
   'functions/local/runtime.ts#startRuntime': 'being split (local runtime for many connections)',
 };
 

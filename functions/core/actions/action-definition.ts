@@ -13,7 +13,7 @@ import { findCatalogEntry } from '../events/catalog.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
 import type { RouteSpec, ScheduleSpec } from '../route-spec.js';
 import type { ActionsConfig } from './config.js';
-import type { OpenSendings } from './einvoice-tracking.js';
+import type { OpenSendings } from './open-sendings.js';
 import type { IdempotencyGuard } from './ports.js';
 import type { ActionFn } from './run-action.js';
 
@@ -59,6 +59,16 @@ export function actionPorts(context: ActionContext, stores: ActionStores): Actio
       return stores.archive;
     },
   };
+}
+
+/** What most actions take from the context as it is. */
+export function actionContextDeps({ api, publisher, clock, logger, config }: ActionContext) {
+  return { api, publisher, clock, logger, config };
+}
+
+/** A route's `source`: only events of this deployment's poller, so a rule never matches a foreign source. */
+export function eventSourceOf(config: Pick<ActionsConfig, 'eventSource'>): string[] {
+  return [config.eventSource];
 }
 
 interface ActionBase<R extends ActionResource, D> {

@@ -14,12 +14,14 @@
  */
 import { createHash } from 'node:crypto';
 import { type AccountingApi, type ApiRecord, isNotReady } from '../../accounting/api.js';
-import { collectionOf, hasIsdoc } from '../../accounting/collections.js';
+import { collectionOf, hasIsdoc, isdocRecordTypes } from '../../accounting/collections.js';
 import { NotFoundError, ValidationError } from '../../accounting/errors.js';
 import { readStream, StreamTooLargeError } from '../../shared/read-stream.js';
 import { ObjectExistsError } from '../errors.js';
-import { isdocArchivedType, type SourceRef } from '../events/action-events.js';
+import { ACTION_FAILED, isdocArchivedType, type SourceRef } from '../events/action-events.js';
+import { recordDetailType } from '../events/envelope.js';
 import type { Clock, EventPublisher, Logger, ObjectInfo, ObjectStore } from '../ports.js';
+import { actionContextDeps, defineEventAction, eventSourceOf } from './action-definition.js';
 import { type ActionEvent, resolveRecord, stringField } from './action-event.js';
 import type { ActionsConfig } from './config.js';
 import { IsdocInvalidError, RetryLaterError } from './errors.js';
@@ -257,3 +259,33 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
   deps.logger.info('isdoc archived', { ...log, key, size: bytes.length });
   return { status: 'done' };
 }
+
+/** The registry entry (registry.ts): one route for the ISDOC record types while the archive is on. */
+export const archiveIsdocAction = defineEventAction({
+  name: 'archive-isdoc',
+  uses: ['archive'],
+  outcomes: [...isdocRecordTypes.map(isdocArchivedType), ACTION_FAILED],
+  deps: (p): ArchiveDeps => ({ ...actionContextDeps(p), objects: p.archive }),
+  run: (deps: ArchiveDeps) => (event) => archiveIsdoc(deps, event),
+  routes: (config) =>
+    config.isdoc.enabled
+      ? [
+          {
+            id: 'archive-isdoc',
+            description:
+              'Archive the ISDOC (and optionally the PDF) of each new or changed issued (advance) invoice to S3.',
+            pattern: {
+              source: eventSourceOf(config),
+              'detail-type': isdocRecordTypes.flatMap((t) => [
+                recordDetailType(t, 'Created'),
+                recordDetailType(t, 'Updated'),
+              ]),
+            },
+            maxConcurrency: 4,
+            // 204 "not ready" is retried by redelivery until the deadline, so allow more receives.
+            maxReceiveCount: 12,
+            timeoutSeconds: 60,
+          },
+        ]
+      : [],
+});

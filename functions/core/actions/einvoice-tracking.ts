@@ -8,8 +8,6 @@
 import * as z from 'zod';
 import type { AccountingApi } from '../../accounting/api.js';
 import { NotFoundError } from '../../accounting/errors.js';
-import { recordIdSchema } from '../../accounting/record-id.js';
-import { CheckpointConflictError } from '../errors.js';
 import {
   ACTION_FAILED,
   actionFailedSchema,
@@ -17,63 +15,19 @@ import {
   einvoiceStatusChangedSchema,
 } from '../events/action-events.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
+import { offers } from '../route-spec.js';
+import { defineScheduledAction } from './action-definition.js';
+import {
+  type OpenSending,
+  type OpenSendings,
+  openSendingsSchema,
+  recentlyFinished,
+  trackingKey,
+  updateOpenSendings,
+} from './open-sendings.js';
 import { type OutcomeEvent, outcomeEnvelope, publishOutcomes } from './outcomes.js';
 
 export const EINVOICE_ACTION = 'send.einvoice';
-
-export const openSendingSchema = z.object({
-  sendingId: recordIdSchema,
-  connection: z.string().min(1),
-  /** Event source the outcomes are published under. */
-  eventSource: z.string().min(1),
-  source: z.object({
-    recordType: z.string(),
-    id: z.string(),
-    documentNumber: z.string().nullable(),
-    modifiedDate: z.string().nullable(),
-  }),
-  causationId: z.string().min(1),
-  sentAt: z.string(),
-  deadline: z.string(),
-  /** Transitions emitted so far. */
-  emitted: z.number().int().nonnegative(),
-  lastStatus: z.string().nullable(),
-  lastCode: z.string().nullable(),
-});
-export type OpenSending = z.infer<typeof openSendingSchema>;
-
-/**
- * A sending about to be requested (written before the request, removed after it): a run killed in
- * between leaves it, and the redelivery then reports the outcome as unknown instead of sending again.
- */
-export const sendingIntentSchema = z.object({ recordId: z.string(), at: z.string() });
-export type SendingIntent = z.infer<typeof sendingIntentSchema>;
-
-/**
- * A sending the tracker stopped following (final or past its deadline), kept for
- * `FINISHED_RETENTION_MS`: a run killed after the request, whose idempotency record stayed in
- * progress, is redelivered once that record expires, and must still find the invoice sent.
- */
-export const finishedSendingSchema = z.object({
-  recordId: z.string(),
-  sendingId: z.string(),
-  at: z.string(),
-});
-export type FinishedSending = z.infer<typeof finishedSendingSchema>;
-
-/** Longer than any in-progress idempotency record (bounded by Lambda's 15-minute limit). */
-export const FINISHED_RETENTION_MS = 60 * 60 * 1000;
-
-export const openSendingsSchema = z.object({
-  sendings: z.array(openSendingSchema),
-  intents: z.array(sendingIntentSchema).optional(),
-  finished: z.array(finishedSendingSchema).optional(),
-});
-export type OpenSendings = z.infer<typeof openSendingsSchema>;
-
-export function trackingKey(connection: string): string {
-  return `einvoice-sendings#${connection}`;
-}
 
 const statusStepSchema = z.looseObject({
   Date: z.string().nullish(),
@@ -95,36 +49,6 @@ const FINAL_CODES = new Set(['RE', 'AP', 'PD']);
 export function isFinalStep(status: string, code: string | null | undefined, isFinal?: boolean): boolean {
   if (isFinal !== undefined) return isFinal;
   return status === 'TransportFailed' || (code !== null && code !== undefined && FINAL_CODES.has(code));
-}
-
-const MAX_CONFLICT_RETRIES = 5;
-
-/**
- * Reads, changes and writes the list with optimistic concurrency, retrying on conflicts. `change`
- * returns the parts it changes; the others are kept as they are.
- */
-export async function updateOpenSendings(
-  store: CheckpointStore<OpenSendings>,
-  connection: string,
-  change: (current: OpenSendings) => Partial<OpenSendings>,
-): Promise<OpenSendings> {
-  const key = trackingKey(connection);
-  for (let attempt = 1; ; attempt += 1) {
-    const stored = await store.get(key);
-    const current = stored ? openSendingsSchema.parse(stored.value) : { sendings: [] };
-    const next = { ...current, ...change(current) };
-    try {
-      await store.put(key, next, stored?.version);
-      return next;
-    } catch (error) {
-      if (!(error instanceof CheckpointConflictError) || attempt >= MAX_CONFLICT_RETRIES) throw error;
-    }
-  }
-}
-
-/** The finished sendings still within `FINISHED_RETENTION_MS` of `now`. */
-export function recentlyFinished(current: OpenSendings, now: Date): FinishedSending[] {
-  return (current.finished ?? []).filter((f) => now.getTime() - Date.parse(f.at) < FINISHED_RETENTION_MS);
 }
 
 export interface TrackerDeps {
@@ -276,3 +200,35 @@ export async function trackEInvoices(deps: TrackerDeps, connection: string): Pro
   if (stop !== undefined) throw stop;
   return result;
 }
+
+/** The registry entry (registry.ts): a pass every 5 minutes while e-invoicing is on. */
+export interface TrackActionDeps extends TrackerDeps {
+  /** The connection whose open sendings a pass polls. */
+  connection: string;
+}
+
+export const trackEInvoicesAction = defineScheduledAction({
+  name: 'track-einvoices',
+  uses: ['actionState'],
+  outcomes: [EINVOICE_STATUS_CHANGED, ACTION_FAILED],
+  deps: ({ api, publisher, clock, logger, config, actionState }): TrackActionDeps => ({
+    api,
+    sendings: actionState,
+    publisher,
+    clock,
+    logger,
+    connection: config.connection,
+  }),
+  run: (deps: TrackActionDeps) => () => trackEInvoices(deps, deps.connection),
+  schedules: (config) =>
+    config.sending.einvoicePartners.length > 0 && offers(config, 'EInvoicing.status')
+      ? [
+          {
+            id: 'track-einvoices',
+            description: 'Poll the status of open e-invoice sendings and emit each transition.',
+            rateMinutes: 5,
+            timeoutSeconds: 120,
+          },
+        ]
+      : [],
+});

@@ -15,18 +15,21 @@ import * as z from 'zod';
 import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
 import { recordIdSchema } from '../../accounting/record-id.js';
-import { EMAIL_SENT, type SourceRef } from '../events/action-events.js';
+import { ACTION_FAILED, EMAIL_SENT, type SourceRef } from '../events/action-events.js';
+import { recordDetailType } from '../events/envelope.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
+import { nestedFilter, offers, type RouteSpec, recordOrClaimCheck } from '../route-spec.js';
+import { actionContextDeps, defineEventAction, eventSourceOf } from './action-definition.js';
 import { type ActionEvent, differingFields, resolveRecord, stringField } from './action-event.js';
 import type { ActionsConfig } from './config.js';
+import { EINVOICE_ACTION } from './einvoice-tracking.js';
+import { ActionInProgressError, RetryLaterError } from './errors.js';
 import {
-  EINVOICE_ACTION,
   type OpenSending,
   type OpenSendings,
   recentlyFinished,
   updateOpenSendings,
-} from './einvoice-tracking.js';
-import { ActionInProgressError, RetryLaterError } from './errors.js';
+} from './open-sendings.js';
 import type { ActionOutcome } from './outcomes.js';
 import { type OutcomeContext, outcomeBase, problemOf, publishFailure, publishOutcome } from './outcomes.js';
 import type { IdempotencyGuard } from './ports.js';
@@ -319,3 +322,57 @@ async function endSending(store: CheckpointStore<OpenSendings>, connection: stri
     intents: (current.intents ?? []).filter((i) => i.recordId !== recordId),
   }));
 }
+
+/** A sending route: new issued invoices of the given partners (by the partner field). */
+function sendingRoute(config: ActionsConfig, id: string, description: string, partners: string[]): RouteSpec {
+  return {
+    id,
+    description,
+    pattern: {
+      source: eventSourceOf(config),
+      'detail-type': [recordDetailType('IssuedInvoice', 'Created')],
+      detail: recordOrClaimCheck(nestedFilter(config.sending.partnerField, partners)),
+    },
+    maxConcurrency: 2,
+    maxReceiveCount: 5,
+    timeoutSeconds: 60,
+  };
+}
+
+export const sendInvoiceAction = defineEventAction({
+  name: 'send-invoice',
+  uses: ['idempotency', 'actionState'],
+  // One sending function: the channel follows the record the service holds, not the event.
+  outcomes: [EMAIL_SENT, ACTION_FAILED],
+  deps: (p): SendDeps => ({
+    ...actionContextDeps(p),
+    guard: p.idempotency,
+    ...(p.config.sending.einvoicePartners.length > 0 ? { sendings: p.actionState } : {}),
+  }),
+  run: (deps: SendDeps) => (event, options) => sendInvoice(deps, event, options),
+  routes: (config) => {
+    const { einvoicePartners, emailPartners } = config.sending;
+    const out: RouteSpec[] = [];
+    if (einvoicePartners.length > 0 && offers(config, 'Documents.sendEInvoice')) {
+      out.push(
+        sendingRoute(
+          config,
+          'send-einvoice',
+          'Send each new issued invoice of a partner configured for e-invoicing through the network.',
+          [...einvoicePartners],
+        ),
+      );
+    }
+    if (emailPartners.length > 0 && offers(config, 'Documents.sendEmail')) {
+      out.push(
+        sendingRoute(
+          config,
+          'send-email',
+          'Send each new issued invoice of a partner configured for e-mail by e-mail.',
+          emailPartners.map((p) => p.key),
+        ),
+      );
+    }
+    return out;
+  },
+});
