@@ -381,7 +381,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
           }
         } catch (error) {
           // Only the progress bar's total: a failing count leaves the collection out of it, the poll goes on.
-          logger.warn('backfill count failed', { collection: c, error: error instanceof Error ? error.name : String(error) });
+          logger.warn('backfill count failed', {
+            collection: c,
+            error: error instanceof Error ? error.name : String(error),
+          });
         }
       }
       backfill = { done: 0, total };
