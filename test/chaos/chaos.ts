@@ -22,6 +22,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { decodePosition } from '../../functions/adapters/local/bus-position.js';
 import { loadPollerSettings } from '../../functions/handlers/poller-config.js';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
 
@@ -157,15 +158,21 @@ async function crashes(sandbox: Sandbox, dataDir: string, eventsFile: string, en
 /** Journaled events some subscriber has not handled yet (the bus journal's files in the data directory). */
 async function backlog(dataDir: string): Promise<number> {
   const dir = join(dataDir, 'bus');
-  const offsets = Object.values(
-    JSON.parse(await readFile(join(dir, 'offsets.json'), 'utf8')) as Record<string, number>,
-  );
+  const positions = Object.values(
+    JSON.parse(await readFile(join(dir, 'offsets.json'), 'utf8')) as Record<string, unknown>,
+  ).map((v) => decodePosition(v) ?? { offset: 0 });
   let last = 0;
   for (const name of (await readdir(dir)).filter((n) => /^\d{12}\.jsonl$/.test(n))) {
     const lines = (await readFile(join(dir, name), 'utf8')).trim().split('\n').filter(Boolean);
     if (lines.length > 0) last = Math.max(last, (JSON.parse(lines.at(-1) as string) as { seq: number }).seq);
   }
-  return offsets.length === 0 ? 0 : Math.max(0, last - Math.min(...offsets));
+  // Unhandled below what a subscriber was handed, plus everything after it.
+  const waiting = positions.map((p) =>
+    p.known === undefined
+      ? Math.max(0, last - p.offset)
+      : (p.unhandled?.length ?? 0) + Math.max(0, last - p.known),
+  );
+  return Math.max(0, ...waiting);
 }
 
 /** Dead letters kept in the data directory. */

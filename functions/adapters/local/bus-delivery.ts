@@ -7,6 +7,7 @@
  */
 import { matchesPattern } from '../../core/event-pattern.js';
 import type { JournalEntry } from './bus-journal.js';
+import { isUnhandled } from './bus-position.js';
 import { type BusState, notify, type SubscriberState, scheduleFlush, sinkKey } from './bus-state.js';
 import type { BusSubscriber, DeadLetter, EventBridgeEvent } from './local-bus-types.js';
 
@@ -236,10 +237,16 @@ export function dispatch(bus: BusState, entries: readonly JournalEntry[], announ
 /** Queues what earlier runs journaled and a subscriber had not handled yet (a new subscriber starts at the end). */
 export function queueBacklog(bus: BusState): void {
   const start = bus.journal.lastSeq();
-  const offsets = new Map(bus.states.map((s) => [s.sub.id, bus.journal.offset(s.sub.id) ?? start]));
+  const positions = new Map(
+    bus.states.map((s) => {
+      const position = bus.journal.position(s.sub.id) ?? { offset: start };
+      return [s.sub.id, { position, unhandled: new Set(position.unhandled ?? []) }] as const;
+    }),
+  );
   for (const entry of bus.journal.entries()) {
     for (const state of bus.states) {
-      if (entry.seq > (offsets.get(state.sub.id) ?? start) && matches(state.sub, entry))
+      const at = positions.get(state.sub.id);
+      if (at && isUnhandled(at.position, entry.seq, at.unhandled) && matches(state.sub, entry))
         state.pending.push(entry);
     }
   }

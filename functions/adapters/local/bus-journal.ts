@@ -10,6 +10,7 @@
  */
 import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
+import { decodePosition, encodePosition, type SubscriberPosition } from './bus-position.js';
 import type { EventBridgeEvent } from './local-bus-types.js';
 
 export interface JournalEntry {
@@ -26,13 +27,15 @@ export interface BusJournal {
   entries(): readonly JournalEntry[];
   /** The `seq` of the newest entry (0 when none was ever written). */
   lastSeq(): number;
-  /** A subscriber's offset; `undefined` for a subscriber the journal does not know. */
+  /** A subscriber's offset (its low-water mark); `undefined` for a subscriber the journal does not know. */
   offset(subscriber: string): number | undefined;
+  /** A subscriber's position (offset and what is handled above it); `undefined` when unknown. */
+  position(subscriber: string): SubscriberPosition | undefined;
   /**
-   * Sets the offsets of this run's subscribers (others are forgotten: they no longer hold back
-   * compaction). Written lazily; `flush()` makes them durable.
+   * Sets the positions (or bare offsets) of this run's subscribers (others are forgotten: they no
+   * longer hold back compaction). Written lazily; `flush()` makes them durable.
    */
-  commit(offsets: ReadonlyMap<string, number>): void;
+  commit(positions: ReadonlyMap<string, number | SubscriberPosition>): void;
   /** Writes pending offsets durably and compacts. */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -43,10 +46,21 @@ export class JournalCorruptError extends Error {
   override readonly name = 'JournalCorruptError';
 }
 
+/** Positions keyed by subscriber, bare offsets read as positions with nothing known above them. */
+function positionsOf(
+  next: ReadonlyMap<string, number | SubscriberPosition>,
+): Map<string, SubscriberPosition> {
+  return new Map([...next].map(([id, p]) => [id, typeof p === 'number' ? { offset: p } : p]));
+}
+
+function lowWater(positions: ReadonlyMap<string, SubscriberPosition>, seq: number): number {
+  return positions.size > 0 ? Math.min(...[...positions.values()].map((p) => p.offset)) : seq;
+}
+
 export function createMemoryJournal(): BusJournal {
   let entries: JournalEntry[] = [];
   let seq = 0;
-  let offsets = new Map<string, number>();
+  let positions = new Map<string, SubscriberPosition>();
   return {
     async append(events, target) {
       const added = events.map((event) => ({ seq: ++seq, event, ...(target ? { target } : {}) }));
@@ -55,10 +69,11 @@ export function createMemoryJournal(): BusJournal {
     },
     entries: () => entries,
     lastSeq: () => seq,
-    offset: (subscriber) => offsets.get(subscriber),
+    offset: (subscriber) => positions.get(subscriber)?.offset,
+    position: (subscriber) => positions.get(subscriber),
     commit(next) {
-      offsets = new Map(next);
-      const low = offsets.size > 0 ? Math.min(...offsets.values()) : seq;
+      positions = positionsOf(next);
+      const low = lowWater(positions, seq);
       entries = entries.filter((e) => e.seq > low);
     },
     flush: async () => {},
@@ -122,10 +137,15 @@ async function loadSegments(dir: string): Promise<{ segments: Segment[]; entries
   return { segments, entries };
 }
 
-async function loadOffsets(dir: string): Promise<Map<string, number>> {
+async function loadOffsets(dir: string): Promise<Map<string, SubscriberPosition>> {
   try {
-    const stored = JSON.parse(await readFile(join(dir, OFFSETS), 'utf8')) as Record<string, number>;
-    return new Map(Object.entries(stored).filter(([, v]) => Number.isInteger(v)));
+    const stored = JSON.parse(await readFile(join(dir, OFFSETS), 'utf8')) as Record<string, unknown>;
+    const positions = new Map<string, SubscriberPosition>();
+    for (const [id, value] of Object.entries(stored)) {
+      const position = decodePosition(value);
+      if (position) positions.set(id, position);
+    }
+    return positions;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
       throw new JournalCorruptError(`bus journal ${join(dir, OFFSETS)} cannot be read`, { cause: error });
@@ -139,7 +159,7 @@ interface FileJournal {
   readonly dir: string;
   readonly segments: Segment[];
   entries: JournalEntry[];
-  offsets: Map<string, number>;
+  offsets: Map<string, SubscriberPosition>;
   seq: number;
   /** Appends go to a fresh segment: never after a line a crash may have torn. */
   active: { handle: FileHandle; segment: Segment } | undefined;
@@ -168,7 +188,7 @@ async function roll(j: FileJournal): Promise<{ handle: FileHandle; segment: Segm
 
 async function compact(j: FileJournal): Promise<void> {
   // No subscriber: nobody will read what is there.
-  const low = j.offsets.size > 0 ? Math.min(...j.offsets.values()) : j.seq;
+  const low = lowWater(j.offsets, j.seq);
   j.entries = j.entries.filter((e) => e.seq > low);
   for (const segment of [...j.segments]) {
     if (segment === j.active?.segment || segment.lastSeq > low) continue;
@@ -181,7 +201,9 @@ async function writeOffsets(j: FileJournal): Promise<void> {
   const tmp = join(j.dir, `${OFFSETS}.tmp`);
   const handle = await open(tmp, 'w');
   try {
-    await handle.writeFile(JSON.stringify(Object.fromEntries(j.offsets)));
+    await handle.writeFile(
+      JSON.stringify(Object.fromEntries([...j.offsets].map(([id, p]) => [id, encodePosition(p)]))),
+    );
     await handle.sync();
   } finally {
     await handle.close();
@@ -221,7 +243,7 @@ export async function openFileJournal(dir: string): Promise<BusJournal> {
   await mkdir(dir, { recursive: true });
   const { segments, entries } = await loadSegments(dir);
   const offsets = await loadOffsets(dir);
-  const seq = Math.max(0, ...segments.map((s) => s.lastSeq), ...offsets.values());
+  const seq = Math.max(0, ...segments.map((s) => s.lastSeq), ...[...offsets.values()].map((p) => p.offset));
   const j: FileJournal = {
     dir,
     segments,
@@ -240,9 +262,10 @@ export async function openFileJournal(dir: string): Promise<BusJournal> {
     },
     entries: () => j.entries,
     lastSeq: () => j.seq,
-    offset: (subscriber) => j.offsets.get(subscriber),
+    offset: (subscriber) => j.offsets.get(subscriber)?.offset,
+    position: (subscriber) => j.offsets.get(subscriber),
     commit(next) {
-      j.offsets = new Map(next);
+      j.offsets = positionsOf(next);
       j.dirty = true;
     },
     flush: () => flush(j),

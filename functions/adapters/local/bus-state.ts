@@ -5,6 +5,7 @@
  */
 import type { Clock, Logger } from '../../core/ports.js';
 import type { BusJournal, JournalEntry } from './bus-journal.js';
+import type { SubscriberPosition } from './bus-position.js';
 import type { DeadLetterStore } from './dead-letter-store.js';
 import type { BusSubscriber, DeadLetter, DeliveryOutcome, EventBridgeEvent } from './local-bus-types.js';
 
@@ -67,8 +68,17 @@ export function offsetOf(bus: BusState, state: SubscriberState): number {
   return low;
 }
 
+/** The subscriber's position: its offset, and which later seqs it was handed and has not handled. */
+export function positionOf(bus: BusState, state: SubscriberState): SubscriberPosition {
+  const offset = offsetOf(bus, state);
+  const unhandled = [...state.pending.map((e) => e.seq), ...state.open]
+    .filter((seq) => seq > offset && seq <= bus.known)
+    .sort((a, b) => a - b);
+  return { offset, known: bus.known, unhandled: [...new Set(unhandled)] };
+}
+
 export function commitOffsets(bus: BusState): void {
-  bus.journal.commit(new Map(bus.states.map((s) => [s.sub.id, offsetOf(bus, s)])));
+  bus.journal.commit(new Map(bus.states.map((s) => [s.sub.id, positionOf(bus, s)])));
 }
 
 export async function flushOffsets(bus: BusState): Promise<void> {
