@@ -282,6 +282,30 @@ const baseInfraConfigSchema = z.object({
     )
     .transform((v) => v === true || v === 'true')
     .default(true),
+  /**
+   * Many connections: the connection registry table, the rate-limit table and the fan-out (one
+   * Scheduler schedule → dispatcher → SQS FIFO queue, one message group per connection → poller of
+   * one connection per message) replace the single-connection poller (docs/deploy.md).
+   */
+  connectionRegistry: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? v.toLowerCase() : v),
+      z.union([z.boolean(), z.enum(['true', 'false'])]),
+    )
+    .transform((v) => v === true || v === 'true')
+    .default(false),
+  /** Poll requests per invocation of the connection poller (SQS batch size; each is one connection). */
+  connectionPollerBatchSize: intIn(1, 10).default(5),
+  /** Most concurrent invocations of the connection poller (the event source's maximum concurrency). */
+  connectionPollerMaxConcurrency: intIn(2, 1000).default(20),
+  /** Custom metrics per connection (`connection` dimension, four metrics each; docs/deploy.md has the cost). */
+  perConnectionMetrics: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? v.toLowerCase() : v),
+      z.union([z.boolean(), z.enum(['true', 'false'])]),
+    )
+    .transform((v) => v === true || v === 'true')
+    .default(true),
   /** Steady requests per second the intake API accepts (stage throttling); more answer 429. */
   intakeThrottleRate: intIn(1, 10000).default(20),
   /** Burst of requests the intake API accepts. */
@@ -383,6 +407,11 @@ export function loadInfraConfig(sources: InfraConfigSources): InfraConfig {
 /** The configuration with every default: what tests build from. */
 export function defaultInfraConfig(overrides: Partial<InfraConfigInput> = {}): InfraConfig {
   return loadInfraConfig({ context: (key) => (overrides as Record<string, unknown>)[key], env: {} });
+}
+
+/** Prefix of the Secrets Manager secrets the connection poller may read (`<prefix>/connections/<name>`). */
+export function connectionSecretsPrefix(config: Pick<InfraConfig, 'stage'>): string {
+  return `${namePrefix(config)}/connections/`;
 }
 
 /** `accounting.<connection>`: the `source` of every event the poller publishes. */

@@ -8,7 +8,15 @@
  *
  * Metrics (EMF): `ConnectionsRegistered`, `ConnectionsPaused`, `PollsDispatched`, `PollsNotDispatched`.
  */
+
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
+import { createDynamoDbConnectionRegistry } from '../adapters/aws/dynamodb-connection-registry.js';
+import { LambdaLogger } from '../adapters/aws/lambda-logger.js';
+import { instrumentClient } from '../adapters/aws/lambda-tracer.js';
+import { createSqsPollQueue } from '../adapters/aws/sqs-poll-queue.js';
 import {
   DispatchIncompleteError,
   type DispatchSummary,
@@ -17,7 +25,11 @@ import {
 } from '../core/connections/dispatch.js';
 import type { ConnectionRegistry } from '../core/connections/registry.js';
 import type { Clock, Logger } from '../core/ports.js';
-import type { PollMetrics } from './poll-changes.js';
+import { systemClock } from '../shared/clock.js';
+import { parseLogLevel } from '../shared/logger.js';
+import { loadDispatcherConfig } from './connections-config.js';
+import { lazyHandler } from './lazy-handler.js';
+import { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
 
 export interface DispatchHandlerDeps {
   registry: Pick<ConnectionRegistry, 'list'>;
@@ -59,3 +71,27 @@ function record(metrics: PollMetrics | undefined, summary: DispatchSummary): voi
   metrics.count('PollsNotDispatched', summary.failed);
   metrics.flush();
 }
+
+/** Builds the handler's dependencies from the environment (once per container). */
+export function createDepsFromEnv(env: Readonly<Record<string, string | undefined>>): DispatchHandlerDeps {
+  const config = loadDispatcherConfig(env);
+  const logger = new LambdaLogger({ level: parseLogLevel(env.LOG_LEVEL), service: 'dispatch-polls' });
+  return {
+    registry: createDynamoDbConnectionRegistry({
+      client: instrumentClient(new DynamoDBClient({})),
+      tableName: config.connectionsTable,
+    }),
+    queue: createSqsPollQueue({ client: instrumentClient(new SQSClient({})), queueUrl: config.pollQueueUrl }),
+    clock: systemClock,
+    logger,
+    metrics: createPowertoolsPollMetrics(
+      new Metrics({
+        namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'AccountingEvents',
+        serviceName: 'dispatch-polls',
+      }),
+    ),
+  };
+}
+
+/** The Lambda entry point, invoked by the schedule with `{"scheduledTime": …}`. */
+export const handler = lazyHandler(async () => createHandler(createDepsFromEnv(process.env)));

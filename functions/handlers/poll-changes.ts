@@ -8,7 +8,7 @@
  * `CollectionsFailed`, `CollectionsUnavailable` (a collection answered 404: reported once per run,
  * then skipped; one run is the life of this handler — a Lambda container, or the local runtime).
  */
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
 import type { AccountingApi } from '../accounting/api.js';
 import { createAccountingClient } from '../accounting/client.js';
@@ -21,14 +21,10 @@ import { collectionListSchema } from '../core/sync/poll-options.js';
 import { systemClock } from '../shared/clock.js';
 import { parseLogLevel } from '../shared/logger.js';
 import { lazyHandler } from './lazy-handler.js';
+import { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
 import { loadPollerRuntimeConfig, type PollerSettings } from './poller-config.js';
 
-/** What the handler reports to its metrics sink. */
-export interface PollMetrics {
-  count(name: string, value: number, dimensions?: Record<string, string>): void;
-  milliseconds(name: string, value: number, dimensions?: Record<string, string>): void;
-  flush(): void;
-}
+export { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
 
 export interface PollHandlerDeps {
   api: AccountingApi & { stats?(): { requests: number; rateLimited: number } };
@@ -184,24 +180,6 @@ function report(deps: PollHandlerDeps, summary: PollAllSummary, result: PollChan
       ...(c.error ? { error: c.error.name, httpStatus: c.error.status } : {}),
     })),
   });
-}
-
-/** Powertools Metrics behind the `PollMetrics` sink (dimensioned values as single metrics). */
-export function createPowertoolsPollMetrics(metrics: Metrics): PollMetrics {
-  const add = (
-    name: string,
-    unit: (typeof MetricUnit)[keyof typeof MetricUnit],
-    value: number,
-    dimensions?: Record<string, string>,
-  ) => {
-    if (dimensions) metrics.singleMetric().addDimensions(dimensions).addMetric(name, unit, value);
-    else metrics.addMetric(name, unit, value);
-  };
-  return {
-    count: (name, value, dimensions) => add(name, MetricUnit.Count, value, dimensions),
-    milliseconds: (name, value, dimensions) => add(name, MetricUnit.Milliseconds, value, dimensions),
-    flush: () => metrics.publishStoredMetrics(),
-  };
 }
 
 /** Builds the handler's dependencies from the environment (once per container). */

@@ -15,8 +15,17 @@
  * `ConnectionCollectionsFailed`, `ConnectionLagMs` (its worst collection) and `ConnectionUnhealthy`
  * (1 while unhealthy, 0 when it answered).
  */
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createAccountingClient } from '../accounting/client.js';
+import { createAwsAdapters } from '../adapters/aws/adapter-config.js';
+import { createDynamoDbConnectionRegistry } from '../adapters/aws/dynamodb-connection-registry.js';
+import { createDynamoDbRateLimiter } from '../adapters/aws/dynamodb-rate-limiter.js';
+import { LambdaLogger } from '../adapters/aws/lambda-logger.js';
+import { instrumentClient } from '../adapters/aws/lambda-tracer.js';
+import { createConnectionSecretResolver } from '../adapters/connection-secrets.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
+import { connectionAccountingConfig } from '../core/connections/connection-secret.js';
 import { pollRequestSchema } from '../core/connections/dispatch.js';
 import {
   type ConnectionPollResult,
@@ -24,9 +33,19 @@ import {
   pollConnection,
 } from '../core/connections/poll-connection.js';
 import type { ConnectionRegistry } from '../core/connections/registry.js';
+import { requestLimiterFor } from '../core/connections/request-limiter.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
-import type { ConnectionClient, ConnectionClients } from './connection-clients.js';
-import type { LambdaContextLike, PollMetrics } from './poll-changes.js';
+import { systemClock } from '../shared/clock.js';
+import { parseLogLevel } from '../shared/logger.js';
+import {
+  type ConnectionClient,
+  type ConnectionClients,
+  createConnectionClients,
+} from './connection-clients.js';
+import { loadConnectionPollerConfig } from './connections-config.js';
+import { lazyHandler } from './lazy-handler.js';
+import type { LambdaContextLike } from './poll-changes.js';
+import { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
 
 export interface ConnectionPollerDeps {
   registry: Pick<ConnectionRegistry, 'get'>;
@@ -42,8 +61,6 @@ export interface ConnectionPollerDeps {
   perConnectionMetrics?: boolean;
   /** The shared limiter, told each connection's limit before its poll. */
   limiter?: { setLimit(connection: string, limit: ConnectionEntry['rateLimit']): void };
-  /** Errors of building a client that mean the connection's credentials cannot be had. */
-  isCredentialsError?(error: unknown): boolean;
 }
 
 export type ConnectionPollStatus = 'polled' | 'credentials' | 'removed' | 'paused' | 'failed';
@@ -70,6 +87,9 @@ export interface ConnectionPollOutcome {
 export interface BatchOutcome extends SQSBatchResponse {
   outcomes: ConnectionPollOutcome[];
 }
+
+/** Tokens the poller takes from a connection's bucket per write: one request per collection follows. */
+export const RATE_LIMIT_PREFETCH = 4;
 
 /** Time kept back at the end of an invocation to return the batch report. */
 const ABORT_MARGIN_MS = 3_000;
@@ -258,3 +278,60 @@ export function createHandler(deps: ConnectionPollerDeps): ConnectionPollerHandl
     return { batchItemFailures };
   };
 }
+
+/** Builds the handler's dependencies from the environment (once per container). */
+export function createDepsFromEnv(env: Readonly<Record<string, string | undefined>>): ConnectionPollerDeps {
+  const config = loadConnectionPollerConfig(env);
+  const logger = new LambdaLogger({ level: parseLogLevel(env.LOG_LEVEL), service: 'poll-connections' });
+  const clock = systemClock;
+  const aws = createAwsAdapters(config.adapters, { clock, logger, instrument: instrumentClient });
+  const limiter = config.rateLimitTable
+    ? createDynamoDbRateLimiter({
+        client: aws.clients.dynamoDb,
+        tableName: config.rateLimitTable,
+        clock,
+        prefetch: RATE_LIMIT_PREFETCH,
+      })
+    : undefined;
+  const secrets = createConnectionSecretResolver({
+    env,
+    clock,
+    ttlMs: config.adapters.credentialsCacheMs,
+    secretsManager: aws.clients.secretsManager,
+  });
+  const build = async (entry: ConnectionEntry) => {
+    const source = secrets.sourceFor(entry);
+    const reread = source.refresh ?? source.get;
+    return createAccountingClient(connectionAccountingConfig(entry, await source.get(), env), {
+      clock,
+      logger,
+      // After an authentication failure: the secret again, past its cache (it may have been replaced).
+      reloadCredentials: async () => connectionAccountingConfig(entry, await reread(), env).credentials,
+      ...(limiter ? { limiter: requestLimiterFor(limiter, entry.name) } : {}),
+    });
+  };
+  return {
+    registry: createDynamoDbConnectionRegistry({
+      client: aws.clients.dynamoDb,
+      tableName: config.connectionsTable,
+    }),
+    clients: createConnectionClients({ build, max: config.maxClients }),
+    checkpoints: aws.checkpoints(),
+    publisher: aws.publisher(),
+    objectStore: aws.claimCheckStore(),
+    clock,
+    logger,
+    settings: config.settings,
+    perConnectionMetrics: config.perConnectionMetrics,
+    ...(limiter ? { limiter } : {}),
+    metrics: createPowertoolsPollMetrics(
+      new Metrics({
+        namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'AccountingEvents',
+        serviceName: 'poll-connections',
+      }),
+    ),
+  };
+}
+
+/** The Lambda entry point (SQS event source, partial batch responses). */
+export const handler = lazyHandler(async () => createHandler(createDepsFromEnv(process.env)));

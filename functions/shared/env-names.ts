@@ -46,6 +46,17 @@ export const ENV = {
   pollerReconcileIntervalSeconds: 'POLLER_RECONCILE_INTERVAL_SECONDS',
   pollerReferenceIntervalSeconds: 'POLLER_REFERENCE_INTERVAL_SECONDS',
   pollerStartFrom: 'POLLER_START_FROM',
+  // Many connections (functions/handlers/dispatch-polls.ts, poll-connections.ts; docs/deploy.md)
+  /** The connection registry table (DynamoDB). */
+  connectionsTable: 'POLLER_CONNECTIONS_TABLE',
+  /** The SQS FIFO queue of poll requests (one message group per connection). */
+  pollQueueUrl: 'POLLER_QUEUE_URL',
+  /** The token buckets of the connections (DynamoDB). */
+  rateLimitTable: 'POLLER_RATE_LIMIT_TABLE',
+  /** `false` turns the per-connection metrics of the connection poller off. */
+  pollerConnectionMetrics: 'POLLER_CONNECTION_METRICS',
+  /** Clients the connection poller keeps per container (least recently used closed first). */
+  pollerMaxClients: 'POLLER_MAX_CLIENTS',
   // Sandbox (sandbox/main.ts; flags win over these)
   sandboxPort: 'SANDBOX_PORT',
   sandboxHost: 'SANDBOX_HOST',

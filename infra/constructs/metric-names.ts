@@ -18,12 +18,19 @@ export const METRIC = {
   collectionsFailed: 'CollectionsFailed',
   /** Poller: now − watermark, milliseconds, per `collection`. */
   watermarkLagMs: 'WatermarkLagMs',
+  /** Connection poller, per `connection`: events published, failed collections, worst lag, 1 while unhealthy. */
+  connectionEventsPublished: 'ConnectionEventsPublished',
+  connectionCollectionsFailed: 'ConnectionCollectionsFailed',
+  connectionLagMs: 'ConnectionLagMs',
+  connectionUnhealthy: 'ConnectionUnhealthy',
 } as const;
 
 /** `service` dimension values. */
 export const SERVICE = {
   /** The poller names itself `poll-changes` (functions/handlers/poll-changes.ts). */
   poller: 'poll-changes',
+  /** The poller of many connections (functions/handlers/poll-connections.ts). */
+  connectionPoller: 'poll-connections',
   action: (routeId: string) => `action-${routeId}`,
   scheduled: (id: string) => `scheduled-${id}`,
 } as const;

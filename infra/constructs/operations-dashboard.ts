@@ -28,9 +28,13 @@ export interface OperationsDashboardProps {
   readonly scheduleDeadLetterQueue: sqs.IQueue;
   readonly alarms: readonly cloudwatch.IAlarm[];
   readonly outcomesLogGroup: logs.ILogGroup;
+  /** Many connections: graphs per connection and a `connection` variable that filters them. */
+  readonly connections?: { readonly perConnection: boolean };
 }
 
 const PERIOD = Duration.minutes(1);
+/** The `connection` value the "selected connection" graph starts with; the dashboard variable replaces it. */
+const SELECTED_CONNECTION = 'default';
 
 export class OperationsDashboard extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
@@ -159,10 +163,81 @@ export class OperationsDashboard extends Construct {
         width: 12,
       }),
     );
+    if (props.connections?.perConnection) this.connectionWidgets(ns, props.poller.serviceName);
     if (props.alarms.length > 0) {
       this.dashboard.addWidgets(
         new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: 24 }),
       );
     }
+  }
+
+  /**
+   * Per connection: one line per connection (SEARCH over the `connection` dimension), and the
+   * dashboard's `connection` variable (a property variable filled from the same metrics) that
+   * narrows the "selected connection" graph to one connection without editing anything.
+   */
+  private connectionWidgets(ns: string, service: string): void {
+    const perConnection = (label: string, metricName: string, stat: string) =>
+      new cloudwatch.MathExpression({
+        label,
+        expression: `SEARCH('{${ns},connection,service} MetricName="${metricName}"', '${stat}', ${PERIOD.toSeconds()})`,
+        usingMetrics: {},
+        period: PERIOD,
+      });
+    const selected = (metricName: string, statistic: string, label: string) =>
+      new cloudwatch.Metric({
+        namespace: ns,
+        metricName,
+        dimensionsMap: { connection: SELECTED_CONNECTION, service },
+        statistic,
+        period: PERIOD,
+        label,
+      });
+    this.dashboard.addVariable(
+      new cloudwatch.DashboardVariable({
+        id: 'connection',
+        type: cloudwatch.VariableType.PROPERTY,
+        label: 'Connection',
+        inputType: cloudwatch.VariableInputType.SELECT,
+        value: 'connection',
+        values: cloudwatch.Values.fromSearchComponents({
+          namespace: ns,
+          dimensions: ['connection', 'service'],
+          metricName: METRIC.connectionLagMs,
+          populateFrom: 'connection',
+        }),
+        defaultValue: cloudwatch.DefaultValue.FIRST,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Watermark lag per connection (ms, worst collection)',
+        left: [perConnection('', METRIC.connectionLagMs, 'Maximum')],
+        width: 12,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Unhealthy connections (1 = unhealthy)',
+        left: [perConnection('', METRIC.connectionUnhealthy, 'Maximum')],
+        width: 12,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Events published and failed collections per connection',
+        left: [perConnection('', METRIC.connectionEventsPublished, 'Sum')],
+        right: [perConnection('', METRIC.connectionCollectionsFailed, 'Sum')],
+        width: 12,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Selected connection (dashboard variable "connection")',
+        left: [
+          selected(METRIC.connectionEventsPublished, 'Sum', 'events published'),
+          selected(METRIC.connectionCollectionsFailed, 'Sum', 'failed collections'),
+          selected(METRIC.connectionUnhealthy, 'Maximum', 'unhealthy'),
+        ],
+        right: [selected(METRIC.connectionLagMs, 'Maximum', 'lag (ms)')],
+        width: 12,
+      }),
+    );
   }
 }

@@ -9,6 +9,8 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { CONNECTION_REGISTRY_TABLE_KEY } from '../../functions/core/connections/registry.js';
+import { RATE_LIMIT_TABLE_KEY } from '../../functions/core/connections/token-bucket.js';
 import { type InfraConfig, namePrefix } from '../config.js';
 import { EventSchemaRegistry } from '../constructs/event-schema-registry.js';
 
@@ -20,6 +22,10 @@ export const TABLE_KEYS = {
   idempotency: { partitionKey: 'id', ttl: 'expiration' },
   /** Action state (open e-invoice sendings): `pk`, expiring by `ttl`. */
   actionState: { partitionKey: 'pk', ttl: 'ttl' },
+  /** The connection registry: one item per connection, partition key `name`; never expires. */
+  connections: { partitionKey: CONNECTION_REGISTRY_TABLE_KEY.partitionKey.name },
+  /** Token buckets, one per connection (`RATE_LIMIT_TABLE_KEY` of core/connections/token-bucket.ts). */
+  rateLimits: RATE_LIMIT_TABLE_KEY,
 } as const;
 
 /** Key prefix of archived ISDOC documents (see the archive action). */
@@ -46,6 +52,9 @@ export interface StatefulResources {
   readonly claimCheckBucket: s3.IBucket;
   readonly eventBus: events.IEventBus;
   readonly credentialsSecret: secretsmanager.ISecret;
+  /** With `connectionRegistry`: the registry and the token buckets of the connections. */
+  readonly connectionsTable?: dynamodb.ITable;
+  readonly rateLimitTable?: dynamodb.ITable;
 }
 
 export interface StatefulStackProps extends StackProps {
@@ -65,6 +74,8 @@ export class StatefulStack extends Stack implements StatefulResources {
   readonly eventArchive: events.Archive;
   readonly credentialsSecret: secretsmanager.Secret;
   readonly schemaRegistry: EventSchemaRegistry;
+  readonly connectionsTable?: dynamodb.Table;
+  readonly rateLimitTable?: dynamodb.Table;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -73,12 +84,12 @@ export class StatefulStack extends Stack implements StatefulResources {
     const removalPolicy = config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
     const retain = config.removalPolicy === 'RETAIN';
 
-    const table = (tableId: string, keys: { partitionKey: string; ttl: string }) =>
+    const table = (tableId: string, keys: { partitionKey: string; ttl?: string }) =>
       new dynamodb.Table(this, tableId, {
         partitionKey: { name: keys.partitionKey, type: dynamodb.AttributeType.STRING },
         billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-        timeToLiveAttribute: keys.ttl,
+        ...(keys.ttl ? { timeToLiveAttribute: keys.ttl } : {}),
         encryption: dynamodb.TableEncryption.AWS_MANAGED,
         deletionProtection: retain,
         removalPolicy,
@@ -86,6 +97,14 @@ export class StatefulStack extends Stack implements StatefulResources {
     this.checkpointsTable = table('CheckpointsTable', TABLE_KEYS.checkpoints);
     this.idempotencyTable = table('IdempotencyTable', TABLE_KEYS.idempotency);
     this.actionStateTable = table('ActionStateTable', TABLE_KEYS.actionState);
+    if (config.connectionRegistry) {
+      // The registry is configuration people edit (`connections add|pause|remove`): PITR undoes a mistake.
+      this.connectionsTable = table('ConnectionsTable', TABLE_KEYS.connections);
+      // A table of its own rather than a key prefix in the checkpoints table: the actions and the
+      // intake draw from the buckets too, and must not be able to write checkpoints.
+      this.rateLimitTable = table('RateLimitTable', TABLE_KEYS.rateLimits);
+      new CfnOutput(this, 'ConnectionsTableName', { value: this.connectionsTable.tableName });
+    }
 
     // Server access logs of both data buckets (an audit trail of who read or wrote accounting records).
     this.accessLogsBucket = new s3.Bucket(this, 'AccessLogsBucket', {

@@ -30,6 +30,7 @@ import { eventSourceOf, type InfraConfig, idempotencyExpirySeconds, namePrefix }
 import { acknowledgeWildcardResource } from '../constructs/acknowledge-wildcards.js';
 import { AlarmTopic } from '../constructs/alarm-topic.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from '../constructs/app-function.js';
+import { ConnectionPolling } from '../constructs/connection-polling.js';
 import { FUNCTION_ENV } from '../constructs/function-env.js';
 import { useBucket, useEventBus, useQueueSend, useSecret, useTable } from '../constructs/grants.js';
 import { accessOf, POLLER_HANDLER } from '../constructs/handler-access.js';
@@ -78,6 +79,8 @@ export function toEventPattern(pattern: EventPatternSpec): events.EventPattern {
 export class StatelessStack extends Stack {
   readonly poller: AppFunction;
   readonly pollSchedule: scheduler.Schedule;
+  /** With `connectionRegistry`: the dispatcher, the poll queue and the poller of many connections. */
+  readonly connectionPolling: ConnectionPolling | undefined;
   readonly scheduleDeadLetterQueue: sqs.Queue;
   readonly routeResources: RouteResources[] = [];
   readonly scheduledFunctions: AppFunction[] = [];
@@ -129,27 +132,40 @@ export class StatelessStack extends Stack {
       reason: 'This queue is the dead-letter queue of the EventBridge Scheduler schedules itself.',
     });
 
-    // --- poller + schedule
-    this.poller = this.appFunction('Poller', POLLER_HANDLER, {
-      usedBy: 'the poller',
-      description: 'Polls the accounting service for changes and publishes one event per change',
-      serviceName: SERVICE.poller,
-      memorySize: config.pollerMemoryMb,
-      timeout: Duration.seconds(config.pollerTimeoutSeconds),
-      publishes: { detailTypePatterns: [...POLLER_DETAIL_TYPE_PATTERNS] },
-      ...(config.pollerReservedConcurrency > 0
-        ? { reservedConcurrentExecutions: config.pollerReservedConcurrency }
-        : {}),
-    });
-    this.poller
-      .setEnv(FUNCTION_ENV.collections, config.collections.join(','))
-      .setEnv(FUNCTION_ENV.eventSource, eventSourceOf(config));
-    this.pollSchedule = this.schedule(
-      'PollSchedule',
-      this.poller,
-      config.scheduleRateMinutes,
-      'Ticks the poller',
-    );
+    // --- poller + schedule: one connection, or the fan-out over the connection registry
+    if (config.connectionRegistry) {
+      this.connectionPolling = new ConnectionPolling(this, 'Connections', {
+        config,
+        resources,
+        alarmTopic: this.alarmTopic,
+        scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
+        removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+        pollerServiceName: SERVICE.connectionPoller,
+      });
+      this.poller = this.connectionPolling.poller;
+      this.pollSchedule = this.connectionPolling.schedule;
+    } else {
+      this.poller = this.appFunction('Poller', POLLER_HANDLER, {
+        usedBy: 'the poller',
+        description: 'Polls the accounting service for changes and publishes one event per change',
+        serviceName: SERVICE.poller,
+        memorySize: config.pollerMemoryMb,
+        timeout: Duration.seconds(config.pollerTimeoutSeconds),
+        publishes: { detailTypePatterns: [...POLLER_DETAIL_TYPE_PATTERNS] },
+        ...(config.pollerReservedConcurrency > 0
+          ? { reservedConcurrentExecutions: config.pollerReservedConcurrency }
+          : {}),
+      });
+      this.poller
+        .setEnv(FUNCTION_ENV.collections, config.collections.join(','))
+        .setEnv(FUNCTION_ENV.eventSource, eventSourceOf(config));
+      this.pollSchedule = this.schedule(
+        'PollSchedule',
+        this.poller,
+        config.scheduleRateMinutes,
+        'Ticks the poller',
+      );
+    }
 
     // --- one rule → queue (+DLQ) → function per route
     for (const route of props.routes) this.routeResources.push(this.route(route));
@@ -187,6 +203,7 @@ export class StatelessStack extends Stack {
       removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
     this.outcomesLogGroup = outcomesLog.logGroup;
+    this.connectionPolling?.unhealthyRule.addTarget(outcomesLog.target());
     const outcomeTypes = actionEvents.map((e) => e.detailType).filter((t) => t !== ACTION_FAILED);
     new events.Rule(this, 'ActionOutcomesRule', {
       eventBus: resources.eventBus,
@@ -226,6 +243,7 @@ export class StatelessStack extends Stack {
       scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
       alarms: this.alarmTopic.alarms,
       outcomesLogGroup: this.outcomesLogGroup,
+      ...(config.connectionRegistry ? { connections: { perConnection: config.perConnectionMetrics } } : {}),
     });
 
     new CfnOutput(this, 'PollerFunctionName', { value: this.poller.function.functionName });
@@ -437,7 +455,7 @@ export class StatelessStack extends Stack {
             failed: new cloudwatch.Metric({
               namespace: METRICS_NAMESPACE,
               metricName: METRIC.collectionsFailed,
-              dimensionsMap: { service: SERVICE.poller },
+              dimensionsMap: { service: this.poller.serviceName },
               statistic: 'Sum',
               period: fiveMinutes,
             }),
@@ -455,7 +473,7 @@ export class StatelessStack extends Stack {
         alarmDescription: `Changes older than ${config.lagAlarmSeconds} s are not yet published in some collection (or the poller reports no lag at all)`,
         // The worst collection: one series over every collection the poller reports.
         metric: new cloudwatch.MathExpression({
-          expression: `SELECT MAX(${METRIC.watermarkLagMs}) FROM SCHEMA("${METRICS_NAMESPACE}", collection, service) WHERE service = '${SERVICE.poller}'`,
+          expression: `SELECT MAX(${METRIC.watermarkLagMs}) FROM SCHEMA("${METRICS_NAMESPACE}", collection, service) WHERE service = '${this.poller.serviceName}'`,
           label: 'worst watermark lag (ms)',
           period: fiveMinutes,
           usingMetrics: {},

@@ -54,6 +54,13 @@ const entry = (name: string, apiKeyRef: string): ConnectionEntry =>
 
 function harness(entries: ConnectionEntry[]) {
   const registry = memoryRegistry(entries);
+  const logs: unknown[] = [];
+  const logger = {
+    debug: (m: string, d?: object) => void logs.push([m, d]),
+    info: (m: string, d?: object) => void logs.push([m, d]),
+    warn: (m: string, d?: object) => void logs.push([m, d]),
+    error: (m: string, d?: object) => void logs.push([m, d]),
+  };
   const events: BusEvent[] = [];
   const queue = createFifoQueueStandIn({ clock });
   const secrets: Record<string, string> = {
@@ -68,7 +75,7 @@ function harness(entries: ConnectionEntry[]) {
           apiKey: secrets[e.credentialsSecret],
           variant: e.variant,
         }),
-        { clock, logger: silentLogger },
+        { clock, logger },
       ),
   });
   const checkpoints = createDynamoDbCheckpointStore({
@@ -88,14 +95,14 @@ function harness(entries: ConnectionEntry[]) {
     checkpoints,
     publisher: { publish: async (batch: readonly BusEvent[]) => void events.push(...batch) },
     clock,
-    logger: silentLogger,
+    logger,
     settings: {
       options: pollOptionsSchema.omit({ connection: true, variant: true, source: true }).parse({}),
       concurrency: 2,
     },
   };
-  const cycle = async () => {
-    await dispatch({ scheduledTime: clock.now().toISOString() });
+  const dispatchOnly = () => dispatch({ scheduledTime: clock.now().toISOString() });
+  const drain = async () => {
     const invocations = await queue.drain(async (event) => {
       const out = await pollBatch(deps, event);
       outcomes.push(...out.outcomes);
@@ -104,12 +111,31 @@ function harness(entries: ConnectionEntry[]) {
     clock.advance(60_000);
     return invocations;
   };
-  return { registry, events, queue, outcomes, cycle, checkpoints, close: () => clients.close() };
+  const cycle = async () => {
+    await dispatchOnly();
+    return drain();
+  };
+  return {
+    registry,
+    events,
+    logs,
+    queue,
+    outcomes,
+    cycle,
+    dispatchOnly,
+    drain,
+    checkpoints,
+    close: () => clients.close(),
+  };
 }
 
 describe('polling many connections', () => {
   it('a connection with refused credentials yields one Connection.Unhealthy; the other publishes', async () => {
-    const h = harness([entry('good', 'env:GOOD_KEY'), entry('broken', 'env:BAD_KEY')]);
+    const h = harness([
+      entry('good', 'env:GOOD_KEY'),
+      entry('broken', 'env:BAD_KEY'),
+      entry('nokey', 'env:MISSING'),
+    ]);
     await h.cycle();
     await h.cycle();
 
@@ -117,12 +143,16 @@ describe('polling many connections', () => {
     expect(fromGood.length).toBeGreaterThan(0);
     for (const e of fromGood) expect((e.detail as { connection: string }).connection).toBe('good');
     const unhealthy = h.events.filter((e) => e.detailType === 'Connection.Unhealthy');
-    expect(unhealthy).toHaveLength(1);
-    expect(unhealthy[0]).toMatchObject({
+    expect(unhealthy).toHaveLength(2);
+    // No credentials at all (the client cannot even be configured): unhealthy for `credentials`.
+    expect(unhealthy.find((e) => e.source === 'accounting.nokey')).toMatchObject({
+      detail: { connection: 'nokey', reason: 'credentials' },
+    });
+    expect(unhealthy.find((e) => e.source === 'accounting.broken')).toMatchObject({
       source: 'accounting.broken',
       detail: { connection: 'broken', reason: 'authentication' },
     });
-    expect(() => parseDetail('Connection.Unhealthy', unhealthy[0]?.detail)).not.toThrow();
+    for (const e of unhealthy) expect(() => parseDetail('Connection.Unhealthy', e.detail)).not.toThrow();
     expect(h.events.filter((e) => e.source === 'accounting.broken')).toHaveLength(1);
     // Both cycles polled both connections; nothing was retried or dead-lettered.
     expect(h.outcomes.map((o) => `${o.connection}:${o.status}`).sort()).toEqual([
@@ -130,10 +160,45 @@ describe('polling many connections', () => {
       'broken:polled',
       'good:polled',
       'good:polled',
+      'nokey:credentials',
+      'nokey:credentials',
     ]);
     expect(h.queue.deadLetters).toEqual([]);
     expect(await h.checkpoints.get('good#ReceivedOrders')).toBeDefined();
     expect(await h.checkpoints.get('broken#ReceivedOrders')).toBeUndefined();
+    // Neither key appears in any log line or event.
+    const seen = JSON.stringify([h.logs, h.events]);
+    expect(seen).not.toContain(sandbox.credentials.apiKey);
+    expect(seen).not.toContain('not-the-key');
+    await h.close();
+  });
+
+  it('a connection removed after its dispatch is not polled, and the checkpoints of the others are untouched', async () => {
+    const h = harness([entry('left', 'env:GOOD_KEY'), entry('stays', 'env:GOOD_KEY')]);
+    await h.cycle();
+    const before = await h.checkpoints.get('left#IssuedInvoices');
+    const staysBefore = await h.checkpoints.get('stays#IssuedInvoices');
+    expect(before).toBeDefined();
+    await h.registry.remove('left');
+    h.outcomes.length = 0;
+    await h.cycle();
+    expect(h.outcomes.map((o) => `${o.connection}:${o.status}`)).toEqual(['stays:polled']);
+    expect(await h.checkpoints.get('left#IssuedInvoices')).toEqual(before);
+    expect((await h.checkpoints.get('stays#IssuedInvoices'))?.version).toBeGreaterThanOrEqual(
+      staysBefore?.version ?? 0,
+    );
+    // Removed between the dispatch and the poll: the request is done without a poll.
+    await h.registry.add(entry('late', 'env:GOOD_KEY'));
+    await h.dispatchOnly();
+    await h.registry.remove('late');
+    h.outcomes.length = 0;
+    await h.drain();
+    expect(h.outcomes.map((o) => `${o.connection}:${o.status}`).sort()).toEqual([
+      'late:removed',
+      'stays:polled',
+    ]);
+    expect(await h.checkpoints.get('late#IssuedInvoices')).toBeUndefined();
+    expect(h.queue.deadLetters).toEqual([]);
     await h.close();
   });
 });

@@ -5,7 +5,8 @@
  * are never touched.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
 import {
   createSqsPollQueue,
   deduplicationIdOf,
@@ -21,6 +22,7 @@ import { createHandler } from '../../functions/handlers/dispatch-polls.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { silentLogger } from '../../functions/shared/logger.js';
 import { createFifoQueueStandIn } from '../fakes/fifo-queue.js';
+import { startTestServers, type TestServers } from '../support/embedded.js';
 import { memoryRegistry } from './support.js';
 
 const entry = (name: string, more: Partial<ConnectionEntry> = {}): ConnectionEntry =>
@@ -126,4 +128,13 @@ function describeDispatcherAgainst(name: string, makeRegistry: () => Promise<Con
   });
 }
 
+let servers: TestServers;
+beforeAll(async () => {
+  servers = await startTestServers();
+});
+afterAll(() => servers.close());
+
 describeDispatcherAgainst('a registry in memory', async () => memoryRegistry());
+describeDispatcherAgainst('the DynamoDB registry (dynalite)', async () =>
+  createDynamoDbConnectionRegistry({ client: servers.dynamoDb, tableName: await servers.connectionTable() }),
+);

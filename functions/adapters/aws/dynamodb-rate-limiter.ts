@@ -32,6 +32,12 @@ export interface DynamoDbRateLimiterOptions {
   defaultLimit?: RateLimit;
   /** How long a bucket this container wrote is trusted without a read; default 2 s. */
   reuseMs?: number;
+  /**
+   * Tokens taken per write when the bucket has them (default 1): the surplus is spent by the next
+   * takes of this container within `reuseMs` without a request, and is lost after. A poller that
+   * makes one request per collection saves most writes with a few.
+   */
+  prefetch?: number;
 }
 
 export interface DynamoDbRateLimiter extends RateLimiter {
@@ -97,16 +103,43 @@ function putBucket(
   });
 }
 
-export function createDynamoDbRateLimiter(options: DynamoDbRateLimiterOptions): DynamoDbRateLimiter {
+/** Runs the tasks of one key one after another; a waiting task rejects as soon as its signal aborts. */
+function serialized() {
+  const turns = new Map<string, Promise<void>>();
+  return (key: string, signal: AbortSignal | undefined, task: () => Promise<void>): Promise<void> => {
+    const mine = untilTurn(turns.get(key) ?? Promise.resolve(), signal).then(task);
+    const settled = mine.catch(() => {});
+    turns.set(key, settled);
+    void settled.then(() => {
+      if (turns.get(key) === settled) turns.delete(key);
+    });
+    return mine;
+  };
+}
+
+/** Waits for the previous take of the connection, or rejects when `signal` aborts first. */
+function untilTurn(previous: Promise<void>, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted();
+  if (!signal) return previous;
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void previous.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
+
+/** Reads and conditionally writes buckets; remembers what this container wrote in `recent`. */
+function bucketIo(
+  options: DynamoDbRateLimiterOptions,
+  recent: Map<string, Stored>,
+  counts: { reads: number; writes: number; conflicts: number },
+) {
   const { client, tableName, clock } = options;
   const reuseMs = options.reuseMs ?? 2_000;
-  const limits = new Map(Object.entries(options.limits ?? {}));
-  const recent = new Map<string, Stored>();
-  const counts = { reads: 0, writes: 0, conflicts: 0 };
-  const limitOf = (connection: string) =>
-    limits.get(connection) ?? options.defaultLimit ?? CONNECTION_DEFAULTS.rateLimit;
   const key = (connection: string) => ({ [RATE_LIMIT_TABLE_KEY.partitionKey]: { S: connection } });
-
   const read = async (connection: string): Promise<Stored | undefined> => {
     const cached = recent.get(connection);
     const nowMs = clock.now().getTime();
@@ -135,23 +168,59 @@ export function createDynamoDbRateLimiter(options: DynamoDbRateLimiterOptions): 
     return true;
   };
 
-  return {
-    async take(connection, { tokens = 1, signal } = {}) {
-      for (;;) {
-        signal?.throwIfAborted();
-        const stored = await read(connection);
-        const nowMs = clock.now().getTime();
-        const limit = limitOf(connection);
-        const decision = decideTake(stored?.state ?? fullBucket(limit, nowMs), limit, nowMs, tokens);
-        if (decision.kind === 'take') {
-          if (await write(connection, decision.next, stored)) return;
-          continue;
-        }
-        recent.delete(connection); // after the wait, read what the others left
-        await clock.sleep(decision.waitMs, signal);
+  return { read, write };
+}
+
+export function createDynamoDbRateLimiter(options: DynamoDbRateLimiterOptions): DynamoDbRateLimiter {
+  const { clock } = options;
+  const reuseMs = options.reuseMs ?? 2_000;
+  const limits = new Map(Object.entries(options.limits ?? {}));
+  const recent = new Map<string, Stored>();
+  const counts = { reads: 0, writes: 0, conflicts: 0 };
+  const limitOf = (connection: string) =>
+    limits.get(connection) ?? options.defaultLimit ?? CONNECTION_DEFAULTS.rateLimit;
+  const { read, write } = bucketIo(options, recent, counts);
+
+  const prefetch = Math.max(1, Math.floor(options.prefetch ?? 1));
+  const credits = new Map<string, { tokens: number; untilMs: number }>();
+  const oneAtATime = serialized();
+
+  /** Takes `tokens` from the bucket (and up to `prefetch` for later takes); resolves when taken. */
+  const takeFromBucket = async (connection: string, tokens: number, signal?: AbortSignal) => {
+    for (;;) {
+      signal?.throwIfAborted();
+      const stored = await read(connection);
+      const nowMs = clock.now().getTime();
+      const limit = limitOf(connection);
+      const state = stored?.state ?? fullBucket(limit, nowMs);
+      const wanted = Math.min(limit.burst, Math.max(tokens, prefetch));
+      const generous = decideTake(state, limit, nowMs, wanted);
+      const decision = generous.kind === 'take' ? generous : decideTake(state, limit, nowMs, tokens);
+      if (decision.kind === 'take') {
+        if (!(await write(connection, decision.next, stored))) continue;
+        const surplus = generous.kind === 'take' ? wanted - Math.min(tokens, limit.burst) : 0;
+        if (surplus > 0) credits.set(connection, { tokens: surplus, untilMs: nowMs + reuseMs });
+        return;
       }
-    },
+      recent.delete(connection); // after the wait, read what the others left
+      await clock.sleep(decision.waitMs, signal);
+    }
+  };
+
+  return {
+    /** Takes of one connection run one at a time in this container (they would only race each other). */
+    take: (connection, { tokens = 1, signal } = {}) =>
+      oneAtATime(connection, signal, async () => {
+        const credit = credits.get(connection);
+        if (credit && credit.tokens >= tokens && clock.now().getTime() <= credit.untilMs) {
+          credit.tokens -= tokens;
+          return;
+        }
+        credits.delete(connection);
+        await takeFromBucket(connection, tokens, signal);
+      }),
     async pause(connection, untilMs) {
+      credits.delete(connection);
       for (;;) {
         const stored = await read(connection);
         const nowMs = clock.now().getTime();

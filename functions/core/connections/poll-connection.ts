@@ -13,13 +13,15 @@ import { type PollAllSummary, pollAll } from '../sync/poll-all.js';
 import type { PollOptions } from '../sync/poll-options.js';
 import type { SyncDeps } from '../sync/sync-types.js';
 import type { ConnectionEntry } from './connection-entry.js';
+import { ConnectionSecretError } from './connection-secret.js';
 import { classifyConnectionFailure, type HealthReport, recordHealth } from './health.js';
 
 export interface ConnectionPollDeps extends Omit<SyncDeps, 'api'> {
-  /** The connection's client (built from its entry and its secret; cached by the caller). */
+  /**
+   * The connection's client (built from its entry and its secret; cached by the caller). A
+   * `ConnectionSecretError` or the client's `ConfigError` means the credentials cannot be had.
+   */
   apiFor(entry: ConnectionEntry): Promise<AccountingApi>;
-  /** Errors of `apiFor` that mean the credentials cannot be had (a missing or malformed secret). */
-  isCredentialsError?(error: unknown): boolean;
 }
 
 export interface ConnectionPollSettings {
@@ -106,7 +108,7 @@ export async function pollConnection(
   try {
     api = await deps.apiFor(entry);
   } catch (error) {
-    if (!(error instanceof ConfigError) && !deps.isCredentialsError?.(error)) throw error;
+    if (!(error instanceof ConfigError) && !(error instanceof ConnectionSecretError)) throw error;
     const report: HealthReport = { ok: false, reason: 'credentials', error: { name: (error as Error).name } };
     deps.logger.warn('connection credentials unavailable', {
       connection: entry.name,

@@ -1,0 +1,260 @@
+/**
+ * Polling many connections on AWS's own engines: one EventBridge Scheduler schedule ticks the
+ * dispatcher every minute; the dispatcher reads the connection registry (DynamoDB) and sends one
+ * message per due, unpaused connection to an SQS FIFO queue (message group = connection, so one
+ * connection is never polled by two invocations at once); the connection poller consumes the queue
+ * (bounded batch and maximum concurrency, partial batch failures, a FIFO dead-letter queue) and polls
+ * one connection per message with the credentials of that connection's secret — which must live
+ * under `<prefix>/connections/`, the only secrets it may read. docs/deploy.md has the limits relied on.
+ */
+import { ArnFormat, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { CONNECTION_RECOVERED, CONNECTION_UNHEALTHY } from '../../functions/core/events/connection-events.js';
+import { ENV } from '../../functions/shared/env-names.js';
+import { connectionSecretsPrefix, type InfraConfig } from '../config.js';
+import type { StatefulResources } from '../stacks/stateful-stack.js';
+import { acknowledgeWildcardResource } from './acknowledge-wildcards.js';
+import type { AlarmTopic } from './alarm-topic.js';
+import { AppFunction, retentionOf, visibilityTimeoutFor } from './app-function.js';
+import { FUNCTION_ENV } from './function-env.js';
+import { useBucket, useQueueSend, useTable } from './grants.js';
+import { METRICS_NAMESPACE } from './metric-names.js';
+import { scheduledFunctionAlarms } from './scheduled-function-alarms.js';
+
+export const DISPATCHER_HANDLER = 'dispatch-polls';
+export const CONNECTION_POLLER_HANDLER = 'poll-connections';
+/** Every connection's events: `source` is `accounting.<connection>`. */
+export const CONNECTION_SOURCE_PREFIX = 'accounting.';
+/** What the connection poller publishes: record changes and connection health. */
+export const CONNECTION_POLLER_DETAIL_TYPES = ['*.Created', '*.Updated', '*.Deleted'] as const;
+/** Receives of one poll request before it goes to the dead-letter queue. */
+export const POLL_MAX_RECEIVE_COUNT = 3;
+/** A poll request older than this is dropped: newer ones of the same connection follow every minute. */
+export const POLL_REQUEST_RETENTION = Duration.hours(1);
+
+export interface ConnectionPollingProps {
+  readonly config: InfraConfig;
+  readonly resources: StatefulResources;
+  readonly alarmTopic: AlarmTopic;
+  /** Where Scheduler puts ticks it could not deliver. */
+  readonly scheduleDeadLetterQueue: sqs.IQueue;
+  readonly removalPolicy: RemovalPolicy;
+  readonly pollerServiceName: string;
+}
+
+export class ConnectionPolling extends Construct {
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+  readonly dispatcher: AppFunction;
+  readonly poller: AppFunction;
+  readonly schedule: scheduler.Schedule;
+  readonly unhealthyRule: events.Rule;
+  readonly connectionsTable: dynamodb.ITable;
+
+  constructor(scope: Construct, id: string, props: ConnectionPollingProps) {
+    super(scope, id);
+    const { config, resources } = props;
+    if (!resources.connectionsTable || !resources.rateLimitTable) {
+      throw new Error('connectionRegistry needs the connections and rate-limit tables of the stateful stack');
+    }
+    this.connectionsTable = resources.connectionsTable;
+    const fn = (
+      fnId: string,
+      handler: string,
+      more: { description: string; serviceName: string; memorySize: number; timeout: Duration },
+    ) =>
+      new AppFunction(this, fnId, {
+        handler,
+        usedBy: 'the connection fan-out (connectionRegistry=true)',
+        metricsNamespace: METRICS_NAMESPACE,
+        logLevel: config.logLevel,
+        logRetention: retentionOf(config.logRetentionDays),
+        removalPolicy: props.removalPolicy,
+        ...more,
+      });
+
+    this.poller = fn('Poller', CONNECTION_POLLER_HANDLER, {
+      description: 'Polls one connection per poll request and publishes its changes',
+      serviceName: props.pollerServiceName,
+      memorySize: config.pollerMemoryMb,
+      timeout: Duration.seconds(config.pollerTimeoutSeconds),
+    });
+    this.deadLetterQueue = new sqs.Queue(this, 'PollDlq', {
+      fifo: true,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(config.deadLetterRetentionDays),
+      removalPolicy: props.removalPolicy,
+    });
+    this.queue = new sqs.Queue(this, 'PollQueue', {
+      fifo: true,
+      contentBasedDeduplication: false,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: visibilityTimeoutFor(Duration.seconds(config.pollerTimeoutSeconds)),
+      retentionPeriod: POLL_REQUEST_RETENTION,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: POLL_MAX_RECEIVE_COUNT },
+    });
+    this.dispatcher = fn('Dispatcher', DISPATCHER_HANDLER, {
+      description: 'Reads the connection registry and enqueues one poll request per due connection',
+      serviceName: 'dispatch-polls',
+      memorySize: 256,
+      timeout: Duration.seconds(50),
+    });
+    this.grantDispatcher(this.dispatcher);
+    this.grantPoller(this.poller, props);
+    this.poller.function.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: config.connectionPollerBatchSize,
+        maxConcurrency: config.connectionPollerMaxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    this.schedule = this.tick(props.scheduleDeadLetterQueue);
+    this.unhealthyRule = new events.Rule(this, 'UnhealthyRule', {
+      eventBus: resources.eventBus,
+      description: 'Connection.Unhealthy events of any connection: logged, counted by the unhealthy alarm',
+      eventPattern: {
+        source: events.Match.prefix(CONNECTION_SOURCE_PREFIX),
+        detailType: [CONNECTION_UNHEALTHY],
+      },
+    });
+    this.alarms(props);
+  }
+
+  private grantDispatcher(dispatcher: AppFunction): void {
+    // The registry adapter lists with a (paginated, consistent) Scan; it reads nothing else.
+    this.connectionsTable.grant(dispatcher.function, 'dynamodb:Scan');
+    dispatcher.setEnv(ENV.connectionsTable, this.connectionsTable.tableName);
+    useQueueSend(dispatcher, this.queue, ENV.pollQueueUrl);
+  }
+
+  private grantPoller(poller: AppFunction, props: ConnectionPollingProps): void {
+    const { config, resources } = props;
+    this.connectionsTable.grant(poller.function, 'dynamodb:GetItem');
+    poller.setEnv(ENV.connectionsTable, this.connectionsTable.tableName);
+    resources.rateLimitTable?.grant(poller.function, 'dynamodb:GetItem', 'dynamodb:PutItem');
+    poller.setEnv(ENV.rateLimitTable, resources.rateLimitTable?.tableName ?? '');
+    useTable(poller, resources.checkpointsTable, FUNCTION_ENV.checkpointsTable, 'checkpoints');
+    useBucket(poller, resources.claimCheckBucket, FUNCTION_ENV.claimCheckBucket, { write: true });
+    // Any connection's source, but only the poller's detail-types.
+    poller.function.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['events:PutEvents'],
+        resources: [resources.eventBus.eventBusArn],
+        conditions: {
+          StringLike: {
+            'events:source': [`${CONNECTION_SOURCE_PREFIX}*`],
+            'events:detail-type': [
+              ...CONNECTION_POLLER_DETAIL_TYPES,
+              CONNECTION_UNHEALTHY,
+              CONNECTION_RECOVERED,
+            ],
+          },
+        },
+      }),
+    );
+    poller.setEnv(FUNCTION_ENV.eventBusName, resources.eventBus.eventBusName);
+    const secrets = Stack.of(this).formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${connectionSecretsPrefix(config)}*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    poller.function.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secrets] }),
+    );
+    acknowledgeWildcardResource(
+      poller.role,
+      secrets,
+      `Each connection's credentials are a secret of its own, named under ${connectionSecretsPrefix(config)} (docs/deploy.md); the poller may read those and no other secret.`,
+    );
+    poller.setEnv(ENV.pollerConnectionMetrics, String(config.perConnectionMetrics));
+  }
+
+  /** Every minute, with its scheduled time: a retried tick makes the same (deduplicated) requests. */
+  private tick(deadLetterQueue: sqs.IQueue): scheduler.Schedule {
+    // Lambda retries a failed tick (the same requests, dropped as duplicates) while SQS still
+    // remembers them; later, the next tick is due anyway.
+    const maxEventAge = Duration.minutes(4);
+    this.dispatcher.function.configureAsyncInvoke({ maxEventAge, retryAttempts: 2 });
+    // Scheduler's role for the target is made in the stack's scope, not in this construct.
+    acknowledgeWildcardResource(
+      Stack.of(this),
+      `${this.dispatcher.function.functionArn}:*`,
+      'The Scheduler role may invoke the dispatch-polls function and its versions/aliases (arn:*) only.',
+    );
+    return new scheduler.Schedule(this, 'Schedule', {
+      description: 'Ticks the dispatcher of the connection polls',
+      schedule: scheduler.ScheduleExpression.rate(Duration.minutes(1)),
+      timeWindow: scheduler.TimeWindow.off(),
+      target: new schedulerTargets.LambdaInvoke(this.dispatcher.function, {
+        input: scheduler.ScheduleTargetInput.fromObject({
+          scheduledTime: scheduler.ContextAttribute.scheduledTime,
+        }),
+        deadLetterQueue,
+        retryAttempts: 2,
+        maxEventAge,
+      }),
+    });
+  }
+
+  private alarms(props: ConnectionPollingProps): void {
+    const topic = props.alarmTopic;
+    const period = Duration.minutes(5);
+    const alarm = (id: string, description: string, metric: cloudwatch.IMetric, threshold = 0) =>
+      topic.notify(
+        new cloudwatch.Alarm(this, id, {
+          alarmName: topic.alarmName(`Connections-${id}`),
+          alarmDescription: description,
+          metric,
+          threshold,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    alarm(
+      'UnhealthyAlarm',
+      'A connection became unhealthy (Connection.Unhealthy: refused credentials, a missing secret, no answer); the event names it',
+      new cloudwatch.Metric({
+        namespace: 'AWS/Events',
+        metricName: 'MatchedEvents',
+        dimensionsMap: {
+          EventBusName: props.resources.eventBus.eventBusName,
+          RuleName: this.unhealthyRule.ruleName,
+        },
+        statistic: 'Sum',
+        period,
+      }),
+    );
+    alarm(
+      'PollDlqAlarm',
+      'Poll requests that failed three times: messages in the poll dead-letter queue',
+      this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: 'Maximum',
+      }),
+    );
+    alarm(
+      'PollQueueAgeAlarm',
+      `Polls fall behind: the oldest poll request is older than ${props.config.queueAgeAlarmSeconds} s`,
+      this.queue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum' }),
+      props.config.queueAgeAlarmSeconds,
+    );
+    scheduledFunctionAlarms(this, topic, this.dispatcher, 'The dispatcher');
+    alarm(
+      'DispatcherErrorsAlarm',
+      'The dispatcher failed: some connections were not asked to poll this minute',
+      this.dispatcher.function.metricErrors({ period, statistic: 'Sum' }),
+    );
+  }
+}

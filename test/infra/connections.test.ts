@@ -1,0 +1,236 @@
+/**
+ * The templates of a deployment of many connections (`connectionRegistry=true`): the registry and
+ * rate-limit tables, the schedule → dispatcher → FIFO queue → poller fan-out, least privilege (the
+ * poller reads only the secrets under the connections prefix), the unhealthy alarm, the dashboard's
+ * per-connection graphs, and cdk-nag with zero unacknowledged findings.
+ */
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import {
+  loadConnectionPollerConfig,
+  loadDispatcherConfig,
+} from '../../functions/handlers/connections-config.js';
+import { ENV } from '../../functions/shared/env-names.js';
+import { buildTestApp, nagFindings } from './support.js';
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
+
+const t = buildTestApp({ connectionRegistry: true });
+const stateless = t.statelessTemplate.toJSON().Resources as Record<string, Resource>;
+const ofType = (type: string) => Object.entries(stateless).filter(([, r]) => r.Type === type);
+/** The logical id of `Connections/<path>[/<child>]` (an AppFunction's `Function` or `Role`, or a queue). */
+const logicalId = (path: string, child?: string) => {
+  const node = t.stateless.node.findChild('Connections').node.findChild(path);
+  const target = child ? node.node.findChild(child) : node;
+  return t.stateless.resolve(
+    (target.node.defaultChild as unknown as { logicalId: string }).logicalId,
+  ) as string;
+};
+
+/** Every statement of the role of the fan-out function at `path` (`Poller`, `Dispatcher`). */
+function statementsOf(path: string): { Action: string | string[]; Resource: unknown; Condition?: unknown }[] {
+  const roleId = logicalId(path, 'Role');
+  return ofType('AWS::IAM::Policy')
+    .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(roleId))
+    .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: never[] }).Statement);
+}
+const actionsOf = (path: string) => [...new Set(statementsOf(path).flatMap((s) => [s.Action].flat()))].sort();
+
+describe('many connections: stateful', () => {
+  it('a registry table keyed by name and a rate-limit table, on demand, PITR, encrypted, retained', () => {
+    t.statefulTemplate.resourceCountIs('AWS::DynamoDB::Table', 5);
+    t.statefulTemplate.hasResource('AWS::DynamoDB::Table', {
+      Properties: {
+        KeySchema: [{ AttributeName: 'name', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+        DeletionProtectionEnabled: true,
+        TimeToLiveSpecification: Match.absent(),
+      },
+      DeletionPolicy: 'Retain',
+    });
+    t.statefulTemplate.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+    });
+    expect(buildTestApp().statefulTemplate.toJSON().Outputs).not.toHaveProperty('ConnectionsTableName');
+  });
+});
+
+describe('many connections: the fan-out', () => {
+  it('one schedule a minute ticks the dispatcher with its scheduled time; no single-connection poller', () => {
+    const schedules = ofType('AWS::Scheduler::Schedule');
+    const dispatcherArn = { 'Fn::GetAtt': [logicalId('Dispatcher', 'Function'), 'Arn'] };
+    const ticks = schedules.filter(([, s]) =>
+      JSON.stringify(s.Properties.Target).includes(JSON.stringify(dispatcherArn)),
+    );
+    expect(ticks).toHaveLength(1);
+    expect(ticks[0]?.[1].Properties).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: {
+        Input: JSON.stringify({ scheduledTime: '<aws.scheduler.scheduled-time>' }),
+        RetryPolicy: { MaximumRetryAttempts: 2 },
+      },
+    });
+    expect(JSON.stringify(schedules)).not.toContain('poll-changes');
+    expect(t.stateless.node.tryFindChild('Poller')).toBeUndefined();
+  });
+
+  it('a FIFO poll queue (no content deduplication) with a FIFO dead-letter queue after three receives', () => {
+    const queueId = logicalId('PollQueue');
+    const dlqId = logicalId('PollDlq');
+    expect(stateless[queueId]?.Properties).toMatchObject({
+      FifoQueue: true,
+      ContentBasedDeduplication: false,
+      MessageRetentionPeriod: 3600,
+      VisibilityTimeout: 720,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 3 },
+    });
+    expect(stateless[dlqId]?.Properties).toMatchObject({ FifoQueue: true });
+  });
+
+  it('the poller consumes it in small batches with partial failures and a maximum concurrency', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) =>
+      JSON.stringify(m.Properties.EventSourceArn).includes(logicalId('PollQueue')),
+    );
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0]?.[1].Properties).toMatchObject({
+      FunctionName: { Ref: logicalId('Poller', 'Function') },
+      BatchSize: 5,
+      ScalingConfig: { MaximumConcurrency: 20 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const tuned = buildTestApp({
+      connectionRegistry: true,
+      connectionPollerBatchSize: 2,
+      connectionPollerMaxConcurrency: 50,
+    });
+    tuned.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 2,
+      ScalingConfig: { MaximumConcurrency: 50 },
+    });
+  });
+});
+
+describe('many connections: least privilege', () => {
+  it('the poller reads only the secrets under <prefix>/connections/, and only their values', () => {
+    const secretStatements = statementsOf('Poller').filter((s) =>
+      JSON.stringify(s.Action).includes('secretsmanager'),
+    );
+    expect(secretStatements).toHaveLength(1);
+    expect(secretStatements[0]?.Action).toBe('secretsmanager:GetSecretValue');
+    expect(JSON.stringify(secretStatements[0]?.Resource)).toContain(
+      ':secret:accounting-events-prod/connections/*',
+    );
+  });
+
+  it('poller: registry GetItem, checkpoints, buckets, claim checks, put events of any connection; no Scan', () => {
+    expect(actionsOf('Poller')).toEqual(
+      [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'events:PutEvents',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        's3:AbortMultipartUpload',
+        's3:PutObject',
+        'secretsmanager:GetSecretValue',
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ].sort(),
+    );
+    const putEvents = statementsOf('Poller').find((s) => s.Action === 'events:PutEvents');
+    expect(putEvents?.Condition).toEqual({
+      StringLike: {
+        'events:source': ['accounting.*'],
+        'events:detail-type': [
+          '*.Created',
+          '*.Updated',
+          '*.Deleted',
+          'Connection.Unhealthy',
+          'Connection.Recovered',
+        ],
+      },
+    });
+  });
+
+  it('dispatcher: a Scan of the registry and sending to the poll queue, nothing else', () => {
+    expect(actionsOf('Dispatcher')).toEqual(
+      [
+        'dynamodb:Scan',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'sqs:SendMessage',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ].sort(),
+    );
+  });
+});
+
+describe('many connections: configuration', () => {
+  const envOf = (path: string): Record<string, string> =>
+    Object.fromEntries(
+      Object.entries(
+        (
+          stateless[logicalId(path, 'Function')]!.Properties.Environment as {
+            Variables: Record<string, unknown>;
+          }
+        ).Variables,
+      ).map(([name, value]) => [
+        name,
+        typeof value === 'string' ? value : 'https://sqs.eu-central-1.amazonaws.com/1/resolved',
+      ]),
+    );
+
+  it("the fan-out functions' own config loaders accept their environment", () => {
+    expect(loadDispatcherConfig(envOf('Dispatcher'))).toEqual({
+      connectionsTable: expect.any(String),
+      pollQueueUrl: expect.any(String),
+    });
+    expect(loadConnectionPollerConfig(envOf('Poller'))).toMatchObject({
+      connectionsTable: expect.any(String),
+      rateLimitTable: expect.any(String),
+      perConnectionMetrics: true,
+      adapters: { eventBusName: expect.any(String), checkpointsTable: expect.any(String) },
+    });
+    expect(envOf('Poller')).not.toHaveProperty(ENV.credentialsSecret);
+  });
+});
+
+describe('many connections: alarms, dashboard, cdk-nag', () => {
+  it('Connection.Unhealthy of any connection is logged and alarms', () => {
+    t.statelessTemplate.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: [{ prefix: 'accounting.' }], 'detail-type': ['Connection.Unhealthy'] },
+      Targets: Match.arrayWith([Match.objectLike({ Arn: Match.anyValue() })]),
+    });
+    t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'accounting-events-prod-Connections-UnhealthyAlarm',
+      MetricName: 'MatchedEvents',
+      Namespace: 'AWS/Events',
+    });
+    for (const name of ['PollDlqAlarm', 'PollQueueAgeAlarm', 'DispatcherErrorsAlarm']) {
+      t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmName: `accounting-events-prod-Connections-${name}`,
+      });
+    }
+  });
+
+  it('the dashboard graphs per connection and has a connection variable', () => {
+    const body = JSON.stringify(ofType('AWS::CloudWatch::Dashboard')[0]?.[1].Properties.DashboardBody);
+    expect(body).toContain('ConnectionLagMs');
+    expect(body).toContain('ConnectionUnhealthy');
+    expect(body).toMatch(/variables.*property.*connection.*populateFrom.*connection/);
+  });
+
+  it('has zero unacknowledged cdk-nag findings', () => {
+    expect(nagFindings(t.app)).toEqual({ errors: [], warnings: [] });
+  });
+});
