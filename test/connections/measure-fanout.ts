@@ -108,7 +108,11 @@ async function main() {
         ),
     }),
     checkpoints: createDynamoDbCheckpointStore({ client: dynamoDb, tableName: 'checkpoints' }),
-    publisher: { publish: async (batch: readonly BusEvent[]) => void (putEventsEntries += batch.length) },
+    publisher: {
+      publish: async (batch: readonly BusEvent[]) => {
+        putEventsEntries += batch.length;
+      },
+    },
     clock,
     logger: silentLogger,
     limiter,
