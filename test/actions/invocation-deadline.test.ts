@@ -4,7 +4,7 @@
  * the Lambda would time out (which would drop the whole partial-failure report).
  */
 import { randomUUID } from 'node:crypto';
-import type { Context, SQSRecord } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountingApi } from '../../functions/accounting/api.js';
 import { createAccountingClient } from '../../functions/accounting/client.js';
@@ -15,6 +15,7 @@ import { createInvocationDeadline } from '../../functions/handlers/invocation-de
 import { createHandler } from '../../functions/handlers/transfer-documents.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { sqsRecord } from '../support/event-fixtures.js';
 import { CONNECTION, recordEvent, recordingLogger, recordingPublisher } from './support.js';
 
 let sandbox: Sandbox;
@@ -83,15 +84,8 @@ describe('SQS handler near the end of the invocation', () => {
       Status: 'Unfinished',
       ModificationInfo: { CreatedDate: '2026-03-01T08:00:00Z', ModifiedDate: '2026-03-01T08:00:00Z' },
     };
-    const records = ['a', 'b', 'c'].map(
-      (id): SQSRecord =>
-        ({
-          messageId: id,
-          receiptHandle: id,
-          body: JSON.stringify(recordEvent('ReceivedOrder', { ...order, Id: randomUUID() })),
-          attributes: { ApproximateReceiveCount: '1' },
-          messageAttributes: {},
-        }) as unknown as SQSRecord,
+    const records = ['a', 'b', 'c'].map((id) =>
+      sqsRecord(id, JSON.stringify(recordEvent('ReceivedOrder', { ...order, Id: randomUUID() }))),
     );
     const endsAt = Date.now() + 250;
     const context = { getRemainingTimeInMillis: () => endsAt - Date.now() } as Context;

@@ -1,5 +1,5 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { Context, SQSRecord } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
@@ -11,6 +11,7 @@ import { deadLetterSinkFromEnvironment } from '../../functions/handlers/action-r
 import { createHandler } from '../../functions/handlers/transfer-documents.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { ENV } from '../../functions/shared/env-names.js';
+import { sqsRecord } from '../support/event-fixtures.js';
 import { recordEvent, recordingLogger, recordingPublisher } from './support.js';
 
 function order(id: string): ApiRecord {
@@ -53,25 +54,6 @@ function stubApi(calls: string[]): AccountingApi {
       };
     },
   } as unknown as AccountingApi;
-}
-
-function sqsRecord(messageId: string, body: string, receiveCount = 1): SQSRecord {
-  return {
-    messageId,
-    receiptHandle: `rh-${messageId}`,
-    body,
-    attributes: {
-      ApproximateReceiveCount: String(receiveCount),
-      SentTimestamp: '1772352000000',
-      SenderId: 'events',
-      ApproximateFirstReceiveTimestamp: '1772352000000',
-    },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:eu-central-1:000000000000:transfer-received-order',
-    awsRegion: 'eu-central-1',
-  };
 }
 
 const context = { getRemainingTimeInMillis: () => 30_000, functionName: 'transfer' } as unknown as Context;

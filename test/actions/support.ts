@@ -11,6 +11,7 @@ import { idempotencyKey } from '../../functions/core/events/envelope.js';
 import type { BusEvent, EventPublisher, Logger } from '../../functions/core/ports.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/index.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
+import { recordEventFixture } from '../support/event-fixtures.js';
 
 export const CONNECTION = 'acme';
 export const SOURCE = 'accounting.acme';
@@ -100,7 +101,7 @@ export function useActionTestBed(options: Partial<SandboxOptions>): ActionTestBe
   return bed;
 }
 
-/** An EventBridge event for one record version, as the poller publishes it. */
+/** An EventBridge event for one record version, as the poller publishes it (the fixture's envelope). */
 export function recordEvent(
   recordType: string,
   record: ApiRecord,
@@ -109,14 +110,11 @@ export function recordEvent(
   const change = options.change ?? 'Created';
   const modifiedDate = record.ModificationInfo?.ModifiedDate ?? null;
   return {
-    version: '0',
+    ...recordEventFixture(),
     id: options.eventId ?? randomUUID(),
     'detail-type': `${recordType}.${change}`,
     source: SOURCE,
-    account: '000000000000',
     time: (options.time ?? new Date()).toISOString(),
-    region: 'eu-central-1',
-    resources: [],
     detail: {
       version: 1,
       connection: CONNECTION,

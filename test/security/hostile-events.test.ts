@@ -38,6 +38,7 @@ import {
   useActionTestBed,
 } from '../actions/support.js';
 import { cli } from '../local/cli-harness.js';
+import { sqsRecord } from '../support/event-fixtures.js';
 import { effectsBetween, HOSTILE_IDS, NO_EFFECTS, snapshot } from './support.js';
 
 const clock = createManualClock({ start: '2026-03-04T10:00:00.000Z', autoAdvance: true });
@@ -190,17 +191,7 @@ describe('forged events', () => {
     const before = await snapshot(bed.sb.sandbox);
     const response = await handler(
       {
-        Records: bodies.map((body, i) => ({
-          messageId: `m-${i}`,
-          receiptHandle: `rh-${i}`,
-          body,
-          attributes: { ApproximateReceiveCount: '1' },
-          messageAttributes: {},
-          md5OfBody: '',
-          eventSource: 'aws:sqs',
-          eventSourceARN: 'arn:aws:sqs:eu-central-1:000000000000:q',
-          awsRegion: 'eu-central-1',
-        })) as never,
+        Records: bodies.map((body, i) => sqsRecord(`m-${i}`, body)),
       },
       { getRemainingTimeInMillis: () => 30_000 } as Context,
     );

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createHandler, type PollMetrics } from '../../functions/handlers/poll-changes.js';
 import { loadPollerSettings } from '../../functions/handlers/poller-config.js';
+import { eventFixture, scheduledPoll } from '../support/event-fixtures.js';
 import { setup } from './harness.js';
 
-const scheduled = JSON.parse(readFileSync('test/fixtures/events/scheduled-poll.json', 'utf8'));
+const scheduled = scheduledPoll();
 
 function recordingMetrics() {
   const points: Array<{ name: string; value: number; dimensions?: Record<string, string> }> = [];
@@ -83,7 +83,7 @@ describe('poll-changes handler', () => {
     const t = setup();
     t.service.create();
     const { handler } = handlerFor(t);
-    const summary = await handler({ collections: ['IssuedOrders'] });
+    const summary = await handler(eventFixture('manual-poll.json'));
     expect(summary.collections.map((c) => c.collection)).toEqual(['IssuedOrders']);
     await expect(handler({ collections: ['Nope'] })).rejects.toThrow(/unknown collection 'Nope'/);
   });
