@@ -10,6 +10,7 @@ import { ACTION_FAILED } from '../../functions/core/events/action-events.js';
 import { buildRoutes, buildScheduledActions } from '../../functions/core/routes.js';
 import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
 import { accessOf } from '../../infra/constructs/handler-access.js';
+import { findHandlerEntry } from '../../infra/constructs/handler-entry.js';
 
 const everything = loadActionsConfig({
   ACTIONS_TRANSFER_ISSUED_OFFER_TO_RECEIVED_ORDER: 'true',
@@ -29,12 +30,15 @@ describe('action registry', () => {
     }
     const [tracker] = buildScheduledActions(everything);
     expect(findAction(tracker!.handler)?.kind).toBe('scheduled');
-    expect(actionRegistry.map((a) => a.name)).toEqual([
+    const names = actionRegistry.map((a) => a.name);
+    expect(names.slice(0, 4)).toEqual([
       'transfer-documents',
       'archive-isdoc',
       'send-invoice',
       'track-einvoices',
     ]);
+    // Each has its Lambda entry point.
+    for (const name of names) expect(findHandlerEntry(name), name).toBeDefined();
   });
 
   it('refuses duplicate names, non-kebab names, unknown stores and uncatalogued outcomes at once', () => {
