@@ -7,6 +7,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import {
+  GetSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
@@ -355,5 +361,58 @@ describe('connections on DynamoDB (dynalite)', () => {
     expect((await run(['test', 'acme', ...table, '--json'])).code).toBe(0);
     expect((await run(['remove', 'acme', ...table])).code).toBe(0);
     expect((await run(['list', ...table])).stdout).toBe(`0 connections in the table ${tableName}\n`);
+  });
+});
+
+describe('connections with Secrets Manager references', () => {
+  const arn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:accounting/acme-AbCdEf';
+
+  it('reads the secret to add and to test, and refuses a missing one leaving the file unchanged', async () => {
+    const secretsManager = mockClient(SecretsManagerClient);
+    try {
+      secretsManager
+        .on(GetSecretValueCommand, { SecretId: arn })
+        .resolves({ SecretString: JSON.stringify({ apiKey: API_KEY }) })
+        .on(GetSecretValueCommand, { SecretId: 'accounting/missing' })
+        .rejects(new ResourceNotFoundException({ message: 'Secrets Manager cannot find it', $metadata: {} }));
+      const file = registryFile();
+      expect(
+        (
+          await run([
+            'add',
+            ...file,
+            '--name',
+            'acme',
+            '--base-url',
+            sandbox.baseUrl,
+            '--credentials-secret',
+            arn,
+          ])
+        ).code,
+      ).toBe(0);
+      const before = await readFile(file[1] as string, 'utf8');
+      const missing = await run([
+        'add',
+        ...file,
+        '--region',
+        'eu-central-1',
+        '--base-url',
+        sandbox.baseUrl,
+        '--name',
+        'beta',
+        '--credentials-secret',
+        'accounting/missing',
+      ]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain(
+        "connection 'beta': credentialsSecret 'accounting/missing' does not exist in Secrets Manager",
+      );
+      expect(await readFile(file[1] as string, 'utf8')).toBe(before);
+      const tested = await run(['test', 'acme', ...file, '--json']);
+      expect(tested.code).toBe(0);
+      expect(JSON.parse(tested.stdout)).toMatchObject({ credentials: 'accepted', credentialsSecret: arn });
+    } finally {
+      secretsManager.restore();
+    }
   });
 });

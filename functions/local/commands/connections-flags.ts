@@ -25,7 +25,7 @@ export const connectionsFlags = {
   region: {
     type: 'string',
     value: 'REGION',
-    description: 'AWS region of --table.',
+    description: 'AWS region of --table and of Secrets Manager references.',
     defaultHelp: 'AWS_REGION',
   },
   endpoint: {

@@ -107,9 +107,8 @@ export const connectionsCommand = defineCommand({
           message: 'either --connections FILE or --table NAME, not both',
         });
       }
-      for (const flag of ['region', 'endpoint'] as const) {
-        if (o[flag] !== undefined && o.table === undefined)
-          ctx.addIssue({ code: 'custom', path: [flag], message: 'only with --table' });
+      if (o.endpoint !== undefined && o.table === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['endpoint'], message: 'only with --table' });
       }
       for (const flag of ADD_ONLY) {
         const given = o[flag] !== undefined && o[flag] !== false;
