@@ -58,7 +58,7 @@ function envSource(
 /** Maps what Secrets Manager (or the secret's content) refused to an error naming the connection. */
 function explain(connection: string, reference: string, error: unknown): ConnectionSecretError {
   if (error instanceof SecretFormatError) {
-    return new ConnectionSecretError(connection, reference, error.message.replace(/^secret '[^']*' /, ''));
+    return new ConnectionSecretError(connection, reference, error.detail);
   }
   if (error instanceof ResourceNotFoundException) {
     return new ConnectionSecretError(connection, reference, 'does not exist in Secrets Manager', {
@@ -70,9 +70,7 @@ function explain(connection: string, reference: string, error: unknown): Connect
     connection,
     reference,
     `could not be read from Secrets Manager (${name})`,
-    {
-      cause: error,
-    },
+    { cause: error },
   );
 }
 

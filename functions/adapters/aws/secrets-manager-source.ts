@@ -21,7 +21,7 @@ export class SecretFormatError extends Error {
   override readonly name = 'SecretFormatError';
   constructor(
     readonly secretId: string,
-    detail: string,
+    readonly detail: string,
   ) {
     super(`secret '${secretId}' ${detail}`);
   }

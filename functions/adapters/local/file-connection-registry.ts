@@ -123,18 +123,23 @@ export function createFileConnectionRegistry(
       });
     },
     async setPaused(name, paused) {
-      return mutate(({ document, entries }) => {
-        const index = indexOf({ document, entries }, name);
-        const entry = entries.find((e) => e.name === name) as ConnectionEntry;
+      return mutate((snapshot) => {
+        const index = indexOf(snapshot, name);
+        const entry = snapshot.entries.find((e) => e.name === name) as ConnectionEntry;
         if (entry.paused === paused) return { result: entry };
-        const connections = document.connections.map((raw, i) => (i === index ? { ...raw, paused } : raw));
+        const connections = snapshot.document.connections.map((raw, i) =>
+          i === index ? { ...raw, paused } : raw,
+        );
         return { connections, result: { ...entry, paused } };
       });
     },
     async remove(name) {
-      return mutate(({ document, entries }) => {
-        const index = indexOf({ document, entries }, name);
-        return { connections: document.connections.filter((_, i) => i !== index), result: undefined };
+      return mutate((snapshot) => {
+        const index = indexOf(snapshot, name);
+        return {
+          connections: snapshot.document.connections.filter((_, i) => i !== index),
+          result: undefined,
+        };
       });
     },
   };
