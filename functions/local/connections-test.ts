@@ -2,7 +2,7 @@
  * `connections test NAME`: resolves the connection's secret, then asks the service for one record
  * (page size 1) of each collection — the entry's poll set, or every collection of the variant with
  * `--all` — and reports per collection: answered, 404 (not offered), refused (403) or the error's
- * name. Refused credentials stop the probe. Nothing secret is ever printed: only the reference.
+ * name. Refused credentials or an unreachable service stop the probe. Nothing secret is ever printed: only the reference.
  */
 
 import { createAccountingClient } from '../accounting/client.js';
@@ -14,8 +14,10 @@ import {
 import type { AccountingConfig } from '../accounting/config.js';
 import {
   AuthenticationError,
+  ConnectionError,
   ForbiddenError,
   NotFoundError,
+  TimeoutError,
   UnauthorizedError,
 } from '../accounting/errors.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
@@ -23,6 +25,7 @@ import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 export type ProbeResult =
   | { collection: CollectionName; result: 'answered'; records: number | undefined }
   | { collection: CollectionName; result: 'not-found' | 'refused' | 'credentials-refused' }
+  | { collection: CollectionName; result: 'unreachable'; error: string }
   | { collection: CollectionName; result: 'error'; error: string; status?: number };
 
 export interface ConnectionTestReport {
@@ -55,6 +58,9 @@ async function probe(
     if (error instanceof NotFoundError) return { collection, result: 'not-found' };
     if (error instanceof ForbiddenError) return { collection, result: 'refused' };
     if (signal.aborted) throw error;
+    if (error instanceof ConnectionError || error instanceof TimeoutError) {
+      return { collection, result: 'unreachable', error: error.name };
+    }
     const status = (error as { status?: unknown }).status;
     return {
       collection,
@@ -81,13 +87,14 @@ export async function testConnection(
     for (const collection of collections) {
       const result = await probe(client, collection, options.signal);
       results.push(result);
-      if (result.result === 'credentials-refused') break;
+      // Refused credentials or an unreachable service answer every other collection the same way.
+      if (result.result === 'credentials-refused' || result.result === 'unreachable') break;
     }
   } finally {
     await client.close();
   }
   const refused = results.some((r) => r.result === 'credentials-refused');
-  const answered = results.some((r) => r.result !== 'error');
+  const answered = results.some((r) => r.result !== 'error' && r.result !== 'unreachable');
   return {
     connection: entry.name,
     variant: entry.variant,
@@ -108,6 +115,8 @@ export function describeProbe(r: ProbeResult): string {
       return 'refused (403: these credentials may not read it)';
     case 'credentials-refused':
       return 'credentials refused (401)';
+    case 'unreachable':
+      return `unreachable: ${r.error} (the other collections were not tried)`;
     case 'error':
       return `error: ${r.error}${r.status !== undefined ? ` (${r.status})` : ''}`;
   }

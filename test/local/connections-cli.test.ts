@@ -316,6 +316,28 @@ describe('connections test against the sandbox', () => {
     expect(result.stdout).toMatch(/credentials refused \(401\)/);
   });
 
+  it('exits 1 when the service does not answer, after one collection', async () => {
+    const file = registryFile();
+    await run([
+      'add',
+      ...file,
+      '--name',
+      'down',
+      '--base-url',
+      'http://127.0.0.1:1',
+      '--credentials-secret',
+      'env:ACME_CREDENTIALS',
+      '--collections',
+      'IssuedInvoices,BusinessPartners',
+    ]);
+    const result = await run(['test', 'down', ...file]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('(API key): not checked (no collection answered)');
+    expect(result.stdout).toMatch(
+      /IssuedInvoices +unreachable: ConnectionError \(the other collections were not tried\)\n$/,
+    );
+  });
+
   it('refuses to test an unknown connection or one whose secret is gone (exit 2)', async () => {
     const file = registryFile();
     await run([

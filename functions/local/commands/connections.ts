@@ -227,7 +227,7 @@ async function test(
   if (o.json) ctx.stdout.write(`${JSON.stringify(report)}\n`);
   else {
     ctx.stdout.write(
-      `connection '${entry.name}' (${entry.variant}, ${report.baseUrl}), credentials from ${entry.credentialsSecret} (${config.credentials.kind === 'apiKey' ? 'API key' : 'OAuth client'}): ${report.credentials}\n`,
+      `connection '${entry.name}' (${entry.variant}, ${report.baseUrl}), credentials from ${entry.credentialsSecret} (${config.credentials.kind === 'apiKey' ? 'API key' : 'OAuth client'}): ${report.credentials === 'unknown' ? 'not checked (no collection answered)' : report.credentials}\n`,
     );
     ctx.stdout.write(
       formatTable(
