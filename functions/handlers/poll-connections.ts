@@ -132,10 +132,12 @@ export async function pollBatch(
     ? (context.abortSignal ??
       AbortSignal.timeout(Math.max(0, context.getRemainingTimeInMillis() - ABORT_MARGIN_MS)))
     : undefined;
+  const polls = [...groups];
   const outcomes = await Promise.all(
-    [...groups].map(([connection, ids]) => pollOne(deps, connection, ids.length, context, signal)),
+    polls.map(([connection, ids]) => pollOne(deps, connection, ids.length, context, signal)),
   );
-  const failed = outcomes.flatMap((o, i) => (o.status === 'failed' ? ([...groups.values()][i] ?? []) : []));
+  // A connection's every message fails with it (FIFO: its later messages must not overtake).
+  const failed = polls.flatMap(([, ids], i) => (outcomes[i]?.status === 'failed' ? ids : []));
   report(deps, outcomes);
   return {
     batchItemFailures: [...invalid, ...failed].map((itemIdentifier) => ({ itemIdentifier })),

@@ -52,8 +52,16 @@ const entry = (name: string, apiKeyRef: string): ConnectionEntry =>
     collections: ['ReceivedOrders', 'IssuedInvoices'],
   });
 
-function harness(entries: ConnectionEntry[]) {
-  const registry = memoryRegistry(entries);
+/** `failing`: connections whose registry read fails (the table, not the connection, is at fault). */
+function harness(entries: ConnectionEntry[], failing: readonly string[] = []) {
+  const memory = memoryRegistry(entries);
+  const registry: typeof memory = {
+    ...memory,
+    get: async (name) => {
+      if (failing.includes(name)) throw new Error('registry unavailable');
+      return memory.get(name);
+    },
+  };
   const logs: unknown[] = [];
   const logger = {
     debug: (m: string, d?: object) => void logs.push([m, d]),
@@ -199,6 +207,21 @@ describe('polling many connections', () => {
     ]);
     expect(await h.checkpoints.get('late#IssuedInvoices')).toBeUndefined();
     expect(h.queue.deadLetters).toEqual([]);
+    await h.close();
+  });
+
+  it("a failure that is not the connection's own fails only its messages; after three receives they are dead letters", async () => {
+    const h = harness([entry('steady', 'env:GOOD_KEY'), entry('flaky', 'env:GOOD_KEY')], ['flaky']);
+    await h.cycle();
+    expect(h.outcomes.filter((o) => o.connection === 'steady').map((o) => o.status)).toEqual(['polled']);
+    expect(h.outcomes.filter((o) => o.connection === 'flaky').map((o) => o.status)).toEqual([
+      'failed',
+      'failed',
+      'failed',
+    ]);
+    expect(h.queue.deadLetters.map((d) => d.groupId)).toEqual(['flaky']);
+    expect(h.events.some((e) => e.source === 'accounting.steady')).toBe(true);
+    expect(h.events.some((e) => e.source === 'accounting.flaky')).toBe(false);
     await h.close();
   });
 });
