@@ -49,7 +49,7 @@ export async function runCli(argv: readonly string[], ctx: CommandContext): Prom
     return EXIT.usage;
   }
   try {
-    const parsed = parseCommandArgs(command, rest);
+    const parsed = await parseWithSettings(command, rest, ctx);
     if (parsed.help) {
       ctx.stdout.write(await helpOf(command));
       return EXIT.ok;
@@ -67,6 +67,20 @@ export async function runCli(argv: readonly string[], ctx: CommandContext): Prom
     }
     ctx.stderr.write(`error: ${describeError(error)}\n`);
     return EXIT.failure;
+  }
+}
+
+/** Parses the flags; when they are bad, the bad settings are named in the same error. */
+async function parseWithSettings(command: Command<unknown>, argv: readonly string[], ctx: CommandContext) {
+  try {
+    return parseCommandArgs(command, argv);
+  } catch (error) {
+    if (!(error instanceof UsageError) || !command.settingsProblems) throw error;
+    const settings = await command.settingsProblems(argv, ctx).catch(() => []);
+    if (settings.length === 0) throw error;
+    throw new UsageError(`${error.message}\ninvalid settings:\n  ${settings.join('\n  ')}`, command.name, {
+      cause: error,
+    });
   }
 }
 

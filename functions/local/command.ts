@@ -51,6 +51,11 @@ export interface Command<T = unknown> {
   /** Help of a passthrough command (its delegate's own), printed before the exit codes. */
   help?: () => Promise<string>;
   run(options: T, ctx: CommandContext, argv: readonly string[]): Promise<number>;
+  /**
+   * Problems of the settings (environment, `.env`) the command would read, judged from the raw
+   * argv: reported together with bad flags, so every problem comes in one round.
+   */
+  settingsProblems?(argv: readonly string[], ctx: CommandContext): Promise<string[]>;
 }
 
 export function defineCommand<T>(command: Command<T>): Command<T> {

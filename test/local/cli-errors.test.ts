@@ -54,6 +54,22 @@ describe('cli errors: all of them at once', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('bad flags and bad settings come in one error, and nothing is created', async () => {
+    const dataDir = join(dir, 'data-both');
+    const run = await cli(['run', '--data-dir', dataDir, '--interval', 'soon', '--bogus'], {
+      cwd: dir,
+      env: { POLLER_PAGE_SIZE: 'abc', ACTIONS_ISDOC_MAX_BYTES: 'x' },
+    });
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.stderr).toContain("Unknown option '--bogus'");
+    expect(run.stderr).toContain('--interval: expected a duration');
+    expect(run.stderr).toContain('invalid settings:');
+    expect(run.stderr).toContain('POLLER_PAGE_SIZE');
+    expect(run.stderr).toContain('ACTIONS_ISDOC_MAX_BYTES');
+    expect(existsSync(dataDir)).toBe(false);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('backfill without --since says what it needs, in words', async () => {
     const run = await cli(['backfill']);
     expect(run.code).toBe(EXIT.usage);

@@ -2,7 +2,12 @@ import * as z from 'zod';
 import { dateTimeFlag, defineCommand, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { resetCheckpoints } from '../runtime.js';
-import { pollUntilCaughtUp, startRuntimeForCommand, withRuntime } from './runtime-command.js';
+import {
+  pollUntilCaughtUp,
+  runtimeSettingsProblems,
+  startRuntimeForCommand,
+  withRuntime,
+} from './runtime-command.js';
 import {
   collectionsFlag,
   collectionsSchema,
@@ -43,6 +48,7 @@ export const backfillCommand = defineCommand({
     'events-out': eventsOutSchema,
     positionals: noPositionals,
   }),
+  settingsProblems: runtimeSettingsProblems('backfill', false),
   async run(o, ctx) {
     const started = await startRuntimeForCommand(
       {

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { DeliveryTargetError, parseTargetSpecs } from '../../core/delivery/delivery-targets.js';
 import { defineCommand, durationFlag, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { startRuntimeForCommand, withRuntime } from './runtime-command.js';
+import { runtimeSettingsProblems, startRuntimeForCommand, withRuntime } from './runtime-command.js';
 import {
   collectionsFlag,
   collectionsSchema,
@@ -87,6 +87,7 @@ export const runCommand = defineCommand({
       deliverTo: o['deliver-to'],
       intakePort: o['intake-port'],
     })),
+  settingsProblems: runtimeSettingsProblems('run', true),
   async run(options, ctx) {
     const started = await startRuntimeForCommand(
       {

@@ -94,6 +94,49 @@ export async function checkedSettings(
   input: RuntimeCommandInput,
   ctx: CommandContext,
 ): Promise<Partial<SandboxOptions>> {
+  const { problems, sandbox } = await settingsOf(input, ctx);
+  if (problems.length > 0) {
+    throw new UsageError(`invalid settings:\n  ${problems.join('\n  ')}`, input.command);
+  }
+  return sandbox;
+}
+
+/** The value of `--name VALUE` or `--name=VALUE` in a raw argv. */
+function rawFlag(argv: readonly string[], name: string): string | undefined {
+  const i = argv.indexOf(`--${name}`);
+  if (i >= 0 && argv[i + 1] !== undefined && !argv[i + 1]?.startsWith('--')) return argv[i + 1];
+  return argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
+/**
+ * `settingsProblems` of a command that starts the runtime: its settings checked as the flags in the
+ * raw argv most likely meant (they failed to parse), with `actions` the command's default.
+ */
+export function runtimeSettingsProblems(command: string, actionsByDefault: boolean) {
+  return async (argv: readonly string[], ctx: CommandContext): Promise<string[]> => {
+    const env = { ...ctx.env };
+    loadDotEnv(env, ctx.cwd);
+    const baseUrl = rawFlag(argv, 'base-url');
+    const authUrl = rawFlag(argv, 'auth-url');
+    const input: RuntimeCommandInput = {
+      command,
+      connection: {
+        sandbox: !argv.includes('--no-sandbox') && baseUrl === undefined,
+        ...(baseUrl !== undefined ? { baseUrl } : {}),
+        ...(authUrl !== undefined ? { authUrl } : {}),
+      } as ConnectionOptions,
+      intervalMs: 0,
+      actions: actionsByDefault ? !argv.includes('--no-actions') : argv.includes('--actions'),
+      ...(argv.some((a) => a.startsWith('--intake-port')) ? { intake: { port: 0 } } : {}),
+    };
+    return (await settingsOf(input, { ...ctx, env })).problems;
+  };
+}
+
+async function settingsOf(
+  input: RuntimeCommandInput,
+  ctx: CommandContext,
+): Promise<{ problems: string[]; sandbox: Partial<SandboxOptions> }> {
   const problems: string[] = [];
   let sandbox: Partial<SandboxOptions> = {};
   if (input.connection.sandbox) {
@@ -125,10 +168,7 @@ export async function checkedSettings(
       problems.push(...error.problems);
     }
   }
-  if (problems.length > 0) {
-    throw new UsageError(`invalid settings:\n  ${problems.join('\n  ')}`, input.command);
-  }
-  return sandbox;
+  return { problems, sandbox };
 }
 
 /** Starts the runtime for a command; configuration problems become `UsageError` (exit 2). */

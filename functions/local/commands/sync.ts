@@ -11,6 +11,7 @@ import { formatTable } from '../format-table.js';
 import {
   checkedSettings,
   pollUntilCaughtUp,
+  runtimeSettingsProblems,
   startRuntimeForCommand,
   withRuntime,
 } from './runtime-command.js';
@@ -80,6 +81,7 @@ export const syncCommand = defineCommand({
       path: ['dry-run'],
       message: 'cannot be combined with --actions or --events-out (it changes nothing)',
     }),
+  settingsProblems: runtimeSettingsProblems('sync', false),
   async run(o, ctx) {
     if (o['dry-run']) return dryRun(o, ctx);
     const started = await startRuntimeForCommand(
