@@ -13,12 +13,18 @@
  * key is written with `If-None-Match: *` so two concurrent deliveries cannot both write it.
  */
 import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { type AccountingApi, type ApiRecord, isNotReady } from '../../accounting/api.js';
-import { collectionOf, hasIsdoc, isdocRecordTypes } from '../../accounting/collections.js';
+import {
+  collectionOf,
+  hasIsdoc,
+  type IsdocRecordType,
+  isdocRecordTypes,
+} from '../../accounting/collections.js';
 import { NotFoundError, ValidationError } from '../../accounting/errors.js';
 import { readStream, StreamTooLargeError } from '../../shared/read-stream.js';
 import { ObjectExistsError } from '../errors.js';
-import { ACTION_FAILED, isdocArchivedType, type SourceRef } from '../events/action-events.js';
+import { ACTION_FAILED, isdocArchivedType, type Problem, type SourceRef } from '../events/action-events.js';
 import { recordDetailType } from '../events/envelope.js';
 import type { Clock, EventPublisher, Logger, ObjectInfo, ObjectStore } from '../ports.js';
 import { actionContextDeps, defineEventAction, eventSourceOf } from './action-definition.js';
@@ -70,16 +76,37 @@ function isNewer(info: ObjectInfo, modifiedDate: string | null): boolean {
   return Date.parse(decodeURIComponent(theirs)) > Date.parse(modifiedDate);
 }
 
-export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promise<ActionOutcome> {
-  const { envelope } = event;
-  const { recordType } = envelope;
-  const collection = collectionOf(recordType)?.name;
-  if (!hasIsdoc(recordType) || !collection) {
-    return { status: 'skipped', reason: `no ISDOC for ${envelope.recordType}` };
-  }
-  if (!deps.config.isdoc.enabled) return { status: 'skipped', reason: 'ISDOC archive is off' };
-  const log = { action: ARCHIVE_ACTION, recordId: envelope.id, eventId: event.eventId };
+/** One archive run: the event, the document as the service holds it, and how to report. */
+interface ArchiveRun {
+  deps: ArchiveDeps;
+  event: ActionEvent;
+  recordType: IsdocRecordType;
+  /** The collection of the record type (`IssuedInvoices`, `IssuedAdvanceInvoices`). */
+  collection: string;
+  record: ApiRecord;
+  documentNumber: string;
+  ctx: OutcomeContext;
+  log: Record<string, string>;
+}
 
+/** An early end of a run: its outcome. */
+const isOutcome = (value: unknown): value is ActionOutcome =>
+  typeof value === 'object' && value !== null && 'status' in value;
+
+async function fail(run: ArchiveRun, problem: Problem): Promise<ActionOutcome> {
+  run.deps.logger.warn('isdoc archive failed', { ...run.log, kind: problem.kind, message: problem.message });
+  await publishFailure(run.deps, run.ctx, problem);
+  return { status: 'failed', reason: problem.kind };
+}
+
+/** The document from the service: the run, or why there is nothing to archive. */
+async function startRun(
+  deps: ArchiveDeps,
+  event: ActionEvent,
+  recordType: IsdocRecordType,
+  collection: string,
+): Promise<ArchiveRun | ActionOutcome> {
+  const { envelope } = event;
   let record: ApiRecord;
   try {
     record = await resolveRecord(deps.api, envelope);
@@ -95,75 +122,90 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
     modifiedDate: envelope.modifiedDate,
   };
   const ctx: OutcomeContext = { action: ARCHIVE_ACTION, event, source };
-  const fail = async (problem: ReturnType<typeof problemOf>): Promise<ActionOutcome> => {
-    deps.logger.warn('isdoc archive failed', { ...log, kind: problem.kind, message: problem.message });
-    await publishFailure(deps, ctx, problem);
-    return { status: 'failed', reason: problem.kind };
-  };
-  if (!documentNumber) return fail(problemOf('invalidDocument', 'the document has no DocumentNumber'));
+  const log = { action: ARCHIVE_ACTION, recordId: envelope.id, eventId: event.eventId };
+  const run = { deps, event, recordType, collection, record, documentNumber: documentNumber ?? '', ctx, log };
+  if (!documentNumber) return fail(run, problemOf('invalidDocument', 'the document has no DocumentNumber'));
+  return run;
+}
 
-  // 1. Download; 204 means "not ready": a few short waits here, then redelivery until the deadline.
+/** 1. Download; 204 means "not ready": a few short waits here, then redelivery until the deadline. */
+async function downloadIsdoc(run: ArchiveRun): Promise<Readable | ActionOutcome> {
+  const { deps, event, collection } = run;
   const { isdoc } = deps.config;
   let download: Awaited<ReturnType<AccountingApi['download']>>;
   try {
     for (let attempt = 1; ; attempt += 1) {
-      download = await deps.api.download(`${collection}.isdoc`, { params: { id: envelope.id } });
+      download = await deps.api.download(`${collection}.isdoc`, { params: { id: event.envelope.id } });
       if (!isNotReady(download) || attempt >= isdoc.notReadyAttempts) break;
       await deps.clock.sleep(isdoc.notReadyDelayMs);
     }
   } catch (error) {
     if (error instanceof ValidationError) {
-      return fail(problemOf('validation', 'the service refused the ISDOC export', error));
+      return fail(run, problemOf('validation', 'the service refused the ISDOC export', error));
     }
     if (error instanceof NotFoundError) return { status: 'skipped', reason: 'document not found' };
     throw error;
   }
-  if (isNotReady(download)) {
-    const start = event.time ?? new Date(envelope.modifiedDate ?? deps.clock.now().toISOString());
-    const deadline = start.getTime() + isdoc.notReadyDeadlineSeconds * 1000;
-    if (deps.clock.now().getTime() >= deadline) {
-      return fail(
-        problemOf(
-          'notReady',
-          `the ISDOC export was still not ready ${isdoc.notReadyDeadlineSeconds} s after the event`,
-        ),
-      );
-    }
-    deps.logger.info('isdoc not ready', log);
-    throw new RetryLaterError('ISDOC export not ready (204)', isdoc.notReadyDelayMs);
+  if (!isNotReady(download)) return download.body;
+  const start = event.time ?? new Date(event.envelope.modifiedDate ?? deps.clock.now().toISOString());
+  const deadline = start.getTime() + isdoc.notReadyDeadlineSeconds * 1000;
+  if (deps.clock.now().getTime() >= deadline) {
+    const message = `the ISDOC export was still not ready ${isdoc.notReadyDeadlineSeconds} s after the event`;
+    return fail(run, problemOf('notReady', message));
   }
+  deps.logger.info('isdoc not ready', run.log);
+  throw new RetryLaterError('ISDOC export not ready (204)', isdoc.notReadyDelayMs);
+}
 
-  // 2. Buffer (capped) and validate before anything is written.
+/** 2. Buffer (capped) and validate before anything is written. */
+async function readValidIsdoc(run: ArchiveRun, body: Readable): Promise<Buffer | ActionOutcome> {
+  const { maxBytes } = run.deps.config.isdoc;
   let bytes: Buffer;
   try {
-    bytes = await readStream(download.body, { maxBytes: isdoc.maxBytes });
+    bytes = await readStream(body, { maxBytes });
   } catch (error) {
     if (error instanceof StreamTooLargeError) {
-      return fail(problemOf('tooLarge', `the ISDOC export exceeds ${isdoc.maxBytes} bytes`));
+      return fail(run, problemOf('tooLarge', `the ISDOC export exceeds ${maxBytes} bytes`));
     }
     throw error;
   }
   try {
-    validateIsdoc(bytes.toString('utf8'), documentNumber);
+    validateIsdoc(bytes.toString('utf8'), run.documentNumber);
   } catch (error) {
-    if (error instanceof IsdocInvalidError) return fail(problemOf('invalidDocument', error.message));
+    if (error instanceof IsdocInvalidError) return fail(run, problemOf('invalidDocument', error.message));
     throw error;
   }
+  return bytes;
+}
 
-  // 3. Write once per version.
+type WriteDecision = 'write-new' | 'replace' | 'same' | 'stale' | 'republish';
+
+interface Stored {
+  key: string;
+  bytes: Buffer;
+  sha256Hex: string;
+  metadata: Record<string, string>;
+  decision: Exclude<WriteDecision, 'write-new'>;
+}
+
+/** 3. Write once per version: compare with what the key holds, write a new key only if absent. */
+async function storeOnce(run: ArchiveRun, bytes: Buffer): Promise<Stored> {
+  const { deps, event, record } = run;
+  const { envelope } = event;
   const sha256Hex = createHash('sha256').update(bytes).digest('hex');
   const sha256Base64 = Buffer.from(sha256Hex, 'hex').toString('base64');
+  const date =
+    stringField(record, 'IssueDate') ?? record.ModificationInfo?.CreatedDate ?? envelope.modifiedDate ?? '';
   const key = isdocKey({
     connection: envelope.connection,
-    recordType,
-    documentNumber,
+    recordType: run.recordType,
+    documentNumber: run.documentNumber,
     id: envelope.id,
-    date:
-      stringField(record, 'IssueDate') ?? record.ModificationInfo?.CreatedDate ?? envelope.modifiedDate ?? '',
+    date,
   });
   const metadata = {
     'document-id': envelope.id,
-    'document-number': encodeURIComponent(documentNumber),
+    'document-number': encodeURIComponent(run.documentNumber),
     'modified-date': encodeURIComponent(envelope.modifiedDate ?? ''),
     'event-id': encodeURIComponent(event.eventId),
     sha256: sha256Hex,
@@ -178,8 +220,7 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
       metadata,
       ifNoneMatch,
     });
-
-  const decide = async (): Promise<'write-new' | 'replace' | 'same' | 'stale' | 'republish'> => {
+  const decide = async (): Promise<WriteDecision> => {
     const existing = await deps.objects.head(key);
     if (!existing) return 'write-new';
     if (sameContent(existing, sha256Hex, sha256Base64)) {
@@ -192,6 +233,7 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
   if (decision === 'write-new') {
     try {
       await put(true);
+      decision = 'replace';
     } catch (error) {
       if (!(error instanceof ObjectExistsError)) throw error;
       // Someone wrote the key between our check and our write: compare again.
@@ -203,60 +245,83 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
     // A new version of the document: the bucket is versioned, the earlier version stays retrievable.
     await put(false);
   }
-  if (decision === 'same' || decision === 'stale') {
-    deps.logger.info('isdoc already archived', { ...log, key, decision });
-    return { status: 'duplicate', reason: decision === 'same' ? 'same checksum' : 'newer version stored' };
-  }
+  return { key, bytes, sha256Hex, metadata, decision: decision as Stored['decision'] };
+}
 
-  // 4. Optional PDF beside it (streamed; not validated).
-  let pdfKey: string | undefined;
-  const wantedPdfKey = key.replace(/\.isdoc$/, '.pdf');
-  // On a re-announcement the PDF is written only if the earlier attempt did not get to it.
-  if (isdoc.pdf && decision === 'republish' && (await deps.objects.head(wantedPdfKey))) {
-    pdfKey = wantedPdfKey;
-  } else if (isdoc.pdf) {
-    const pdf = await deps.api.download(`${collection}.pdf`, {
-      params: { id: envelope.id },
-      query: { Language: 'Current' },
-    });
-    if (isNotReady(pdf)) {
-      deps.logger.warn('pdf not ready, archived isdoc only', log);
-    } else {
-      pdfKey = wantedPdfKey;
-      await deps.objects.put({
-        key: pdfKey,
-        body: pdf.body,
-        contentType: 'application/pdf',
-        ...(pdf.contentLength !== undefined ? { contentLength: pdf.contentLength } : {}),
-        metadata,
-      });
-    }
+/** 4. Optional PDF beside it (streamed; not validated); on a re-announcement only if still missing. */
+async function archivePdf(run: ArchiveRun, stored: Stored): Promise<string | undefined> {
+  const { deps, event, collection } = run;
+  if (!deps.config.isdoc.pdf) return undefined;
+  const pdfKey = stored.key.replace(/\.isdoc$/, '.pdf');
+  if (stored.decision === 'republish' && (await deps.objects.head(pdfKey))) return pdfKey;
+  const pdf = await deps.api.download(`${collection}.pdf`, {
+    params: { id: event.envelope.id },
+    query: { Language: 'Current' },
+  });
+  if (isNotReady(pdf)) {
+    deps.logger.warn('pdf not ready, archived isdoc only', run.log);
+    return undefined;
   }
+  await deps.objects.put({
+    key: pdfKey,
+    body: pdf.body,
+    contentType: 'application/pdf',
+    ...(pdf.contentLength !== undefined ? { contentLength: pdf.contentLength } : {}),
+    metadata: stored.metadata,
+  });
+  return pdfKey;
+}
 
+async function announceArchived(run: ArchiveRun, stored: Stored, pdfKey: string | undefined) {
+  const { deps, event } = run;
   await publishOutcome(
     deps.publisher,
     event.source,
-    isdocArchivedType(recordType),
+    isdocArchivedType(run.recordType),
     {
-      ...outcomeBase(ctx, 'IsdocArchived', deps.clock, sha256Hex),
-      documentNumber,
+      ...outcomeBase(run.ctx, 'IsdocArchived', deps.clock, stored.sha256Hex),
+      documentNumber: run.documentNumber,
       archive: {
         ...(deps.config.archiveBucket ? { bucket: deps.config.archiveBucket } : {}),
-        key,
-        sha256: sha256Hex,
-        size: bytes.length,
+        key: stored.key,
+        sha256: stored.sha256Hex,
+        size: stored.bytes.length,
         contentType: ISDOC_CONTENT_TYPE,
         ...(pdfKey ? { pdfKey } : {}),
       },
     },
     deps.clock.now(),
   );
-  if (decision === 'republish') {
+}
+
+export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promise<ActionOutcome> {
+  const { recordType } = event.envelope;
+  const collection = collectionOf(recordType)?.name;
+  if (!hasIsdoc(recordType) || !collection) {
+    return { status: 'skipped', reason: `no ISDOC for ${recordType}` };
+  }
+  if (!deps.config.isdoc.enabled) return { status: 'skipped', reason: 'ISDOC archive is off' };
+  const run = await startRun(deps, event, recordType, collection);
+  if (isOutcome(run)) return run;
+  const body = await downloadIsdoc(run);
+  if (isOutcome(body)) return body;
+  const bytes = await readValidIsdoc(run, body);
+  if (isOutcome(bytes)) return bytes;
+  const stored = await storeOnce(run, bytes);
+  if (stored.decision === 'same' || stored.decision === 'stale') {
+    deps.logger.info('isdoc already archived', { ...run.log, key: stored.key, decision: stored.decision });
+    return {
+      status: 'duplicate',
+      reason: stored.decision === 'same' ? 'same checksum' : 'newer version stored',
+    };
+  }
+  await announceArchived(run, stored, await archivePdf(run, stored));
+  if (stored.decision === 'republish') {
     // Nothing written: only the announcement of an earlier attempt of this event is repeated (same key).
-    deps.logger.info('isdoc archive re-announced', { ...log, key });
+    deps.logger.info('isdoc archive re-announced', { ...run.log, key: stored.key });
     return { status: 'duplicate', reason: 're-announced' };
   }
-  deps.logger.info('isdoc archived', { ...log, key, size: bytes.length });
+  deps.logger.info('isdoc archived', { ...run.log, key: stored.key, size: bytes.length });
   return { status: 'done' };
 }
 
