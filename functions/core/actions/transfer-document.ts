@@ -136,6 +136,126 @@ function earliest(dates: (string | null | undefined)[], lookbackSeconds: number)
   return new Date(Math.max(0, base - lookbackSeconds * 1000)).toISOString();
 }
 
+/** One transfer run: the event, its step of the chain, and how to report. */
+interface TransferRun {
+  deps: TransferDeps;
+  event: ActionEvent;
+  step: TransferStepSpec;
+  /** Named as the service holds it once read (its `documentNumber` is updated then). */
+  source: SourceRef;
+  ctx: OutcomeContext;
+  log: Record<string, string>;
+}
+
+async function publishTransferred(
+  run: TransferRun,
+  target: ApiRecord,
+  warnings: Created['warnings'],
+  recovered: boolean,
+): Promise<TransferRecordResult> {
+  const { deps, event, step } = run;
+  const targetNumber = stringField(target, 'DocumentNumber');
+  await publishOutcome(
+    deps.publisher,
+    event.source,
+    transferredType(step.sourceRecordType),
+    {
+      ...outcomeBase(run.ctx, 'Transferred', deps.clock),
+      target: { recordType: step.targetRecordType, id: target.Id, documentNumber: targetNumber },
+      warnings,
+      recovered,
+    },
+    deps.clock.now(),
+  );
+  if (warnings.length > 0) deps.logger.warn('transfer warnings', { ...run.log, warnings });
+  return { result: 'transferred', targetId: target.Id, targetNumber, recovered };
+}
+
+/**
+ * After an unknown outcome: a target made from the source is the transfer; else the next delivery
+ * re-reads the domain state before it acts again (the source's status is logged to tell which).
+ */
+async function recoverUnknownOutcome(
+  run: TransferRun,
+  links: SourceLinks,
+  since: string,
+  error: OutcomeUnknownError,
+): Promise<TransferRecordResult> {
+  const { deps, step, event } = run;
+  const found = await findExistingTarget(deps.api, step, links, since);
+  if (found) {
+    deps.logger.warn('transfer outcome unknown, target found', { ...run.log, targetId: found.Id });
+    return publishTransferred(run, found, [], true);
+  }
+  const after = await sourceStatus(deps.api, step, event.envelope.id).catch(() => null);
+  const happened = after !== null && !step.transferableStatuses.includes(after);
+  deps.logger.warn('transfer outcome unknown, no target found', { ...run.log, status: after, happened });
+  const reason = happened
+    ? `transfer outcome unknown: the source is ${after} but its target is not visible yet`
+    : 'transfer outcome unknown and no target found';
+  throw new RetryLaterError(reason, undefined, { cause: error });
+}
+
+/** The guarded effect: domain state first, on every run, then the transfer. */
+async function transferOnce(run: TransferRun): Promise<TransferRecordResult> {
+  const { deps, step, event, source } = run;
+  const { envelope } = event;
+  // The status now, and a target already made from the source.
+  const current = await deps.api.get(step.sourceCollection, envelope.id);
+  const status = typeof current.Status === 'string' ? current.Status : null;
+  // Outcomes name the source as the service holds it, not as the event said.
+  source.documentNumber = stringField(current, 'DocumentNumber') ?? source.documentNumber;
+  const since = earliest(
+    [envelope.modifiedDate, current.ModificationInfo?.ModifiedDate],
+    deps.config.referenceLookbackSeconds,
+  );
+  const links = sourceLinks(current);
+  const existing = await findExistingTarget(deps.api, step, links, since);
+  if (existing) {
+    deps.logger.info('transfer found existing target', { ...run.log, targetId: existing.Id, status });
+    return publishTransferred(run, existing, [], true);
+  }
+  if (status === null || !step.transferableStatuses.includes(status)) {
+    deps.logger.info('transfer not applicable', { ...run.log, status });
+    // Thrown, not returned: only effects are remembered, so a reopened source can still be transferred.
+    throw new NotTransferableError(status);
+  }
+  let created: Created;
+  try {
+    created = await deps.api.create(step.operationId, { params: { id: envelope.id } });
+  } catch (error) {
+    if (!(error instanceof OutcomeUnknownError)) throw error;
+    return recoverUnknownOutcome(run, links, since, error);
+  }
+  const target = created.data ?? (await findExistingTarget(deps.api, step, links, since));
+  if (!target) throw new RetryLaterError('transfer answered without a document and none was found');
+  deps.logger.info('transferred', { ...run.log, targetId: target.Id });
+  return publishTransferred(run, target, created.warnings, false);
+}
+
+/** What an error of the guarded run comes to: an outcome, or a retry later. */
+async function settleError(run: TransferRun, error: unknown): Promise<ActionOutcome> {
+  const { deps } = run;
+  if (error instanceof NotTransferableError) {
+    return { status: 'skipped', reason: `source status ${error.sourceStatus ?? 'unknown'}` };
+  }
+  if (error instanceof ValidationError) {
+    deps.logger.warn('transfer rejected', { ...run.log, status: error.status, errors: error.errors });
+    await publishFailure(deps, run.ctx, problemOf('validation', 'the service rejected the transfer', error));
+    return { status: 'failed', reason: 'validation' };
+  }
+  if (error instanceof NotFoundError) {
+    deps.logger.info('transfer source gone', run.log);
+    return { status: 'skipped', reason: 'source not found' };
+  }
+  if (error instanceof ActionInProgressError) {
+    throw new RetryLaterError('another delivery is transferring this record', error.retryAfterMs, {
+      cause: error,
+    });
+  }
+  throw error;
+}
+
 export async function transferDocument(
   deps: TransferDeps,
   event: ActionEvent,
@@ -145,7 +265,6 @@ export async function transferDocument(
   const step = findTransferStep(envelope.recordType, deps.config.variant);
   if (!step) return { status: 'skipped', reason: `no transfer step for ${envelope.recordType}` };
   if (!deps.config.transfers[step.step]) return { status: 'skipped', reason: `step ${step.step} is off` };
-
   const source: SourceRef = {
     recordType: envelope.recordType,
     id: envelope.id,
@@ -154,105 +273,21 @@ export async function transferDocument(
   };
   const ctx: OutcomeContext = { action: step.action, event, source };
   const log = { action: step.action, recordId: envelope.id, eventId: event.eventId };
-
-  const publishTransferred = async (
-    target: ApiRecord,
-    warnings: Created['warnings'],
-    recovered: boolean,
-  ): Promise<TransferRecordResult> => {
-    const targetNumber = stringField(target, 'DocumentNumber');
-    await publishOutcome(
-      deps.publisher,
-      event.source,
-      transferredType(step.sourceRecordType),
-      {
-        ...outcomeBase(ctx, 'Transferred', deps.clock),
-        target: { recordType: step.targetRecordType, id: target.Id, documentNumber: targetNumber },
-        warnings,
-        recovered,
-      },
-      deps.clock.now(),
-    );
-    if (warnings.length > 0) deps.logger.warn('transfer warnings', { ...log, warnings });
-    return { result: 'transferred', targetId: target.Id, targetNumber, recovered };
-  };
-
+  const run: TransferRun = { deps, event, step, source, ctx, log };
   let ran = false;
-  const once = async (): Promise<TransferRecordResult> => {
-    ran = true;
-    // Domain state first, on every run: the status now, and a target already made from the source.
-    const current = await deps.api.get(step.sourceCollection, envelope.id);
-    const status = typeof current.Status === 'string' ? current.Status : null;
-    // Outcomes name the source as the service holds it, not as the event said.
-    source.documentNumber = stringField(current, 'DocumentNumber') ?? source.documentNumber;
-    const since = earliest(
-      [envelope.modifiedDate, current.ModificationInfo?.ModifiedDate],
-      deps.config.referenceLookbackSeconds,
-    );
-    const links = sourceLinks(current);
-    const existing = await findExistingTarget(deps.api, step, links, since);
-    if (existing) {
-      deps.logger.info('transfer found existing target', { ...log, targetId: existing.Id, status });
-      return publishTransferred(existing, [], true);
-    }
-    if (status === null || !step.transferableStatuses.includes(status)) {
-      deps.logger.info('transfer not applicable', { ...log, status });
-      // Thrown, not returned: only effects are remembered, so a reopened source can still be transferred.
-      throw new NotTransferableError(status);
-    }
-
-    let created: Created;
-    try {
-      created = await deps.api.create(step.operationId, { params: { id: envelope.id } });
-    } catch (error) {
-      if (!(error instanceof OutcomeUnknownError)) throw error;
-      const found = await findExistingTarget(deps.api, step, links, since);
-      if (found) {
-        deps.logger.warn('transfer outcome unknown, target found', { ...log, targetId: found.Id });
-        return publishTransferred(found, [], true);
-      }
-      // Not visible (yet), or not made: the next delivery re-reads the domain state before it acts again.
-      const after = await sourceStatus(deps.api, step, envelope.id).catch(() => null);
-      const happened = after !== null && !step.transferableStatuses.includes(after);
-      deps.logger.warn('transfer outcome unknown, no target found', { ...log, status: after, happened });
-      const reason = happened
-        ? `transfer outcome unknown: the source is ${after} but its target is not visible yet`
-        : 'transfer outcome unknown and no target found';
-      throw new RetryLaterError(reason, undefined, { cause: error });
-    }
-    const target = created.data ?? (await findExistingTarget(deps.api, step, links, since));
-    if (!target) throw new RetryLaterError('transfer answered without a document and none was found');
-    deps.logger.info('transferred', { ...log, targetId: target.Id });
-    return publishTransferred(target, created.warnings, false);
-  };
-
   try {
     const result = await deps.guard.run(
       { action: step.action, connection: envelope.connection, recordId: envelope.id },
-      once,
+      () => {
+        ran = true;
+        return transferOnce(run);
+      },
       options,
     );
     if (!ran) return { status: 'duplicate', reason: `already transferred to ${result.targetId}` };
     return { status: 'done' };
   } catch (error) {
-    if (error instanceof NotTransferableError) {
-      return { status: 'skipped', reason: `source status ${error.sourceStatus ?? 'unknown'}` };
-    }
-    if (error instanceof ValidationError) {
-      deps.logger.warn('transfer rejected', { ...log, status: error.status, errors: error.errors });
-      await publishFailure(deps, ctx, problemOf('validation', 'the service rejected the transfer', error));
-      return { status: 'failed', reason: 'validation' };
-    }
-    if (error instanceof NotFoundError) {
-      deps.logger.info('transfer source gone', log);
-      return { status: 'skipped', reason: 'source not found' };
-    }
-    if (error instanceof ActionInProgressError) {
-      throw new RetryLaterError('another delivery is transferring this record', error.retryAfterMs, {
-        cause: error,
-      });
-    }
-    throw error;
+    return settleError(run, error);
   }
 }
 
