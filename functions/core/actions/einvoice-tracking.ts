@@ -93,6 +93,111 @@ function base(sending: OpenSending, change: string, clock: Clock, ...keyParts: s
   );
 }
 
+/** The service's status of a sending; a 404 is a final `Unknown` (nothing more can be learned). */
+async function statusOf(deps: TrackerDeps, sending: OpenSending): Promise<SendingStatus> {
+  try {
+    return sendingStatusSchema.parse(
+      await deps.api.call('EInvoicing.status', { params: { sendingId: sending.sendingId } }),
+    );
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    // Report a final `Unknown` status once and stop tracking.
+    deps.logger.warn('einvoice sending unknown to the service', { sendingId: sending.sendingId });
+    return { Status: 'Unknown', IsFinal: true };
+  }
+}
+
+/** What one sending's pass came to: the events, how many were transitions, and its new state. */
+interface SendingPass {
+  events: OutcomeEvent[];
+  transitions: number;
+  /** `null`: no longer tracked (final or expired); `undefined`: unchanged. */
+  next: OpenSending | null | undefined;
+  end?: 'closed' | 'expired';
+}
+
+/** One `EInvoiceStatusChanged` per step not yet reported, in order; whether the last is final. */
+function transitionsOf(deps: TrackerDeps, sending: OpenSending, answer: SendingStatus) {
+  const steps = stepsOf(answer);
+  const fresh: Step[] = answer.History?.length
+    ? steps.slice(sending.emitted)
+    : steps.filter((s) => s.status !== sending.lastStatus || s.code !== sending.lastCode);
+  const events: OutcomeEvent[] = [];
+  let { lastStatus, lastCode, emitted } = sending;
+  let final = false;
+  fresh.forEach((step, i) => {
+    const isLast = i === fresh.length - 1;
+    emitted += 1;
+    final = isFinalStep(step.status, step.code, isLast ? answer.IsFinal : false);
+    events.push({
+      source: sending.eventSource,
+      detailType: EINVOICE_STATUS_CHANGED,
+      time: deps.clock.now(),
+      detail: einvoiceStatusChangedSchema.parse({
+        ...base(sending, 'EInvoiceStatusChanged', deps.clock, sending.sendingId, String(emitted)),
+        sendingId: sending.sendingId,
+        status: step.status,
+        previousStatus: lastStatus,
+        responseCode: step.code,
+        final,
+        sequence: emitted,
+        statusDate: step.date,
+      }),
+    });
+    lastStatus = step.status;
+    lastCode = step.code;
+  });
+  if (fresh.length === 0) final = isFinalStep(answer.Status, answer.ResponseCode, answer.IsFinal);
+  return { events, count: fresh.length, final, state: { ...sending, emitted, lastStatus, lastCode } };
+}
+
+/** The transitions of one sending and, past its deadline without a final status, `Action.Failed`. */
+function passOf(deps: TrackerDeps, sending: OpenSending, answer: SendingStatus): SendingPass {
+  const { events, count, final, state } = transitionsOf(deps, sending, answer);
+  const expired = !final && deps.clock.now().getTime() >= Date.parse(sending.deadline);
+  if (expired) {
+    events.push({
+      source: sending.eventSource,
+      detailType: ACTION_FAILED,
+      time: deps.clock.now(),
+      detail: actionFailedSchema.parse({
+        ...base(sending, 'Failed', deps.clock, sending.sendingId, 'deadline'),
+        problem: {
+          kind: 'deadline',
+          message: `e-invoice sending ${sending.sendingId} did not reach a final status before ${sending.deadline}`,
+        },
+      }),
+    });
+  }
+  if (final) return { events, transitions: count, next: null, end: 'closed' };
+  if (expired) return { events, transitions: count, next: null, end: 'expired' };
+  return { events, transitions: count, next: count > 0 ? state : undefined };
+}
+
+/** Saves what the pass learned: changed sendings replaced, ended ones moved to the finished list. */
+async function saveUpdates(
+  deps: TrackerDeps,
+  connection: string,
+  updates: ReadonlyMap<string, OpenSending | null>,
+): Promise<void> {
+  if (updates.size === 0) return;
+  const now = deps.clock.now();
+  await updateOpenSendings(deps.sendings, connection, (current) => ({
+    ...current,
+    sendings: current.sendings.flatMap((s) => {
+      if (!updates.has(s.sendingId)) return [s];
+      const next = updates.get(s.sendingId);
+      return next ? [next] : [];
+    }),
+    finished: [
+      ...recentlyFinished(current, now),
+      ...current.sendings
+        .filter((s) => updates.has(s.sendingId) && updates.get(s.sendingId) === null)
+        .map((s) => ({ recordId: s.source.id, sendingId: s.sendingId, at: now.toISOString() })),
+    ],
+  }));
+}
+
 /**
  * One pass over the open sendings of `connection`. Events are published before the list is
  * saved, so a crash repeats a transition (same `idempotencyKey`) rather than losing one.
@@ -104,97 +209,21 @@ export async function trackEInvoices(deps: TrackerDeps, connection: string): Pro
   const updates = new Map<string, OpenSending | null>();
   const result: TrackResult = { open: open.length, transitions: 0, closed: 0, expired: 0 };
   let stop: unknown;
-
   for (const sending of open) {
     let answer: SendingStatus;
     try {
-      answer = sendingStatusSchema.parse(
-        await deps.api.call('EInvoicing.status', { params: { sendingId: sending.sendingId } }),
-      );
+      answer = await statusOf(deps, sending);
     } catch (error) {
-      if (error instanceof NotFoundError) {
-        // Nothing more can be learned about it: report a final `Unknown` status once and stop tracking.
-        deps.logger.warn('einvoice sending unknown to the service', { sendingId: sending.sendingId });
-        answer = { Status: 'Unknown', IsFinal: true };
-      } else {
-        stop = error;
-        break;
-      }
+      stop = error;
+      break;
     }
-    const steps = stepsOf(answer);
-    const fresh: Step[] = answer.History?.length
-      ? steps.slice(sending.emitted)
-      : steps.filter((s) => s.status !== sending.lastStatus || s.code !== sending.lastCode);
-    const events: OutcomeEvent[] = [];
-    let { lastStatus, lastCode, emitted } = sending;
-    let final = false;
-    fresh.forEach((step, i) => {
-      const isLast = i === fresh.length - 1;
-      emitted += 1;
-      final = isFinalStep(step.status, step.code, isLast ? answer.IsFinal : false);
-      events.push({
-        source: sending.eventSource,
-        detailType: EINVOICE_STATUS_CHANGED,
-        time: deps.clock.now(),
-        detail: einvoiceStatusChangedSchema.parse({
-          ...base(sending, 'EInvoiceStatusChanged', deps.clock, sending.sendingId, String(emitted)),
-          sendingId: sending.sendingId,
-          status: step.status,
-          previousStatus: lastStatus,
-          responseCode: step.code,
-          final,
-          sequence: emitted,
-          statusDate: step.date,
-        }),
-      });
-      lastStatus = step.status;
-      lastCode = step.code;
-    });
-    if (fresh.length === 0) final = isFinalStep(answer.Status, answer.ResponseCode, answer.IsFinal);
-
-    const expired = !final && deps.clock.now().getTime() >= Date.parse(sending.deadline);
-    if (expired) {
-      events.push({
-        source: sending.eventSource,
-        detailType: ACTION_FAILED,
-        time: deps.clock.now(),
-        detail: actionFailedSchema.parse({
-          ...base(sending, 'Failed', deps.clock, sending.sendingId, 'deadline'),
-          problem: {
-            kind: 'deadline',
-            message: `e-invoice sending ${sending.sendingId} did not reach a final status before ${sending.deadline}`,
-          },
-        }),
-      });
-    }
-    await publishOutcomes(deps.publisher, events);
-    result.transitions += fresh.length;
-    if (final || expired) {
-      updates.set(sending.sendingId, null);
-      if (final) result.closed += 1;
-      else result.expired += 1;
-    } else if (fresh.length > 0) {
-      updates.set(sending.sendingId, { ...sending, emitted, lastStatus, lastCode });
-    }
+    const pass = passOf(deps, sending, answer);
+    await publishOutcomes(deps.publisher, pass.events);
+    result.transitions += pass.transitions;
+    if (pass.end) result[pass.end] += 1;
+    if (pass.next !== undefined) updates.set(sending.sendingId, pass.next);
   }
-
-  if (updates.size > 0) {
-    const now = deps.clock.now();
-    await updateOpenSendings(deps.sendings, connection, (current) => ({
-      ...current,
-      sendings: current.sendings.flatMap((s) => {
-        if (!updates.has(s.sendingId)) return [s];
-        const next = updates.get(s.sendingId);
-        return next ? [next] : [];
-      }),
-      finished: [
-        ...recentlyFinished(current, now),
-        ...current.sendings
-          .filter((s) => updates.has(s.sendingId) && updates.get(s.sendingId) === null)
-          .map((s) => ({ recordId: s.source.id, sendingId: s.sendingId, at: now.toISOString() })),
-      ],
-    }));
-  }
+  await saveUpdates(deps, connection, updates);
   result.open -= result.closed + result.expired;
   deps.logger.info('einvoice tracking pass', { connection, ...result });
   if (stop !== undefined) throw stop;
