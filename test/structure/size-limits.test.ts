@@ -20,11 +20,6 @@ const FILE_EXCEPTIONS: Readonly<Record<string, string>> = {
 
 /** Functions allowed over the limit (`path#qualified name`), each with its reason. */
 const FUNCTION_EXCEPTIONS: Readonly<Record<string, string>> = {
-  'functions/core/actions/archive-isdoc.ts#archiveIsdoc': 'being split (action registry)',
-  'functions/core/actions/einvoice-tracking.ts#trackEInvoices': 'being split (action registry)',
-  'functions/core/actions/send-invoice.ts#sendInvoice': 'being split (action registry)',
-  'functions/core/actions/send-invoice.ts#sendInvoice>once': 'being split (action registry)',
-  'functions/core/actions/transfer-document.ts#transferDocument': 'being split (action registry)',
   'functions/local/runtime.ts#startRuntime': 'being split (local runtime for many connections)',
 };
 
