@@ -33,8 +33,8 @@ export const DISPATCHER_HANDLER = 'dispatch-polls';
 export const CONNECTION_POLLER_HANDLER = 'poll-connections';
 /** Every connection's events: `source` is `accounting.<connection>`. */
 export const CONNECTION_SOURCE_PREFIX = 'accounting.';
-/** What the connection poller publishes: record changes and connection health. */
-export const CONNECTION_POLLER_DETAIL_TYPES = ['*.Created', '*.Updated', '*.Deleted'] as const;
+/** What every poller publishes: `<RecordType>.<Change>` of the record events (`StringLike` patterns). */
+export const POLLER_DETAIL_TYPE_PATTERNS = ['*.Created', '*.Updated', '*.Deleted'] as const;
 /** Receives of one poll request before it goes to the dead-letter queue. */
 export const POLL_MAX_RECEIVE_COUNT = 3;
 /** A poll request older than this is dropped: newer ones of the same connection follow every minute. */
@@ -154,7 +154,7 @@ export class ConnectionPolling extends Construct {
           StringLike: {
             'events:source': [`${CONNECTION_SOURCE_PREFIX}*`],
             'events:detail-type': [
-              ...CONNECTION_POLLER_DETAIL_TYPES,
+              ...POLLER_DETAIL_TYPE_PATTERNS,
               CONNECTION_UNHEALTHY,
               CONNECTION_RECOVERED,
             ],

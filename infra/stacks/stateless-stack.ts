@@ -30,7 +30,7 @@ import { eventSourceOf, type InfraConfig, idempotencyExpirySeconds, namePrefix }
 import { acknowledgeWildcardResource } from '../constructs/acknowledge-wildcards.js';
 import { AlarmTopic } from '../constructs/alarm-topic.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from '../constructs/app-function.js';
-import { ConnectionPolling } from '../constructs/connection-polling.js';
+import { ConnectionPolling, POLLER_DETAIL_TYPE_PATTERNS } from '../constructs/connection-polling.js';
 import { FUNCTION_ENV } from '../constructs/function-env.js';
 import { useBucket, useEventBus, useQueueSend, useSecret, useTable } from '../constructs/grants.js';
 import { accessOf, POLLER_HANDLER } from '../constructs/handler-access.js';
@@ -43,11 +43,11 @@ import { OrderIntake } from '../constructs/order-intake.js';
 import { scheduledFunctionAlarms } from '../constructs/scheduled-function-alarms.js';
 import { ARCHIVE_PREFIX, type StatefulResources } from './stateful-stack.js';
 
-/** Detail-type of a failed action (functions/core/events/action-events.ts). */
-export { ACTION_FAILED, POLLER_HANDLER };
-
-/** Detail-types the poller publishes: `<RecordType>.<Change>` of the record events. */
-export const POLLER_DETAIL_TYPE_PATTERNS = ['*.Created', '*.Updated', '*.Deleted'] as const;
+/**
+ * The detail-type of a failed action (functions/core/events/action-events.ts), the detail-type
+ * patterns every poller publishes (`<RecordType>.<Change>`) and the poller's handler module.
+ */
+export { ACTION_FAILED, POLLER_DETAIL_TYPE_PATTERNS, POLLER_HANDLER };
 
 export interface StatelessStackProps extends StackProps {
   readonly config: InfraConfig;

@@ -39,11 +39,11 @@ export interface ConnectionPollResult {
   health?: HealthReport;
 }
 
-export function sourceOf(connection: string): string {
+function sourceOf(connection: string): string {
   return `accounting.${connection}`;
 }
 
-export function collectionsOf(entry: ConnectionEntry): CollectionName[] {
+function collectionsOf(entry: ConnectionEntry): CollectionName[] {
   return entry.collections ?? [...defaultPolledCollectionsFor(entry.variant)];
 }
 
@@ -51,7 +51,7 @@ export function collectionsOf(entry: ConnectionEntry): CollectionName[] {
  * The API with the first failure of the connection as a whole remembered (the change detector
  * keeps only a summary of each collection's error).
  */
-export function observeConnectionFailures(api: AccountingApi): {
+function observeConnectionFailures(api: AccountingApi): {
   api: AccountingApi;
   failure(): HealthReport | undefined;
 } {
@@ -88,10 +88,7 @@ export function observeConnectionFailures(api: AccountingApi): {
 }
 
 /** Healthy when any collection answered; unhealthy when all failed for a reason of the connection. */
-export function healthOf(
-  summary: PollAllSummary,
-  failure: HealthReport | undefined,
-): HealthReport | undefined {
+function healthOf(summary: PollAllSummary, failure: HealthReport | undefined): HealthReport | undefined {
   const answered = summary.collections.some((c) => c.status === 'ok' || c.status === 'unavailable');
   if (answered) return { ok: true };
   return failure;
