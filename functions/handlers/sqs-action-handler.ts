@@ -27,8 +27,6 @@ import {
   withinDeadline,
 } from './invocation-deadline.js';
 
-export { DeadLetterError } from '../core/actions/dead-letter-sink.js';
-
 export type SqsActionHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 /** What an SQS action handler needs beyond its action's dependencies. */

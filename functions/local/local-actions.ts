@@ -22,8 +22,6 @@ import { buildRoutes, type Route } from '../core/routes.js';
 import { ENV } from '../shared/env-names.js';
 import { LOCAL_RESOURCES, type LocalStores } from './local-stores.js';
 
-export { DeadLetterError } from '../core/actions/dead-letter-sink.js';
-
 /** A publisher with per-route dead-letter sinks (the local bus). */
 type BindablePublisher = EventPublisher & { deadLetterSink?(routeId: string): DeadLetterSink };
 
