@@ -1,7 +1,7 @@
 /**
  * The benchmark's charts, drawn from its results (`bench/results/*.json`): backfill requests
- * against the minimum, event throughput, change-to-event latency, and the naive full scan against
- * ours. `npm run bench` writes them next to its JSON; `npm run bench:charts [-- FILE]` draws them
+ * against the minimum, event throughput, change-to-event latency, the naive full scan against
+ * ours, and what one of many connections costs a month. `npm run bench` writes them next to its JSON; `npm run bench:charts [-- FILE]` draws them
  * again from a results file without running anything.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -123,12 +123,37 @@ export function naiveChart(r: BenchResults): BarChart {
   };
 }
 
-export const CHARTS = {
+/** What one connection costs a month, item by item (only when the run measured connections). */
+export function connectionsCostChart(r: BenchResults): BarChart | undefined {
+  const c = r.connections;
+  if (!c) return undefined;
+  return {
+    title: `${thousands(c.count)} connections: cost per connection-month`,
+    subtitle: `USD at the prices in docs/deploy.md, from measured counts; total $${c.costPerConnectionMonthUsd}, ${c.requestsPerConnectionPerCycle} requests per connection per cycle`,
+    unit: '$',
+    groups: [
+      {
+        title: 'per item',
+        bars: [...c.details.cost]
+          .sort((a, b) => b.usd - a.usd)
+          .map((l, i) => ({
+            label: l.item,
+            value: l.usd,
+            text: `$${l.usd.toFixed(3)}`,
+            colour: PALETTE[i % PALETTE.length],
+          })),
+      },
+    ],
+  };
+}
+
+export const CHARTS: Record<string, (r: BenchResults) => BarChart | undefined> = {
   'backfill-requests': backfillRequestsChart,
   throughput: throughputChart,
   latency: latencyChart,
   'naive-vs-ours': naiveChart,
-} as const;
+  'connections-cost': connectionsCostChart,
+};
 
 /** Writes one SVG per chart next to `resultsFile` (`latest.json` → `latest-<chart>.svg`); returns their paths. */
 export async function writeCharts(results: BenchResults, resultsFile: string): Promise<string[]> {
@@ -137,8 +162,10 @@ export async function writeCharts(results: BenchResults, resultsFile: string): P
   await mkdir(dir, { recursive: true });
   const written: string[] = [];
   for (const [name, chart] of Object.entries(CHARTS)) {
+    const drawn = chart(results);
+    if (!drawn) continue;
     const path = join(dir, `${stem}-${name}.svg`);
-    await writeFile(path, renderBarChart(chart(results)));
+    await writeFile(path, renderBarChart(drawn));
     written.push(path);
   }
   return written;

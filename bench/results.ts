@@ -36,6 +36,23 @@ export const benchResultsSchema = z
     ratios: z.object({ requestsPerCycle: num }).strict(),
     actions: z.object({ isdocArchivesPerSecond: num, transfersPerSecond: num }).strict(),
     bundles: z.array(z.object({ name: z.string(), bytes: z.number().int(), coldImportMs: num }).strict()),
+    /** Many connections on the multi-connection design (bench/connections.ts); absent from older runs. */
+    connections: z
+      .object({
+        count: z.number().int(),
+        requestsPerConnectionPerCycle: num,
+        cycleP95Ms: num,
+        maxConcurrentPolls: z.number().int(),
+        costPerConnectionMonthUsd: num,
+        /** How it was measured and what the cost is made of (connections.ts, `ConnectionsFigures`). */
+        details: z.looseObject({
+          collectionsPerConnection: z.number().int(),
+          idleRequestsPerConnectionPerCycle: num,
+          cost: z.array(z.object({ item: z.string(), usd: num, arithmetic: z.string() }).strict()),
+        }),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -87,6 +104,21 @@ export function checkTargets(r: BenchResults): Target[] {
     target: '≥ 100',
     met: r.ratios.requestsPerCycle >= 100,
   });
+  if (r.connections) {
+    const c = r.connections;
+    targets.push({
+      name: `${c.count} connections: idle requests per connection per cycle`,
+      measured: String(c.details.idleRequestsPerConnectionPerCycle),
+      target: `= polled collections (${c.details.collectionsPerConnection})`,
+      met: c.details.idleRequestsPerConnectionPerCycle <= c.details.collectionsPerConnection,
+    });
+    targets.push({
+      name: `${c.count} connections: cost per connection-month`,
+      measured: `$${c.costPerConnectionMonthUsd}`,
+      target: 'unnoticed by a small company (≤ $5)',
+      met: c.costPerConnectionMonthUsd <= 5,
+    });
+  }
   for (const b of r.bundles) {
     targets.push({
       name: `bundle ${b.name}`,

@@ -1,12 +1,15 @@
 /**
  * `npm run bench [-- --quick]` — every scenario against the sandbox, side by side in one run:
  * idle cost, backfills (each in its own process for a clean peak RSS), change-to-event latency
- * under the activity generator, the naive full-scan baseline, action throughput, and the size and
- * cold import time of every Lambda bundle. Prints a table and writes `bench/results/latest.json`
- * (`--quick`: `bench/results/quick.json`, git-ignored; `--out FILE` elsewhere).
+ * under the activity generator, the naive full-scan baseline, action throughput, the size and
+ * cold import time of every Lambda bundle, and many connections on the multi-connection design
+ * (bench/connections.ts, in its own process: 1,000 connections, `--quick` 50). Prints a table and
+ * writes `bench/results/latest.json` (`--quick`: `bench/results/quick.json`, git-ignored; `--out
+ * FILE` elsewhere; `--only connections`: that scenario alone, its key replaced in the existing
+ * results file).
  */
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +21,7 @@ import { startSandbox } from '../sandbox/index.js';
 import { measureActions } from './actions.js';
 import { measureBundles } from './bundles.js';
 import { writeCharts } from './charts.js';
+import type { ConnectionsFigures } from './connections.js';
 import { createNaivePoller } from './naive-poller.js';
 import { createBenchPoller } from './poller-deps.js';
 import { type BenchResults, benchResultsSchema, checkTargets } from './results.js';
@@ -31,7 +35,7 @@ const PAGE_SIZE = 100;
 const collections: readonly CollectionName[] = defaultPolledCollections;
 
 const { values: flags } = parseArgs({
-  options: { quick: { type: 'boolean' }, out: { type: 'string' } },
+  options: { quick: { type: 'boolean' }, out: { type: 'string' }, only: { type: 'string' } },
   strict: true,
 });
 const quick = flags.quick === true;
@@ -185,7 +189,62 @@ async function latencyScenario(): Promise<BenchResults['latency']> {
   }
 }
 
+/** The connections scenario in a child process (its own peak RSS); its figures are its last line. */
+async function connectionsScenario(): Promise<ConnectionsFigures> {
+  const [count, cycles] = quick ? ['50', '2'] : ['1000', '5'];
+  const child = run(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'bench', 'connections-child.ts'), '--count', count, '--cycles', cycles],
+    { cwd: root, maxBuffer: 1024 * 1024 },
+  );
+  child.child.stderr?.pipe(process.stderr);
+  const { stdout } = await child;
+  const figures = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ConnectionsFigures;
+  log(
+    `connections ${figures.count}: ${figures.requestsPerConnectionPerCycle} requests per connection per cycle (idle ${figures.details.idleRequestsPerConnectionPerCycle}), cycle p95 ${figures.cycleP95Ms} ms, ${figures.maxConcurrentPolls} polls at once at most, $${figures.costPerConnectionMonthUsd} per connection-month`,
+  );
+  return figures;
+}
+
+function printConnectionsAndTargets(results: BenchResults): void {
+  const out = process.stdout;
+  if (results.connections) {
+    out.write(`\n${results.connections.count} connections: cost per connection-month\n`);
+    out.write(
+      formatTable(
+        ['item', 'USD', 'arithmetic'],
+        results.connections.details.cost.map((l) => [l.item, l.usd, l.arithmetic]),
+      ),
+    );
+  }
+  out.write('\ntargets\n');
+  out.write(
+    formatTable(
+      ['figure', 'measured', 'target', 'met'],
+      checkTargets(results).map((t) => [t.name, t.measured, t.target, t.met ? 'yes' : 'NO']),
+    ),
+  );
+}
+
+/**
+ * `--only connections`: that scenario alone; its key is replaced in the results file, whose other
+ * keys keep the run that measured them.
+ */
+async function onlyConnections(): Promise<void> {
+  const previous = benchResultsSchema.parse(JSON.parse(await readFile(outFile, 'utf8')));
+  const results = benchResultsSchema.parse({ ...previous, connections: await connectionsScenario() });
+  await writeFile(outFile, `${JSON.stringify(results, null, 2)}\n`);
+  const charts = await writeCharts(results, outFile);
+  printConnectionsAndTargets(results);
+  process.stdout.write(`wrote ${outFile}\n`);
+  for (const chart of charts) process.stdout.write(`wrote ${chart}\n`);
+}
+
 async function main(): Promise<void> {
+  if (flags.only !== undefined) {
+    if (flags.only !== 'connections') throw new Error(`--only: expected connections, got ${flags.only}`);
+    return onlyConnections();
+  }
   const sizes = quick ? [1_000, 10_000] : [10_000, 100_000];
   log(
     `start (${quick ? 'quick' : 'full'}): node ${process.version}, ${availableParallelism()} cpus (${cpus()[0]?.model ?? '?'})`,
@@ -198,6 +257,7 @@ async function main(): Promise<void> {
   for (const [i, n] of sizes.entries()) backfills.push(await backfillScenario(n, i === sizes.length - 1));
   const latency = await latencyScenario();
   const actions = await measureActions({ quick, log });
+  const connections = await connectionsScenario();
 
   const largest = backfills.at(-1)!;
   const baseline = largest.baseline ?? { requestsPerCycle: 0, seconds: 0 };
@@ -209,6 +269,7 @@ async function main(): Promise<void> {
     ratios: { requestsPerCycle: round(baseline.requestsPerCycle / Math.max(1, largest.steadyRequests), 1) },
     actions,
     bundles,
+    connections,
   });
 
   await mkdir(dirname(outFile), { recursive: true });
@@ -248,13 +309,7 @@ async function main(): Promise<void> {
       results.bundles.map((b) => [b.name, b.bytes, b.coldImportMs]),
     ),
   );
-  out.write('\ntargets\n');
-  out.write(
-    formatTable(
-      ['figure', 'measured', 'target', 'met'],
-      checkTargets(results).map((t) => [t.name, t.measured, t.target, t.met ? 'yes' : 'NO']),
-    ),
-  );
+  printConnectionsAndTargets(results);
   out.write(
     `\nidle ${results.idle.requestsPerCollectionPerCycle} req/collection/cycle · latency p50 ${results.latency.p50Ms} ms p95 ${results.latency.p95Ms} ms (interval ${results.latency.intervalMs} ms) · ISDOC archives ${results.actions.isdocArchivesPerSecond}/s · transfers ${results.actions.transfersPerSecond}/s\n`,
   );

@@ -33,9 +33,9 @@ describe('bench charts', () => {
   });
 
   it('labels each bar with the measured figure', () => {
-    const svg = renderBarChart(CHARTS['backfill-requests'](results));
+    const svg = renderBarChart(CHARTS['backfill-requests']!(results)!);
     for (const b of results.backfill) expect(svg).toContain(`${b.requests.toLocaleString('en-US')} requests`);
-    expect(renderBarChart(CHARTS['naive-vs-ours'](results))).toContain(
+    expect(renderBarChart(CHARTS['naive-vs-ours']!(results)!)).toContain(
       `${results.baseline.requestsPerCycle.toLocaleString('en-US')} requests`,
     );
   });
@@ -66,7 +66,7 @@ describe('bench charts', () => {
         new URL(`../../bench/results/latest-${name}.svg`, import.meta.url),
         'utf8',
       );
-      expect(committed, name).toBe(renderBarChart(chart(results)));
+      expect(committed, name).toBe(renderBarChart(chart(results)!));
     }
   });
 });

@@ -1,0 +1,242 @@
+/**
+ * The multi-connection deployment of the connections benchmark, in one process: the sandbox
+ * serving N companies, dynalite for the registry, the checkpoints and the rate-limit buckets, the
+ * in-process SQS FIFO stand-in for the poll queue, Secrets Manager and EventBridge answered in
+ * process and metered (connections-meters.ts), the dispatcher handler, and K poller "containers"
+ * (the event source's concurrency), each with what a Lambda container keeps between invocations:
+ * its clients of the connections it served and its rate limiter.
+ */
+import { createRequire } from 'node:module';
+import { type DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
+import { createAccountingClient } from '../functions/accounting/client.js';
+import { createDynamoDbCheckpointStore } from '../functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createDynamoDbConnectionRegistry } from '../functions/adapters/aws/dynamodb-connection-registry.js';
+import { createDynamoDbRateLimiter } from '../functions/adapters/aws/dynamodb-rate-limiter.js';
+import { createSqsPollQueue } from '../functions/adapters/aws/sqs-poll-queue.js';
+import { createConnectionSecretResolver } from '../functions/adapters/connection-secrets.js';
+import {
+  createCheckpointTable,
+  createConnectionRegistryTable,
+  createDynaliteClient,
+} from '../functions/adapters/local/embedded-servers.js';
+import { createMemoryObjectStore } from '../functions/adapters/local/memory-object-store.js';
+import {
+  type ConnectionEntry,
+  parseConnectionEntry,
+} from '../functions/core/connections/connection-entry.js';
+import { connectionAccountingConfig } from '../functions/core/connections/connection-secret.js';
+import type { ConnectionRegistry } from '../functions/core/connections/registry.js';
+import { requestLimiterFor } from '../functions/core/connections/request-limiter.js';
+import type { Clock } from '../functions/core/ports.js';
+import { createConnectionClients } from '../functions/handlers/connection-clients.js';
+import { createHandler as createDispatcher } from '../functions/handlers/dispatch-polls.js';
+import { type ConnectionPollerDeps, RATE_LIMIT_PREFETCH } from '../functions/handlers/poll-connections.js';
+import { loadPollerSettings } from '../functions/handlers/poller-config.js';
+import { silentLogger } from '../functions/shared/logger.js';
+import { type Sandbox, startSandbox } from '../sandbox/index.js';
+import { createFifoQueueStandIn, type FifoQueueStandIn } from '../test/fakes/fifo-queue.js';
+import {
+  type CountingPublisher,
+  createCountingPublisher,
+  createMeteredLogger,
+  createMeteredMetrics,
+  createSecretsManagerTwin,
+  type DynamoDbMeter,
+  type MeteredLogger,
+  type MeteredMetrics,
+  meterDynamoDb,
+  type SecretsManagerTwin,
+} from './connections-meters.js';
+import { type DynaliteProcess, startDynaliteProcess } from './dynalite-process.js';
+
+/** The name of company k's connection, as `run --companies` names them. */
+export const connectionName = (k: number) => `sandbox-${k}`;
+/** The sandbox's request-count key of company k's API key. */
+export const credentialOf = (k: number) => (k === 1 ? 'api-key:sandbox' : `api-key:sandbox-${k}`);
+const secretIdOf = (k: number) => `accounting-events/connections/${connectionName(k)}`;
+
+/** The system clock moved forward in jumps: each cycle starts at its minute, then runs in real time. */
+export interface WarpClock extends Clock {
+  jumpTo(ms: number): void;
+}
+
+export function createWarpClock(): WarpClock {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    sleep: (ms, signal) =>
+      new Promise((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        const timer = setTimeout(resolve, Math.max(0, ms));
+        signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        });
+      }),
+    jumpTo(ms) {
+      offset = Math.max(offset, ms - Date.now());
+    },
+  };
+}
+
+export interface Container {
+  deps: ConnectionPollerDeps;
+  close(): Promise<void>;
+}
+
+export interface Deployment {
+  sandbox: Sandbox;
+  clock: WarpClock;
+  registry: ConnectionRegistry;
+  queue: FifoQueueStandIn;
+  dispatch(scheduledTime: string): Promise<unknown>;
+  containers: Container[];
+  dynamoDb: DynamoDbMeter;
+  publisher: CountingPublisher;
+  secrets: SecretsManagerTwin;
+  metrics: MeteredMetrics;
+  logger: MeteredLogger;
+  /** Bytes the tables hold now, as DynamoDB bills storage (item size + 100 bytes each). */
+  storedBytes(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface DeploymentOptions {
+  count: number;
+  containers: number;
+  perConnectionMetrics: boolean;
+}
+
+const itemSize = (
+  createRequire(import.meta.url)('dynalite/db/index.js') as { itemSize(item: unknown): number }
+).itemSize;
+
+async function tableBytes(client: DynamoDBClient, tableName: string): Promise<number> {
+  let bytes = 0;
+  for await (const page of paginateScan({ client }, { TableName: tableName })) {
+    for (const item of page.Items ?? []) bytes += itemSize(item) + 100;
+  }
+  return bytes;
+}
+
+async function registerConnections(registry: ConnectionRegistry, baseUrl: string, count: number) {
+  const ks = Array.from({ length: count }, (_, i) => i + 1);
+  const worker = async () => {
+    for (let k = ks.shift(); k !== undefined; k = ks.shift()) {
+      await registry.add(
+        parseConnectionEntry({
+          name: connectionName(k),
+          variant: 'sk',
+          baseUrl,
+          credentialsSecret: secretIdOf(k),
+        }),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+}
+
+export async function startDeployment(options: DeploymentOptions): Promise<Deployment> {
+  const clock = createWarpClock();
+  const [sandbox, dynalite] = await Promise.all([
+    startSandbox({ companies: options.count, clock }),
+    startDynaliteProcess(),
+  ]);
+  const tables = { registry: 'connections', checkpoints: 'checkpoints', rateLimits: 'rate-limits' };
+  await createConnectionRegistryTable(dynalite.client, tables.registry);
+  await createCheckpointTable(dynalite.client, tables.checkpoints);
+  await createCheckpointTable(dynalite.client, tables.rateLimits);
+  const dynamoDb = meterDynamoDb(dynalite.client);
+  const registry = createDynamoDbConnectionRegistry({ client: dynalite.client, tableName: tables.registry });
+  await registerConnections(registry, sandbox.baseUrl, options.count);
+
+  const secrets = createSecretsManagerTwin((id) => {
+    const k = Number(/-(\d+)$/.exec(id)?.[1]);
+    return k >= 1 && k <= options.count
+      ? JSON.stringify({ apiKey: sandbox.credentialsOf(k).apiKey })
+      : undefined;
+  });
+  const resolver = createConnectionSecretResolver({ env: {}, clock, secretsManager: secrets.client });
+  const publisher = createCountingPublisher();
+  const metrics = createMeteredMetrics();
+  const logger = createMeteredLogger();
+  const queue = createFifoQueueStandIn({ clock });
+  const dispatcher = createDispatcher({
+    registry,
+    queue: createSqsPollQueue({ client: queue.client, queueUrl: queue.queueUrl }),
+    clock,
+    logger,
+    metrics,
+  });
+  const checkpoints = createDynamoDbCheckpointStore({
+    client: dynalite.client,
+    tableName: tables.checkpoints,
+  });
+  // The connection poller's composition (`createDepsFromEnv` of poll-connections.ts) on the twins.
+  const { options: pollOptions, concurrency } = loadPollerSettings({});
+  const { connection: _c, variant: _v, source: _s, ...shared } = pollOptions;
+  const objectStore = createMemoryObjectStore();
+  const container = (): Container => {
+    const limiter = createDynamoDbRateLimiter({
+      client: dynalite.client,
+      tableName: tables.rateLimits,
+      clock,
+      prefetch: RATE_LIMIT_PREFETCH,
+    });
+    const build = async (entry: ConnectionEntry) => {
+      const source = resolver.sourceFor(entry);
+      const reread = source.refresh ?? source.get;
+      return createAccountingClient(connectionAccountingConfig(entry, await source.get()), {
+        clock,
+        logger: silentLogger,
+        reloadCredentials: async () => connectionAccountingConfig(entry, await reread()).credentials,
+        limiter: requestLimiterFor(limiter, entry.name),
+      });
+    };
+    const clients = createConnectionClients({ build });
+    const deps: ConnectionPollerDeps = {
+      registry,
+      clients,
+      checkpoints,
+      publisher,
+      objectStore,
+      clock,
+      logger,
+      metrics,
+      perConnectionMetrics: options.perConnectionMetrics,
+      limiter,
+      settings: { options: shared, concurrency },
+    };
+    return { deps, close: () => clients.close() };
+  };
+  const containers = Array.from({ length: options.containers }, container);
+  return {
+    sandbox,
+    clock,
+    registry,
+    queue,
+    dispatch: (scheduledTime) => dispatcher({ scheduledTime }),
+    containers,
+    dynamoDb,
+    publisher,
+    secrets,
+    metrics,
+    logger,
+    storedBytes: () => storedBytes(dynalite, Object.values(tables)),
+    async close() {
+      await Promise.all(containers.map((c) => c.close()));
+      await Promise.all([sandbox.close(), dynalite.close()]);
+    },
+  };
+}
+
+async function storedBytes(dynalite: DynaliteProcess, tables: readonly string[]): Promise<number> {
+  const client = createDynaliteClient(dynalite.endpoint); // unmetered: not part of the workload
+  try {
+    let total = 0;
+    for (const t of tables) total += await tableBytes(client, t);
+    return total;
+  } finally {
+    client.destroy();
+  }
+}
