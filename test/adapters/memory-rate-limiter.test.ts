@@ -1,10 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAccountingClient } from '../../functions/accounting/client.js';
-import { createMemoryRateLimiter } from '../../functions/adapters/local/memory-rate-limiter.js';
+import {
+  createMemoryRateLimiter,
+  RateLimiterHaltedError,
+} from '../../functions/adapters/local/memory-rate-limiter.js';
 import { requestLimiterFor } from '../../functions/core/connections/request-limiter.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import { startFakeServer } from '../fakes/accounting-server.js';
+import { describeRateLimiterContract } from './rate-limiter-contract.js';
+
+describeRateLimiterContract('in memory', ({ clock, limits }) => {
+  const limiter = createMemoryRateLimiter({ clock, limits });
+  return { limiter, twin: limiter };
+});
 
 const flush = () => new Promise((resolve) => setTimeout(resolve, 20));
 
@@ -116,5 +125,20 @@ describe('a 429 on one connection', () => {
     } finally {
       await Promise.all([pollerA.close(), actionsA.close(), pollerB.close()]);
     }
+  });
+});
+
+describe('a halted in-memory rate limiter (the process is stopping)', () => {
+  it('rejects a take that waits or would have to, and lets one the bucket allows through', async () => {
+    const clock = createManualClock();
+    const limiter = createMemoryRateLimiter({ clock, defaultLimit: { requestsPerSecond: 1, burst: 2 } });
+    await limiter.take('a');
+    await limiter.take('a');
+    const held = limiter.take('a');
+    await flush();
+    limiter.halt();
+    await expect(held).rejects.toBeInstanceOf(RateLimiterHaltedError);
+    await expect(limiter.take('a')).rejects.toBeInstanceOf(RateLimiterHaltedError);
+    await limiter.take('c'); // a full bucket: no wait, so it goes
   });
 });
