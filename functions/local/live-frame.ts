@@ -6,6 +6,7 @@
  */
 import { ACTION_FAILED } from '../core/events/action-events.js';
 import type { Output } from './command.js';
+import { applyConnectionUpdate, type ConnectionRow, connectionLines } from './live-connections.js';
 import {
   type EventUpdate,
   intakeText,
@@ -92,6 +93,8 @@ export interface FrameState {
   status: string;
   stopping: boolean;
   published: number;
+  /** Per connection, when the runtime polls more than one. */
+  connections: Map<string, ConnectionRow>;
 }
 
 export function emptyFrameState(): FrameState {
@@ -106,6 +109,7 @@ export function emptyFrameState(): FrameState {
     status: 'running',
     stopping: false,
     published: 0,
+    connections: new Map(),
   };
 }
 
@@ -113,6 +117,7 @@ const KEEP = 50;
 
 /** Applies one update to the state (bounded: the latest entries only). */
 export function applyUpdate(state: FrameState, update: RuntimeUpdate): void {
+  applyConnectionUpdate(state.connections, update);
   switch (update.kind) {
     case 'started':
       state.started = update;
@@ -237,10 +242,16 @@ export function renderFrame(state: FrameState, size: { columns: number; rows: nu
   const warnings = state.warnings
     .slice(-(height >= 23 ? 3 : 1))
     .map((w) => yellow(fitLine(`warning: ${w}`, width)));
-  // Three sections, each with a heading; blank separators only when there is room for them.
-  let free = height - head.length - warnings.length - 3;
-  const gaps = free >= 12 ? 3 : 0;
+  // Three sections (four with many connections), each with a heading; blank separators only when
+  // there is room for them.
+  const many = state.connections.size > 1;
+  const sections = many ? 4 : 3;
+  let free = height - head.length - warnings.length - sections;
+  const gaps = free >= 12 ? sections : 0;
   free -= gaps;
+  // Many connections: a line for each of the worst and most recent few.
+  const connectionsBudget = many ? Math.min(state.connections.size, 5, Math.max(2, Math.floor(free / 2))) : 0;
+  free -= connectionsBudget;
   const outcomesTotal = state.outcomes.length;
   const countersWanted = Math.ceil(state.counters.size / (width >= 79 ? 2 : 1));
   const countersBudget = Math.min(countersWanted, 4, Math.max(1, Math.floor(free / 3)));
@@ -253,6 +264,13 @@ export function renderFrame(state: FrameState, size: { columns: number; rows: nu
   const gap = (): string[] => (gaps > 0 ? [''] : []);
   const lines = [
     ...head,
+    ...(many
+      ? [
+          ...gap(),
+          bold(`connections (${state.connections.size})`),
+          ...connectionLines(state.connections, connectionsBudget, now).map((l) => fitLine(l, width)),
+        ]
+      : []),
     ...gap(),
     bold('counters'),
     ...(state.counters.size === 0 ? [dim('(none yet)')] : counterLines(state, width, countersBudget)),

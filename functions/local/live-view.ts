@@ -45,11 +45,15 @@ function createJsonLines(out: Output): View {
 function plainLine(update: RuntimeUpdate): string | undefined {
   switch (update.kind) {
     case 'started':
-      return `started: service ${update.service}${update.sandbox ? ' (sandbox)' : ''}, data ${update.dataDir}, every ${update.intervalMs} ms, ${update.collections.length} collections, actions: ${update.actions.join(', ') || 'none'}${update.intake ? `, ${intakeText(update.intake)}` : ''}`;
+      return `started: service ${update.service}${update.sandbox ? ' (sandbox)' : ''}, data ${update.dataDir}, every ${update.intervalMs} ms, ${update.collections.length} collections, actions: ${update.actions.join(', ') || 'none'}${update.connections && update.connections.length > 1 ? `, ${update.connections.length} connections` : ''}${update.intake ? `, ${intakeText(update.intake)}` : ''}`;
     case 'event':
-      return `event ${update.detailType} ${update.documentNumber ?? '-'} ${update.id}${update.note ? ` ${update.note}` : ''}`;
+      return `event ${update.connection ? `${update.connection} ` : ''}${update.detailType} ${update.documentNumber ?? '-'} ${update.id}${update.note ? ` ${update.note}` : ''}`;
     case 'poll':
-      return update.events > 0 ? `poll: ${update.events} events in ${update.durationMs} ms` : undefined;
+      return update.events > 0
+        ? `poll${update.connection ? ` ${update.connection}` : ''}: ${update.events} events in ${update.durationMs} ms`
+        : undefined;
+    case 'connection':
+      return `connection ${update.connection}: ${update.state}${update.reason ? ` (${update.reason})` : ''}`;
     case 'backfill':
       return `backfill: ${update.done}/${update.total}`;
     case 'action':

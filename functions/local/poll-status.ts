@@ -35,46 +35,59 @@ export async function readPollStatus(dataDir: string): Promise<PollStatus> {
   }
 }
 
-/** Keeps the status file of one data directory; writes are serialised. */
-export function createPollStatusWriter(dataDir: string, connection: string) {
-  let status: Promise<PollStatus> = readPollStatus(dataDir);
+export interface PollStatusWriter {
+  /** Records what a poll of `connection` left (its other connections' entries stay as they are). */
+  record(connection: string, summary: PollChangesSummary, at: Date): Promise<void>;
+}
+
+function applySummary(all: PollStatus, connection: string, summary: PollChangesSummary, at: Date): void {
+  const mine = all[connection] ?? {};
+  all[connection] = mine;
+  for (const c of summary.collections) {
+    const previous = mine[c.collection];
+    const failed = c.status !== 'ok' && c.error !== undefined;
+    mine[c.collection] = {
+      ...(c.watermark !== undefined
+        ? { watermark: c.watermark }
+        : previous?.watermark
+          ? { watermark: previous.watermark }
+          : {}),
+      ...(c.lagMs !== undefined ? { lagMs: c.lagMs } : {}),
+      lastPollAt: at.toISOString(),
+      status: c.status,
+      ...(failed
+        ? { lastError: `${c.error?.name}: ${c.error?.message}`, lastErrorAt: at.toISOString() }
+        : previous?.lastError
+          ? {
+              lastError: previous.lastError,
+              ...(previous.lastErrorAt ? { lastErrorAt: previous.lastErrorAt } : {}),
+            }
+          : {}),
+    };
+  }
+}
+
+/**
+ * Keeps the status file of one data directory, for every connection. Writes are serialised and
+ * coalesced: polls recorded while a write waits are in that write (many connections, one file).
+ */
+export function createPollStatusWriter(dataDir: string): PollStatusWriter {
+  const status: Promise<PollStatus> = readPollStatus(dataDir);
   let writing: Promise<void> = Promise.resolve();
+  let queued: Promise<void> | undefined;
+  const write = async () => {
+    queued = undefined;
+    const path = join(dataDir, POLL_STATUS_FILE);
+    await writeFile(`${path}.tmp`, `${JSON.stringify(await status, null, 2)}\n`);
+    await rename(`${path}.tmp`, path);
+  };
   return {
-    record(summary: PollChangesSummary, at: Date): Promise<void> {
-      writing = writing.then(async () => {
-        const all = await status;
-        const mine = all[connection] ?? {};
-        all[connection] = mine;
-        for (const c of summary.collections) {
-          const previous = mine[c.collection];
-          const failed = c.status !== 'ok' && c.error !== undefined;
-          mine[c.collection] = {
-            ...(c.watermark !== undefined
-              ? { watermark: c.watermark }
-              : previous?.watermark
-                ? { watermark: previous.watermark }
-                : {}),
-            ...(c.lagMs !== undefined ? { lagMs: c.lagMs } : {}),
-            lastPollAt: at.toISOString(),
-            status: c.status,
-            ...(failed
-              ? { lastError: `${c.error?.name}: ${c.error?.message}`, lastErrorAt: at.toISOString() }
-              : previous?.lastError
-                ? {
-                    lastError: previous.lastError,
-                    ...(previous.lastErrorAt ? { lastErrorAt: previous.lastErrorAt } : {}),
-                  }
-                : {}),
-          };
-        }
-        status = Promise.resolve(all);
-        const path = join(dataDir, POLL_STATUS_FILE);
-        await writeFile(`${path}.tmp`, `${JSON.stringify(all, null, 2)}\n`);
-        await rename(`${path}.tmp`, path);
-      });
+    async record(connection, summary, at) {
+      applySummary(await status, connection, summary, at);
       // A status that cannot be written is not worth stopping the poller for.
-      writing = writing.catch(() => {});
-      return writing;
+      queued ??= writing = writing.then(write).catch(() => {});
+      const pending = queued;
+      await pending;
     },
   };
 }

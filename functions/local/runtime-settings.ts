@@ -27,6 +27,8 @@ export interface SettingsToCheck {
   env: Record<string, string | undefined>;
   /** The sandbox will be started (its URL and demo key replace the service settings). */
   sandbox: boolean;
+  /** The connections come from a registry file (its entries and secrets replace the service settings). */
+  connections?: boolean;
   baseUrl?: string | undefined;
   authUrl?: string | undefined;
   actions: boolean;
@@ -60,8 +62,8 @@ export function checkRuntimeSettings(input: SettingsToCheck): void {
   problems.push(
     ...problemsOf(() =>
       parseAccountingConfig(
-        input.sandbox
-          ? // The sandbox's own URL and demo key take the place of the service settings.
+        input.sandbox || input.connections
+          ? // The sandbox's own URL and demo key (or the registry's entries) take the place of the service settings.
             {
               ...fromEnv,
               baseUrl: 'http://127.0.0.1:1',

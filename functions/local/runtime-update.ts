@@ -10,7 +10,20 @@ export interface EventUpdate {
   note?: string | undefined;
   /** When the record changed at the service (`modifiedDate`), for change-to-event latency. */
   modifiedDate?: string | undefined;
+  /** The connection that published it (`detail.connection`). */
+  connection?: string | undefined;
   at: Date;
+}
+
+/** What the live view shows of a connection: healthy and polled, failing as a whole, paused, gone. */
+export type ConnectionState = 'healthy' | 'unhealthy' | 'paused' | 'removed';
+
+export interface ConnectionUpdate {
+  kind: 'connection';
+  connection: string;
+  state: ConnectionState;
+  /** Why it is unhealthy (`Connection.Unhealthy`'s reason). */
+  reason?: string;
 }
 
 export type RuntimeUpdate =
@@ -22,12 +35,24 @@ export type RuntimeUpdate =
       collections: readonly string[];
       intervalMs: number;
       actions: readonly string[];
+      /** The connections polled (one for a plain run). */
+      connections?: readonly string[];
       s3Endpoint?: string;
       /** The e-shop order intake: base URL and the sources with a secret. */
       intake?: { url: string; sources: readonly string[] };
     }
   | EventUpdate
-  | { kind: 'poll'; at: Date; durationMs: number; events: number; requests?: number }
+  | {
+      kind: 'poll';
+      at: Date;
+      durationMs: number;
+      events: number;
+      requests?: number;
+      /** The connection polled, and its largest watermark lag after the poll. */
+      connection?: string;
+      lagMs?: number;
+    }
+  | ConnectionUpdate
   | { kind: 'backfill'; done: number; total: number }
   | { kind: 'action'; route: string; ok: boolean; detailType: string; id: string; message?: string }
   | { kind: 'warning'; message: string; data?: Record<string, unknown> }

@@ -117,3 +117,55 @@ describe('live view frame', () => {
     expect(tall.length).toBeGreaterThan(small.length);
   });
 });
+
+describe('live frame with many connections', () => {
+  const manyConnections = (count: number, unhealthy: readonly number[]) => {
+    const state = busyState(12, 8, 40, 3);
+    for (let i = 1; i <= count; i += 1) {
+      const connection = `sandbox-${i}`;
+      applyUpdate(state, {
+        kind: 'poll',
+        at: new Date(AT.getTime() - i * 1000),
+        durationMs: 40,
+        events: 2,
+        connection,
+        lagMs: 1500,
+      });
+      applyUpdate(state, {
+        kind: 'event',
+        detailType: 'IssuedInvoice.Created',
+        id: `e${i}`,
+        at: AT,
+        connection,
+      });
+    }
+    for (const i of unhealthy)
+      applyUpdate(state, {
+        kind: 'connection',
+        connection: `sandbox-${i}`,
+        state: 'unhealthy',
+        reason: 'authentication',
+      });
+    applyUpdate(state, { kind: 'connection', connection: 'sandbox-7', state: 'paused' });
+    return state;
+  };
+
+  it('fits 80×24 with a thousand connections: the unhealthy first, the most recent next, then +N more', () => {
+    const lines = renderFrame(manyConnections(1000, [500, 900]), { columns: 80, rows: 24 }, AT);
+    expect(lines.length).toBeLessThanOrEqual(23);
+    for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(79);
+    const text = lines.join('\n');
+    expect(text).toContain('connections (1000)');
+    const rows = lines.filter((l) => /sandbox-\d+ /.test(l));
+    expect(rows[0]).toMatch(/sandbox-500 +unhealthy .* · authentication/);
+    expect(rows[1]).toMatch(/sandbox-900 +unhealthy/);
+    expect(rows[2]).toMatch(/sandbox-1 +healthy +1 ev · polled 1\.0 s ago · lag 1\.5 s/);
+    expect(text).toMatch(/\+\d+ more: \d+ healthy, 1 paused/);
+    expect(text).toContain('events');
+  });
+
+  it('shows no connections section for one connection', () => {
+    const lines = renderFrame(busyState(3, 2, 5, 0), { columns: 80, rows: 24 }, AT);
+    expect(lines.join('\n')).not.toContain('connections (');
+  });
+});

@@ -69,3 +69,37 @@ it('run redraws in place in an 80×24 terminal and stops on Ctrl-C', { timeout: 
   expect(after).toContain('EXITED:130');
   expect(after).not.toMatch(/\n\s+at /);
 });
+
+it('run --companies 12 shows a line per connection, the rest summed up, in 80×24', {
+  timeout: 120_000,
+}, async () => {
+  const session = 'companies';
+  const command = [
+    `cd '${dir}'`,
+    `AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true SANDBOX_DOCUMENTS=16 '${process.execPath}' '${BIN}' run --companies 12 --interval 500ms --data-dir companies`,
+    'echo "EXITED:$?"',
+    'sleep 60',
+  ].join('; ');
+  tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', command);
+  const capture = () => tmux('capture-pane', '-p', '-t', session);
+  const deadline = Date.now() + 60_000;
+  let pane = capture();
+  while (!/\+\d+ more: /.test(pane) || !/healthy +\d+ ev · polled \d/.test(pane)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for the connections; the pane:\n${pane}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    pane = capture();
+  }
+  const rows = pane.split('\n');
+  expect(rows[0]).toContain('accounting-events — running');
+  expect(pane).toContain('connections (12)');
+  expect(pane).toMatch(/sandbox-\d+ +healthy/);
+  for (const row of rows) expect(row.length).toBeLessThanOrEqual(80);
+  expect(tmux('display-message', '-p', '-t', session, '#{history_size}').trim()).toBe('0');
+  tmux('send-keys', '-t', session, 'C-c');
+  const deadline2 = Date.now() + 60_000;
+  while (!capture().includes('EXITED:')) {
+    if (Date.now() > deadline2) throw new Error('timed out waiting for the exit code');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  expect(capture()).toContain('EXITED:130');
+});

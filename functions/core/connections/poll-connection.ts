@@ -88,7 +88,10 @@ function observeConnectionFailures(api: AccountingApi): {
 }
 
 /** Healthy when any collection answered; unhealthy when all failed for a reason of the connection. */
-function healthOf(summary: PollAllSummary, failure: HealthReport | undefined): HealthReport | undefined {
+export function healthOf(
+  summary: { readonly collections: readonly { readonly status: string }[] },
+  failure: HealthReport | undefined,
+): HealthReport | undefined {
   const answered = summary.collections.some((c) => c.status === 'ok' || c.status === 'unavailable');
   if (answered) return { ok: true };
   return failure;

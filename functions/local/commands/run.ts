@@ -33,6 +33,18 @@ export const runCommand = defineCommand({
       defaultHelp: '5s',
     },
     'no-actions': { type: 'boolean', description: 'Publish events only; run no action.' },
+    companies: {
+      type: 'string',
+      value: 'N',
+      description:
+        'Start the sandbox with N companies and poll each as its own connection, sandbox-1 … sandbox-N (its demo credentials handed over in process).',
+    },
+    connections: {
+      type: 'string',
+      value: 'FILE',
+      description:
+        'Poll the connections of this registry file (docs/connections.md), read again every cycle: added, paused, resumed and removed ones take effect at once. No sandbox.',
+    },
     ...eventsOutFlag,
     duration: { type: 'string', value: 'DURATION', description: 'Stop cleanly after this long (e.g. 60s).' },
     'deliver-to': {
@@ -53,8 +65,15 @@ export const runCommand = defineCommand({
     .object({
       ...connectionSchemaShape,
       collections: collectionsSchema.optional(),
-      interval: durationFlag(100, 24 * 3_600_000).default(5000),
+      interval: durationFlag(100, 24 * 3_600_000).optional(),
       'no-actions': z.boolean().default(false),
+      companies: z.coerce
+        .number({ error: 'expected a number of companies, 1-10000' })
+        .int({ error: 'expected a number of companies, 1-10000' })
+        .min(1, { error: 'expected a number of companies, 1-10000' })
+        .max(10_000, { error: 'expected a number of companies, 1-10000' })
+        .optional(),
+      connections: z.string().min(1, { error: 'expected a file path' }).optional(),
       'events-out': eventsOutSchema,
       duration: durationFlag(1).optional(),
       'deliver-to': z
@@ -78,9 +97,13 @@ export const runCommand = defineCommand({
       positionals: noPositionals,
     })
     .transform((o) => ({
-      connection: toConnection(o),
+      // A registry file names its connections' services: no sandbox.
+      connection: { ...toConnection(o), ...(o.connections !== undefined ? { sandbox: false } : {}) },
       collections: o.collections,
-      intervalMs: o.interval,
+      intervalMs: o.interval ?? 5000,
+      intervalFromFlag: o.interval !== undefined,
+      companies: o.companies,
+      connectionsFile: o.connections,
       actions: !o['no-actions'],
       eventsOut: o['events-out'],
       durationMs: o.duration,
@@ -95,6 +118,9 @@ export const runCommand = defineCommand({
         connection: options.connection,
         ...(options.collections ? { collections: options.collections } : {}),
         intervalMs: options.intervalMs,
+        intervalFromFlag: options.intervalFromFlag,
+        ...(options.companies !== undefined ? { companies: options.companies } : {}),
+        ...(options.connectionsFile !== undefined ? { connectionsFile: options.connectionsFile } : {}),
         actions: options.actions,
         ...(options.eventsOut ? { eventsOut: options.eventsOut } : {}),
         ...(options.deliverTo.length > 0 ? { deliverTo: options.deliverTo } : {}),

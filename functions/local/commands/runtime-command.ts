@@ -26,6 +26,12 @@ export interface RuntimeCommandInput {
   connection: ConnectionOptions;
   collections?: readonly string[];
   intervalMs: number;
+  /** `--interval` was given (it wins over a registry entry's poll interval). */
+  intervalFromFlag?: boolean;
+  /** `run --companies N`: the sandbox's companies, each its own connection. */
+  companies?: number;
+  /** `run --connections FILE`: the connections of a registry file. */
+  connectionsFile?: string;
   actions: boolean;
   eventsOut?: string;
   startFrom?: string;
@@ -151,6 +157,7 @@ async function settingsOf(
     checkRuntimeSettings({
       env: ctx.env,
       sandbox: input.connection.sandbox,
+      connections: input.connectionsFile !== undefined,
       baseUrl: input.connection.baseUrl,
       authUrl: input.connection.authUrl,
       actions: input.actions,
@@ -204,6 +211,11 @@ export async function startRuntimeForCommand(
     command: input.command,
     ...(input.collections ? { collections: input.collections as CollectionName[] } : {}),
     intervalMs: input.intervalMs,
+    ...(input.intervalFromFlag ? { intervalFromFlag: true } : {}),
+    ...(input.companies !== undefined ? { companies: input.companies } : {}),
+    ...(input.connectionsFile !== undefined
+      ? { connectionsFile: resolve(ctx.cwd, input.connectionsFile) }
+      : {}),
     actions: input.actions,
     ...(input.eventsOut ? { eventsOut: resolve(ctx.cwd, input.eventsOut) } : {}),
     ...(input.startFrom ? { startFrom: input.startFrom } : {}),

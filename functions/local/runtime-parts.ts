@@ -1,0 +1,300 @@
+/**
+ * The pieces `startRuntime` wires, each started in order and closed in reverse: the service (the
+ * sandbox in-process, or the configured one), the embedded stores, the connections (one, the
+ * sandbox's companies, or a registry file), the bus with its journal, subscribers and actions, and
+ * the intake.
+ */
+import { join } from 'node:path';
+import type { Sandbox } from '../../sandbox/index.js';
+import type { AccountingApi } from '../accounting/api.js';
+import { type CollectionName, isCollectionOf } from '../accounting/collections.js';
+import type { AccountingConfig } from '../accounting/config.js';
+import { openFileJournal } from '../adapters/local/bus-journal.js';
+import { openFileDeadLetterStore } from '../adapters/local/dead-letter-store.js';
+import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
+import { IntakeConfigError } from '../core/intake/intake-config.js';
+import type { Clock, Logger } from '../core/ports.js';
+import { loadPollerSettings, type PollerSettings } from '../handlers/poller-config.js';
+import { ENV } from '../shared/env-names.js';
+import type { ConnectionActions } from './connection-actions.js';
+import {
+  type ConnectionPlan,
+  type ConnectionSource,
+  companiesSource,
+  fileSource,
+} from './connection-plans.js';
+import { httpDeliverySubscribers } from './delivery-subscriber.js';
+import { type EventsOut, openEventsOut } from './events-out.js';
+import type { HttpDelivery } from './http-delivery.js';
+import { type LocalIntake, startLocalIntake } from './local-intake.js';
+import { LOCAL_RESOURCES, type LocalStores, startLocalStores } from './local-stores.js';
+import { accountingConfigFor, BUS_DIR, DEAD_LETTERS_FILE, type RuntimeOptions } from './runtime-options.js';
+import { connectionOfUrl, LocalRuntimeConfigError } from './runtime-settings.js';
+import { outcomeNote, type RuntimeUpdate } from './runtime-update.js';
+
+/**
+ * The rate limit of each sandbox company: generous (the sandbox runs on this machine), yet the
+ * poller, actions and intake of a company still share one bucket.
+ */
+const SANDBOX_RATE_LIMIT = { requestsPerSecond: 50, burst: 100 };
+
+/** Pause of the local bus between receives of a failed delivery (unless the error says how long). */
+const RETRY_DELAY_MS = 1000;
+
+export interface RuntimeContext {
+  emit: (update: RuntimeUpdate) => void;
+  logger: Logger;
+  clock: Clock;
+  /** Closes what was started, last first. */
+  onClose(close: () => Promise<void>): void;
+}
+
+/** Errors of a setting, as the runtime's configuration error (exit code 2). */
+export function configError<T>(read: () => T, prefix = ''): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new LocalRuntimeConfigError(`${prefix}${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/** 1. The service: the sandbox in-process (`--companies N`: with N companies), or none. */
+export async function startService(
+  options: RuntimeOptions,
+  ctx: RuntimeContext,
+): Promise<Sandbox | undefined> {
+  if (options.sandbox === false) return undefined;
+  const given = typeof options.sandbox === 'object' ? options.sandbox : {};
+  if (given.instance) return given.instance;
+  const { startSandbox } = await import('../../sandbox/index.js');
+  const sandbox = await startSandbox({
+    activity: { enabled: true, ratePerSecond: 0.5 },
+    ...(given.options ?? {}),
+    ...(options.companies !== undefined ? { companies: options.companies } : {}),
+  });
+  ctx.onClose(() => sandbox.close());
+  return sandbox;
+}
+
+/** 2. Embedded stores, data under the data directory. */
+export async function openStores(options: RuntimeOptions, ctx: RuntimeContext): Promise<LocalStores> {
+  const stores = await startLocalStores(options.dataDir, options.command);
+  ctx.onClose(() => stores.close());
+  if (stores.recoveredLock) {
+    const { pid, since } = stores.recoveredLock;
+    ctx.emit({
+      kind: 'warning',
+      message: `recovered a stale lock on ${stores.dataDir} (process ${pid}, since ${since}, is not running: it did not stop cleanly); resuming from the saved state`,
+    });
+  }
+  if (stores.tornObjects.length > 0) {
+    ctx.emit({
+      kind: 'warning',
+      message: `removed ${stores.tornObjects.length} object(s) the stopped process left half written (${stores.tornObjects.join(', ')}); their actions write them again`,
+    });
+  }
+  return stores;
+}
+
+export interface Connections {
+  source: ConnectionSource;
+  initial: ConnectionPlan[];
+  /** More than one connection (or a registry): health, names in updates, a limiter. */
+  many: boolean;
+  /** The service the view names. */
+  service: string;
+}
+
+function checkCollections(variant: ConnectionPlan['variant'], collections: readonly CollectionName[]): void {
+  const foreign = collections.filter((c) => !isCollectionOf(variant, c));
+  if (foreign.length > 0) {
+    throw new LocalRuntimeConfigError(
+      `collections ${foreign.join(', ')} are not in service variant ${variant} (${ENV.serviceVariant})`,
+    );
+  }
+}
+
+/** The one connection of a plain run: as configured, its client's settings checked now. */
+function singleConnection(options: RuntimeOptions, sandbox: Sandbox | undefined, settings: PollerSettings) {
+  const config: AccountingConfig = configError(() => accountingConfigFor(options, sandbox));
+  const name = options.env[ENV.connection]?.trim() || (sandbox ? 'sandbox' : connectionOfUrl(config.baseUrl));
+  const plan: ConnectionPlan = {
+    name,
+    revision: 'configured',
+    paused: false,
+    intervalMs: options.intervalMs,
+    variant: settings.options.variant,
+    collections: options.collections ?? settings.collections,
+    env: options.env,
+    ...(sandbox ? { sandbox } : {}),
+    config: async () => config,
+  };
+  return { plan, service: sandbox ? sandbox.baseUrl : config.baseUrl };
+}
+
+/** 3. The connections: one as configured, the sandbox's companies, or the registry file. */
+export async function planConnections(
+  options: RuntimeOptions,
+  sandbox: Sandbox | undefined,
+  settings: PollerSettings,
+  clock: Clock,
+): Promise<Connections> {
+  let source: ConnectionSource;
+  let service: string;
+  if (options.connectionsFile !== undefined) {
+    source = fileSource({
+      path: options.connectionsFile,
+      env: options.env,
+      clock,
+      intervalMs: options.intervalFromFlag ? options.intervalMs : undefined,
+    });
+    service = `registry ${options.connectionsFile}`;
+  } else if (sandbox && options.companies !== undefined) {
+    source = companiesSource(sandbox, {
+      env: options.env,
+      intervalMs: options.intervalMs,
+      collections: options.collections,
+      rateLimit: SANDBOX_RATE_LIMIT,
+    });
+    service = sandbox.baseUrl;
+  } else {
+    const single = singleConnection(options, sandbox, settings);
+    source = { list: async () => [single.plan] };
+    service = single.service;
+  }
+  let initial: ConnectionPlan[];
+  try {
+    initial = await source.list();
+  } catch (error) {
+    throw new LocalRuntimeConfigError(error instanceof Error ? error.message : String(error), {
+      cause: error,
+    });
+  }
+  for (const plan of initial) checkCollections(plan.variant, plan.collections);
+  const many = options.connectionsFile !== undefined || options.companies !== undefined;
+  return { source, initial, many, service };
+}
+
+/** The poller's settings from the environment (POLLER_*), as on AWS; flags and the sandbox win. */
+export function pollerSettingsOf(env: RuntimeOptions['env']): PollerSettings {
+  return configError(() => loadPollerSettings(env));
+}
+
+export interface BusParts {
+  bus: LocalBus;
+  deliveries: HttpDelivery | undefined;
+}
+
+/** 4. Events out, HTTP consumers, the bus and its journal (under the data directory). */
+export async function openBus(
+  options: RuntimeOptions,
+  ctx: RuntimeContext,
+  stores: LocalStores,
+  actions: ConnectionActions | undefined,
+  source: string,
+  many: boolean,
+): Promise<BusParts> {
+  let eventsOut: EventsOut | undefined;
+  if (options.eventsOut) {
+    const out = await openEventsOut(options.eventsOut);
+    eventsOut = out;
+    ctx.onClose(() => out.close());
+  }
+  // HTTP consumers (`--deliver-to`): one bus subscriber each, with its own journal offset.
+  const deliveries = options.deliverTo?.length
+    ? await httpDeliverySubscribers({
+        targets: options.deliverTo,
+        env: options.env,
+        dataDir: stores.dataDir,
+        ...(options.deliveryPolicy ? { policy: options.deliveryPolicy } : {}),
+        emit: ctx.emit,
+      })
+    : undefined;
+  const journal = await openFileJournal(join(stores.dataDir, BUS_DIR));
+  ctx.onClose(() => journal.close());
+  const bus = createLocalBus({
+    routes: actions?.routes ?? [],
+    deliver: (route, event) => (actions ? actions.deliver(route, event) : Promise.resolve()),
+    subscribers: [...(eventsOut ? [eventsOut] : []), ...(deliveries?.subscribers ?? [])],
+    journal,
+    deadLetterStore: openFileDeadLetterStore(join(stores.dataDir, BUS_DIR, DEAD_LETTERS_FILE)),
+    logger: ctx.logger,
+    clock: ctx.clock,
+    // Like a queue's visibility timeout, shortened: a transient failure gets a moment to pass.
+    retryDelayMs: RETRY_DELAY_MS,
+    source,
+  });
+  ctx.onClose(() => bus.close());
+  actions?.bindPublisher(bus);
+  reportBusUpdates(bus, ctx, many);
+  return { bus, deliveries };
+}
+
+/** The document number an event names, if any. */
+function documentNumberOf(detail: Record<string, unknown>): string | undefined {
+  const record = detail.record as Record<string, unknown> | undefined;
+  return (
+    (typeof record?.DocumentNumber === 'string' && record.DocumentNumber) ||
+    (typeof detail.documentNumber === 'string' && detail.documentNumber) ||
+    ((detail.source as { documentNumber?: unknown } | undefined)?.documentNumber as string | undefined) ||
+    undefined
+  );
+}
+
+/** Every published event and every failed delivery, as updates for the view. */
+function reportBusUpdates(bus: LocalBus, ctx: RuntimeContext, many: boolean): void {
+  bus.onEvent((event: EventBridgeEvent) => {
+    const detail = (event.detail ?? {}) as Record<string, unknown>;
+    ctx.emit({
+      kind: 'event',
+      detailType: event['detail-type'],
+      id: typeof detail.id === 'string' ? detail.id : event.id,
+      documentNumber: documentNumberOf(detail),
+      note: outcomeNote(event['detail-type'], detail),
+      modifiedDate: typeof detail.modifiedDate === 'string' ? detail.modifiedDate : undefined,
+      ...(many && typeof detail.connection === 'string' ? { connection: detail.connection } : {}),
+      at: ctx.clock.now(),
+    });
+  });
+  bus.onDelivery((outcome) => {
+    if (outcome.status === 'delivered') return;
+    ctx.emit({
+      kind: 'action',
+      route: outcome.routeId,
+      ok: false,
+      detailType: outcome.status,
+      id: outcome.eventId,
+      message: outcome.error,
+    });
+  });
+}
+
+/** 5. The e-shop order intake of the one connection (`run --intake-port`). */
+export async function openIntake(
+  options: RuntimeOptions,
+  ctx: RuntimeContext,
+  parts: { api: AccountingApi; stores: LocalStores; bus: LocalBus; connection: string; eventSource: string },
+): Promise<LocalIntake | undefined> {
+  if (!options.intake) return undefined;
+  let intake: LocalIntake;
+  try {
+    intake = await startLocalIntake({
+      ...options.intake,
+      api: parts.api,
+      idempotency: { client: parts.stores.servers.dynamoDb, tableName: LOCAL_RESOURCES.idempotencyTable },
+      publisher: parts.bus,
+      env: options.env,
+      connection: parts.connection,
+      eventSource: parts.eventSource,
+      clock: ctx.clock,
+      logger: ctx.logger,
+    });
+  } catch (error) {
+    if (!(error instanceof IntakeConfigError)) throw error;
+    throw new LocalRuntimeConfigError(error.message, { cause: error });
+  }
+  ctx.onClose(() => intake.close());
+  return intake;
+}

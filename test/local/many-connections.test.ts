@@ -1,0 +1,270 @@
+/**
+ * The local runtime with many connections: `run --companies N` polls each sandbox company as its
+ * own connection, and `run --connections FILE` the registry's — each its own loop, client,
+ * checkpoints, event source and health. A connection whose credentials are refused or missing
+ * yields one `Connection.Unhealthy` and the others keep publishing; fixing it yields
+ * `Connection.Recovered`; a removed or paused entry stops at its next cycle.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFileConnectionRegistry } from '../../functions/adapters/local/file-connection-registry.js';
+import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
+import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
+import { checkpointKey } from '../../functions/core/sync/checkpoint-state.js';
+import type { RuntimeUpdate } from '../../functions/local/live-view.js';
+import { type Runtime, startRuntime } from '../../functions/local/runtime.js';
+import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { cli } from './cli-harness.js';
+
+const BOUND_MS = 20_000;
+const WRONG_KEY = 'wrong-key-7f3a9c1e5b';
+
+async function waitFor(what: string, probe: () => boolean): Promise<void> {
+  const deadline = Date.now() + BOUND_MS;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const connectionOf = (e: EventBridgeEvent) => (e.detail as { connection?: string }).connection;
+
+describe('run --companies N', () => {
+  let sandbox: Sandbox;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'accounting-events-companies-'));
+    sandbox = await startSandbox({ companies: 3, sizes: { documents: 24, partners: 4, perCollection: {} } });
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('publishes events from every company, each naming its own connection, with checkpoints of its own', async () => {
+    const eventsOut = join(dataDir, 'events.jsonl');
+    const updates: RuntimeUpdate[] = [];
+    const runtime = await startRuntime({
+      sandbox: { instance: sandbox },
+      companies: 3,
+      env: {},
+      dataDir,
+      intervalMs: 300,
+      actions: true,
+      eventsOut,
+      onUpdate: (u) => updates.push(u),
+    });
+    expect(runtime.connections()).toEqual(['sandbox-1', 'sandbox-2', 'sandbox-3']);
+    const done = runtime.run({ durationMs: 60_000 });
+    const seen = () => new Set(runtime.bus.events().map(connectionOf));
+    await waitFor('events of all three', () =>
+      ['sandbox-1', 'sandbox-2', 'sandbox-3'].every((c) => seen().has(c)),
+    );
+    await runtime.stop();
+    await done;
+    const lines = (await readFile(eventsOut, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as EventBridgeEvent);
+    const per = new Map<string, number>();
+    for (const e of lines) {
+      const connection = connectionOf(e) as string;
+      expect(e.source).toBe(`accounting.${connection}`);
+      per.set(connection, (per.get(connection) ?? 0) + 1);
+    }
+    expect([...per.keys()].sort()).toEqual(['sandbox-1', 'sandbox-2', 'sandbox-3']);
+    // Each company's records are its own: no record id is published by two connections.
+    const owners = new Map<string, string>();
+    for (const e of lines) {
+      const id = (e.detail as { id: string }).id;
+      const owner = connectionOf(e) as string;
+      expect(owners.get(id) ?? owner).toBe(owner);
+      owners.set(id, owner);
+    }
+    const { stores } = await reopen(dataDir);
+    try {
+      for (const c of ['sandbox-1', 'sandbox-2', 'sandbox-3'])
+        expect(await stores.checkpoints.get(checkpointKey(c, 'IssuedInvoices'))).toBeDefined();
+    } finally {
+      await stores.close();
+    }
+    expect(updates.some((u) => u.kind === 'poll' && u.connection === 'sandbox-2')).toBe(true);
+  });
+});
+
+async function reopen(dataDir: string) {
+  const { startLocalStores } = await import('../../functions/local/local-stores.js');
+  return { stores: await startLocalStores(dataDir) };
+}
+
+describe('run --connections FILE', () => {
+  let sandbox: Sandbox;
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'accounting-events-registry-'));
+    sandbox = await startSandbox({ companies: 4, sizes: { documents: 24, partners: 4, perCollection: {} } });
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const entry = (name: string, credentialsSecret: string) =>
+    parseConnectionEntry({
+      name,
+      variant: 'sk',
+      baseUrl: sandbox.baseUrl,
+      authUrl: sandbox.authUrl,
+      credentialsSecret,
+      collections: ['IssuedInvoices', 'ReceivedOrders', 'BusinessPartners'],
+    });
+
+  it('one refused and one missing secret: one Connection.Unhealthy each, the others publish; fixed, removed and paused entries act at the next cycle', async () => {
+    const path = join(dir, 'connections.json');
+    const registry = createFileConnectionRegistry({ path });
+    await registry.add(entry('acme', 'env:ACME'));
+    await registry.add(entry('beta', 'env:BETA'));
+    await registry.add(entry('refused', 'env:REFUSED'));
+    await registry.add(entry('missing', 'env:NOT_SET'));
+    const key = (k: number) => JSON.stringify({ apiKey: sandbox.credentialsOf(k).apiKey });
+    const env = { ACME: key(1), BETA: key(2), REFUSED: JSON.stringify({ apiKey: WRONG_KEY }), FIXED: key(3) };
+    const updates: RuntimeUpdate[] = [];
+    const runtime: Runtime = await startRuntime({
+      sandbox: false,
+      connectionsFile: path,
+      env,
+      dataDir: join(dir, 'data'),
+      intervalMs: 250,
+      intervalFromFlag: true,
+      actions: false,
+      onUpdate: (u) => updates.push(u),
+    });
+    const controller = new AbortController();
+    const done = runtime.run({ signal: controller.signal });
+    try {
+      const events = () => runtime.bus.events();
+      const of = (connection: string, type?: string) =>
+        events().filter((e) => connectionOf(e) === connection && (!type || e['detail-type'] === type));
+      const polls = (connection: string) =>
+        updates.filter((u) => u.kind === 'poll' && u.connection === connection).length;
+      await waitFor(
+        'acme and beta publishing, refused and missing unhealthy',
+        () =>
+          of('acme').length > 0 &&
+          of('beta').length > 0 &&
+          of('refused', 'Connection.Unhealthy').length > 0 &&
+          of('missing', 'Connection.Unhealthy').length > 0,
+      );
+      // Several cycles later, still exactly one Unhealthy each, and the others go on polling.
+      const acmePolls = polls('acme');
+      await waitFor('three more polls of acme', () => polls('acme') >= acmePolls + 3);
+      expect(of('refused', 'Connection.Unhealthy')).toHaveLength(1);
+      expect(of('missing', 'Connection.Unhealthy')).toHaveLength(1);
+      expect(of('refused', 'Connection.Unhealthy')[0]?.detail).toMatchObject({ reason: 'authentication' });
+      expect(of('missing', 'Connection.Unhealthy')[0]?.detail).toMatchObject({ reason: 'credentials' });
+      expect(of('refused').filter((e) => !e['detail-type'].startsWith('Connection.'))).toEqual([]);
+
+      // Fixed: the refused connection's entry now names good credentials.
+      await registry.remove('refused');
+      await registry.add(entry('refused', 'env:FIXED'));
+      await waitFor(
+        'refused recovered and publishing',
+        () =>
+          of('refused', 'Connection.Recovered').length === 1 &&
+          of('refused', 'IssuedInvoice.Created').length > 0,
+      );
+
+      // Removed and paused: no poll after their next cycle; acme's checkpoints are untouched by it.
+      await registry.remove('beta');
+      await registry.setPaused('missing', true);
+      await waitFor(
+        'beta removed, missing paused',
+        () =>
+          updates.some((u) => u.kind === 'connection' && u.connection === 'beta' && u.state === 'removed') &&
+          updates.some((u) => u.kind === 'connection' && u.connection === 'missing' && u.state === 'paused'),
+      );
+      const checkpoint = (c: string) => runtime.stores.checkpoints.get(checkpointKey(c, 'IssuedInvoices'));
+      const betaPolls = polls('beta');
+      const betaCheckpoint = (await checkpoint('beta'))?.version;
+      const acmeNow = polls('acme');
+      await waitFor('more polls of acme', () => polls('acme') >= acmeNow + 3);
+      expect(polls('beta')).toBeLessThanOrEqual(betaPolls + 1); // at most the one in flight
+      expect((await checkpoint('beta'))?.version).toBeLessThanOrEqual((betaCheckpoint ?? 0) + 1);
+      expect(await checkpoint('acme')).toBeDefined();
+    } finally {
+      controller.abort();
+      await done;
+    }
+    // Nothing carries a secret: not the refused key, in no event and no update.
+    const text = JSON.stringify(runtime.bus.events()) + JSON.stringify(updates);
+    expect(text).not.toContain(WRONG_KEY);
+  });
+});
+
+describe('the run command with many connections', () => {
+  it('run --companies 3 --events-out F --duration: events of all three, each naming its own connection; exit 0', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'accounting-events-companies-cli-'));
+    try {
+      const result = await cli(
+        [
+          'run',
+          '--companies',
+          '3',
+          '--events-out',
+          'events.jsonl',
+          '--duration',
+          '4s',
+          '--interval',
+          '500ms',
+          '--json',
+        ],
+        { cwd, env: { SANDBOX_DOCUMENTS: '24', SANDBOX_PARTNERS: '4' } },
+      );
+      expect(result.code).toBe(0);
+      const lines = (await readFile(join(cwd, 'events.jsonl'), 'utf8')).trim().split('\n');
+      const events = lines.map((l) => JSON.parse(l) as EventBridgeEvent);
+      const connections = new Set(events.map(connectionOf));
+      expect([...connections].sort()).toEqual(['sandbox-1', 'sandbox-2', 'sandbox-3']);
+      for (const e of events) expect(e.source).toBe(`accounting.${connectionOf(e)}`);
+      const started = result.stdout.split('\n').find((l) => l.includes('"kind":"started"')) ?? '';
+      expect(JSON.parse(started).connections).toEqual(['sandbox-1', 'sandbox-2', 'sandbox-3']);
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [['run', '--companies', '0'], '--companies: expected a number of companies, 1-10000'],
+    [['run', '--companies', '2', '--connections', 'c.json'], '--companies and --connections: choose one'],
+    [['run', '--companies', '2', '--no-sandbox'], '--companies polls the sandbox'],
+    [['run', '--companies', '2', '--intake-port', '0'], '--intake-port serves one connection'],
+  ])('refuses %j with exit code 2', async (argv, message) => {
+    const cwd = await mkdtemp(join(tmpdir(), 'accounting-events-companies-usage-'));
+    try {
+      const env = { ACCOUNTING_BASE_URL: 'http://127.0.0.1:9', ACCOUNTING_API_KEY: 'k' };
+      const result = await cli(argv, { cwd, env });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(message);
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a malformed registry file at start, naming the entry and the setting', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'accounting-events-registry-usage-'));
+    try {
+      await writeFile(
+        join(cwd, 'c.json'),
+        JSON.stringify({ connections: [{ name: 'acme', variant: 'xx', credentialsSecret: 'env:A' }] }),
+      );
+      const result = await cli(['run', '--connections', 'c.json', '--duration', '1s'], { cwd });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("connection 'acme'");
+      expect(result.stderr).toContain('variant');
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+});
