@@ -19,14 +19,11 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Sandbox } from '../../sandbox/index.js';
-import type { AccountingApi } from '../accounting/api.js';
-import type { CollectionName } from '../accounting/collections.js';
 import type { LocalBus } from '../adapters/local/local-bus.js';
 import { createMemoryRateLimiter } from '../adapters/local/memory-rate-limiter.js';
 import { sourceOf } from '../core/connections/poll-connection.js';
 import type { Logger } from '../core/ports.js';
 import { checkpointKey, emptyCheckpoint } from '../core/sync/checkpoint-state.js';
-import type { PollChangesSummary } from '../handlers/poll-changes.js';
 import type { PollerSettings } from '../handlers/poller-config.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
@@ -37,7 +34,6 @@ import {
   CredentialsUnavailableError,
   createConnectionPoller,
 } from './connection-poller.js';
-import type { HttpDelivery } from './http-delivery.js';
 import type { LocalIntake } from './local-intake.js';
 import type { LocalStores } from './local-stores.js';
 import { createPollStatusWriter } from './poll-status.js';

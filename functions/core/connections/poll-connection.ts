@@ -39,11 +39,11 @@ export interface ConnectionPollResult {
   health?: HealthReport;
 }
 
-function sourceOf(connection: string): string {
+export function sourceOf(connection: string): string {
   return `accounting.${connection}`;
 }
 
-function collectionsOf(entry: ConnectionEntry): CollectionName[] {
+export function collectionsOf(entry: ConnectionEntry): CollectionName[] {
   return entry.collections ?? [...defaultPolledCollectionsFor(entry.variant)];
 }
 
