@@ -148,6 +148,11 @@ export const optionsSchema = z
       weights: { createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2 },
     }),
     faults: faultsSchema.default(faultsSchema.parse({})),
+    /**
+     * Collections the credentials lack the right to, as on a plan without that module: every
+     * operation under `/<Collection>` answers 403 ("credentials lack the right to the operation").
+     */
+    forbiddenCollections: z.array(z.string().min(1)).default([]),
     /** Operation id → path template, as `ACCOUNTING_PATH_OVERRIDES` gives the client (serve the same paths). */
     pathOverrides: z.record(z.string(), z.string().startsWith('/')).default({}),
   })

@@ -179,7 +179,8 @@ export class SandboxServer {
 
   /**
    * The operation to run, or the answer instead: 401, 404, 405, 403 (a read-only credential
-   * writing), the rate limit's 429, or a random error status of the fault settings.
+   * writing, or a collection the credentials lack the right to), the rate limit's 429, or a random
+   * error status of the fault settings.
    */
   private admit(
     method: string,
@@ -195,6 +196,7 @@ export class SandboxServer {
     if (route.kind === 'method')
       return { reply: problemReply(405, undefined, { Allow: route.allowed.join(', ') }) };
     if (auth.credential.readOnly && method !== 'GET') return { reply: problemReply(403) };
+    if (this.forbidden(route.match.op.path)) return { reply: problemReply(403) };
     // Both are drawn (in this order) before either is acted on: the seeded fault sequence stays the same.
     const wait = this.faults.rateLimited(auth.credential.name);
     const random = faulty ? this.faults.randomError() : { kind: 'none' as const };
@@ -205,6 +207,12 @@ export class SandboxServer {
       return { reply: problemReply(random.status, undefined, headers) };
     }
     return { match: route.match, credential: auth.credential };
+  }
+
+  /** Whether the operation's path is under a collection the credentials lack the right to. */
+  private forbidden(path: string): boolean {
+    const collection = /^\/(?:v\d+\/)?([^/]+)/.exec(path)?.[1];
+    return collection !== undefined && this.options.forbiddenCollections.includes(collection);
   }
 
   private async preFaults(req: IncomingMessage): Promise<boolean> {

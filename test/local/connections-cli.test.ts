@@ -298,6 +298,36 @@ describe('connections test against the sandbox', () => {
     }
   });
 
+  it('reports 403 for the collections the credentials lack the right to, the others answered (exit 0)', async () => {
+    const limited = await startSandbox({
+      sizes: { documents: 20, partners: 3, perCollection: {} },
+      forbiddenCollections: ['ReceivedInvoices'],
+    });
+    try {
+      const file = registryFile();
+      await run([
+        'add',
+        ...file,
+        '--name',
+        'limited',
+        '--base-url',
+        limited.baseUrl,
+        '--credentials-secret',
+        'env:ACME_CREDENTIALS',
+        '--collections',
+        'IssuedInvoices,ReceivedInvoices,BusinessPartners',
+      ]);
+      const result = await run(['test', 'limited', ...file]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('(API key): accepted');
+      expect(result.stdout).toMatch(/IssuedInvoices +answered/);
+      expect(result.stdout).toMatch(/ReceivedInvoices +refused \(403: these credentials may not read it\)/);
+      expect(result.stdout).toMatch(/BusinessPartners +answered/);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('exits 1 on refused credentials, without printing them', async () => {
     const file = registryFile();
     await run([
