@@ -13,6 +13,7 @@ import { defaultPolledCollections } from '../functions/accounting/collections.js
 import { parseAccountingConfig } from '../functions/accounting/config.js';
 import type { EventBridgeEvent } from '../functions/adapters/local/local-bus.js';
 import { matchesPattern } from '../functions/core/event-pattern.js';
+import type { DetailType } from '../functions/core/events/catalog.js';
 import type { BusEvent } from '../functions/core/ports.js';
 import type { Route } from '../functions/core/routes.js';
 import { startLocalActions } from '../functions/local/local-actions.js';
@@ -89,7 +90,7 @@ export async function measureActions(options: {
       logger: silentLogger,
       clock: systemClock,
     });
-    const outcomes: Record<string, number> = {};
+    const outcomes: Partial<Record<DetailType, number>> = {};
     actions.bindPublisher({
       async publish(events) {
         for (const e of events) outcomes[e.detailType] = (outcomes[e.detailType] ?? 0) + 1;

@@ -21,18 +21,22 @@ export const DEFAULT_SERVICE_VARIANT: ServiceVariant = 'sk';
 export type CollectionKind = 'reference' | 'addressBook' | 'document';
 
 /** The record types whose documents the service exports as ISDOC (`GET /v1/<name>/{id}/isdoc`), in both variants. */
-export const isdocRecordTypes = ['IssuedInvoice', 'IssuedAdvanceInvoice'] as const;
+export const isdocRecordTypes = [
+  'IssuedInvoice',
+  'IssuedAdvanceInvoice',
+] as const satisfies readonly RecordType[];
 export type IsdocRecordType = (typeof isdocRecordTypes)[number];
 
 export function hasIsdoc(recordType: string): recordType is IsdocRecordType {
   return (isdocRecordTypes as readonly string[]).includes(recordType);
 }
 
-export interface CollectionSpec {
+/** One row of the table; `R` is its record type (literal in the rows, so `RecordType` derives from them). */
+export interface CollectionRow<R extends string> {
   /** Path segment under `/v1`, e.g. `IssuedInvoices`. */
   readonly name: CollectionName;
   /** Record type name used in event detail-types, e.g. `IssuedInvoice`. */
-  readonly recordType: string;
+  readonly recordType: R;
   readonly kind: CollectionKind;
   /** Accepts keyset paging with `After` (ordered by `Id`); otherwise page numbers. */
   readonly acceptsAfter: boolean;
@@ -53,9 +57,13 @@ export interface CollectionSpec {
   readonly pathShown: boolean;
 }
 
-type Opts = Partial<Omit<CollectionSpec, 'name' | 'recordType' | 'kind' | 'isdoc'>>;
+type Opts = Partial<Omit<CollectionRow<string>, 'name' | 'recordType' | 'kind' | 'isdoc'>>;
 
-const reference = (name: CollectionName, recordType: string, opts: Opts = {}): CollectionSpec => ({
+const reference = <R extends string>(
+  name: CollectionName,
+  recordType: R,
+  opts: Opts = {},
+): CollectionRow<R> => ({
   name,
   recordType,
   kind: 'reference',
@@ -68,7 +76,11 @@ const reference = (name: CollectionName, recordType: string, opts: Opts = {}): C
   pathShown: opts.pathShown ?? true,
 });
 
-const document = (name: CollectionName, recordType: string, opts: Opts = {}): CollectionSpec => ({
+const document = <R extends string>(
+  name: CollectionName,
+  recordType: R,
+  opts: Opts = {},
+): CollectionRow<R> => ({
   name,
   recordType,
   kind: 'document',
@@ -81,7 +93,7 @@ const document = (name: CollectionName, recordType: string, opts: Opts = {}): Co
   pathShown: opts.pathShown ?? true,
 });
 
-const businessPartners: CollectionSpec = {
+const businessPartners: CollectionRow<'BusinessPartner'> = {
   name: 'BusinessPartners',
   recordType: 'BusinessPartner',
   kind: 'addressBook',
@@ -100,7 +112,7 @@ const businessPartners: CollectionSpec = {
  * accepts `ModifiedSince`; the `sk` rows keep the contract's view (no modification info on
  * reference lists, so they are re-scanned) until the Slovak service is shown to carry it.
  */
-function sharedReferences(modificationInfo: boolean): CollectionSpec[] {
+function sharedReferences(modificationInfo: boolean) {
   const keyset = { acceptsAfter: true, modificationInfo };
   const paged = { acceptsAfter: false, modificationInfo };
   return [
@@ -121,10 +133,10 @@ function sharedReferences(modificationInfo: boolean): CollectionSpec[] {
     reference('RegistrationNumbers', 'RegistrationNumber', keyset),
     reference('SellingPrices', 'SellingPrice', keyset),
     reference('VatRates', 'VatRate', paged),
-  ];
+  ] as const;
 }
 
-const skCollections: readonly CollectionSpec[] = [
+const skCollections = [
   ...sharedReferences(false),
   // Only the Slovak contract names this list (its list path is shown, nothing else).
   reference('VatClassifications', 'VatClassification'),
@@ -141,9 +153,9 @@ const skCollections: readonly CollectionSpec[] = [
   document('IssuedOrders', 'IssuedOrder', { importable: true }),
   document('IssuedTaxDocuments', 'IssuedTaxDocument', { pathShown: false }),
   document('OtherLiabilities', 'OtherLiability', { importable: true, pdf: false, pathShown: false }),
-];
+] as const;
 
-const czCollections: readonly CollectionSpec[] = [
+const czCollections = [
   ...sharedReferences(true),
   reference('Regions', 'Region', { modificationInfo: true }),
   document('IssuedAdvanceInvoices', 'IssuedAdvanceInvoice', { importable: true }),
@@ -155,7 +167,15 @@ const czCollections: readonly CollectionSpec[] = [
   document('ReceivedInvoices', 'ReceivedInvoice', { importable: true }),
   document('ReceivedOrders', 'ReceivedOrder', { importable: true }),
   document('IssuedOrders', 'IssuedOrder', { importable: true }),
-];
+] as const;
+
+/** Every record type of either variant, as the rows above name them. */
+export type RecordType =
+  | (typeof skCollections)[number]['recordType']
+  | (typeof czCollections)[number]['recordType'];
+
+/** A row of the table, of any record type. */
+export type CollectionSpec = CollectionRow<RecordType>;
 
 const byVariant: Record<ServiceVariant, readonly CollectionSpec[]> = {
   sk: skCollections,
@@ -208,14 +228,13 @@ export type CollectionName =
   | 'IssuedOrders'
   | 'IssuedTaxDocuments'
   | 'OtherLiabilities';
-export type RecordType = string;
 
 const indexBy = <K>(key: (c: CollectionSpec) => K) =>
   Object.fromEntries(
     serviceVariants.map((v) => [v, new Map(byVariant[v].map((c) => [key(c), c]))]),
   ) as Record<ServiceVariant, Map<K, CollectionSpec>>;
 const byName = indexBy((c) => c.name.toLowerCase());
-const byRecordType = indexBy((c) => c.recordType);
+const byRecordType = indexBy<string>((c) => c.recordType);
 
 /** Collection names of the default variant (`sk`). */
 export const collectionNames: readonly CollectionName[] = collections.map((c) => c.name);

@@ -3,6 +3,7 @@
  * AWS SDK, `process.env` or the global clock. Adapters live in `functions/adapters/`.
  */
 import type { Readable } from 'node:stream';
+import type { DetailType } from './events/catalog.js';
 
 export type { Clock } from '../shared/clock.js';
 export type { Logger } from '../shared/logger.js';
@@ -10,7 +11,8 @@ export type { Logger } from '../shared/logger.js';
 /** One event for the bus (EventBridge PutEvents entry shape, without the bus name). */
 export interface BusEvent {
   source: string;
-  detailType: string;
+  /** One of the catalog's: a mistyped detail-type does not compile. */
+  detailType: DetailType;
   /** The JSON-serialisable detail (an envelope of the event catalog). */
   detail: unknown;
   time?: Date;

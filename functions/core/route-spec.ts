@@ -11,6 +11,12 @@ import { findOperation } from '../accounting/endpoints.js';
 import type { ActionsConfig } from './actions/config.js';
 import type { EventPatternSpec, NestedPattern, PatternValue } from './event-pattern.js';
 import type { OutcomeDetailType } from './events/action-events.js';
+import type { DetailType } from './events/catalog.js';
+
+/** A route's pattern: the detail-types it names are the catalog's, so a mistyped one does not compile. */
+export interface RoutePattern extends EventPatternSpec {
+  'detail-type': DetailType[];
+}
 
 export interface Route {
   /** Stable id: names the rule, queue and function. */
@@ -18,7 +24,7 @@ export interface Route {
   /** Handler module under `functions/handlers/` (without extension): the action's registry name. */
   readonly handler: string;
   readonly description: string;
-  readonly pattern: EventPatternSpec;
+  readonly pattern: RoutePattern;
   /** Upper bound on concurrent invocations (keeps the service's rate limit). */
   readonly maxConcurrency: number;
   /** Deliveries before a message goes to the dead-letter queue. */

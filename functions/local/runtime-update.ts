@@ -1,5 +1,6 @@
 /** What the local runtime reports while it runs (its updates), and the views that show them. */
-import { ACTION_FAILED } from '../core/events/action-events.js';
+import { ACTION_FAILED, actionEvents } from '../core/events/action-events.js';
+import { intakeDetailType } from '../core/events/intake-events.js';
 
 export interface EventUpdate {
   kind: 'event';
@@ -92,10 +93,10 @@ export function outcomeNote(detailType: string, detail: Record<string, unknown>)
 function eshopOrderNote(detailType: string, detail: Record<string, unknown>): string | undefined {
   if (!detailType.startsWith('EshopOrder.')) return undefined;
   const shop = `${String(detail.source ?? '?')} ${String(detail.orderNumber ?? detail.shopOrderId ?? '')}`;
-  if (detailType === 'EshopOrder.Imported') {
+  if (detailType === intakeDetailType('Imported')) {
     return `${shop} → ReceivedOrder ${String(detail.documentNumber ?? detail.receivedOrderId ?? '')}`;
   }
-  if (detailType === 'EshopOrder.Rejected') {
+  if (detailType === intakeDetailType('Rejected')) {
     const reasons = Array.isArray(detail.reasons) ? detail.reasons.map(String) : [];
     return `${shop} rejected (${String(detail.stage ?? '?')}): ${reasons[0] ?? ''}`;
   }
@@ -109,9 +110,14 @@ export function intakeText(intake: { url: string; sources: readonly string[] } |
   return `intake POST ${intake.url}/intake/<source> (${sources})`;
 }
 
+/** What the actions and the intake's importer publish about what they did, from the catalog. */
+const outcomeTypes = new Set<string>([
+  ...actionEvents.map((e) => e.detailType),
+  intakeDetailType('Imported'),
+  intakeDetailType('Rejected'),
+]);
+
 /** Detail-types the actions publish about what they did (outcomes), as against record events. */
 export function isOutcomeType(detailType: string): boolean {
-  return /\.(Transferred|IsdocArchived|EInvoiceStatusChanged|EmailSent)$|^Action\.Failed$|^EshopOrder\.(Imported|Rejected)$/.test(
-    detailType,
-  );
+  return outcomeTypes.has(detailType);
 }

@@ -9,6 +9,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { DetailType } from '../../functions/core/events/catalog.js';
 import { acknowledgeWildcardResource } from './acknowledge-wildcards.js';
 import type { AppFunction } from './app-function.js';
 
@@ -81,7 +82,7 @@ export function useBucket(fn: AppFunction, bucket: s3.IBucket, envName: string, 
 export interface PutEventsScope {
   readonly source: string;
   /** Exact detail-types (an action's outcomes). */
-  readonly detailTypes?: readonly string[];
+  readonly detailTypes?: readonly DetailType[];
   /** `StringLike` patterns of detail-types (the poller's `*.Created`, …). */
   readonly detailTypePatterns?: readonly string[];
 }

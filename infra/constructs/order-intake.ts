@@ -22,6 +22,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { intakeDetailType } from '../../functions/core/events/intake-events.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { INTAKE_ENV } from '../../functions/shared/intake-env-names.js';
 import { eventSourceOf, type InfraConfig, idempotencyExpirySeconds } from '../config.js';
@@ -96,7 +97,7 @@ export class OrderIntake extends Construct {
     useQueueSend(this.receiver, this.queue, INTAKE_ENV.queueUrl);
     useEventBus(this.receiver, resources.eventBus, FUNCTION_ENV.eventBusName, {
       source: eventSourceOf(config),
-      detailTypes: ['EshopOrder.Received', 'EshopOrder.Rejected'],
+      detailTypes: [intakeDetailType('Received'), intakeDetailType('Rejected')],
     });
 
     this.importer = this.fn('Importer', IMPORT_ORDERS_HANDLER, {
@@ -112,7 +113,7 @@ export class OrderIntake extends Construct {
     this.importer.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(idempotencyExpirySeconds(config)));
     useEventBus(this.importer, resources.eventBus, FUNCTION_ENV.eventBusName, {
       source: eventSourceOf(config),
-      detailTypes: ['EshopOrder.Imported', 'EshopOrder.Rejected'],
+      detailTypes: [intakeDetailType('Imported'), intakeDetailType('Rejected')],
     });
     this.importer.function.addEventSource(
       new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 2 }),

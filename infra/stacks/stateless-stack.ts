@@ -22,8 +22,12 @@ import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
-import type { EventPatternSpec } from '../../functions/core/event-pattern.js';
-import { ACTION_FAILED, actionEvents } from '../../functions/core/events/action-events.js';
+import {
+  ACTION_FAILED,
+  actionEvents,
+  type OutcomeDetailType,
+} from '../../functions/core/events/action-events.js';
+import type { RoutePattern } from '../../functions/core/route-spec.js';
 import type { Route, ScheduledAction } from '../../functions/core/routes.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { eventSourceOf, type InfraConfig, idempotencyExpirySeconds, namePrefix } from '../config.js';
@@ -32,7 +36,14 @@ import { AlarmTopic } from '../constructs/alarm-topic.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from '../constructs/app-function.js';
 import { ConnectionPolling, POLLER_DETAIL_TYPE_PATTERNS } from '../constructs/connection-polling.js';
 import { FUNCTION_ENV } from '../constructs/function-env.js';
-import { useBucket, useEventBus, useQueueSend, useSecret, useTable } from '../constructs/grants.js';
+import {
+  type PutEventsScope,
+  useBucket,
+  useEventBus,
+  useQueueSend,
+  useSecret,
+  useTable,
+} from '../constructs/grants.js';
 import { accessOf, POLLER_HANDLER } from '../constructs/handler-access.js';
 import { findHandlerEntry, MissingHandlerError } from '../constructs/handler-entry.js';
 import { HttpDeliveries } from '../constructs/http-deliveries.js';
@@ -68,7 +79,7 @@ export interface RouteResources {
 }
 
 /** The routing table's pattern in the shape `events.Rule` takes; renders back to the same JSON. */
-export function toEventPattern(pattern: EventPatternSpec): events.EventPattern {
+export function toEventPattern(pattern: RoutePattern): events.EventPattern {
   return {
     ...(pattern.source ? { source: pattern.source } : {}),
     detailType: pattern['detail-type'],
@@ -190,7 +201,7 @@ export class StatelessStack extends Stack {
         memorySize: config.actionMemoryMb,
         timeout: Duration.seconds(action.timeoutSeconds),
         reservedConcurrentExecutions: 1,
-        publishes: { detailTypes: [...new Set([...action.outcomes, ACTION_FAILED])] },
+        publishes: { detailTypes: [...new Set<OutcomeDetailType>([...action.outcomes, ACTION_FAILED])] },
       });
       this.actionSettings(fn);
       this.schedule(`Schedule-${action.id}`, fn, action.rateMinutes, action.description);
@@ -279,7 +290,7 @@ export class StatelessStack extends Stack {
       timeout: Duration;
       reservedConcurrentExecutions?: number;
       /** What the function may put on the bus (with `access.publishEvents`). */
-      publishes?: { detailTypes?: readonly string[]; detailTypePatterns?: readonly string[] };
+      publishes?: Omit<PutEventsScope, 'source'>;
     },
   ): AppFunction {
     const { config, resources } = this;
@@ -402,7 +413,7 @@ export class StatelessStack extends Stack {
       serviceName: SERVICE.action(route.id),
       memorySize: config.actionMemoryMb,
       timeout,
-      publishes: { detailTypes: [...new Set([...route.outcomes, ACTION_FAILED])] },
+      publishes: { detailTypes: [...new Set<OutcomeDetailType>([...route.outcomes, ACTION_FAILED])] },
     });
     this.actionSettings(fn);
     // Invalid events go straight to this route's DLQ on their first receive (action-runtime.ts).

@@ -97,7 +97,7 @@ describe('createAwsAdapters', () => {
       ...deps(),
       clients: { eventBridge: new EventBridgeClient({ region: 'us-east-1' }) },
     });
-    await aws.publisher().publish([{ source: 's', detailType: 'd', detail: {} }]);
+    await aws.publisher().publish([{ source: 's', detailType: 'IssuedInvoice.Created', detail: {} }]);
     expect(eventBridge.commandCalls(PutEventsCommand)[0]?.args[0].input.Entries?.[0]?.EventBusName).toBe(
       'accounting',
     );

@@ -21,7 +21,7 @@ afterEach(async () => {
 const event = (n: number): EventBridgeEvent => ({
   version: '0',
   id: `e${n}`,
-  'detail-type': 'X.Created',
+  'detail-type': 'IssuedInvoice.Created',
   source: 's',
   account: '0',
   time: '2026-01-01T00:00:00Z',
@@ -34,7 +34,7 @@ const route: Route = {
   id: 'a',
   handler: 'a',
   description: 'a',
-  pattern: { 'detail-type': ['X.Created'] },
+  pattern: { 'detail-type': ['IssuedInvoice.Created'] },
   maxConcurrency: 1,
   maxReceiveCount: 2,
   timeoutSeconds: 30,
@@ -101,9 +101,9 @@ describe('local bus on a file journal', () => {
       })(),
     });
     await bus1.publish([
-      { source: 's', detailType: 'X.Created', detail: { n: 1 } },
-      { source: 's', detailType: 'X.Created', detail: { n: 2 } },
-      { source: 's', detailType: 'X.Created', detail: { n: 3 } },
+      { source: 's', detailType: 'IssuedInvoice.Created', detail: { n: 1 } },
+      { source: 's', detailType: 'IssuedInvoice.Created', detail: { n: 2 } },
+      { source: 's', detailType: 'IssuedInvoice.Created', detail: { n: 3 } },
     ]);
     // `close` while event 2 keeps failing: it is not dead-lettered, it stays journaled.
     const closing = bus1.close();
@@ -141,7 +141,9 @@ describe('local bus on a file journal', () => {
       logger,
       retryDelayMs: 60_000,
     });
-    await bus1.publish([1, 2, 3, 4, 5].map((n) => ({ source: 's', detailType: 'X.Created', detail: { n } })));
+    await bus1.publish(
+      [1, 2, 3, 4, 5].map((n) => ({ source: 's', detailType: 'IssuedInvoice.Created', detail: { n } })),
+    );
     for (let i = 0; i < 50 && seen.length < 4; i += 1) await new Promise((r) => setTimeout(r, 10));
     await bus1.close();
     expect(seen).toEqual([2, 3, 4, 5]);
@@ -159,7 +161,7 @@ describe('local bus on a file journal', () => {
     });
     await new Promise((r) => setTimeout(r, 10));
     await bus2.drain();
-    await bus2.publish([{ source: 's', detailType: 'X.Created', detail: { n: 6 } }]);
+    await bus2.publish([{ source: 's', detailType: 'IssuedInvoice.Created', detail: { n: 6 } }]);
     await bus2.drain();
     await bus2.close();
     expect(seen).toEqual([2, 3, 4, 5, 1, 6]);
@@ -185,7 +187,7 @@ describe('local bus on a file journal', () => {
         newId: () => 'id-1',
       });
     const bus1 = await make();
-    await bus1.publish([{ source: 's', detailType: 'X.Created', detail: { n: 1 } }]);
+    await bus1.publish([{ source: 's', detailType: 'IssuedInvoice.Created', detail: { n: 1 } }]);
     await bus1.drain();
     await bus1.close();
     const letters = await openFileDeadLetterStore(join(dir, 'bus', 'dead-letters.jsonl')).list();
@@ -203,7 +205,7 @@ describe('local bus on a file journal', () => {
     const path = join(dir, 'events.jsonl');
     await appendFile(
       path,
-      '{"source":"s","detail-type":"X.Created","time":"2026-01-01T00:00:00Z","detail":{"n":0}}\n{"sou',
+      '{"source":"s","detail-type":"IssuedInvoice.Created","time":"2026-01-01T00:00:00Z","detail":{"n":0}}\n{"sou',
     );
     const out = await openEventsOut(path);
     const bus = createLocalBus({
@@ -213,7 +215,9 @@ describe('local bus on a file journal', () => {
       journal: await openFileJournal(join(dir, 'bus')),
       logger,
     });
-    await bus.publish([1, 2, 3].map((n) => ({ source: 's', detailType: 'X.Created', detail: { n } })));
+    await bus.publish(
+      [1, 2, 3].map((n) => ({ source: 's', detailType: 'IssuedInvoice.Created', detail: { n } })),
+    );
     await bus.drain();
     await bus.close();
     await out.close();

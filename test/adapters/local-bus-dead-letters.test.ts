@@ -10,7 +10,7 @@ const route: Route = {
   id: 'a',
   handler: 'transfer-documents',
   description: 'a',
-  pattern: { 'detail-type': ['X'] },
+  pattern: { 'detail-type': ['IssuedInvoice.Created'] },
   maxConcurrency: 1,
   maxReceiveCount: 4,
   timeoutSeconds: 30,
@@ -42,8 +42,8 @@ describe('local bus dead-letter sink', () => {
     const outcomes: string[] = [];
     local.onDelivery((o) => outcomes.push(`${o.status}:${o.attempt}`));
     await local.publish([
-      { source: 's', detailType: 'X', detail: { name: 'invalid' } },
-      { source: 's', detailType: 'X', detail: { name: 'ok' } },
+      { source: 's', detailType: 'IssuedInvoice.Created', detail: { name: 'invalid' } },
+      { source: 's', detailType: 'IssuedInvoice.Created', detail: { name: 'ok' } },
     ]);
     await local.drain();
 

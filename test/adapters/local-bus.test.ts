@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLocalBus, type EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
 import { PublishError } from '../../functions/core/errors.js';
+import type { DetailType } from '../../functions/core/events/catalog.js';
 import type { BusEvent } from '../../functions/core/ports.js';
 import type { Route } from '../../functions/core/routes.js';
 import { createManualClock } from '../../functions/shared/clock.js';
@@ -8,7 +9,7 @@ import { createLogger } from '../../functions/shared/logger.js';
 
 const logger = createLogger({ level: 'silent' });
 
-function route(id: string, detailTypes: string[], overrides: Partial<Route> = {}): Route {
+function route(id: string, detailTypes: DetailType[], overrides: Partial<Route> = {}): Route {
   return {
     id,
     handler: id,
@@ -22,7 +23,7 @@ function route(id: string, detailTypes: string[], overrides: Partial<Route> = {}
   };
 }
 
-const bus = (detailType: string, detail: unknown = {}): BusEvent => ({
+const bus = (detailType: DetailType, detail: unknown = {}): BusEvent => ({
   source: 'accounting.demo',
   detailType,
   detail,
@@ -41,7 +42,11 @@ describe('local bus', () => {
     const delivered: [string, EventBridgeEvent][] = [];
     const clock = createManualClock({ start: '2026-03-01T10:00:00.123Z' });
     const local = createLocalBus({
-      routes: [route('a', ['X.Created']), route('b', ['X.Created', 'X.Updated']), route('c', ['Y.Created'])],
+      routes: [
+        route('a', ['IssuedInvoice.Created']),
+        route('b', ['IssuedInvoice.Created', 'IssuedInvoice.Updated']),
+        route('c', ['ReceivedOrder.Created']),
+      ],
       deliver: async (r, event) => {
         delivered.push([r.id, event]);
       },
@@ -50,14 +55,14 @@ describe('local bus', () => {
       newId: () => 'id-1',
     });
     await local.publish([
-      { ...bus('X.Created', { n: 1, at: new Date('2026-01-01T00:00:00Z') }), resources: ['r'] },
+      { ...bus('IssuedInvoice.Created', { n: 1, at: new Date('2026-01-01T00:00:00Z') }), resources: ['r'] },
     ]);
     await local.drain();
     expect(delivered.map(([id]) => id).sort()).toEqual(['a', 'b']);
     expect(delivered[0]?.[1]).toEqual({
       version: '0',
       id: 'id-1',
-      'detail-type': 'X.Created',
+      'detail-type': 'IssuedInvoice.Created',
       source: 'accounting.demo',
       account: '000000000000',
       time: '2026-03-01T10:00:00Z',
@@ -71,8 +76,11 @@ describe('local bus', () => {
     const seen: unknown[] = [];
     const local = createLocalBus({
       routes: [
-        route('transfer', ['Order.Created'], {
-          pattern: { 'detail-type': ['Order.Created'], detail: { record: { Status: ['Unfinished'] } } },
+        route('transfer', ['ReceivedOrder.Created'], {
+          pattern: {
+            'detail-type': ['ReceivedOrder.Created'],
+            detail: { record: { Status: ['Unfinished'] } },
+          },
         }),
       ],
       deliver: async (_r, event) => {
@@ -81,8 +89,8 @@ describe('local bus', () => {
       logger,
     });
     await local.publish([
-      bus('Order.Created', { record: { Status: 'Finished' } }),
-      bus('Order.Created', { record: { Status: 'Unfinished' } }),
+      bus('ReceivedOrder.Created', { record: { Status: 'Finished' } }),
+      bus('ReceivedOrder.Created', { record: { Status: 'Unfinished' } }),
     ]);
     await local.drain();
     expect(seen).toEqual([{ record: { Status: 'Unfinished' } }]);
@@ -92,14 +100,14 @@ describe('local bus', () => {
     const gate = deferred();
     let started = 0;
     const local = createLocalBus({
-      routes: [route('a', ['X'])],
+      routes: [route('a', ['IssuedInvoice.Created'])],
       deliver: async () => {
         started += 1;
         await gate.promise;
       },
       logger,
     });
-    await local.publish([bus('X')]);
+    await local.publish([bus('IssuedInvoice.Created')]);
     gate.resolve();
     await local.drain();
     expect(started).toBe(1);
@@ -110,7 +118,7 @@ describe('local bus', () => {
     let peak = 0;
     const order: number[] = [];
     const local = createLocalBus({
-      routes: [route('a', ['X'], { maxConcurrency: 3 })],
+      routes: [route('a', ['IssuedInvoice.Created'], { maxConcurrency: 3 })],
       deliver: async (_r, event) => {
         order.push((event.detail as { i: number }).i);
         active += 1;
@@ -120,7 +128,7 @@ describe('local bus', () => {
       },
       logger,
     });
-    await local.publish(Array.from({ length: 20 }, (_, i) => bus('X', { i })));
+    await local.publish(Array.from({ length: 20 }, (_, i) => bus('IssuedInvoice.Created', { i })));
     await local.drain();
     expect(peak).toBe(3);
     expect(order).toEqual(Array.from({ length: 20 }, (_, i) => i));
@@ -129,7 +137,7 @@ describe('local bus', () => {
   it('delivers strictly in order with maxConcurrency 1, each after the previous finished', async () => {
     const log: string[] = [];
     const local = createLocalBus({
-      routes: [route('a', ['X'])],
+      routes: [route('a', ['IssuedInvoice.Created'])],
       deliver: async (_r, event) => {
         const { i } = event.detail as { i: number };
         log.push(`start ${i}`);
@@ -138,8 +146,8 @@ describe('local bus', () => {
       },
       logger,
     });
-    await local.publish([bus('X', { i: 1 }), bus('X', { i: 2 })]);
-    await local.publish([bus('X', { i: 3 })]);
+    await local.publish([bus('IssuedInvoice.Created', { i: 1 }), bus('IssuedInvoice.Created', { i: 2 })]);
+    await local.publish([bus('IssuedInvoice.Created', { i: 3 })]);
     await local.drain();
     expect(log).toEqual(['start 1', 'end 1', 'start 2', 'end 2', 'start 3', 'end 3']);
   });
@@ -148,7 +156,7 @@ describe('local bus', () => {
     const attempts = new Map<string, number>();
     const clock = createManualClock({ autoAdvance: true });
     const local = createLocalBus({
-      routes: [route('a', ['X'], { maxReceiveCount: 4 })],
+      routes: [route('a', ['IssuedInvoice.Created'], { maxReceiveCount: 4 })],
       deliver: async (_r, event) => {
         const { name } = event.detail as { name: string };
         const n = (attempts.get(name) ?? 0) + 1;
@@ -162,7 +170,10 @@ describe('local bus', () => {
     });
     const outcomes: string[] = [];
     local.onDelivery((o) => outcomes.push(`${o.status}:${o.attempt}`));
-    await local.publish([bus('X', { name: 'flaky' }), bus('X', { name: 'broken' })]);
+    await local.publish([
+      bus('IssuedInvoice.Created', { name: 'flaky' }),
+      bus('IssuedInvoice.Created', { name: 'broken' }),
+    ]);
     await local.drain();
     expect(attempts.get('flaky')).toBe(3);
     expect(attempts.get('broken')).toBe(4);
@@ -179,33 +190,40 @@ describe('local bus', () => {
     const seen: string[] = [];
     let local: ReturnType<typeof createLocalBus>;
     local = createLocalBus({
-      routes: [route('transfer', ['Order.Created']), route('archive', ['Order.Transferred'])],
+      routes: [route('transfer', ['ReceivedOrder.Created']), route('archive', ['ReceivedOrder.Transferred'])],
       deliver: async (r, event) => {
         seen.push(`${r.id}:${event['detail-type']}`);
-        if (r.id === 'transfer') await local.publish([bus('Order.Transferred')]);
+        if (r.id === 'transfer') await local.publish([bus('ReceivedOrder.Transferred')]);
       },
       logger,
     });
-    await local.publish([bus('Order.Created')]);
+    await local.publish([bus('ReceivedOrder.Created')]);
     await local.drain();
-    expect(seen).toEqual(['transfer:Order.Created', 'archive:Order.Transferred']);
-    expect(local.events().map((e) => e['detail-type'])).toEqual(['Order.Created', 'Order.Transferred']);
+    expect(seen).toEqual(['transfer:ReceivedOrder.Created', 'archive:ReceivedOrder.Transferred']);
+    expect(local.events().map((e) => e['detail-type'])).toEqual([
+      'ReceivedOrder.Created',
+      'ReceivedOrder.Transferred',
+    ]);
   });
 
   it('records every event, matched or not, and tells listeners which routes matched', async () => {
     const heard: [string, string[]][] = [];
-    const local = createLocalBus({ routes: [route('a', ['X'])], deliver: async () => {}, logger });
+    const local = createLocalBus({
+      routes: [route('a', ['IssuedInvoice.Created'])],
+      deliver: async () => {},
+      logger,
+    });
     const off = local.onEvent((event, routeIds) => heard.push([event['detail-type'], routeIds]));
     local.onEvent(() => {
       throw new Error('a broken listener does not break the bus');
     });
-    await local.publish([bus('X'), bus('Unrouted')]);
+    await local.publish([bus('IssuedInvoice.Created'), bus('ReceivedOrder.Deleted')]);
     off();
-    await local.publish([bus('X')]);
+    await local.publish([bus('IssuedInvoice.Created')]);
     await local.drain();
     expect(heard).toEqual([
-      ['X', ['a']],
-      ['Unrouted', []],
+      ['IssuedInvoice.Created', ['a']],
+      ['ReceivedOrder.Deleted', []],
     ]);
     expect(local.events()).toHaveLength(3);
     expect(local.publishedCount()).toBe(3);
@@ -213,14 +231,21 @@ describe('local bus', () => {
 
   it('keeps only the latest maxRecordedEvents but counts them all', async () => {
     const local = createLocalBus({ routes: [], deliver: async () => {}, logger, maxRecordedEvents: 2 });
-    await local.publish([bus('A'), bus('B'), bus('C')]);
-    expect(local.events().map((e) => e['detail-type'])).toEqual(['B', 'C']);
+    await local.publish([
+      bus('IssuedInvoice.Created'),
+      bus('IssuedInvoice.Updated'),
+      bus('IssuedInvoice.Deleted'),
+    ]);
+    expect(local.events().map((e) => e['detail-type'])).toEqual([
+      'IssuedInvoice.Updated',
+      'IssuedInvoice.Deleted',
+    ]);
     expect(local.publishedCount()).toBe(3);
   });
 
   it('uses the default source for events without one', async () => {
     const local = createLocalBus({ routes: [], deliver: async () => {}, logger, source: 'accounting.local' });
-    await local.publish([{ source: '', detailType: 'X', detail: {} }]);
+    await local.publish([{ source: '', detailType: 'IssuedInvoice.Created', detail: {} }]);
     expect(local.events()[0]?.source).toBe('accounting.local');
   });
 
@@ -230,7 +255,7 @@ describe('local bus', () => {
     const attempts = new Map<number, number>();
     const clock = createManualClock({ start: '2026-03-01T10:00:00Z' });
     const local = createLocalBus({
-      routes: [route('a', ['X'], { maxReceiveCount: 5 })],
+      routes: [route('a', ['IssuedInvoice.Created'], { maxReceiveCount: 5 })],
       deliver: async (_r, event) => {
         const { i } = event.detail as { i: number };
         attempts.set(i, (attempts.get(i) ?? 0) + 1);
@@ -242,7 +267,11 @@ describe('local bus', () => {
       clock,
       retryDelayMs: 60_000,
     });
-    await local.publish([bus('X', { i: 1 }), bus('X', { i: 2 }), bus('X', { i: 3 })]);
+    await local.publish([
+      bus('IssuedInvoice.Created', { i: 1 }),
+      bus('IssuedInvoice.Created', { i: 2 }),
+      bus('IssuedInvoice.Created', { i: 3 }),
+    ]);
     await new Promise((r) => setImmediate(r));
     const closing = local.close();
     gate.resolve();
@@ -252,14 +281,14 @@ describe('local bus', () => {
     expect(attempts.get(2)).toBe(1);
     expect(local.deadLetters()).toEqual([]);
     expect(clock.sleeps).toEqual([]);
-    await expect(local.publish([bus('X')])).rejects.toBeInstanceOf(PublishError);
+    await expect(local.publish([bus('IssuedInvoice.Created')])).rejects.toBeInstanceOf(PublishError);
   });
 
   it('never runs two deliveries of one record at once on a route (the others go on meanwhile)', async () => {
     const gate = deferred();
     const started: string[] = [];
     const local = createLocalBus({
-      routes: [route('a', ['X'], { maxConcurrency: 3 })],
+      routes: [route('a', ['IssuedInvoice.Created'], { maxConcurrency: 3 })],
       deliver: async (_r, event) => {
         const { id, n } = event.detail as { id: string; n: number };
         started.push(`${id}${n}`);
@@ -268,9 +297,9 @@ describe('local bus', () => {
       logger,
     });
     await local.publish([
-      bus('X', { id: 'r1', n: 1 }),
-      bus('X', { id: 'r1', n: 2 }),
-      bus('X', { id: 'r2', n: 1 }),
+      bus('IssuedInvoice.Created', { id: 'r1', n: 1 }),
+      bus('IssuedInvoice.Created', { id: 'r1', n: 2 }),
+      bus('IssuedInvoice.Created', { id: 'r2', n: 1 }),
     ]);
     await new Promise((r) => setImmediate(r));
     expect(started).toEqual(['r11', 'r21']);
@@ -284,7 +313,7 @@ describe('local bus', () => {
     const clock = createManualClock({ start: '2026-03-01T10:00:00Z' });
     let calls = 0;
     const local = createLocalBus({
-      routes: [route('a', ['X'])],
+      routes: [route('a', ['IssuedInvoice.Created'])],
       deliver: async () => {
         calls += 1;
         if (calls === 1) throw Object.assign(new Error('in progress elsewhere'), { retryAfterMs: 42_000 });
@@ -293,7 +322,7 @@ describe('local bus', () => {
       clock,
       retryDelayMs: 10,
     });
-    await local.publish([bus('X')]);
+    await local.publish([bus('IssuedInvoice.Created')]);
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
     expect(clock.sleeps).toEqual([42_000]);

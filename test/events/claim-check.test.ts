@@ -5,8 +5,12 @@ import { eventEntrySize, resolveRecord, storeClaim } from '../../functions/core/
 
 describe('claim check', () => {
   it('counts entry size like EventBridge (UTF-8 bytes of source, detail-type, detail, resources, time)', () => {
-    const event = { source: 'accounting.acme', detailType: 'X.Created', detail: { a: 'č' } };
-    expect(eventEntrySize(event)).toBe(15 + 9 + Buffer.byteLength('{"a":"č"}'));
+    const event = {
+      source: 'accounting.acme',
+      detailType: 'IssuedInvoice.Created' as const,
+      detail: { a: 'č' },
+    };
+    expect(eventEntrySize(event)).toBe(15 + 21 + Buffer.byteLength('{"a":"č"}'));
     expect(eventEntrySize({ ...event, time: new Date(0), resources: ['arn:x'] })).toBe(
       eventEntrySize(event) + 14 + 5,
     );

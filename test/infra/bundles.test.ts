@@ -20,7 +20,7 @@ const route = (id: string, handler: string): Route => ({
   id,
   handler,
   description: `test route ${id}`,
-  pattern: { 'detail-type': ['Test.Created'] },
+  pattern: { 'detail-type': ['IssuedInvoice.Created'] },
   maxConcurrency: 2,
   maxReceiveCount: 3,
   timeoutSeconds: 30,
@@ -32,7 +32,7 @@ describe('missing handler modules', () => {
     const t = buildTestApp({}, { routes: [route('later', 'not-written-yet')], scheduledActions: [] });
     t.statelessTemplate.resourcePropertiesCountIs(
       'AWS::Events::Rule',
-      { EventPattern: { 'detail-type': ['Test.Created'] } },
+      { EventPattern: { 'detail-type': ['IssuedInvoice.Created'] } },
       1,
     );
     t.statelessTemplate.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs24.x' });

@@ -151,7 +151,24 @@ describe('cli: events', () => {
     expect((await cli(['events', '--write', 'x'])).code).toBe(EXIT.usage);
     const unknown = await cli(['events', '--type', 'Nope.Created']);
     expect(unknown.code).toBe(EXIT.usage);
-    expect(unknown.stderr).toContain('Nope.Created');
+    expect(unknown.stderr).toContain(
+      '--type: expected a detail-type of the event catalog, got "Nope.Created"',
+    );
+  });
+
+  it('deliveries test: a --type outside the catalog is a usage error, and nothing is sent', async () => {
+    const run = await cli([
+      'deliveries',
+      'test',
+      'http://127.0.0.1:9/hook',
+      '--type',
+      'IssuedInvoice.Craeted',
+    ]);
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.stderr).toContain(
+      '--type: expected a detail-type of the event catalog, got "IssuedInvoice.Craeted"',
+    );
+    expect(run.stdout).not.toContain('POST');
   });
 });
 
@@ -264,12 +281,18 @@ describe('cli: replay validates every line before publishing', () => {
     const dir = await mkdtemp(join(tmpdir(), 'accounting-events-cli-'));
     try {
       const file = join(dir, 'events.jsonl');
-      await writeFile(file, '{"detail-type":"ReceivedOrder.Created","detail":{"version":1}}\nnot json\n');
+      await writeFile(
+        file,
+        '{"detail-type":"ReceivedOrder.Created","detail":{"version":1}}\nnot json\n{"detail-type":"ReceivedOrder.Craeted","detail":{}}\n',
+      );
       const run = await cli(['replay', file, '--data-dir', dir]);
       expect(run.code).toBe(EXIT.usage);
-      expect(run.stderr).toContain('2 invalid lines');
+      expect(run.stderr).toContain('3 invalid lines');
       expect(run.stderr).toContain("line 1: event 'ReceivedOrder.Created' is invalid");
       expect(run.stderr).toContain('line 2: not JSON');
+      expect(run.stderr).toContain(
+        'line 3: detail-type: expected a detail-type of the event catalog, got "ReceivedOrder.Craeted"',
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

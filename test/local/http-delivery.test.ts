@@ -9,6 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalBus } from '../../functions/adapters/local/local-bus.js';
 import { parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
+import type { DetailType } from '../../functions/core/events/catalog.js';
 import { EXIT } from '../../functions/local/exit-codes.js';
 import { createHttpDelivery, type DeliveryOutcome } from '../../functions/local/http-delivery.js';
 import { startRuntime } from '../../functions/local/runtime.js';
@@ -66,7 +67,7 @@ const FAST = { baseDelayMs: 5, maxDelayMs: 20, maxAttempts: 3, timeoutMs: 2000 }
 /** A local bus (journal in memory) with the delivery's subscribers; publishes `[detailType, id]` pairs. */
 async function deliverThroughBus(
   specs: string[],
-  events: [string, string][],
+  events: [DetailType, string][],
   policy: Partial<typeof FAST> & { concurrency?: number } = FAST,
 ): Promise<{
   outcomes: DeliveryOutcome[];

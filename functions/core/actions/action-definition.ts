@@ -9,7 +9,7 @@
 import * as z from 'zod';
 import type { AccountingApi } from '../../accounting/api.js';
 import type { OutcomeDetailType } from '../events/action-events.js';
-import { findCatalogEntry } from '../events/catalog.js';
+import { detailTypeSchema } from '../events/catalog.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
 import type { RouteSpec, ScheduleSpec } from '../route-spec.js';
 import type { ActionsConfig } from './config.js';
@@ -121,13 +121,7 @@ const entrySchema = z.object({
   kind: z.enum(['event', 'scheduled']),
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, { error: 'expected a kebab-case handler module name' }),
   uses: z.array(z.enum(actionResources)),
-  outcomes: z
-    .array(
-      z.string().refine((t) => findCatalogEntry(t) !== undefined, {
-        error: 'expected a detail-type of the event catalog',
-      }),
-    )
-    .min(1),
+  outcomes: z.array(detailTypeSchema).min(1),
 });
 
 /** Thrown when the registry is malformed; names every entry and field at fault. */

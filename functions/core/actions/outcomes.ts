@@ -12,7 +12,7 @@ import {
   type Problem,
   type SourceRef,
 } from '../events/action-events.js';
-import { findCatalogEntry } from '../events/catalog.js';
+import { catalogEntry } from '../events/catalog.js';
 import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
 import type { BusEvent, Clock, EventPublisher } from '../ports.js';
 import type { ActionEvent } from './action-event.js';
@@ -85,11 +85,7 @@ export async function publishOutcome(
 }
 
 export async function publishOutcomes(publisher: EventPublisher, events: OutcomeEvent[]): Promise<void> {
-  const checked = events.map((e) => {
-    const entry = findCatalogEntry(e.detailType);
-    if (!entry) throw new Error(`outcome '${e.detailType}' is not in the event catalog`);
-    return { ...e, detail: entry.schema.parse(e.detail) };
-  });
+  const checked = events.map((e) => ({ ...e, detail: catalogEntry(e.detailType).schema.parse(e.detail) }));
   if (checked.length > 0) await publisher.publish(checked);
 }
 

@@ -11,11 +11,12 @@
 import {
   type CollectionName,
   DEFAULT_SERVICE_VARIANT,
+  type RecordType,
   type ServiceVariant,
 } from '../../accounting/collections.js';
 import type { TransferStep } from './config.js';
 
-export interface TransferStepSpec<S extends string = TransferSourceType> {
+export interface TransferStepSpec<S extends RecordType = TransferSourceType> {
   readonly step: TransferStep;
   /** Action name: part of the idempotency key and of outcome events. */
   readonly action: string;
@@ -23,7 +24,7 @@ export interface TransferStepSpec<S extends string = TransferSourceType> {
   readonly routeId: string;
   readonly sourceRecordType: S;
   readonly sourceCollection: CollectionName;
-  readonly targetRecordType: string;
+  readonly targetRecordType: RecordType;
   readonly targetCollection: CollectionName;
   /** Operation id in the endpoint catalog. */
   readonly operationId: string;
@@ -41,7 +42,7 @@ const receivedOrderToIssuedInvoice = {
   targetCollection: 'IssuedInvoices',
   operationId: 'ReceivedOrders.transferToIssuedInvoice',
   transferableStatuses: ['Unfinished'],
-} as const satisfies TransferStepSpec<string>;
+} as const satisfies TransferStepSpec<RecordType>;
 
 const skSteps = [
   {
@@ -88,18 +89,15 @@ const skSteps = [
     operationId: 'IssuedOrders.transferToReceivedInvoice',
     transferableStatuses: ['Unfinished'],
   },
-] as const satisfies readonly TransferStepSpec<string>[];
+] as const satisfies readonly TransferStepSpec<RecordType>[];
 
 /** A record type some transfer step starts from (in either variant). */
-export type TransferSourceType = (typeof skSteps)[number]['sourceRecordType'];
+export type TransferSourceType =
+  | (typeof skSteps)[number]['sourceRecordType']
+  | (typeof receivedOrderToIssuedInvoice)['sourceRecordType'];
 
 /** The Slovak contract's chain (the default variant). */
 export const transferSteps: readonly TransferStepSpec[] = skSteps;
-
-/** Every record type a transfer starts from, in the order of the Slovak chain. */
-export const transferSourceTypes: readonly TransferSourceType[] = [
-  ...new Set(transferSteps.map((s) => s.sourceRecordType)),
-];
 
 const stepsByVariant: Record<ServiceVariant, readonly TransferStepSpec[]> = {
   sk: transferSteps,
@@ -112,6 +110,11 @@ const stepsByVariant: Record<ServiceVariant, readonly TransferStepSpec[]> = {
 /** Every step of any variant, each once. */
 export const allTransferSteps: readonly TransferStepSpec[] = [
   ...new Set(Object.values(stepsByVariant).flat()),
+];
+
+/** Every record type a transfer starts from (either variant), in the order of the Slovak chain. */
+export const transferSourceTypes: readonly TransferSourceType[] = [
+  ...new Set(allTransferSteps.map((s) => s.sourceRecordType)),
 ];
 
 /** The transfer steps the variant's service offers. */

@@ -205,9 +205,9 @@ function transferOf(sourceType: TransferSourceType): [string, string] {
   return [step.targetRecordType, step.action];
 }
 
-export const actionEvents: CatalogEntry[] = [
+export const actionEvents: CatalogEntry<OutcomeDetailType>[] = [
   ...transferSourceTypes.map(
-    (sourceType): CatalogEntry => ({
+    (sourceType): CatalogEntry<TransferredType> => ({
       detailType: transferredType(sourceType),
       description: `A ${sourceType} was transferred fully to a ${transferOf(sourceType)[0]}.`,
       schema: transferredSchema(sourceType),
@@ -224,7 +224,7 @@ export const actionEvents: CatalogEntry[] = [
     }),
   ),
   ...isdocRecordTypes.map(
-    (recordType): CatalogEntry => ({
+    (recordType): CatalogEntry<IsdocArchivedType> => ({
       detailType: isdocArchivedType(recordType),
       description: `The ISDOC of an ${recordType} version was validated and archived to S3.`,
       schema: isdocArchivedSchema(recordType),

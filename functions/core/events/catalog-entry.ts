@@ -1,9 +1,13 @@
 import type * as z from 'zod';
 
-/** One detail-type of the event catalog with the zod schema of its `detail`. */
-export interface CatalogEntry<S extends z.ZodType = z.ZodType> {
+/**
+ * One detail-type of the event catalog with the zod schema of its `detail`. `D` is the detail-type
+ * union of the entry's family (record events, action outcomes, intake, connection health); the
+ * catalog's `DetailType` is the union of the families.
+ */
+export interface CatalogEntry<D extends string = string, S extends z.ZodType = z.ZodType> {
   /** `<RecordType>.<Change>` or an action outcome such as `ReceivedOrder.Transferred`, `Action.Failed`. */
-  detailType: string;
+  detailType: D;
   /** One sentence for docs and `events` listings. */
   description: string;
   schema: S;

@@ -4,23 +4,53 @@
  */
 import * as z from 'zod';
 import { EventValidationError } from '../errors.js';
-import { actionEvents } from './action-events.js';
+import { actionEvents, type OutcomeDetailType } from './action-events.js';
 import type { CatalogEntry } from './catalog-entry.js';
-import { connectionEvents } from './connection-events.js';
-import { intakeEvents } from './intake-events.js';
+import { type ConnectionDetailType, connectionEvents } from './connection-events.js';
+import type { RecordDetailType } from './envelope.js';
+import { type IntakeDetailType, intakeEvents } from './intake-events.js';
 import { recordEvents } from './record-events.js';
 
-export const eventCatalog: readonly CatalogEntry[] = [
+/**
+ * Every detail-type the product emits, derived from the tables that state them: record events from
+ * the collection table, transfer and ISDOC outcomes from the transfer steps and the ISDOC record
+ * types, and the fixed names of the other actions, the intake and connection health. Code that
+ * names a detail-type takes this type, so a mistyped one does not compile.
+ */
+export type DetailType = RecordDetailType | OutcomeDetailType | IntakeDetailType | ConnectionDetailType;
+
+export const eventCatalog: readonly CatalogEntry<DetailType>[] = [
   ...recordEvents,
   ...actionEvents,
   ...intakeEvents,
   ...connectionEvents,
 ];
 
-const byDetailType = new Map<string, CatalogEntry>(eventCatalog.map((e) => [e.detailType, e]));
+const byDetailType = new Map<string, CatalogEntry<DetailType>>(eventCatalog.map((e) => [e.detailType, e]));
 
-export function findCatalogEntry(detailType: string): CatalogEntry | undefined {
+/** Every detail-type of the catalog, in catalog order. */
+export const detailTypes: readonly DetailType[] = eventCatalog.map((e) => e.detailType);
+
+export function isDetailType(value: string): value is DetailType {
+  return byDetailType.has(value);
+}
+
+/** A detail-type given as input (a CLI flag, a replayed line, a registry entry): one of the catalog's. */
+export const detailTypeSchema = z.enum(detailTypes as [DetailType, ...DetailType[]], {
+  error: (issue) =>
+    `expected a detail-type of the event catalog${typeof issue.input === 'string' ? `, got "${issue.input}"` : ''}`,
+});
+
+/** The entry of a detail-type given as text (an incoming event); `undefined` when the catalog has none. */
+export function findCatalogEntry(detailType: string): CatalogEntry<DetailType> | undefined {
   return byDetailType.get(detailType);
+}
+
+/** The entry of a detail-type (every `DetailType` has one: the catalog is built from the same tables). */
+export function catalogEntry(detailType: DetailType): CatalogEntry<DetailType> {
+  const entry = byDetailType.get(detailType);
+  if (!entry) throw new Error(`no catalog entry for '${detailType}'`);
+  return entry;
 }
 
 type Issue = z.core.$ZodIssue;

@@ -10,6 +10,8 @@ import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
 
 export const CONNECTION_UNHEALTHY = 'Connection.Unhealthy';
 export const CONNECTION_RECOVERED = 'Connection.Recovered';
+/** The detail-types of a connection's health. */
+export type ConnectionDetailType = typeof CONNECTION_UNHEALTHY | typeof CONNECTION_RECOVERED;
 
 export const unhealthyReasons = ['authentication', 'credentials', 'unreachable'] as const;
 export type UnhealthyReason = (typeof unhealthyReasons)[number];
@@ -73,7 +75,7 @@ const example = (change: 'Unhealthy' | 'Recovered', since: string) => ({
   occurredAt: since,
 });
 
-export const connectionEvents: CatalogEntry[] = [
+export const connectionEvents: CatalogEntry<ConnectionDetailType>[] = [
   {
     detailType: CONNECTION_UNHEALTHY,
     description: connectionUnhealthySchema.description ?? '',

@@ -4,14 +4,18 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import type { RecordType } from '../../accounting/collections.js';
 import { recordIdSchema } from '../../accounting/record-id.js';
 import { ENVELOPE_VERSION } from './catalog-entry.js';
 
 export const changeKinds = ['Created', 'Updated', 'Deleted'] as const;
 export type ChangeKind = (typeof changeKinds)[number];
 
+/** The detail-type of a record event: a record type of the collection table and a change. */
+export type RecordDetailType = `${RecordType}.${ChangeKind}`;
+
 /** `<RecordType>.<Change>`, e.g. `ReceivedOrder.Created`. */
-export function recordDetailType(recordType: string, change: ChangeKind): string {
+export function recordDetailType(recordType: RecordType, change: ChangeKind): RecordDetailType {
   return `${recordType}.${change}`;
 }
 

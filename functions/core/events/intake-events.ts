@@ -10,10 +10,20 @@ import { intakeSources } from '../intake/shop-order.js';
 import { actionIdempotencyKey } from './action-events.js';
 import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
 
+/** What can happen to a shop order: accepted for import, imported, or rejected. */
+export const intakeChanges = ['Received', 'Imported', 'Rejected'] as const;
+export type IntakeChange = (typeof intakeChanges)[number];
+/** The detail-types of the order intake: `EshopOrder.<change>`. */
+export type IntakeDetailType = `EshopOrder.${IntakeChange}`;
+
+export function intakeDetailType(change: IntakeChange): IntakeDetailType {
+  return `EshopOrder.${change}`;
+}
+
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'lower-case hex SHA-256');
 const isoDateTime = z.iso.datetime({ offset: true, local: true });
 
-function intakeBase<C extends string>(change: C) {
+function intakeBase<C extends IntakeChange>(change: C) {
   return {
     version: z.literal(ENVELOPE_VERSION).describe('Envelope version; bumped on a breaking change.'),
     connection: z.string().min(1).describe('The accounting connection (company) the order goes to.'),
@@ -64,7 +74,7 @@ export const eshopOrderRejectedSchema = z
   .describe('A signed shop order could not be imported; nothing was created.');
 export type EshopOrderRejectedDetail = z.infer<typeof eshopOrderRejectedSchema>;
 
-const base = (change: string) => ({
+const base = (change: IntakeChange) => ({
   version: ENVELOPE_VERSION,
   connection: 'acme',
   recordType: 'EshopOrder' as const,
@@ -77,9 +87,9 @@ const base = (change: string) => ({
   occurredAt: '2026-03-04T16:41:00.000Z',
 });
 
-export const intakeEvents: CatalogEntry[] = [
+export const intakeEvents: CatalogEntry<IntakeDetailType>[] = [
   {
-    detailType: 'EshopOrder.Received',
+    detailType: intakeDetailType('Received'),
     description: eshopOrderReceivedSchema.description ?? '',
     schema: eshopOrderReceivedSchema,
     example: {
@@ -90,7 +100,7 @@ export const intakeEvents: CatalogEntry[] = [
     },
   },
   {
-    detailType: 'EshopOrder.Imported',
+    detailType: intakeDetailType('Imported'),
     description: eshopOrderImportedSchema.description ?? '',
     schema: eshopOrderImportedSchema,
     example: {
@@ -102,7 +112,7 @@ export const intakeEvents: CatalogEntry[] = [
     },
   },
   {
-    detailType: 'EshopOrder.Rejected',
+    detailType: intakeDetailType('Rejected'),
     description: eshopOrderRejectedSchema.description ?? '',
     schema: eshopOrderRejectedSchema,
     example: {

@@ -11,6 +11,7 @@ import {
   changeKinds,
   envelopeSchema,
   idempotencyKey,
+  type RecordDetailType,
   recordDetailType,
 } from './envelope.js';
 
@@ -134,11 +135,12 @@ function catalogCollections(): { spec: CollectionSpec; modificationInfo: boolean
   });
 }
 
-export const recordEvents: CatalogEntry[] = catalogCollections().flatMap(({ spec: c, modificationInfo }) =>
-  changeKinds.map((change) => ({
-    detailType: recordDetailType(c.recordType, change),
-    description: describe(c, change, modificationInfo),
-    schema: envelopeSchema({ recordType: c.recordType, change, modificationInfo }),
-    example: exampleDetail(c, change),
-  })),
+export const recordEvents: CatalogEntry<RecordDetailType>[] = catalogCollections().flatMap(
+  ({ spec: c, modificationInfo }) =>
+    changeKinds.map((change) => ({
+      detailType: recordDetailType(c.recordType, change),
+      description: describe(c, change, modificationInfo),
+      schema: envelopeSchema({ recordType: c.recordType, change, modificationInfo }),
+      example: exampleDetail(c, change),
+    })),
 );

@@ -2,6 +2,7 @@
 import { actionIdempotencyKey } from '../events/action-events.js';
 import { parseDetail } from '../events/catalog.js';
 import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
+import { type IntakeChange, intakeDetailType } from '../events/intake-events.js';
 import type { Clock, EventPublisher } from '../ports.js';
 import { type IntakeSource, intakeRecordId } from './shop-order.js';
 
@@ -18,12 +19,12 @@ export const intakeEventSource = (connection: string): string => `accounting.${c
 export async function publishIntakeEvent(
   deps: { publisher: EventPublisher; clock: Clock; eventSource?: string },
   origin: IntakeEventOrigin,
-  change: 'Received' | 'Imported' | 'Rejected',
+  change: IntakeChange,
   fields: Record<string, unknown>,
   ...keyParts: string[]
 ): Promise<void> {
   const id = intakeRecordId(origin.source, origin.shopOrderId);
-  const detailType = `EshopOrder.${change}`;
+  const detailType = intakeDetailType(change);
   const detail = parseDetail(detailType, {
     version: ENVELOPE_VERSION,
     connection: origin.connection,

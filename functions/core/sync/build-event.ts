@@ -2,16 +2,22 @@
  * Builds the bus event of one record change, switching to a claim check (`recordRef`) when the
  * event would exceed the size limit.
  */
+import type { RecordType } from '../../accounting/collections.js';
 import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
 import { eventEntrySize, storeClaim } from '../events/claim-check.js';
-import { type ChangeKind, idempotencyKey, recordDetailType } from '../events/envelope.js';
+import {
+  type ChangeKind,
+  idempotencyKey,
+  type RecordDetailType,
+  recordDetailType,
+} from '../events/envelope.js';
 import type { BusEvent, ObjectStore } from '../ports.js';
 
 /** A record is too large for one event and no object store is configured for claim checks. */
 export class EventTooLargeError extends Error {
   override readonly name = 'EventTooLargeError';
   constructor(
-    readonly detailType: string,
+    readonly detailType: RecordDetailType,
     readonly id: string,
     readonly size: number,
     readonly limit: number,
@@ -32,7 +38,7 @@ export interface EventContext {
 }
 
 export interface RecordChange {
-  recordType: string;
+  recordType: RecordType;
   id: string;
   change: ChangeKind;
   /** The service's ModifiedDate verbatim, or `null` (reference records, deletions). */

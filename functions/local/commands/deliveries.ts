@@ -8,12 +8,15 @@ import {
   DeliveryTargetError,
   parseTargetSpec,
 } from '../../core/delivery/delivery-targets.js';
+import type { DetailType } from '../../core/events/catalog.js';
 import { defineCommand, durationFlag } from '../command.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { signingSecret } from '../http-delivery.js';
 import { UsageError } from '../usage-error.js';
-import { DEFAULT_DATA_DIR } from './shared-flags.js';
+import { DEFAULT_DATA_DIR, detailTypeFlag } from './shared-flags.js';
+
+const SAMPLE_TYPE = 'IssuedInvoice.Created' satisfies DetailType;
 
 export const deliveriesCommand = defineCommand({
   name: 'deliveries',
@@ -29,7 +32,7 @@ export const deliveriesCommand = defineCommand({
       type: 'string',
       value: 'DETAIL-TYPE',
       description: "The sample event's detail-type.",
-      defaultHelp: 'IssuedInvoice.Created',
+      defaultHelp: SAMPLE_TYPE,
     },
     timeout: {
       type: 'string',
@@ -45,7 +48,7 @@ export const deliveriesCommand = defineCommand({
     },
   },
   schema: z.object({
-    type: z.string().min(1).default('IssuedInvoice.Created'),
+    type: z.string().min(1).default(SAMPLE_TYPE),
     timeout: durationFlag(100, 120_000).default(DEFAULT_DELIVERY_POLICY.timeoutMs),
     'data-dir': z.string().min(1, { message: 'expected a directory path' }).default(DEFAULT_DATA_DIR),
     positionals: z.tuple([z.literal('test'), z.string()], { error: 'expected "test URL"' }),
@@ -60,13 +63,9 @@ export const deliveriesCommand = defineCommand({
         throw new UsageError(`argument: ${error.message}`, 'deliveries');
       throw error;
     }
-    const { findCatalogEntry } = await import('../../core/events/catalog.js');
-    const entry = findCatalogEntry(o.type);
-    if (!entry)
-      throw new UsageError(
-        `--type: no detail-type "${o.type}" in the catalog (run 'events' to list them)`,
-        'deliveries',
-      );
+    const type = await detailTypeFlag(o.type, 'deliveries');
+    const { catalogEntry } = await import('../../core/events/catalog.js');
+    const entry = catalogEntry(type);
     loadDotEnv(ctx.env, ctx.cwd);
     const dataDir = resolve(ctx.cwd, o['data-dir']);
     if (!ctx.env.DELIVERY_SIGNING_SECRET) await mkdir(dataDir, { recursive: true });

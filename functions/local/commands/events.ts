@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { defineCommand, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
+import { detailTypeFlag } from './shared-flags.js';
 
 export const eventsCommand = defineCommand({
   name: 'events',
@@ -34,14 +35,10 @@ export const eventsCommand = defineCommand({
     })
     .refine((o) => o.write === undefined || o.schema, { path: ['write'], message: 'needs --schema' }),
   async run(options, ctx) {
-    const { eventCatalog, toJsonSchemas } = await import('../../core/events/catalog.js');
-    const entries = options.type ? eventCatalog.filter((e) => e.detailType === options.type) : eventCatalog;
-    if (entries.length === 0) {
-      ctx.stderr.write(
-        `error: --type: no detail-type "${options.type}" in the catalog (run 'events' to list them)\n`,
-      );
-      return EXIT.usage;
-    }
+    const { catalogEntry, eventCatalog, toJsonSchemas } = await import('../../core/events/catalog.js');
+    const entries = options.type
+      ? [catalogEntry(await detailTypeFlag(options.type, 'events'))]
+      : eventCatalog;
     if (options.write !== undefined) {
       const { writeSchemas } = await import('../write-schemas.js');
       const count = await writeSchemas(join(ctx.cwd, options.write), join(ctx.cwd, 'docs', 'events.md'));

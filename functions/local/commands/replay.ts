@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as z from 'zod';
+import type { DetailType } from '../../core/events/catalog.js';
 import type { BusEvent } from '../../core/ports.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -9,23 +10,29 @@ import { UsageError } from '../usage-error.js';
 import { startRuntimeForCommand, withRuntime } from './runtime-command.js';
 import { connectionFlags, connectionSchemaShape, toConnection } from './shared-flags.js';
 
-/** One line of a replay file: the `--events-out` format (EventBridge field names); `detailType` is accepted too. */
-const lineSchema = z
-  .object({
-    source: z.string().min(1, { message: 'expected a non-empty source' }).optional(),
-    'detail-type': z.string().min(1).optional(),
-    detailType: z.string().min(1).optional(),
-    time: z.iso.datetime({ offset: true }).optional(),
-    detail: z.record(z.string(), z.unknown(), { message: 'expected the detail object' }),
-  })
-  .refine((l) => (l['detail-type'] ?? l.detailType) !== undefined, {
-    path: ['detail-type'],
-    message: 'expected a detail-type',
-  });
+/**
+ * One line of a replay file: the `--events-out` format (EventBridge field names); `detailType` is
+ * accepted too. The detail-type is one of the catalog's (its schema is passed in: the catalog loads
+ * on first use).
+ */
+const lineSchema = (detailType: z.ZodType<DetailType>) =>
+  z
+    .object({
+      source: z.string().min(1, { message: 'expected a non-empty source' }).optional(),
+      'detail-type': detailType.optional(),
+      detailType: detailType.optional(),
+      time: z.iso.datetime({ offset: true }).optional(),
+      detail: z.record(z.string(), z.unknown(), { message: 'expected the detail object' }),
+    })
+    .refine((l) => (l['detail-type'] ?? l.detailType) !== undefined, {
+      path: ['detail-type'],
+      message: 'expected a detail-type',
+    });
 
 /** Reads and validates every line against the event catalog; throws `UsageError` listing the bad lines. */
 export async function readReplayFile(path: string, source: string): Promise<BusEvent[]> {
-  const { parseDetail } = await import('../../core/events/catalog.js');
+  const { detailTypeSchema, parseDetail } = await import('../../core/events/catalog.js');
+  const schema = lineSchema(detailTypeSchema);
   const events: BusEvent[] = [];
   const problems: string[] = [];
   let lineNo = 0;
@@ -41,14 +48,14 @@ export async function readReplayFile(path: string, source: string): Promise<BusE
         problems.push(`line ${lineNo}: not JSON`);
         continue;
       }
-      const line = lineSchema.safeParse(json);
+      const line = schema.safeParse(json);
       if (!line.success) {
         problems.push(
           `line ${lineNo}: ${line.error.issues.map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`).join('; ')}`,
         );
         continue;
       }
-      const detailType = (line.data['detail-type'] ?? line.data.detailType) as string;
+      const detailType = (line.data['detail-type'] ?? line.data.detailType) as DetailType;
       try {
         parseDetail(detailType, line.data.detail);
       } catch (error) {

@@ -1,9 +1,22 @@
 /** Flags shared by the commands that talk to the service (`run`, `sync`, `backfill`, `replay`). */
 import * as z from 'zod';
 import { allCollectionNames, findCollection } from '../../accounting/collections.js';
-import { type FlagSpecs, listFlag, urlFlag } from '../command.js';
+import type { DetailType } from '../../core/events/catalog.js';
+import { type FlagSpecs, formatZodError, listFlag, urlFlag } from '../command.js';
+import { UsageError } from '../usage-error.js';
 
 export const DEFAULT_DATA_DIR = '.local';
+
+/**
+ * A `--type` flag checked against the event catalog with its zod schema (the catalog loads on first
+ * use, so commands that do not need it start without it); a `UsageError` naming the flag otherwise.
+ */
+export async function detailTypeFlag(value: string, command: string): Promise<DetailType> {
+  const { detailTypeSchema } = await import('../../core/events/catalog.js');
+  const result = z.object({ type: detailTypeSchema }).safeParse({ type: value });
+  if (!result.success) throw new UsageError(formatZodError(result.error), command);
+  return result.data.type;
+}
 
 export const connectionFlags = {
   'no-sandbox': {
