@@ -51,7 +51,7 @@ export function actionsConfigOf(config: InfraConfig) {
 export function buildApp(app: App, options: BuildAppOptions): BuiltApp {
   const { config } = options;
   const actions = actionsConfigOf(config);
-  const routes = options.routes ?? buildRoutes(actions);
+  const routes = options.routes ?? buildRoutes(actions, { everyConnection: config.connectionRegistry });
   const scheduledActions = options.scheduledActions ?? buildScheduledActions(actions);
   const prefix = namePrefix(config);
   const tags = { project: 'accounting-events', stage: config.stage };

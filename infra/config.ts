@@ -7,6 +7,7 @@
  * falls back to its default. Values from the command line and the environment are strings; the
  * schema coerces them. One error lists every malformed setting with what was expected.
  */
+
 import * as z from 'zod';
 import {
   type CollectionName,
@@ -17,6 +18,7 @@ import {
   serviceVariants,
 } from '../functions/accounting/collections.js';
 import { isSecureServiceUrl } from '../functions/accounting/config.js';
+import { CONNECTION_SOURCE_PREFIX } from '../functions/core/connection.js';
 import { DeliveryTargetError, parseTargetSpecs } from '../functions/core/delivery/delivery-targets.js';
 import { ENV } from '../functions/shared/env-names.js';
 import { INTAKE_ENV } from '../functions/shared/intake-env-names.js';
@@ -417,6 +419,16 @@ export function connectionSecretsPrefix(config: Pick<InfraConfig, 'stage'>): str
 /** `accounting.<connection>`: the `source` of every event the poller publishes. */
 export function eventSourceOf(config: Pick<InfraConfig, 'connection'>): string {
   return `accounting.${config.connection}`;
+}
+
+/**
+ * The `source` values the deployment's rules match: its connection's, or with the connection
+ * registry every connection's (`{ prefix: 'accounting.' }`, as EventBridge reads a pattern).
+ */
+export function ruleSourcesOf(config: Pick<InfraConfig, 'connection' | 'connectionRegistry'>): string[] {
+  return config.connectionRegistry
+    ? ([{ prefix: CONNECTION_SOURCE_PREFIX }] as unknown as string[])
+    : [eventSourceOf(config)];
 }
 
 /** Prefix of every physical name. */

@@ -32,7 +32,7 @@ export interface NestedPattern {
 }
 
 export interface EventPatternSpec {
-  source?: string[];
+  source?: PatternValue[];
   'detail-type': string[];
   detail?: NestedPattern;
 }

@@ -13,23 +13,40 @@
  * reference); the actions read the record from the service before acting, whatever the event says.
  *
  * `buildRoutes(config)` derives the table from the action settings (each step can be switched
- * off); `routes` is the table for the defaults. `buildScheduledActions` lists the functions that
+ * off); `routes` is the table for the defaults. With the connection registry
+ * (`{ everyConnection: true }`) a route matches the source of every connection
+ * (`accounting.` prefix) instead of one: the action function resolves the event's connection from
+ * the registry and acts only when the source names that connection (`detail.connection`). `buildScheduledActions` lists the functions that
  * run on a schedule instead of on an event (the e-invoice status tracker).
  */
 import { type ActionsConfig, defaultActionsConfig } from './actions/config.js';
 import { eventActions, scheduledActionDefinitions } from './actions/registry.js';
+import { CONNECTION_SOURCE_PREFIX } from './connection.js';
 import type { Route, ScheduledAction } from './route-spec.js';
 
 export type { Route, ScheduledAction } from './route-spec.js';
 
+export interface BuildRoutesOptions {
+  /** Routes for every connection of the registry: `source` matches any `accounting.<connection>`. */
+  everyConnection?: boolean;
+}
+
 /** The routing table for the given action settings. Routes of switched-off steps are left out. */
-export function buildRoutes(config: ActionsConfig = defaultActionsConfig()): Route[] {
+export function buildRoutes(
+  config: ActionsConfig = defaultActionsConfig(),
+  options: BuildRoutesOptions = {},
+): Route[] {
   return eventActions.flatMap((action) =>
-    action
-      .routes(config)
-      .map(
-        (route): Route => ({ ...route, handler: action.name, outcomes: route.outcomes ?? action.outcomes }),
-      ),
+    action.routes(config).map(
+      (route): Route => ({
+        ...route,
+        ...(options.everyConnection
+          ? { pattern: { ...route.pattern, source: [{ prefix: CONNECTION_SOURCE_PREFIX }] } }
+          : {}),
+        handler: action.name,
+        outcomes: route.outcomes ?? action.outcomes,
+      }),
+    ),
   );
 }
 

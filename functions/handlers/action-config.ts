@@ -47,6 +47,12 @@ export interface ActionFunctionConfig {
   deadLetterQueueUrl?: string;
   /** The credentials live in Secrets Manager (read after this, at cold start). */
   credentialsFromSecret: boolean;
+  /**
+   * Every connection of the registry (`POLLER_CONNECTIONS_TABLE` set): each event's connection is
+   * read from this table, its credentials from its own secret, and its requests draw from its
+   * bucket in the rate-limit table (`POLLER_RATE_LIMIT_TABLE`, when set).
+   */
+  registry?: { connectionsTable: string; rateLimitTable?: string };
   /** The accounting client's config, with the secret's values when the credentials live there. */
   accounting(secretValues?: Record<string, string>): AccountingConfig;
 }
@@ -89,6 +95,8 @@ export function loadActionFunctionConfig(env: Env, uses: readonly ActionResource
   let adapters: AdapterConfig | undefined;
   let own: ReturnType<typeof loadFunctionSection> | undefined;
   const credentialsFromSecret = Boolean(env[ENV.credentialsSecret]?.trim());
+  const connectionsTable = env[ENV.connectionsTable]?.trim();
+  const rateLimitTable = env[ENV.rateLimitTable]?.trim();
   const problems = [
     ...problemsOf(() => {
       actions = loadActionsConfig(env);
@@ -99,8 +107,8 @@ export function loadActionFunctionConfig(env: Env, uses: readonly ActionResource
     ...problemsOf(() => {
       own = loadFunctionSection(env);
     }),
-    // Without a secret the credentials are in the environment: validate them now.
-    ...(credentialsFromSecret ? [] : problemsOf(() => loadAccountingConfig({ ...env }))),
+    // Without a secret or a registry the credentials are in the environment: validate them now.
+    ...(credentialsFromSecret || connectionsTable ? [] : problemsOf(() => loadAccountingConfig({ ...env }))),
     ...uses
       .map((use) => RESOURCE_VARIABLE[use])
       .filter((variable) => !env[variable]?.trim())
@@ -114,6 +122,9 @@ export function loadActionFunctionConfig(env: Env, uses: readonly ActionResource
     logLevel: own[ENV.logLevel],
     ...(url ? { deadLetterQueueUrl: url } : {}),
     credentialsFromSecret,
+    ...(connectionsTable
+      ? { registry: { connectionsTable, ...(rateLimitTable ? { rateLimitTable } : {}) } }
+      : {}),
     accounting: (secretValues = {}) => loadAccountingConfig({ ...env, ...secretValues }),
   };
 }

@@ -8,24 +8,20 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAccountingClient } from '../accounting/client.js';
 import { type AwsAdapters, createAwsAdapters } from '../adapters/aws/adapter-config.js';
-import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { addLambdaContext, LambdaLogger } from '../adapters/aws/lambda-logger.js';
 import { instrumentClient } from '../adapters/aws/lambda-tracer.js';
-import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
 import { createSqsDeadLetterSink } from '../adapters/aws/sqs-dead-letter-sink.js';
 import {
   type ActionContext,
   type ActionPorts,
   type ActionResource,
-  type ActionStores,
   actionPorts,
   type EventActionDefinition,
   type ScheduledActionDefinition,
 } from '../core/actions/action-definition.js';
 import type { ActionsConfig } from '../core/actions/config.js';
 import type { DeadLetterSink } from '../core/actions/dead-letter-sink.js';
-import type { OpenSendings } from '../core/actions/open-sendings.js';
-import { type ActionEntry, createActionEntry } from '../core/actions/run-action.js';
+import { type ActionEntry, createActionEntry, EACH_CONNECTION } from '../core/actions/run-action.js';
 import type { Logger, SecretSource } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
@@ -35,6 +31,8 @@ import {
   deadLetterQueueUrlOf,
   loadActionFunctionConfig,
 } from './action-config.js';
+import { awsStores } from './action-stores.js';
+import { eachConnectionActionFromConfig } from './connection-actions.js';
 import { createInvocationDeadline, type InvocationDeadline } from './invocation-deadline.js';
 import { createSqsActionHandler, type SqsActionHandler, type SqsHandlerDeps } from './sqs-action-handler.js';
 
@@ -89,38 +87,6 @@ export async function credentialsFrom(
   return config.accounting(values).credentials;
 }
 
-/** The stores on AWS, each built on first use from the table or bucket the configuration names. */
-function awsStores(actions: ActionsConfig, aws: AwsAdapters): ActionStores {
-  const name = (value: string | undefined, variable: string): string => {
-    if (!value) throw new Error(`${variable}: not configured for this function`);
-    return value;
-  };
-  let guard: ActionStores['idempotency'] | undefined;
-  let sendings: ActionStores['actionState'] | undefined;
-  let archive: ActionStores['archive'] | undefined;
-  return {
-    get idempotency() {
-      guard ??= createPowertoolsGuard({
-        client: aws.clients.dynamoDb,
-        tableName: name(actions.idempotency.tableName, ENV.actionsIdempotencyTable),
-        expiresAfterSeconds: actions.idempotency.expiresAfterSeconds,
-      });
-      return guard;
-    },
-    get actionState() {
-      sendings ??= createDynamoDbCheckpointStore<OpenSendings>({
-        client: aws.clients.dynamoDb,
-        tableName: name(actions.stateTable, ENV.actionsStateTable),
-      });
-      return sendings;
-    },
-    get archive() {
-      archive ??= aws.objectStore(name(actions.archiveBucket, ENV.actionsArchiveBucket));
-      return archive;
-    },
-  };
-}
-
 /**
  * Reads the environment (one error for every problem), then builds the logger, the AWS adapters,
  * the accounting client (key, or the secret's credentials) and the ports of `action`.
@@ -128,8 +94,8 @@ function awsStores(actions: ActionsConfig, aws: AwsAdapters): ActionStores {
 export async function loadActionEnvironment(
   env: Env,
   action: { name: string; uses: readonly ActionResource[] },
+  config: ActionFunctionConfig = loadActionFunctionConfig(env, action.uses),
 ): Promise<ActionEnvironment> {
-  const config = loadActionFunctionConfig(env, action.uses);
   const logger = new LambdaLogger({ level: config.logLevel, service: action.name });
   const clock = systemClock;
   const aws = createAwsAdapters(config.adapters, { clock, logger, instrument: instrumentClient });
@@ -162,7 +128,9 @@ export function defineSqsAction<
   const createHandler = (deps: D & SqsHandlerDeps): SqsActionHandler =>
     createSqsActionHandler(action.name, createEventEntry(deps), deps.logger, deps.deadLetters, deps.deadline);
   const handlerFromEnv = async (env: Env): Promise<SqsActionHandler> => {
-    const e = await loadActionEnvironment(env, action);
+    const config = loadActionFunctionConfig(env, action.uses);
+    if (config.registry) return eachConnectionHandler(env, action, { ...config, registry: config.registry });
+    const e = await loadActionEnvironment(env, action, config);
     const deadLetters = deadLetterSinkOf(e.config.deadLetterQueueUrl, e.logger);
     return createHandler({
       ...action.deps(e.ports),
@@ -171,6 +139,22 @@ export function defineSqsAction<
     });
   };
   return { createEventEntry, createHandler, handlerFromEnv };
+}
+
+/** The SQS handler of an action serving every connection of the registry (`config.registry`). */
+function eachConnectionHandler<R extends ActionResource, D>(
+  env: Env,
+  action: EventActionDefinition<R, D>,
+  config: ActionFunctionConfig & { registry: NonNullable<ActionFunctionConfig['registry']> },
+): SqsActionHandler {
+  const logger = new LambdaLogger({ level: config.logLevel, service: action.name });
+  const clock = systemClock;
+  const aws = createAwsAdapters(config.adapters, { clock, logger, instrument: instrumentClient });
+  const deadline = createInvocationDeadline();
+  const run = eachConnectionActionFromConfig(env, action, { config, aws, clock, logger, deadline });
+  const entry = createActionEntry(action.name, logger, run, EACH_CONNECTION);
+  const deadLetters = deadLetterSinkOf(config.deadLetterQueueUrl, logger);
+  return createSqsActionHandler(action.name, entry, logger, deadLetters, deadline);
 }
 
 /** One scheduled action Lambda from its registry entry: each invocation runs one pass. */

@@ -5,7 +5,13 @@
  * anew when its connection's entry changed where it matters (variant, URLs, secret reference).
  */
 import type { AccountingApi } from '../accounting/api.js';
+import { createAccountingClient } from '../accounting/client.js';
+import type { ConnectionSecretResolver } from '../adapters/connection-secrets.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
+import { connectionAccountingConfig } from '../core/connections/connection-secret.js';
+import { requestLimiterFor } from '../core/connections/request-limiter.js';
+import type { RateLimiter } from '../core/connections/token-bucket.js';
+import type { Clock, Logger } from '../core/ports.js';
 
 export interface ConnectionClient extends AccountingApi {
   stats?(): { requests: number; rateLimited: number };
@@ -65,5 +71,38 @@ export function createConnectionClients(options: {
       held.clear();
       await Promise.all(all.map((v) => v.client.then((c) => c.close?.()).catch(() => {})));
     },
+  };
+}
+
+export interface ConnectionClientBuilderOptions {
+  /** Tuning settings of every client (timeouts, retries, page size); never credentials. */
+  env: Readonly<Record<string, string | undefined>>;
+  clock: Clock;
+  logger: Logger;
+  secrets: ConnectionSecretResolver;
+  /** The connections' shared token buckets: every request of the client takes from its connection's. */
+  limiter?: RateLimiter;
+  /** The invocation's time left, bounding each request's deadline. */
+  remainingMs?: () => number | undefined;
+}
+
+/**
+ * Builds one connection's client: variant and URLs from its entry, credentials from its secret
+ * (read again past the cache after the service refused them), its requests drawn from the
+ * connection's token bucket. The poller and the actions build their clients alike.
+ */
+export function connectionClientBuilder(options: ConnectionClientBuilderOptions) {
+  const { env, clock, logger, secrets, limiter, remainingMs } = options;
+  return async (entry: ConnectionEntry): Promise<ConnectionClient> => {
+    const source = secrets.sourceFor(entry);
+    const reread = source.refresh ?? source.get;
+    return createAccountingClient(connectionAccountingConfig(entry, await source.get(), env), {
+      clock,
+      logger,
+      // After an authentication failure: the secret again, past its cache (it may have been replaced).
+      reloadCredentials: async () => connectionAccountingConfig(entry, await reread(), env).credentials,
+      ...(limiter ? { limiter: requestLimiterFor(limiter, entry.name) } : {}),
+      ...(remainingMs ? { remainingMs } : {}),
+    });
   };
 }

@@ -17,7 +17,6 @@
  */
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createAccountingClient } from '../accounting/client.js';
 import { createAwsAdapters } from '../adapters/aws/adapter-config.js';
 import { createDynamoDbConnectionRegistry } from '../adapters/aws/dynamodb-connection-registry.js';
 import { createDynamoDbRateLimiter } from '../adapters/aws/dynamodb-rate-limiter.js';
@@ -25,7 +24,6 @@ import { LambdaLogger } from '../adapters/aws/lambda-logger.js';
 import { instrumentClient } from '../adapters/aws/lambda-tracer.js';
 import { createConnectionSecretResolver } from '../adapters/connection-secrets.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
-import { connectionAccountingConfig } from '../core/connections/connection-secret.js';
 import { pollRequestSchema } from '../core/connections/dispatch.js';
 import {
   type ConnectionPollResult,
@@ -33,13 +31,13 @@ import {
   pollConnection,
 } from '../core/connections/poll-connection.js';
 import type { ConnectionRegistry } from '../core/connections/registry.js';
-import { requestLimiterFor } from '../core/connections/request-limiter.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { parseLogLevel } from '../shared/logger.js';
 import {
   type ConnectionClient,
   type ConnectionClients,
+  connectionClientBuilder,
   createConnectionClients,
 } from './connection-clients.js';
 import { loadConnectionPollerConfig } from './connections-config.js';
@@ -301,17 +299,7 @@ export function createDepsFromEnv(env: Readonly<Record<string, string | undefine
     ttlMs: config.adapters.credentialsCacheMs,
     secretsManager: aws.clients.secretsManager,
   });
-  const build = async (entry: ConnectionEntry) => {
-    const source = secrets.sourceFor(entry);
-    const reread = source.refresh ?? source.get;
-    return createAccountingClient(connectionAccountingConfig(entry, await source.get(), env), {
-      clock,
-      logger,
-      // After an authentication failure: the secret again, past its cache (it may have been replaced).
-      reloadCredentials: async () => connectionAccountingConfig(entry, await reread(), env).credentials,
-      ...(limiter ? { limiter: requestLimiterFor(limiter, entry.name) } : {}),
-    });
-  };
+  const build = connectionClientBuilder({ env, clock, logger, secrets, ...(limiter ? { limiter } : {}) });
   return {
     registry: createDynamoDbConnectionRegistry({
       client: aws.clients.dynamoDb,

@@ -17,6 +17,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { CONNECTION_SOURCE_PREFIX } from '../../functions/core/connection.js';
 import { CONNECTION_RECOVERED, CONNECTION_UNHEALTHY } from '../../functions/core/events/connection-events.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { connectionSecretsPrefix, type InfraConfig } from '../config.js';
@@ -31,8 +32,7 @@ import { scheduledFunctionAlarms } from './scheduled-function-alarms.js';
 
 export const DISPATCHER_HANDLER = 'dispatch-polls';
 export const CONNECTION_POLLER_HANDLER = 'poll-connections';
-/** Every connection's events: `source` is `accounting.<connection>`. */
-export const CONNECTION_SOURCE_PREFIX = 'accounting.';
+export { CONNECTION_SOURCE_PREFIX };
 /** What every poller publishes: `<RecordType>.<Change>` of the record events (`StringLike` patterns). */
 export const POLLER_DETAIL_TYPE_PATTERNS = ['*.Created', '*.Updated', '*.Deleted'] as const;
 /** Receives of one poll request before it goes to the dead-letter queue. */
@@ -58,9 +58,11 @@ export class ConnectionPolling extends Construct {
   readonly schedule: scheduler.Schedule;
   readonly unhealthyRule: events.Rule;
   readonly connectionsTable: dynamodb.ITable;
+  private readonly props: ConnectionPollingProps;
 
   constructor(scope: Construct, id: string, props: ConnectionPollingProps) {
     super(scope, id);
+    this.props = props;
     const { config, resources } = props;
     if (!resources.connectionsTable || !resources.rateLimitTable) {
       throw new Error('connectionRegistry needs the connections and rate-limit tables of the stateful stack');
@@ -139,10 +141,7 @@ export class ConnectionPolling extends Construct {
 
   private grantPoller(poller: AppFunction, props: ConnectionPollingProps): void {
     const { config, resources } = props;
-    this.connectionsTable.grant(poller.function, 'dynamodb:GetItem');
-    poller.setEnv(ENV.connectionsTable, this.connectionsTable.tableName);
-    resources.rateLimitTable?.grant(poller.function, 'dynamodb:GetItem', 'dynamodb:PutItem');
-    poller.setEnv(ENV.rateLimitTable, resources.rateLimitTable?.tableName ?? '');
+    this.grantConnectionAccess(poller);
     useTable(poller, resources.checkpointsTable, FUNCTION_ENV.checkpointsTable, 'checkpoints');
     useBucket(poller, resources.claimCheckBucket, FUNCTION_ENV.claimCheckBucket, { write: true });
     // Any connection's source, but only the poller's detail-types.
@@ -163,21 +162,34 @@ export class ConnectionPolling extends Construct {
       }),
     );
     poller.setEnv(FUNCTION_ENV.eventBusName, resources.eventBus.eventBusName);
+    poller.setEnv(ENV.pollerConnectionMetrics, String(config.perConnectionMetrics));
+  }
+
+  /**
+   * What a function serving every connection (the poller, an action) needs of them: a registry
+   * entry by name, the connections' token buckets, and the secrets under the connections prefix —
+   * no other secret.
+   */
+  grantConnectionAccess(fn: AppFunction): void {
+    const { config, resources } = this.props;
+    this.connectionsTable.grant(fn.function, 'dynamodb:GetItem');
+    fn.setEnv(ENV.connectionsTable, this.connectionsTable.tableName);
+    resources.rateLimitTable?.grant(fn.function, 'dynamodb:GetItem', 'dynamodb:PutItem');
+    fn.setEnv(ENV.rateLimitTable, resources.rateLimitTable?.tableName ?? '');
     const secrets = Stack.of(this).formatArn({
       service: 'secretsmanager',
       resource: 'secret',
       resourceName: `${connectionSecretsPrefix(config)}*`,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
-    poller.function.addToRolePolicy(
+    fn.function.addToRolePolicy(
       new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secrets] }),
     );
     acknowledgeWildcardResource(
-      poller.role,
+      fn.role,
       secrets,
-      `Each connection's credentials are a secret of its own, named under ${connectionSecretsPrefix(config)} (docs/deploy.md); the poller may read those and no other secret.`,
+      `Each connection's credentials are a secret of its own, named under ${connectionSecretsPrefix(config)} (docs/deploy.md); the function may read those and no other secret.`,
     );
-    poller.setEnv(ENV.pollerConnectionMetrics, String(config.perConnectionMetrics));
   }
 
   /** Every minute, with its scheduled time: a retried tick makes the same (deduplicated) requests. */

@@ -80,6 +80,7 @@ export function useBucket(fn: AppFunction, bucket: s3.IBucket, envName: string, 
 
 /** What a function may put on the bus: its `source`, and exact detail-types or patterns of them. */
 export interface PutEventsScope {
+  /** The source, or a `StringLike` pattern of sources (`accounting.*`: every connection's). */
   readonly source: string;
   /** Exact detail-types (an action's outcomes). */
   readonly detailTypes?: readonly DetailType[];
@@ -104,15 +105,16 @@ export function useEventBus(
   }
   const statement = (conditions: Record<string, Record<string, unknown>>) =>
     new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [bus.eventBusArn], conditions });
-  const source = { 'events:source': [scope.source] };
-  if (exact.length > 0) {
-    fn.function.addToRolePolicy(statement({ StringEquals: { ...source, 'events:detail-type': [...exact] } }));
-  }
-  if (patterns.length > 0) {
-    fn.function.addToRolePolicy(
-      statement({ StringEquals: source, StringLike: { 'events:detail-type': [...patterns] } }),
-    );
-  }
+  const sourceOperator = scope.source.includes('*') ? 'StringLike' : 'StringEquals';
+  const conditions = (operator: 'StringEquals' | 'StringLike', types: readonly string[]) => {
+    const merged: Record<string, Record<string, unknown>> = {
+      [sourceOperator]: { 'events:source': [scope.source] },
+    };
+    merged[operator] = { ...merged[operator], 'events:detail-type': [...types] };
+    return merged;
+  };
+  if (exact.length > 0) fn.function.addToRolePolicy(statement(conditions('StringEquals', exact)));
+  if (patterns.length > 0) fn.function.addToRolePolicy(statement(conditions('StringLike', patterns)));
   fn.setEnv(envName, bus.eventBusName);
 }
 

@@ -22,8 +22,8 @@ export const DELIVERY_KEY_HEADER = 'x-accounting-events-key';
 export interface HttpDeliveriesProps {
   readonly namePrefix: string;
   readonly eventBus: events.IEventBus;
-  /** The poller's and the actions' event source (`accounting.<connection>`). */
-  readonly source: string;
+  /** The `source` values delivered: the deployment's (`accounting.<connection>`, or every connection's). */
+  readonly sources: string[];
   readonly targets: readonly DeliveryTarget[];
   readonly alarmTopic: AlarmTopic;
   /** Retries after the first attempt (EventBridge: 0–185). */
@@ -95,7 +95,7 @@ export class HttpDeliveries extends Construct {
       eventBus: props.eventBus,
       description: `Delivers ${target.patternText} to an HTTP consumer`,
       eventPattern: {
-        source: [props.source],
+        source: props.sources,
         ...(target.detailTypes ? { detailType: target.detailTypes as string[] } : {}),
       },
       targets: [

@@ -30,11 +30,21 @@ import {
 import type { RoutePattern } from '../../functions/core/route-spec.js';
 import type { Route, ScheduledAction } from '../../functions/core/routes.js';
 import { ENV } from '../../functions/shared/env-names.js';
-import { eventSourceOf, type InfraConfig, idempotencyExpirySeconds, namePrefix } from '../config.js';
+import {
+  eventSourceOf,
+  type InfraConfig,
+  idempotencyExpirySeconds,
+  namePrefix,
+  ruleSourcesOf,
+} from '../config.js';
 import { acknowledgeWildcardResource } from '../constructs/acknowledge-wildcards.js';
 import { AlarmTopic } from '../constructs/alarm-topic.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from '../constructs/app-function.js';
-import { ConnectionPolling, POLLER_DETAIL_TYPE_PATTERNS } from '../constructs/connection-polling.js';
+import {
+  CONNECTION_SOURCE_PREFIX,
+  ConnectionPolling,
+  POLLER_DETAIL_TYPE_PATTERNS,
+} from '../constructs/connection-polling.js';
 import { FUNCTION_ENV } from '../constructs/function-env.js';
 import {
   type PutEventsScope,
@@ -81,7 +91,8 @@ export interface RouteResources {
 /** The routing table's pattern in the shape `events.Rule` takes; renders back to the same JSON. */
 export function toEventPattern(pattern: RoutePattern): events.EventPattern {
   return {
-    ...(pattern.source ? { source: pattern.source } : {}),
+    // A `{ prefix }` source (every connection's) renders as EventBridge reads it.
+    ...(pattern.source ? { source: pattern.source as string[] } : {}),
     detailType: pattern['detail-type'],
     ...(pattern.detail ? { detail: pattern.detail as Record<string, unknown> } : {}),
   };
@@ -219,13 +230,13 @@ export class StatelessStack extends Stack {
     new events.Rule(this, 'ActionOutcomesRule', {
       eventBus: resources.eventBus,
       description: 'Copies action outcome events to the action outcomes log group',
-      eventPattern: { source: [eventSourceOf(config)], detailType: outcomeTypes },
+      eventPattern: { source: ruleSourcesOf(config), detailType: outcomeTypes },
       targets: [outcomesLog.target()],
     });
     this.actionFailedRule = new events.Rule(this, 'ActionFailedRule', {
       eventBus: resources.eventBus,
       description: 'Action.Failed events: logged, counted by the action failures alarm',
-      eventPattern: { source: [eventSourceOf(config)], detailType: [ACTION_FAILED] },
+      eventPattern: { source: ruleSourcesOf(config), detailType: [ACTION_FAILED] },
       targets: [outcomesLog.target()],
     });
 
@@ -233,7 +244,7 @@ export class StatelessStack extends Stack {
       this.httpDeliveries = new HttpDeliveries(this, 'HttpDeliveries', {
         namePrefix: prefix,
         eventBus: resources.eventBus,
-        source: eventSourceOf(config),
+        sources: ruleSourcesOf(config),
         targets: parseTargetSpecs(config.deliveries),
         alarmTopic: this.alarmTopic,
         retryAttempts: config.deliveryRetryAttempts,
@@ -291,10 +302,12 @@ export class StatelessStack extends Stack {
       reservedConcurrentExecutions?: number;
       /** What the function may put on the bus (with `access.publishEvents`). */
       publishes?: Omit<PutEventsScope, 'source'>;
+      /** It serves every connection of the registry (an action route with `connectionRegistry`). */
+      everyConnection?: boolean;
     },
   ): AppFunction {
     const { config, resources } = this;
-    const { publishes, ...functionProps } = props;
+    const { publishes, everyConnection, ...functionProps } = props;
     const fn = new AppFunction(this, id, {
       handler,
       ...functionProps,
@@ -312,7 +325,10 @@ export class StatelessStack extends Stack {
         `handler '${handler}' is neither the poller nor an action of functions/core/actions/registry.ts; it gets the default action access`,
       );
     }
-    if (access.accountingApi) {
+    if (access.accountingApi && everyConnection) {
+      // Each event's connection: its registry entry, its own secret, its token bucket.
+      this.connectionPolling?.grantConnectionAccess(fn);
+    } else if (access.accountingApi) {
       useSecret(fn, resources.credentialsSecret, FUNCTION_ENV.credentialsSecret);
       fn.setEnv(FUNCTION_ENV.serviceVariant, config.serviceVariant);
       if (config.accountingBaseUrl) fn.setEnv(FUNCTION_ENV.baseUrl, config.accountingBaseUrl);
@@ -320,7 +336,7 @@ export class StatelessStack extends Stack {
     }
     if (access.publishEvents) {
       useEventBus(fn, resources.eventBus, FUNCTION_ENV.eventBusName, {
-        source: eventSourceOf(config),
+        source: everyConnection ? `${CONNECTION_SOURCE_PREFIX}*` : eventSourceOf(config),
         ...(publishes ?? { detailTypes: [ACTION_FAILED] }),
       });
     }
@@ -414,6 +430,7 @@ export class StatelessStack extends Stack {
       memorySize: config.actionMemoryMb,
       timeout,
       publishes: { detailTypes: [...new Set<OutcomeDetailType>([...route.outcomes, ACTION_FAILED])] },
+      everyConnection: config.connectionRegistry,
     });
     this.actionSettings(fn);
     // Invalid events go straight to this route's DLQ on their first receive (action-runtime.ts).

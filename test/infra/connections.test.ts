@@ -6,6 +6,8 @@
  */
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { findAction } from '../../functions/core/actions/registry.js';
+import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
 import {
   loadConnectionPollerConfig,
   loadDispatcherConfig,
@@ -202,6 +204,61 @@ describe('many connections: configuration', () => {
       adapters: { eventBusName: expect.any(String), checkpointsTable: expect.any(String) },
     });
     expect(envOf('Poller')).not.toHaveProperty(ENV.credentialsSecret);
+  });
+});
+
+describe('many connections: the actions serve every connection', () => {
+  const routes = t.stateless.routeResources;
+  const idOf = (construct: { node: { defaultChild?: unknown } }) =>
+    t.stateless.resolve((construct.node.defaultChild as { logicalId: string }).logicalId) as string;
+  const statementsOfRole = (roleId: string) =>
+    ofType('AWS::IAM::Policy')
+      .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(roleId))
+      .flatMap(
+        ([, p]) => (p.Properties.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement,
+      );
+
+  it("every route matches any connection's source (the accounting. prefix) and its detail-types", () => {
+    expect(routes.length).toBeGreaterThanOrEqual(3);
+    for (const { rule, route } of routes) {
+      const pattern = stateless[idOf(rule)]!.Properties.EventPattern as Record<string, unknown>;
+      expect(pattern.source, route.id).toEqual([{ prefix: 'accounting.' }]);
+      expect(Array.isArray(pattern['detail-type']), route.id).toBe(true);
+    }
+    for (const id of ['ActionOutcomesRule', 'ActionFailedRule']) {
+      const pattern = stateless[idOf(t.stateless.node.findChild(id))]!.Properties.EventPattern as {
+        source: unknown;
+      };
+      expect(pattern.source, id).toEqual([{ prefix: 'accounting.' }]);
+    }
+  });
+
+  it("a route function reads the registry, the buckets and the connections' secrets, puts only its outcomes", () => {
+    for (const { fn, route } of routes) {
+      const statements = statementsOfRole(idOf(fn.role));
+      const text = JSON.stringify(statements);
+      expect(text, route.id).toContain(':secret:accounting-events-prod/connections/*');
+      // Not the deployment's own credentials secret.
+      expect(text, route.id).not.toMatch(/CredentialsSecret/);
+      const putEvents = statements.filter((s) => s.Action === 'events:PutEvents');
+      expect(putEvents, route.id).toHaveLength(1);
+      expect(putEvents[0]?.Condition, route.id).toEqual({
+        StringLike: { 'events:source': ['accounting.*'] },
+        StringEquals: { 'events:detail-type': [...new Set([...route.outcomes, 'Action.Failed'])] },
+      });
+      const variables = (
+        stateless[idOf(fn.function)]!.Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      const env = Object.fromEntries(
+        Object.entries(variables).map(([k, v]) => [k, typeof v === 'string' ? v : `https://x.test/${k}`]),
+      );
+      expect(env, route.id).not.toHaveProperty(ENV.credentialsSecret);
+      const uses = findAction(route.handler)?.uses ?? [];
+      expect(loadActionFunctionConfig(env, uses).registry, route.id).toEqual({
+        connectionsTable: expect.any(String),
+        rateLimitTable: expect.any(String),
+      });
+    }
   });
 });
 

@@ -117,6 +117,11 @@ const envSchema = z
     }
   });
 
+/** The `ACTIONS_*` settings this module reads (a connection's `actions` may set only those it owns). */
+export const actionSettingNames: readonly string[] = Object.keys(envSchema.shape).filter((k) =>
+  k.startsWith('ACTIONS_'),
+);
+
 export type TransferStep =
   | 'receivedOrderToIssuedInvoice'
   | 'receivedOrderToIssueSlip'

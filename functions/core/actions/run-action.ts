@@ -8,6 +8,7 @@
  * - `done` / `duplicate` / `skipped` / `failed` (an `Action.Failed` was published): acknowledged;
  * - a thrown `RetryLaterError` or a transient error (429, 5xx, network, store): deliver again later.
  */
+import { connectionEventSource } from '../connection.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../events/claim-check.js';
 import type { Logger } from '../ports.js';
 import { type ActionEvent, parseActionEvent } from './action-event.js';
@@ -34,15 +35,33 @@ function detailBytes(raw: unknown): number {
   return text === undefined ? 0 : Buffer.byteLength(text);
 }
 
+/** A deployment of many connections: each event's `source` must be its own connection's. */
+export const EACH_CONNECTION = { eachConnection: true } as const;
+
+/** The `source` an entry acts on: one (a deployment of one connection), or each event's connection's. */
+export type AcceptedSource = string | typeof EACH_CONNECTION;
+
+function sourceProblem(event: ActionEvent, accepted: AcceptedSource | undefined): string | undefined {
+  if (accepted === undefined) return undefined;
+  if (typeof accepted === 'string') {
+    return event.source === accepted ? undefined : 'source: not the event source of this deployment';
+  }
+  return event.source === connectionEventSource(event.envelope.connection)
+    ? undefined
+    : 'source: not the source of the connection the event names (detail.connection)';
+}
+
 /**
- * `eventSource`: the only `source` acted on (the poller's). The routes already match it; an event
- * that reaches the queue by another way (a direct send, a misconfigured rule) is invalid too.
+ * `accepted`: the only `source` acted on (the poller's), or `EACH_CONNECTION`: the source of the
+ * connection the event names (`accounting.<detail.connection>`; a mismatch is refused). The routes
+ * already match the source; an event that reaches the queue by another way (a direct send, a
+ * misconfigured rule) is invalid too.
  */
 export function createActionEntry(
   name: string,
   logger: Logger,
   action: ActionFn,
-  eventSource?: string,
+  accepted?: AcceptedSource,
 ): ActionEntry {
   return async (raw, options = {}) => {
     let event: ActionEvent;
@@ -53,11 +72,8 @@ export function createActionEntry(
         ]);
       }
       event = parseActionEvent(raw);
-      if (eventSource !== undefined && event.source !== eventSource) {
-        throw new InvalidActionEventError(event.detailType, [
-          'source: not the event source of this deployment',
-        ]);
-      }
+      const problem = sourceProblem(event, accepted);
+      if (problem) throw new InvalidActionEventError(event.detailType, [problem]);
     } catch (error) {
       if (!(error instanceof InvalidActionEventError)) throw error;
       if (options.logInvalid !== false) {

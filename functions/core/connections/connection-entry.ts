@@ -14,6 +14,8 @@ import {
   serviceVariants,
 } from '../../accounting/collections.js';
 import { isSecureServiceUrl } from '../../accounting/config.js';
+import { ENV } from '../../shared/env-names.js';
+import { ActionsConfigError, actionSettingNames, loadActionsConfig } from '../actions/config.js';
 import { connectionSchema } from '../connection.js';
 
 /** Scheduler's and CloudWatch's finest period: a connection is polled at most once a minute. */
@@ -56,6 +58,37 @@ export const rateLimitSchema = z.object({
     .max(10_000, { error: 'expected a burst of at most 10000' }),
 });
 export type RateLimit = z.infer<typeof rateLimitSchema>;
+
+/** Settings of the deployment, never of one connection: where the stores are and how long records live. */
+export const DEPLOYMENT_ACTION_SETTINGS: readonly string[] = [
+  ENV.actionsIdempotencyTable,
+  ENV.actionsIdempotencyExpiresSeconds,
+  ENV.actionsArchiveBucket,
+  ENV.actionsStateTable,
+  ENV.actionsDeadLetterQueueUrl,
+];
+
+/** A connection's action settings: known names the connection may set, each with a valid value. */
+function actionSettingProblems(actions: Record<string, string>): Array<{ name: string; message: string }> {
+  const problems = Object.keys(actions).flatMap((name) =>
+    DEPLOYMENT_ACTION_SETTINGS.includes(name)
+      ? [{ name, message: 'a setting of the deployment, not of one connection' }]
+      : actionSettingNames.includes(name)
+        ? []
+        : [{ name, message: 'not an action setting (docs/actions.md)' }],
+  );
+  if (problems.length > 0) return problems;
+  try {
+    loadActionsConfig(actions);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ActionsConfigError)) throw error;
+    return error.problems.map((p) => {
+      const [name = '', ...rest] = p.split(': ');
+      return { name, message: rest.join(': ') };
+    });
+  }
+}
 
 export const connectionEntrySchema = z
   .strictObject({
@@ -103,6 +136,9 @@ export const connectionEntrySchema = z
       .describe('Token bucket shared by the poller, the actions and the intake of this connection.'),
   })
   .superRefine((entry, ctx) => {
+    for (const problem of actionSettingProblems(entry.actions)) {
+      ctx.addIssue({ code: 'custom', path: ['actions', problem.name], message: problem.message });
+    }
     for (const [i, name] of (entry.collections ?? []).entries()) {
       if (!isCollectionOf(entry.variant, name)) {
         ctx.addIssue({

@@ -9,6 +9,7 @@
 import type { AccountingApi, ListOptions } from '../../accounting/api.js';
 import { type CollectionName, defaultPolledCollectionsFor } from '../../accounting/collections.js';
 import { ConfigError } from '../../accounting/errors.js';
+import { connectionEventSource } from '../connection.js';
 import { type PollAllSummary, pollAll } from '../sync/poll-all.js';
 import type { PollOptions } from '../sync/poll-options.js';
 import type { SyncDeps } from '../sync/sync-types.js';
@@ -39,9 +40,8 @@ export interface ConnectionPollResult {
   health?: HealthReport;
 }
 
-export function sourceOf(connection: string): string {
-  return `accounting.${connection}`;
-}
+/** The `source` of a connection's events (`accounting.<connection>`). */
+export const sourceOf = connectionEventSource;
 
 export function collectionsOf(entry: ConnectionEntry): CollectionName[] {
   return entry.collections ?? [...defaultPolledCollectionsFor(entry.variant)];
@@ -102,7 +102,7 @@ export async function pollConnection(
   entry: ConnectionEntry,
   settings: ConnectionPollSettings,
 ): Promise<ConnectionPollResult> {
-  const source = sourceOf(entry.name);
+  const source = connectionEventSource(entry.name);
   const health = { ...deps, source };
   let api: AccountingApi;
   try {

@@ -1,0 +1,127 @@
+/**
+ * An SQS action function of a deployment with the connection registry (`POLLER_CONNECTIONS_TABLE`
+ * set): it serves the events of every registered connection. Per event the core
+ * (`core/actions/connection-actions.ts`) reads the connection's entry and refuses an unknown,
+ * paused or switched-off one; the action then runs on that connection's ports, built here: its
+ * client — credentials from its own secret (cached, read again after a refusal), every request
+ * drawn from its token bucket in the rate-limit table, the same bucket its poller draws from — and
+ * its settings, with the bus and the stores shared by all (their keys name the connection).
+ * Clients are kept per connection, at most `maxClients` per container (least recently used closed).
+ */
+import type { AwsAdapters } from '../adapters/aws/adapter-config.js';
+import { createDynamoDbConnectionRegistry } from '../adapters/aws/dynamodb-connection-registry.js';
+import { createDynamoDbRateLimiter } from '../adapters/aws/dynamodb-rate-limiter.js';
+import { createConnectionSecretResolver } from '../adapters/connection-secrets.js';
+import {
+  type ActionResource,
+  type ActionStores,
+  actionPorts,
+  type EventActionDefinition,
+} from '../core/actions/action-definition.js';
+import { actionForEachConnection } from '../core/actions/connection-actions.js';
+import type { ActionFn } from '../core/actions/run-action.js';
+import type { ConnectionEntry, RateLimit } from '../core/connections/connection-entry.js';
+import type { ConnectionRegistry } from '../core/connections/registry.js';
+import type { RateLimiter } from '../core/connections/token-bucket.js';
+import type { Clock, EventPublisher, Logger } from '../core/ports.js';
+import type { AppLogger } from '../shared/logger.js';
+import type { ActionFunctionConfig } from './action-config.js';
+import { awsStores } from './action-stores.js';
+import {
+  type ConnectionClients,
+  connectionClientBuilder,
+  createConnectionClients,
+} from './connection-clients.js';
+import type { InvocationDeadline } from './invocation-deadline.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface EachConnectionActionDeps {
+  /** The deployment's environment: every connection's default action settings. */
+  env: Env;
+  registry: Pick<ConnectionRegistry, 'get'>;
+  clients: ConnectionClients;
+  /** The rate limiter the clients draw from, told each connection's limit before its client is used. */
+  limiter?: { setLimit(connection: string, limit: RateLimit): void };
+  publisher: EventPublisher;
+  stores: ActionStores;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The action for the events of every connection, each run on its own connection's ports. */
+export function eachConnectionAction<R extends ActionResource, D>(
+  action: EventActionDefinition<R, D>,
+  deps: EachConnectionActionDeps,
+): ActionFn {
+  return actionForEachConnection(action, {
+    registry: deps.registry,
+    env: deps.env,
+    logger: deps.logger,
+    portsFor: async (entry: ConnectionEntry, config) => {
+      deps.limiter?.setLimit(entry.name, entry.rateLimit);
+      const api = await deps.clients.apiFor(entry);
+      const { publisher, clock, logger } = deps;
+      return actionPorts({ config, api, publisher, clock, logger }, deps.stores);
+    },
+  });
+}
+
+/** The client cache of a container: clients built from the connections' secrets and buckets. */
+export function connectionActionClients(options: {
+  env: Env;
+  clock: Clock;
+  logger: Logger;
+  secrets: ReturnType<typeof createConnectionSecretResolver>;
+  limiter?: RateLimiter;
+  deadline: InvocationDeadline;
+  maxClients?: number;
+}): ConnectionClients {
+  const { deadline, maxClients, ...rest } = options;
+  return createConnectionClients({
+    build: connectionClientBuilder({ ...rest, remainingMs: deadline.remainingMs }),
+    ...(maxClients ? { max: maxClients } : {}),
+  });
+}
+
+/** The action of every connection from the function's configuration (AWS clients from `aws`). */
+export function eachConnectionActionFromConfig<R extends ActionResource, D>(
+  env: Env,
+  action: EventActionDefinition<R, D>,
+  parts: {
+    config: ActionFunctionConfig & { registry: NonNullable<ActionFunctionConfig['registry']> };
+    aws: AwsAdapters;
+    clock: Clock;
+    logger: AppLogger;
+    deadline: InvocationDeadline;
+  },
+): ActionFn {
+  const { config, aws, clock, logger, deadline } = parts;
+  const { connectionsTable, rateLimitTable } = config.registry;
+  const limiter = rateLimitTable
+    ? createDynamoDbRateLimiter({ client: aws.clients.dynamoDb, tableName: rateLimitTable, clock })
+    : undefined;
+  const secrets = createConnectionSecretResolver({
+    env,
+    clock,
+    ttlMs: config.adapters.credentialsCacheMs,
+    secretsManager: aws.clients.secretsManager,
+  });
+  return eachConnectionAction(action, {
+    env,
+    registry: createDynamoDbConnectionRegistry({ client: aws.clients.dynamoDb, tableName: connectionsTable }),
+    clients: connectionActionClients({
+      env,
+      clock,
+      logger,
+      secrets,
+      deadline,
+      ...(limiter ? { limiter } : {}),
+    }),
+    ...(limiter ? { limiter } : {}),
+    publisher: aws.publisher(),
+    stores: awsStores(config.actions, aws),
+    clock,
+    logger,
+  });
+}
