@@ -6,7 +6,11 @@
  * and the queue drops them as duplicates; without it (a manual run) the current minute is used.
  * A connection added, paused or removed is seen on the next tick: no deployment.
  *
- * Metrics (EMF): `ConnectionsRegistered`, `ConnectionsPaused`, `PollsDispatched`, `PollsNotDispatched`.
+ * A malformed registry item is skipped and the others dispatched; it is logged (`registry item
+ * skipped`, with its key and fields) and counted in `RegistryItemsMalformed`.
+ *
+ * Metrics (EMF): `ConnectionsRegistered`, `ConnectionsPaused`, `PollsDispatched`, `PollsNotDispatched`,
+ * `RegistryItemsMalformed`.
  */
 
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -23,7 +27,7 @@ import {
   dispatchDue,
   type PollQueue,
 } from '../core/connections/dispatch.js';
-import type { ConnectionRegistry } from '../core/connections/registry.js';
+import type { RegistryScanner } from '../core/connections/registry.js';
 import type { Clock, Logger } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { parseLogLevel } from '../shared/logger.js';
@@ -32,7 +36,7 @@ import { lazyHandler } from './lazy-handler.js';
 import { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
 
 export interface DispatchHandlerDeps {
-  registry: Pick<ConnectionRegistry, 'list'>;
+  registry: RegistryScanner;
   queue: PollQueue;
   clock: Clock;
   logger: Logger;
@@ -69,6 +73,7 @@ function record(metrics: PollMetrics | undefined, summary: DispatchSummary): voi
   metrics.count('ConnectionsPaused', summary.paused);
   metrics.count('PollsDispatched', summary.enqueued);
   metrics.count('PollsNotDispatched', summary.failed);
+  metrics.count('RegistryItemsMalformed', summary.malformed);
   metrics.flush();
 }
 

@@ -264,6 +264,17 @@ export class ConnectionPolling extends Construct {
     );
     scheduledFunctionAlarms(this, topic, this.dispatcher, 'The dispatcher');
     alarm(
+      'MalformedRegistryItemAlarm',
+      'The registry holds an item that is no valid connection entry: it is not polled (the dispatcher log names its key and fields)',
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'RegistryItemsMalformed',
+        dimensionsMap: { service: this.dispatcher.serviceName },
+        statistic: 'Maximum',
+        period,
+      }),
+    );
+    alarm(
       'DispatcherErrorsAlarm',
       'The dispatcher failed: some connections were not asked to poll this minute',
       this.dispatcher.function.metricErrors({ period, statistic: 'Sum' }),

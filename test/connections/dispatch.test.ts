@@ -4,6 +4,7 @@
  * deployment, that a retried tick enqueues nothing twice, and that other connections' checkpoints
  * are never touched.
  */
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
@@ -17,10 +18,11 @@ import {
   parseConnectionEntry,
 } from '../../functions/core/connections/connection-entry.js';
 import { isDue, planDispatch, SLOT_MS } from '../../functions/core/connections/dispatch.js';
-import type { ConnectionRegistry } from '../../functions/core/connections/registry.js';
+import type { ConnectionRegistry, RegistryScanner } from '../../functions/core/connections/registry.js';
 import { createHandler } from '../../functions/handlers/dispatch-polls.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { silentLogger } from '../../functions/shared/logger.js';
+import { recordingLogger } from '../actions/support.js';
 import { createFifoQueueStandIn } from '../fakes/fifo-queue.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
 import { memoryRegistry } from './support.js';
@@ -71,7 +73,10 @@ describe('due connections', () => {
   });
 });
 
-function describeDispatcherAgainst(name: string, makeRegistry: () => Promise<ConnectionRegistry>): void {
+function describeDispatcherAgainst(
+  name: string,
+  makeRegistry: () => Promise<ConnectionRegistry & RegistryScanner>,
+): void {
   describe(`dispatcher against ${name}`, () => {
     it('add: polled from the next tick; pause and remove: no longer; a retried tick sends nothing twice', async () => {
       const clock = createManualClock({ start: '2026-06-01T10:00:00Z' });
@@ -138,3 +143,50 @@ describeDispatcherAgainst('a registry in memory', async () => memoryRegistry());
 describeDispatcherAgainst('the DynamoDB registry (dynalite)', async () =>
   createDynamoDbConnectionRegistry({ client: servers.dynamoDb, tableName: await servers.connectionTable() }),
 );
+
+describe('a malformed registry item (dynalite)', () => {
+  it('is skipped, logged with its key and fields, and counted; every other connection is dispatched', async () => {
+    const clock = createManualClock({ start: '2026-06-01T10:00:00Z' });
+    const tableName = await servers.connectionTable();
+    const registry = createDynamoDbConnectionRegistry({ client: servers.dynamoDb, tableName });
+    for (const name of ['alpha', 'gamma']) await registry.add(entry(name));
+    // Written around the registry (a hand edit of the table): an unknown variant and no secret reference.
+    await servers.dynamoDb.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: { name: { S: 'beta' }, variant: { S: 'xx' }, pollIntervalSeconds: { N: '60' } },
+      }),
+    );
+    const queue = createFifoQueueStandIn({ clock });
+    const logger = recordingLogger();
+    const counted: Array<[string, number]> = [];
+    const metrics = {
+      count: (name: string, value: number) => void counted.push([name, value]),
+      milliseconds: () => {},
+      flush: () => {},
+    };
+    const summary = await createHandler({
+      registry,
+      queue: createSqsPollQueue({ client: queue.client, queueUrl: queue.queueUrl }),
+      clock,
+      logger,
+      metrics,
+    })({ scheduledTime: clock.now().toISOString() });
+
+    expect(queue.messages().map((m) => m.groupId)).toEqual(['alpha', 'gamma']);
+    expect(summary).toMatchObject({ registered: 2, malformed: 1, due: 2, enqueued: 2, failed: 0 });
+    const skipped = logger.lines.filter((l) => l.message === 'registry item skipped');
+    expect(skipped).toEqual([
+      {
+        level: 'error',
+        message: 'registry item skipped',
+        data: {
+          key: 'beta',
+          fields: ['variant', 'credentialsSecret'],
+          problems: [expect.stringMatching(/^variant: expected one of sk, cz/), expect.any(String)],
+        },
+      },
+    ]);
+    expect(counted).toContainEqual(['RegistryItemsMalformed', 1]);
+  });
+});

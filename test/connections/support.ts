@@ -3,13 +3,18 @@ import type { ConnectionEntry } from '../../functions/core/connections/connectio
 import {
   type ConnectionRegistry,
   DuplicateConnectionError,
+  type RegistryScanner,
   UnknownConnectionError,
 } from '../../functions/core/connections/registry.js';
 
-export function memoryRegistry(initial: readonly ConnectionEntry[] = []): ConnectionRegistry {
+export function memoryRegistry(
+  initial: readonly ConnectionEntry[] = [],
+): ConnectionRegistry & RegistryScanner {
   const entries = new Map(initial.map((e) => [e.name, e]));
+  const list = async () => [...entries.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   return {
-    list: async () => [...entries.values()].sort((a, b) => (a.name < b.name ? -1 : 1)),
+    list,
+    scan: async () => ({ entries: await list(), malformed: [] }),
     get: async (name) => entries.get(name),
     async add(entry) {
       if (entries.has(entry.name)) throw new DuplicateConnectionError(entry.name);

@@ -280,6 +280,14 @@ describe('many connections: alarms, dashboard, cdk-nag', () => {
     }
   });
 
+  it('a malformed registry item alarms (the dispatcher counts what it skipped)', () => {
+    t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'RegistryItemsMalformed',
+      Dimensions: [{ Name: 'service', Value: 'dispatch-polls' }],
+      Threshold: 0,
+    });
+  });
+
   it('the dashboard graphs per connection and has a connection variable', () => {
     const body = JSON.stringify(ofType('AWS::CloudWatch::Dashboard')[0]?.[1].Properties.DashboardBody);
     expect(body).toContain('ConnectionLagMs');

@@ -25,6 +25,8 @@ import {
   type ConnectionRegistry,
   ConnectionRegistryError,
   DuplicateConnectionError,
+  type RegistryScan,
+  type RegistryScanner,
   UnknownConnectionError,
 } from '../../core/connections/registry.js';
 
@@ -72,6 +74,27 @@ async function listEntries(table: Table): Promise<ConnectionEntry[]> {
     for (const item of page.Items ?? []) entries.push(entryOf(table, item));
   }
   return entries.sort(byConnectionName);
+}
+
+/** Every item, each validated on its own: the valid entries, and the malformed items by key. */
+async function scanEntries(table: Table): Promise<RegistryScan> {
+  const scan: RegistryScan = { entries: [], malformed: [] };
+  const pages = paginateScan(
+    { client: table.documents },
+    { TableName: table.tableName, ConsistentRead: true },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      try {
+        scan.entries.push(parseConnectionEntry(item));
+      } catch (error) {
+        if (!(error instanceof ConnectionEntryError)) throw error;
+        scan.malformed.push({ key: String(item[KEY]), problems: error.problems });
+      }
+    }
+  }
+  scan.entries.sort(byConnectionName);
+  return scan;
 }
 
 async function getEntry(table: Table, name: string): Promise<ConnectionEntry | undefined> {
@@ -137,7 +160,7 @@ async function removeEntry(table: Table, name: string): Promise<void> {
 
 export function createDynamoDbConnectionRegistry(
   options: DynamoDbConnectionRegistryOptions,
-): ConnectionRegistry {
+): ConnectionRegistry & RegistryScanner {
   const table: Table = {
     tableName: options.tableName,
     documents: DynamoDBDocumentClient.from(options.client, {
@@ -146,6 +169,7 @@ export function createDynamoDbConnectionRegistry(
   };
   return {
     list: () => listEntries(table),
+    scan: () => scanEntries(table),
     get: (name) => getEntry(table, name),
     add: (entry) => addEntry(table, entry),
     setPaused: (name, paused) => setPaused(table, name, paused),

@@ -11,7 +11,7 @@ import * as z from 'zod';
 import { connectionSchema } from '../connection.js';
 import type { Logger } from '../ports.js';
 import type { ConnectionEntry } from './connection-entry.js';
-import type { ConnectionRegistry } from './registry.js';
+import type { RegistryScanner } from './registry.js';
 
 /** One slot per minute: Scheduler's finest rate and the shortest poll interval. */
 export const SLOT_MS = 60_000;
@@ -52,6 +52,8 @@ export interface PollQueue {
 export interface DispatchSummary {
   slot: number;
   registered: number;
+  /** Stored items that are no valid entry: skipped (each logged with its key and fields). */
+  malformed: number;
   paused: number;
   due: number;
   enqueued: number;
@@ -85,17 +87,28 @@ export function planDispatch(
   };
 }
 
-/** Reads the registry and enqueues one poll request per due connection of the tick's slot. */
+/**
+ * Reads the registry and enqueues one poll request per due connection of the tick's slot. A
+ * malformed item is skipped — an error names its key and its bad fields — and the rest dispatched.
+ */
 export async function dispatchDue(
-  deps: { registry: Pick<ConnectionRegistry, 'list'>; queue: PollQueue; logger: Logger },
+  deps: { registry: RegistryScanner; queue: PollQueue; logger: Logger },
   scheduledAtMs: number,
 ): Promise<DispatchSummary> {
-  const entries = await deps.registry.list();
+  const { entries, malformed } = await deps.registry.scan();
+  for (const item of malformed) {
+    deps.logger.error('registry item skipped', {
+      key: item.key,
+      fields: item.problems.map((p) => p.split(': ')[0]),
+      problems: item.problems,
+    });
+  }
   const { requests, paused } = planDispatch(entries, scheduledAtMs);
   const failed = requests.length > 0 ? await deps.queue.enqueue(requests) : [];
   const summary: DispatchSummary = {
     slot: slotOf(scheduledAtMs),
     registered: entries.length,
+    malformed: malformed.length,
     paused,
     due: requests.length,
     enqueued: requests.length - failed.length,

@@ -30,6 +30,26 @@ export interface ConnectionRegistry {
   remove(name: string): Promise<void>;
 }
 
+/** A stored item that is no valid entry: its key and every bad setting (field and expectation, no value). */
+export interface MalformedEntry {
+  key: string;
+  problems: readonly string[];
+}
+
+/** Every valid entry of a registry, and the stored items that are not valid entries. */
+export interface RegistryScan {
+  entries: ConnectionEntry[];
+  malformed: MalformedEntry[];
+}
+
+/**
+ * A registry read item by item (the DynamoDB table): one malformed item is reported, not fatal,
+ * so the dispatcher still polls every other connection.
+ */
+export interface RegistryScanner {
+  scan(): Promise<RegistryScan>;
+}
+
 export class DuplicateConnectionError extends Error {
   override readonly name = 'DuplicateConnectionError';
   constructor(readonly connection: string) {
