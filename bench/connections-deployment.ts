@@ -8,7 +8,6 @@
  */
 import { createRequire } from 'node:module';
 import { type DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
-import { createAccountingClient } from '../functions/accounting/client.js';
 import { createDynamoDbCheckpointStore } from '../functions/adapters/aws/dynamodb-checkpoint-store.js';
 import { createDynamoDbConnectionRegistry } from '../functions/adapters/aws/dynamodb-connection-registry.js';
 import { createDynamoDbRateLimiter } from '../functions/adapters/aws/dynamodb-rate-limiter.js';
@@ -20,15 +19,14 @@ import {
   createDynaliteClient,
 } from '../functions/adapters/local/embedded-servers.js';
 import { createMemoryObjectStore } from '../functions/adapters/local/memory-object-store.js';
-import {
-  type ConnectionEntry,
-  parseConnectionEntry,
-} from '../functions/core/connections/connection-entry.js';
-import { connectionAccountingConfig } from '../functions/core/connections/connection-secret.js';
+import { parseConnectionEntry } from '../functions/core/connections/connection-entry.js';
+import { CONNECTION_SECRET_CACHE_SECONDS } from '../functions/core/connections/connection-secret.js';
 import type { ConnectionRegistry } from '../functions/core/connections/registry.js';
-import { requestLimiterFor } from '../functions/core/connections/request-limiter.js';
 import type { Clock } from '../functions/core/ports.js';
-import { createConnectionClients } from '../functions/handlers/connection-clients.js';
+import {
+  connectionClientBuilder,
+  createConnectionClients,
+} from '../functions/handlers/connection-clients.js';
 import { createHandler as createDispatcher } from '../functions/handlers/dispatch-polls.js';
 import { type ConnectionPollerDeps, RATE_LIMIT_PREFETCH } from '../functions/handlers/poll-connections.js';
 import { loadPollerSettings } from '../functions/handlers/poller-config.js';
@@ -156,7 +154,6 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       ? JSON.stringify({ apiKey: sandbox.credentialsOf(k).apiKey })
       : undefined;
   });
-  const resolver = createConnectionSecretResolver({ env: {}, clock, secretsManager: secrets.client });
   const publisher = createCountingPublisher();
   const metrics = createMeteredMetrics();
   const logger = createMeteredLogger();
@@ -183,16 +180,20 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       clock,
       prefetch: RATE_LIMIT_PREFETCH,
     });
-    const build = async (entry: ConnectionEntry) => {
-      const source = resolver.sourceFor(entry);
-      const reread = source.refresh ?? source.get;
-      return createAccountingClient(connectionAccountingConfig(entry, await source.get()), {
-        clock,
-        logger: silentLogger,
-        reloadCredentials: async () => connectionAccountingConfig(entry, await reread()).credentials,
-        limiter: requestLimiterFor(limiter, entry.name),
-      });
-    };
+    // Each container its own secret cache, as each Lambda container has (the deployed ttl).
+    const resolver = createConnectionSecretResolver({
+      env: {},
+      clock,
+      ttlMs: CONNECTION_SECRET_CACHE_SECONDS * 1000,
+      secretsManager: secrets.client,
+    });
+    const build = connectionClientBuilder({
+      env: {},
+      clock,
+      logger: silentLogger,
+      secrets: resolver,
+      limiter,
+    });
     const clients = createConnectionClients({ build });
     const deps: ConnectionPollerDeps = {
       registry,

@@ -2,7 +2,8 @@
  * A connection's `SecretSource`, from its entry's `credentialsSecret`: `env:NAME` reads the
  * credentials JSON from that environment variable (locally), an ARN or a name reads the Secrets
  * Manager secret (cached, read again after the service refused the credentials). Every failure is
- * a `ConnectionSecretError` naming the connection and the reference — never the value:
+ * a `ConnectionSecretError` naming the connection and the reference — never the value. A
+ * Secrets Manager secret's value is cached per secret by the resolver (see below):
  *
  *   const secrets = createConnectionSecretResolver({ env: process.env, clock: systemClock });
  *   const values = await secrets.sourceFor(entry).get();
@@ -74,22 +75,40 @@ function explain(connection: string, reference: string, error: unknown): Connect
   );
 }
 
+/** Secrets Manager secrets whose cache a resolver keeps, least recently used dropped first. */
+export const MAX_CACHED_SECRETS = 10_000;
+
+/**
+ * Secrets Manager secrets are cached per secret for `ttlMs` by the resolver itself, not by the
+ * client built from them: a connection whose client was closed (the client cache is small) or
+ * is built again finds its secret still cached, so a container reads each secret at most once
+ * per `ttlMs` — and again at once after the service refused the credentials (`refresh`).
+ */
 export function createConnectionSecretResolver(
   options: ConnectionSecretResolverOptions,
 ): ConnectionSecretResolver {
   let client = options.secretsManager;
+  const cached = new Map<string, SecretSource>();
+  const sourceOf = (secretId: string): SecretSource => {
+    let source = cached.get(secretId);
+    cached.delete(secretId);
+    client ??= new SecretsManagerClient({});
+    source ??= createSecretsManagerSource({
+      client,
+      secretId,
+      ttlMs: options.ttlMs ?? 300_000,
+      clock: options.clock,
+    });
+    cached.set(secretId, source); // most recently used last
+    if (cached.size > MAX_CACHED_SECRETS) cached.delete(cached.keys().next().value as string);
+    return source;
+  };
   return {
     sourceFor({ name, credentialsSecret }) {
       const reference = parseSecretReference(credentialsSecret);
       if (reference.kind === 'env')
         return envSource(name, credentialsSecret, reference.variable, options.env);
-      client ??= new SecretsManagerClient({});
-      const source = createSecretsManagerSource({
-        client,
-        secretId: reference.secretId,
-        ttlMs: options.ttlMs ?? 300_000,
-        clock: options.clock,
-      });
+      const source = sourceOf(reference.secretId);
       const guarded = (read: () => Promise<Record<string, string>>) => () =>
         read().catch((error: unknown) => Promise.reject(explain(name, credentialsSecret, error)));
       return { get: guarded(source.get), refresh: guarded(source.refresh ?? source.get) };

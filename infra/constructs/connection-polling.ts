@@ -18,6 +18,7 @@ import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CONNECTION_SOURCE_PREFIX } from '../../functions/core/connection.js';
+import { CONNECTION_SECRET_CACHE_SECONDS } from '../../functions/core/connections/connection-secret.js';
 import { CONNECTION_RECOVERED, CONNECTION_UNHEALTHY } from '../../functions/core/events/connection-events.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { connectionSecretsPrefix, type InfraConfig } from '../config.js';
@@ -176,6 +177,7 @@ export class ConnectionPolling extends Construct {
     fn.setEnv(ENV.connectionsTable, this.connectionsTable.tableName);
     resources.rateLimitTable?.grant(fn.function, 'dynamodb:GetItem', 'dynamodb:PutItem');
     fn.setEnv(ENV.rateLimitTable, resources.rateLimitTable?.tableName ?? '');
+    fn.setEnv(ENV.credentialsCacheSeconds, String(CONNECTION_SECRET_CACHE_SECONDS));
     const secrets = Stack.of(this).formatArn({
       service: 'secretsmanager',
       resource: 'secret',

@@ -6,12 +6,20 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConnectionSecretResolver } from '../../functions/adapters/connection-secrets.js';
-import { ConnectionEntryError } from '../../functions/core/connections/connection-entry.js';
+import {
+  ConnectionEntryError,
+  parseConnectionEntry,
+} from '../../functions/core/connections/connection-entry.js';
 import {
   ConnectionSecretError,
   connectionAccountingConfig,
 } from '../../functions/core/connections/connection-secret.js';
+import {
+  connectionClientBuilder,
+  createConnectionClients,
+} from '../../functions/handlers/connection-clients.js';
 import { createManualClock } from '../../functions/shared/clock.js';
+import { silentLogger } from '../../functions/shared/logger.js';
 
 const SECRET = 'live-key-3f9a-never-print';
 const secretsManager = mockClient(SecretsManagerClient);
@@ -143,5 +151,59 @@ describe('connectionAccountingConfig', () => {
     expect((error as Error).message).toBe(
       "connection 'acme': authUrl: expected the OAuth authority URL (required with client credentials)",
     );
+  });
+});
+
+describe('connection secrets: cached per secret across clients', () => {
+  const entryOf = (name: string) =>
+    parseConnectionEntry({
+      name,
+      variant: 'cz',
+      credentialsSecret: `accounting-events-prod/connections/${name}`,
+    });
+
+  it('a container reads each secret once per ttl, though its clients are closed and built again', async () => {
+    const clock = createManualClock({ start: '2026-06-01T10:00:00Z' });
+    let version = 0;
+    secretsManager.on(GetSecretValueCommand).callsFake(() => ({
+      SecretString: JSON.stringify({ apiKey: `${SECRET}-${++version}` }),
+    }));
+    const secrets = createConnectionSecretResolver({
+      env: {},
+      clock,
+      ttlMs: 900_000,
+      secretsManager: new SecretsManagerClient({ region: 'eu-central-1' }),
+    });
+    // One client at a time: every poll of the other connection closes this one's client.
+    const clients = createConnectionClients({
+      build: connectionClientBuilder({ env: {}, clock, logger: silentLogger, secrets }),
+      max: 1,
+    });
+    const reads = () => secretsManager.commandCalls(GetSecretValueCommand).length;
+    for (let cycle = 0; cycle < 14; cycle++) {
+      await clients.apiFor(entryOf('alpha'));
+      await clients.apiFor(entryOf('beta'));
+      clock.advance(60_000);
+    }
+    expect(reads()).toBe(2);
+    clock.advance(120_000); // 16 minutes after the first reads: past the ttl
+    await clients.apiFor(entryOf('alpha'));
+    expect(reads()).toBe(3);
+    // After the service refused the credentials: read again at once, and cached from then on.
+    const alpha = secrets.sourceFor(entryOf('alpha'));
+    expect(await alpha.refresh?.()).toEqual({ ACCOUNTING_API_KEY: `${SECRET}-4` });
+    expect(await secrets.sourceFor(entryOf('alpha')).get()).toEqual({ ACCOUNTING_API_KEY: `${SECRET}-4` });
+    expect(reads()).toBe(4);
+    await clients.close();
+  });
+
+  it('a failed read is not cached: the next poll reads again', async () => {
+    secretsManager
+      .on(GetSecretValueCommand)
+      .rejectsOnce(new ResourceNotFoundException({ message: 'gone', $metadata: {} }))
+      .resolves({ SecretString: JSON.stringify({ apiKey: SECRET }) });
+    const secrets = resolver();
+    await failure(secrets.sourceFor(entryOf('alpha')).get());
+    expect(await secrets.sourceFor(entryOf('alpha')).get()).toEqual({ ACCOUNTING_API_KEY: SECRET });
   });
 });

@@ -201,7 +201,12 @@ describe('many connections: configuration', () => {
       connectionsTable: expect.any(String),
       rateLimitTable: expect.any(String),
       perConnectionMetrics: true,
-      adapters: { eventBusName: expect.any(String), checkpointsTable: expect.any(String) },
+      adapters: {
+        eventBusName: expect.any(String),
+        checkpointsTable: expect.any(String),
+        // Each connection's secret kept 15 minutes per container.
+        credentialsCacheMs: 900_000,
+      },
     });
     expect(envOf('Poller')).not.toHaveProperty(ENV.credentialsSecret);
   });

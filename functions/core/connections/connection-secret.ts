@@ -141,3 +141,10 @@ export function connectionAccountingConfig(
     );
   }
 }
+
+/**
+ * How long a function serving many connections keeps a connection's secret (the stack sets
+ * `ACCOUNTING_CREDENTIALS_CACHE_SECONDS` to it on the connection poller and the action functions):
+ * 15 minutes, since a refused credential is read again at once anyway, and each read is billed.
+ */
+export const CONNECTION_SECRET_CACHE_SECONDS = 900;
