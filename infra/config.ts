@@ -18,8 +18,11 @@ import {
   serviceVariants,
 } from '../functions/accounting/collections.js';
 import { isSecureServiceUrl } from '../functions/accounting/config.js';
+import { loadActionsConfig } from '../functions/core/actions/config.js';
 import { CONNECTION_SOURCE_PREFIX } from '../functions/core/connection.js';
 import { DeliveryTargetError, parseTargetSpecs } from '../functions/core/delivery/delivery-targets.js';
+import { loadIntakeConfig } from '../functions/core/intake/intake-config.js';
+import { ConfigError, type Env, issuesOf, loadSections } from '../functions/shared/config.js';
 import { ENV } from '../functions/shared/env-names.js';
 import { INTAKE_ENV } from '../functions/shared/intake-env-names.js';
 import type { LogLevel } from '../functions/shared/logger.js';
@@ -370,23 +373,50 @@ export function envNameOf(key: string): string {
   return `ACCOUNTING_EVENTS_${key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;
 }
 
-export class InfraConfigError extends Error {
-  override readonly name = 'InfraConfigError';
-  constructor(
-    readonly problems: readonly string[],
-    options?: { cause?: unknown },
-  ) {
-    super(`invalid deployment configuration:\n  ${problems.join('\n  ')}`, options);
-  }
-}
-
 export interface InfraConfigSources {
   /** CDK context lookup (`node.tryGetContext`). */
   context: (key: string) => unknown;
   env: Readonly<Record<string, string | undefined>>;
 }
 
-/** Reads every setting from context, then the environment, then defaults; throws one error listing every problem. */
+/** Where a setting comes from, for an issue: `key (context 'key' or ACCOUNTING_EVENTS_KEY)[rest]`. */
+function settingField(path: readonly PropertyKey[]): string {
+  const [key, ...rest] = path.map(String);
+  if (key === undefined) return '(config)';
+  return `${key} (context '${key}' or ${envNameOf(key)})${rest.length > 0 ? `[${rest.join('.')}]` : ''}`;
+}
+
+/** The deployment's own section: every setting of the schema. */
+function deploymentSection(raw: Record<string, unknown>): InfraConfig {
+  const parsed = infraConfigSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(issuesOf(parsed.error, settingField), { cause: parsed.error });
+  return parsed.data as InfraConfig;
+}
+
+/**
+ * A section the functions read (`actions`: the action settings, `intakeSettings`: the intake's),
+ * checked with that section's own loader, as the functions will read it; its issues name the setting
+ * and the variable. A value the deployment schema refuses is left to the deployment section.
+ */
+function functionSection(
+  raw: Record<string, unknown>,
+  key: 'actions' | 'intakeSettings',
+  load: (env: Env) => unknown,
+) {
+  const settings = baseInfraConfigSchema.shape[key].safeParse(raw[key]);
+  if (!settings.success) return;
+  try {
+    load(settings.data);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(
+      error.issues.map((i) => ({ field: settingField([key, i.field]), expected: i.expected })),
+      { cause: error },
+    );
+  }
+}
+
+/** Reads every setting from context, then the environment, then defaults; throws one `ConfigError` listing every problem of every section. */
 export function loadInfraConfig(sources: InfraConfigSources): InfraConfig {
   const raw: Record<string, unknown> = {};
   for (const key of INFRA_CONFIG_KEYS) {
@@ -394,16 +424,11 @@ export function loadInfraConfig(sources: InfraConfigSources): InfraConfig {
     const value = fromContext !== undefined ? fromContext : sources.env[envNameOf(key)];
     if (value !== undefined && value !== '') raw[key] = value;
   }
-  const parsed = infraConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const [key, ...rest] = issue.path.map(String);
-      const where = key === undefined ? '(config)' : `${key} (context '${key}' or ${envNameOf(key)})`;
-      return `${where}${rest.length > 0 ? `[${rest.join('.')}]` : ''}: ${issue.message}`;
-    });
-    throw new InfraConfigError(problems, { cause: parsed.error });
-  }
-  return parsed.data as InfraConfig;
+  return loadSections({
+    deployment: () => deploymentSection(raw),
+    actions: () => functionSection(raw, 'actions', loadActionsConfig),
+    intake: () => functionSection(raw, 'intakeSettings', loadIntakeConfig),
+  }).deployment;
 }
 
 /** The configuration with every default: what tests build from. */

@@ -6,10 +6,10 @@
  * `Secret` wrappers that print `[redacted]`.
  */
 import * as z from 'zod';
+import { ConfigError } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
 import { DEFAULT_SERVICE_VARIANT, type ServiceVariant, serviceVariants } from './collections.js';
 import { findOperation } from './endpoints.js';
-import { ConfigError } from './errors.js';
 import { Secret } from './secret.js';
 
 export const DEFAULT_SCOPE = 'Service.OpenApi.Access.Sk';

@@ -22,20 +22,6 @@ export interface RequestInfo {
   path: string;
 }
 
-/** Configuration is invalid; `issues` lists every bad field with what was expected. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  constructor(
-    readonly issues: readonly { field: string; expected: string }[],
-    options?: { cause?: unknown },
-  ) {
-    super(
-      `invalid accounting configuration: ${issues.map((i) => `${i.field}: ${i.expected}`).join('; ')}`,
-      options,
-    );
-  }
-}
-
 /** A caller passed an argument the client rejects before sending (e.g. `PageSize` ≤ 0). */
 export class InvalidArgumentError extends Error {
   override readonly name = 'InvalidArgumentError';

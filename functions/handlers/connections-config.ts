@@ -2,16 +2,17 @@
  * The environment of the fan-out of many connections, read once at cold start: the dispatcher needs
  * the registry table and the poll queue; the connection poller the registry table, the bus, the
  * checkpoints and claim-check resources, optionally the rate-limit table, and the poll options shared
- * by every connection (`POLLER_*`, docs/poller.md). One `RuntimeConfigError` lists every problem.
+ * by every connection (`POLLER_*`, docs/poller.md); each its `LOG_LEVEL`. One `ConfigError` lists
+ * every problem of every section.
  */
 import * as z from 'zod';
-import { type AdapterConfig, AdapterConfigError, loadAdapterConfig } from '../adapters/aws/adapter-config.js';
+import { type AdapterConfig, loadAdapterConfig } from '../adapters/aws/adapter-config.js';
 import type { ConnectionPollSettings } from '../core/connections/poll-connection.js';
+import { type Env, loadLogLevel, loadSections, parseEnvSection } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
+import type { LogLevel } from '../shared/logger.js';
 import { DEFAULT_MAX_CLIENTS } from './connection-clients.js';
-import { loadPollerSettings, RuntimeConfigError } from './poller-config.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import { loadPollerSettings } from './poller-config.js';
 
 const name = z.string().trim().min(1, 'required but not set');
 
@@ -33,26 +34,18 @@ const pollerEnvSchema = z.object({
     .default(DEFAULT_MAX_CLIENTS),
 });
 
-function parse<T extends z.ZodObject>(schema: T, env: Env, problems: string[]): z.output<T> | undefined {
-  const input = Object.fromEntries(
-    Object.keys(schema.shape).map((k) => [k, env[k]?.trim() ? env[k] : undefined]),
-  );
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  problems.push(...parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`));
-  return undefined;
-}
-
 export interface DispatcherConfig {
   connectionsTable: string;
   pollQueueUrl: string;
+  logLevel: LogLevel;
 }
 
 export function loadDispatcherConfig(env: Env): DispatcherConfig {
-  const problems: string[] = [];
-  const e = parse(dispatcherEnvSchema, env, problems);
-  if (!e) throw new RuntimeConfigError(problems);
-  return { connectionsTable: e[ENV.connectionsTable], pollQueueUrl: e[ENV.pollQueueUrl] };
+  const { e, logLevel } = loadSections({
+    e: () => parseEnvSection(dispatcherEnvSchema, env),
+    logLevel: () => loadLogLevel(env),
+  });
+  return { connectionsTable: e[ENV.connectionsTable], pollQueueUrl: e[ENV.pollQueueUrl], logLevel };
 }
 
 export interface ConnectionPollerConfig {
@@ -63,26 +56,16 @@ export interface ConnectionPollerConfig {
   maxClients: number;
   adapters: AdapterConfig;
   settings: ConnectionPollSettings;
+  logLevel: LogLevel;
 }
 
 export function loadConnectionPollerConfig(env: Env): ConnectionPollerConfig {
-  const problems: string[] = [];
-  const e = parse(pollerEnvSchema, env, problems);
-  let adapters: AdapterConfig | undefined;
-  let poller: ReturnType<typeof loadPollerSettings> | undefined;
-  try {
-    adapters = loadAdapterConfig(env, ['eventBus', 'checkpoints', 'claimCheck']);
-  } catch (error) {
-    if (!(error instanceof AdapterConfigError)) throw error;
-    problems.push(...error.problems);
-  }
-  try {
-    poller = loadPollerSettings(env);
-  } catch (error) {
-    if (!(error instanceof RuntimeConfigError)) throw error;
-    problems.push(...error.problems);
-  }
-  if (!e || !adapters || !poller) throw new RuntimeConfigError(problems);
+  const { e, adapters, poller, logLevel } = loadSections({
+    e: () => parseEnvSection(pollerEnvSchema, env),
+    adapters: () => loadAdapterConfig(env, ['eventBus', 'checkpoints', 'claimCheck']),
+    poller: () => loadPollerSettings(env),
+    logLevel: () => loadLogLevel(env),
+  });
   const { connection: _c, variant: _v, source: _s, ...options } = poller.options;
   return {
     connectionsTable: e[ENV.connectionsTable],
@@ -91,5 +74,6 @@ export function loadConnectionPollerConfig(env: Env): ConnectionPollerConfig {
     maxClients: e[ENV.pollerMaxClients],
     adapters,
     settings: { options, concurrency: poller.concurrency },
+    logLevel,
   };
 }

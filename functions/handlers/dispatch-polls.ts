@@ -30,7 +30,6 @@ import {
 import type { RegistryScanner } from '../core/connections/registry.js';
 import type { Clock, Logger } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
-import { parseLogLevel } from '../shared/logger.js';
 import { loadDispatcherConfig } from './connections-config.js';
 import { lazyHandler } from './lazy-handler.js';
 import { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
@@ -80,7 +79,7 @@ function record(metrics: PollMetrics | undefined, summary: DispatchSummary): voi
 /** Builds the handler's dependencies from the environment (once per container). */
 export function createDepsFromEnv(env: Readonly<Record<string, string | undefined>>): DispatchHandlerDeps {
   const config = loadDispatcherConfig(env);
-  const logger = new LambdaLogger({ level: parseLogLevel(env.LOG_LEVEL), service: 'dispatch-polls' });
+  const logger = new LambdaLogger({ level: config.logLevel, service: 'dispatch-polls' });
   return {
     registry: createDynamoDbConnectionRegistry({
       client: instrumentClient(new DynamoDBClient({})),

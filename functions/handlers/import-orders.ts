@@ -8,6 +8,7 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
+import type { ActionResource } from '../core/actions/action-definition.js';
 import { requireSetting } from '../core/actions/config.js';
 import { RetryLaterError } from '../core/actions/errors.js';
 import type { EntryResult, RunOptions } from '../core/actions/run-action.js';
@@ -15,9 +16,14 @@ import { type ImportDeps, importOrder } from '../core/intake/import-order.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
 import { createReferenceCache } from '../core/intake/references.js';
 import { intakeMessageSchema } from '../core/intake/shop-order.js';
+import { loadSections } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
+import { loadActionFunctionConfig } from './action-config.js';
 import { loadActionEnvironment } from './action-runtime.js';
 import { lazyHandler } from './lazy-handler.js';
+
+/** The stores the importer uses: the idempotency table (its guard and its import attempts). */
+const IMPORT_USES: readonly ActionResource[] = ['idempotency'];
 
 export type ImportEntry = (raw: unknown, options?: RunOptions) => Promise<EntryResult>;
 
@@ -76,17 +82,21 @@ export function createHandler(deps: ImportDeps) {
 }
 
 export async function handlerFromEnv(env: Readonly<Record<string, string | undefined>>) {
+  // The action function's sections and the intake's, in one error.
+  const { intake: config } = loadSections({
+    action: () => loadActionFunctionConfig(env, IMPORT_USES),
+    intake: () => loadIntakeConfig(env),
+  });
   const {
     ports,
     aws,
     config: functionConfig,
   } = await loadActionEnvironment(env, {
     name: 'import-orders',
-    uses: ['idempotency'],
+    uses: IMPORT_USES,
   });
   const { api, clock, logger, publisher } = ports;
   const { idempotency } = functionConfig.actions;
-  const config = loadIntakeConfig(env);
   return createHandler({
     api,
     guard: ports.idempotency,

@@ -12,8 +12,9 @@ import { requireSetting } from '../core/actions/config.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
 import { type ReceiveDeps, receiveWebhook } from '../core/intake/receive-webhook.js';
 import { systemClock } from '../shared/clock.js';
+import { loadLogLevel, loadSections } from '../shared/config.js';
 import { INTAKE_ENV } from '../shared/intake-env-names.js';
-import { createLogger, parseLogLevel } from '../shared/logger.js';
+import { createLogger } from '../shared/logger.js';
 import { lazyHandler } from './lazy-handler.js';
 
 export type IntakeHttpHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -46,12 +47,18 @@ export function createHandler(deps: ReceiveDeps): IntakeHttpHandler {
 export async function handlerFromEnv(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<IntakeHttpHandler> {
-  const logger = createLogger({ level: parseLogLevel(env.LOG_LEVEL), service: 'intake-webhook' });
-  const aws = createAwsAdapters(loadAdapterConfig(env, ['eventBus']), { clock: systemClock, logger });
+  // Every section at once; the intake's settings again below, with the secrets from Secrets Manager.
+  const { logLevel, adapters, queueUrl } = loadSections({
+    logLevel: () => loadLogLevel(env),
+    adapters: () => loadAdapterConfig(env, ['eventBus']),
+    queueUrl: () => requireSetting(env[INTAKE_ENV.queueUrl], INTAKE_ENV.queueUrl),
+    intake: () => loadIntakeConfig(env),
+  });
+  const logger = createLogger({ level: logLevel, service: 'intake-webhook' });
+  const aws = createAwsAdapters(adapters, { clock: systemClock, logger });
   const secretId = env[INTAKE_ENV.secretsSecret];
   const secrets = secretId ? await loadIntakeSecrets(aws.clients.secretsManager, secretId) : {};
   const config = loadIntakeConfig({ ...env, ...secrets });
-  const queueUrl = requireSetting(env[INTAKE_ENV.queueUrl], INTAKE_ENV.queueUrl);
   return createHandler({
     config,
     queue: createSqsIntakeQueue({ client: new SQSClient({}), queueUrl }),

@@ -19,7 +19,6 @@ import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from
 import { type PollAllSummary, pollAll } from '../core/sync/poll-all.js';
 import { collectionListSchema } from '../core/sync/poll-options.js';
 import { systemClock } from '../shared/clock.js';
-import { parseLogLevel } from '../shared/logger.js';
 import { lazyHandler } from './lazy-handler.js';
 import { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
 import { loadPollerRuntimeConfig, type PollerSettings } from './poller-config.js';
@@ -188,7 +187,7 @@ export async function createDepsFromEnv(
 ): Promise<PollHandlerDeps> {
   const config = loadPollerRuntimeConfig(env);
   const logger = new LambdaLogger({
-    level: parseLogLevel(env.LOG_LEVEL),
+    level: config.logLevel,
     service: 'poll-changes',
     context: { connection: config.poller.options.connection },
   });

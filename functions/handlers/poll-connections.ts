@@ -33,7 +33,6 @@ import {
 import type { ConnectionRegistry } from '../core/connections/registry.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
-import { parseLogLevel } from '../shared/logger.js';
 import {
   type ConnectionClient,
   type ConnectionClients,
@@ -282,7 +281,7 @@ export function createHandler(deps: ConnectionPollerDeps): ConnectionPollerHandl
 /** Builds the handler's dependencies from the environment (once per container). */
 export function createDepsFromEnv(env: Readonly<Record<string, string | undefined>>): ConnectionPollerDeps {
   const config = loadConnectionPollerConfig(env);
-  const logger = new LambdaLogger({ level: parseLogLevel(env.LOG_LEVEL), service: 'poll-connections' });
+  const logger = new LambdaLogger({ level: config.logLevel, service: 'poll-connections' });
   const clock = systemClock;
   const aws = createAwsAdapters(config.adapters, { clock, logger, instrument: instrumentClient });
   const limiter = config.rateLimitTable

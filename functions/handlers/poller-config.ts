@@ -1,8 +1,9 @@
 /**
  * The Lambda-runtime configuration, read once at cold start from the environment. It composes
- * sections — the poller's options (here), the AWS resource names (`adapters/aws/adapter-config.ts`)
- * and the accounting client (`accounting/config.ts`, whose credentials may come from Secrets
- * Manager and so are resolved later) — and throws one `RuntimeConfigError` listing every problem.
+ * sections — the poller's options (here), the AWS resource names (`adapters/aws/adapter-config.ts`),
+ * the accounting client (`accounting/config.ts`, whose credentials may come from Secrets Manager
+ * and so are resolved later) and the function's `LOG_LEVEL` — with `loadSections`, and throws one
+ * `ConfigError` listing every problem of every section.
  */
 import * as z from 'zod';
 import {
@@ -17,23 +18,14 @@ import type { AccountingConfig } from '../accounting/config.js';
 import { loadAccountingConfig } from '../accounting/config.js';
 import {
   type AdapterConfig,
-  AdapterConfigError,
   type AdapterResource,
   loadAdapterConfig,
 } from '../adapters/aws/adapter-config.js';
 import { connectionSchema, DEFAULT_CONNECTION } from '../core/connection.js';
 import { collectionListSchema, type PollOptions, pollOptionsSchema } from '../core/sync/poll-options.js';
+import { ConfigError, type Env, loadLogLevel, loadSections, parseEnvSection } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
-
-export class RuntimeConfigError extends Error {
-  override readonly name = 'RuntimeConfigError';
-  constructor(
-    readonly problems: readonly string[],
-    options?: { cause?: unknown },
-  ) {
-    super(`invalid configuration: ${problems.join('; ')}`, options);
-  }
-}
+import type { LogLevel } from '../shared/logger.js';
 
 export const POLLER_DEFAULTS = {
   connection: DEFAULT_CONNECTION,
@@ -51,8 +43,6 @@ export interface PollerSettings {
   collections: CollectionName[];
   concurrency: number;
 }
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 const count = (what: string) =>
   z.coerce
@@ -104,26 +94,18 @@ const pollerEnvSchema = z.object({
   [ENV.claimCheckBucket]: z.string().min(1).optional(),
 });
 
-function blankToUndefined(env: Env, keys: readonly string[]): Record<string, string | undefined> {
-  return Object.fromEntries(keys.map((k) => [k, env[k]?.trim() ? env[k]?.trim() : undefined]));
-}
-
-/** The poller's section. Throws `RuntimeConfigError` naming each bad variable. */
+/** The poller's section. Throws `ConfigError` naming each bad variable. */
 export function loadPollerSettings(env: Env): PollerSettings {
-  const parsed = pollerEnvSchema.safeParse(blankToUndefined(env, Object.keys(pollerEnvSchema.shape)));
-  if (!parsed.success) {
-    throw new RuntimeConfigError(
-      parsed.error.issues.map((i) => `${String(i.path[0] ?? '(poller)')}: ${i.message}`),
-      { cause: parsed.error },
-    );
-  }
-  const e = parsed.data;
+  const e = parseEnvSection(pollerEnvSchema, env, { trim: true });
   const variant = e[ENV.serviceVariant];
   const collections = e[ENV.pollerCollections] ?? [...defaultPolledCollectionsFor(variant)];
   const foreign = collections.filter((c) => !isCollectionOf(variant, c));
   if (foreign.length > 0) {
-    throw new RuntimeConfigError([
-      `${ENV.pollerCollections}: ${foreign.join(', ')} not in service variant ${variant}; expected some of ${collectionNamesFor(variant).join(', ')}`,
+    throw new ConfigError([
+      {
+        field: ENV.pollerCollections,
+        expected: `${foreign.join(', ')} not in service variant ${variant}; expected some of ${collectionNamesFor(variant).join(', ')}`,
+      },
     ]);
   }
   const options = pollOptionsSchema.parse({
@@ -150,6 +132,7 @@ export function loadPollerSettings(env: Env): PollerSettings {
 export interface PollerRuntimeConfig {
   poller: PollerSettings;
   adapters: AdapterConfig;
+  logLevel: LogLevel;
   /**
    * The accounting client's config. With `ACCOUNTING_CREDENTIALS_SECRET` set, pass the secret's
    * values (environment names, from the secret source); otherwise the environment holds them.
@@ -163,28 +146,18 @@ const POLLER_RESOURCES: readonly AdapterResource[] = ['eventBus', 'checkpoints',
 
 /** Everything the poller Lambda needs; one error lists every problem of every section. */
 export function loadPollerRuntimeConfig(env: Env): PollerRuntimeConfig {
-  const problems: string[] = [];
-  const attempt = <T>(load: () => T): T | undefined => {
-    try {
-      return load();
-    } catch (error) {
-      if (error instanceof RuntimeConfigError || error instanceof AdapterConfigError) {
-        problems.push(...error.problems);
-      } else {
-        problems.push(error instanceof Error ? error.message : String(error));
-      }
-      return undefined;
-    }
-  };
-  const poller = attempt(() => loadPollerSettings(env));
-  const adapters = attempt(() => loadAdapterConfig(env, POLLER_RESOURCES));
   const credentialsFromSecret = Boolean(env[ENV.credentialsSecret]?.trim());
-  // Without a secret the credentials are in the environment: validate them now, at cold start.
-  if (!credentialsFromSecret) attempt(() => loadAccountingConfig({ ...env }));
-  if (problems.length > 0 || !poller || !adapters) throw new RuntimeConfigError(problems);
+  const { poller, adapters, logLevel } = loadSections({
+    poller: () => loadPollerSettings(env),
+    adapters: () => loadAdapterConfig(env, POLLER_RESOURCES),
+    // Without a secret the credentials are in the environment: validate them now, at cold start.
+    accounting: () => (credentialsFromSecret ? undefined : loadAccountingConfig({ ...env })),
+    logLevel: () => loadLogLevel(env),
+  });
   return {
     poller,
     adapters,
+    logLevel,
     credentialsFromSecret,
     accounting: (secretValues = {}) => loadAccountingConfig({ ...env, ...secretValues }),
   };

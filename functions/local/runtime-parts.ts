@@ -12,7 +12,6 @@ import type { AccountingConfig } from '../accounting/config.js';
 import { openFileJournal } from '../adapters/local/bus-journal.js';
 import { openFileDeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
-import { IntakeConfigError } from '../core/intake/intake-config.js';
 import type { Clock, Logger } from '../core/ports.js';
 import { loadPollerSettings, type PollerSettings } from '../handlers/poller-config.js';
 import { ENV } from '../shared/env-names.js';
@@ -278,23 +277,17 @@ export async function openIntake(
   parts: { api: AccountingApi; stores: LocalStores; bus: LocalBus; connection: string; eventSource: string },
 ): Promise<LocalIntake | undefined> {
   if (!options.intake) return undefined;
-  let intake: LocalIntake;
-  try {
-    intake = await startLocalIntake({
-      ...options.intake,
-      api: parts.api,
-      idempotency: { client: parts.stores.servers.dynamoDb, tableName: LOCAL_RESOURCES.idempotencyTable },
-      publisher: parts.bus,
-      env: options.env,
-      connection: parts.connection,
-      eventSource: parts.eventSource,
-      clock: ctx.clock,
-      logger: ctx.logger,
-    });
-  } catch (error) {
-    if (!(error instanceof IntakeConfigError)) throw error;
-    throw new LocalRuntimeConfigError(error.message, { cause: error });
-  }
+  const intake = await startLocalIntake({
+    ...options.intake,
+    api: parts.api,
+    idempotency: { client: parts.stores.servers.dynamoDb, tableName: LOCAL_RESOURCES.idempotencyTable },
+    publisher: parts.bus,
+    env: options.env,
+    connection: parts.connection,
+    eventSource: parts.eventSource,
+    clock: ctx.clock,
+    logger: ctx.logger,
+  });
   ctx.onClose(() => intake.close());
   return intake;
 }

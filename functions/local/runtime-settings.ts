@@ -1,26 +1,28 @@
 /**
  * Every setting the local runtime reads, checked at once before anything starts: the accounting
- * client, the poller and the actions. One error lists every bad setting of every section, and no
- * server, directory or file has been created when it is thrown.
+ * client, the poller, the actions, the intake and the delivery signing secret, each section with
+ * its own schema, gathered by `loadSections` (`shared/config.ts`, as the Lambda functions' loaders).
+ * One `ConfigError` lists every bad setting of every section, and no server, directory or file has
+ * been created when it is thrown.
  */
 import { Webhook } from 'standardwebhooks';
 import { parseAccountingConfig } from '../accounting/config.js';
-import { ConfigError } from '../accounting/errors.js';
-import { ActionsConfigError, loadActionsConfig } from '../core/actions/config.js';
+import { loadActionsConfig } from '../core/actions/config.js';
+import { loadIntakeConfig } from '../core/intake/intake-config.js';
 import { pollOptionsSchema } from '../core/sync/poll-options.js';
-import { loadPollerSettings, RuntimeConfigError } from '../handlers/poller-config.js';
+import { loadPollerSettings } from '../handlers/poller-config.js';
+import { ConfigError, issuesOf, loadSections } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
 import { accountingInputFromEnv, cliFieldName } from './environment.js';
 import { LOCAL_RESOURCES } from './local-stores.js';
 
-/** Thrown when the runtime cannot start with the given settings (exit code 2). */
+/**
+ * Thrown when the runtime cannot start for a reason found while starting (a collection outside the
+ * variant, credentials that cannot be had, a registry file that cannot be read): exit code 2, as
+ * for a `ConfigError` of the settings.
+ */
 export class LocalRuntimeConfigError extends Error {
   override readonly name = 'LocalRuntimeConfigError';
-  readonly problems: readonly string[];
-  constructor(message: string, options?: { cause?: unknown; problems?: readonly string[] }) {
-    super(message, options);
-    this.problems = options?.problems ?? [message];
-  }
 }
 
 export interface SettingsToCheck {
@@ -32,6 +34,8 @@ export interface SettingsToCheck {
   baseUrl?: string | undefined;
   authUrl?: string | undefined;
   actions: boolean;
+  /** The e-shop intake will be served: its `INTAKE_*` settings are checked too. */
+  intake?: boolean;
   startFrom?: string | undefined;
 }
 
@@ -40,84 +44,72 @@ export function connectionOfUrl(baseUrl: string): string {
   return new URL(baseUrl).host.replace(/[^A-Za-z0-9_.-]/g, '-');
 }
 
-/** Problems of one section, or none. */
-function problemsOf(check: () => unknown): string[] {
+/** The accounting client's section: the service's settings, or the sandbox's (or registry's) in their place. */
+function checkAccounting(input: SettingsToCheck): void {
+  const fromEnv = accountingInputFromEnv(input.env);
+  parseAccountingConfig(
+    input.sandbox || input.connections
+      ? // The sandbox's own URL and demo key (or the registry's entries) take the place of the service settings.
+        {
+          ...fromEnv,
+          baseUrl: 'http://127.0.0.1:1',
+          authUrl: undefined,
+          apiKey: 'sandbox',
+          clientId: undefined,
+          clientSecret: undefined,
+        }
+      : {
+          ...fromEnv,
+          ...(input.baseUrl ? { baseUrl: input.baseUrl } : {}),
+          ...(input.authUrl ? { authUrl: input.authUrl } : {}),
+        },
+    cliFieldName,
+  );
+}
+
+/** The poller's section, with `--start-from` as the poll options take it. */
+function checkPoller(input: SettingsToCheck, connection: string): void {
+  const settings = loadPollerSettings({ ...input.env, [ENV.connection]: connection });
+  const parsed = pollOptionsSchema.safeParse({
+    ...settings.options,
+    ...(input.startFrom ? { startFrom: input.startFrom } : {}),
+  });
+  if (!parsed.success) throw new ConfigError(issuesOf(parsed.error), { cause: parsed.error });
+}
+
+/** The signing secret of HTTP deliveries, when one is set. */
+function checkSigningSecret(env: SettingsToCheck['env']): void {
+  const secret = env.DELIVERY_SIGNING_SECRET?.trim();
+  if (!secret) return;
   try {
-    check();
-    return [];
+    new Webhook(secret);
   } catch (error) {
-    if (error instanceof ConfigError) return error.issues.map((i) => `${i.field}: ${i.expected}`);
-    if (error instanceof ActionsConfigError || error instanceof RuntimeConfigError)
-      return [...error.problems];
-    if (error instanceof Error) return [error.message];
-    return [String(error)];
+    throw new ConfigError(
+      [{ field: 'DELIVERY_SIGNING_SECRET', expected: 'expected whsec_ followed by base64' }],
+      {
+        cause: error,
+      },
+    );
   }
 }
 
-/** Throws one `LocalRuntimeConfigError` naming every bad setting; returns nothing when all are good. */
+/** Throws one `ConfigError` naming every bad setting of every section; returns nothing when all are good. */
 export function checkRuntimeSettings(input: SettingsToCheck): void {
   const { env } = input;
-  const fromEnv = accountingInputFromEnv(env);
-  const problems: string[] = [];
-  problems.push(
-    ...problemsOf(() =>
-      parseAccountingConfig(
-        input.sandbox || input.connections
-          ? // The sandbox's own URL and demo key (or the registry's entries) take the place of the service settings.
-            {
-              ...fromEnv,
-              baseUrl: 'http://127.0.0.1:1',
-              authUrl: undefined,
-              apiKey: 'sandbox',
-              clientId: undefined,
-              clientSecret: undefined,
-            }
-          : {
-              ...fromEnv,
-              ...(input.baseUrl ? { baseUrl: input.baseUrl } : {}),
-              ...(input.authUrl ? { authUrl: input.authUrl } : {}),
-            },
-        cliFieldName,
-      ),
-    ),
-  );
   const connection = env[ENV.connection]?.trim() || 'sandbox';
-  problems.push(
-    ...problemsOf(() => {
-      const settings = loadPollerSettings({ ...env, [ENV.connection]: connection });
-      pollOptionsSchema.parse({
-        ...settings.options,
-        ...(input.startFrom ? { startFrom: input.startFrom } : {}),
-      });
-    }),
-  );
-  if (input.actions) {
-    problems.push(
-      ...problemsOf(() =>
-        loadActionsConfig({
-          ...env,
-          [ENV.connection]: connection,
-          [ENV.actionsIdempotencyTable]: LOCAL_RESOURCES.idempotencyTable,
-          [ENV.actionsArchiveBucket]: LOCAL_RESOURCES.archiveBucket,
-          [ENV.actionsStateTable]: LOCAL_RESOURCES.stateTable,
-        }),
-      ),
-    );
-  }
-  const secret = env.DELIVERY_SIGNING_SECRET?.trim();
-  if (secret) {
-    problems.push(
-      ...problemsOf(() => {
-        try {
-          new Webhook(secret);
-        } catch (error) {
-          throw new Error('DELIVERY_SIGNING_SECRET: expected whsec_ followed by base64', { cause: error });
-        }
+  loadSections({
+    accounting: () => checkAccounting(input),
+    poller: () => checkPoller(input, connection),
+    actions: () =>
+      input.actions &&
+      loadActionsConfig({
+        ...env,
+        [ENV.connection]: connection,
+        [ENV.actionsIdempotencyTable]: LOCAL_RESOURCES.idempotencyTable,
+        [ENV.actionsArchiveBucket]: LOCAL_RESOURCES.archiveBucket,
+        [ENV.actionsStateTable]: LOCAL_RESOURCES.stateTable,
       }),
-    );
-  }
-  const unique = [...new Set(problems)];
-  if (unique.length > 0) {
-    throw new LocalRuntimeConfigError(`invalid settings:\n  ${unique.join('\n  ')}`, { problems: unique });
-  }
+    intake: () => input.intake && loadIntakeConfig(env),
+    deliveries: () => checkSigningSecret(env),
+  });
 }

@@ -74,8 +74,7 @@ function checkManyConnections(options: RuntimeOptions): void {
     problems.push(`${ENV.eventSource}: with many connections each publishes as accounting.<connection>`);
   if (options.intake)
     problems.push('--intake-port serves one connection: run it without --companies or --connections');
-  if (problems.length > 0)
-    throw new LocalRuntimeConfigError(`invalid settings:\n  ${problems.join('\n  ')}`, { problems });
+  if (problems.length > 0) throw new LocalRuntimeConfigError(`invalid settings:\n  ${problems.join('\n  ')}`);
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -98,6 +97,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     baseUrl: options.baseUrl,
     authUrl: options.authUrl,
     actions: options.actions,
+    intake: options.intake !== undefined,
     startFrom: options.startFrom,
   });
   if (options.companies !== undefined || options.connectionsFile !== undefined) checkManyConnections(options);

@@ -141,12 +141,6 @@ const defaultSink = (line: string) => {
   process.stdout.write(`${line}\n`);
 };
 
-export function parseLogLevel(value: string | undefined, fallback: LogLevel = 'info'): LogLevel {
-  const v = value?.trim().toLowerCase();
-  if (v === 'warning') return 'warn';
-  return v && v in levelRank ? (v as LogLevel) : fallback;
-}
-
 export function createLogger(options: LoggerOptions = {}): AppLogger {
   const level = options.level ?? 'info';
   const format = options.format ?? 'json';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Secret } from '../../functions/accounting/secret.js';
 import { createManualClock, systemClock } from '../../functions/shared/clock.js';
-import { createLogger, isSensitiveKey, parseLogLevel, redactText } from '../../functions/shared/logger.js';
+import { loadLogLevel } from '../../functions/shared/config.js';
+import { createLogger, isSensitiveKey, redactText } from '../../functions/shared/logger.js';
 
 describe('logger', () => {
   it('writes one JSON object per line with constant message and data in keys', () => {
@@ -33,8 +34,11 @@ describe('logger', () => {
     logger.error('e');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/WARN +w \{"a":1\}$/);
-    expect(parseLogLevel('WARNING')).toBe('warn');
-    expect(parseLogLevel('nonsense', 'debug')).toBe('debug');
+    expect(loadLogLevel({ LOG_LEVEL: 'WARNING' })).toBe('warn');
+    expect(loadLogLevel({ LOG_LEVEL: ' ' })).toBe('info');
+    expect(() => loadLogLevel({ LOG_LEVEL: 'nonsense' })).toThrow(
+      /LOG_LEVEL: expected one of debug, info, warn, error, silent/,
+    );
   });
 
   it('redacts credential keys at any depth, registered values anywhere, and Secret objects', () => {

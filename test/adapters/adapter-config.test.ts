@@ -3,11 +3,11 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ADAPTER_DEFAULTS,
-  AdapterConfigError,
   createAwsAdapters,
   loadAdapterConfig,
 } from '../../functions/adapters/aws/adapter-config.js';
 import { createManualClock } from '../../functions/shared/clock.js';
+import { ConfigError } from '../../functions/shared/config.js';
 import { createLogger } from '../../functions/shared/logger.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
 
@@ -54,8 +54,8 @@ describe('loadAdapterConfig', () => {
         return e;
       }
     })();
-    expect(error).toBeInstanceOf(AdapterConfigError);
-    const problems = (error as AdapterConfigError).problems.join('\n');
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
     expect(problems).toContain('EVENT_PUBLISH_MAX_ATTEMPTS: expected a positive integer');
     expect(problems).toContain('EVENT_MAX_ENTRY_SIZE_BYTES: expected a positive integer');
     expect(problems).toContain('EVENT_BUS_NAME: required (eventBus) but not set');

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { defaultPolledCollections } from '../../functions/accounting/collections.js';
 import { buildRoutes } from '../../functions/core/routes.js';
+import { ConfigError } from '../../functions/shared/config.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { actionsConfigOf } from '../../infra/build-app.js';
-import { defaultInfraConfig, envNameOf, InfraConfigError, loadInfraConfig } from '../../infra/config.js';
+import { defaultInfraConfig, envNameOf, loadInfraConfig } from '../../infra/config.js';
 
 const load = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
   loadInfraConfig({ context: (key) => context[key], env });
@@ -77,12 +78,38 @@ describe('infra config', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(InfraConfigError);
-    const problems = (error as InfraConfigError).problems.join('\n');
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
     expect(problems).toMatch(/scheduleRateMinutes .*ACCOUNTING_EVENTS_SCHEDULE_RATE_MINUTES/);
     expect(problems).toMatch(/collections.*unknown collection 'Nope'/);
     expect(problems).toMatch(/alarmEmail.*e-mail/);
     expect(problems).toMatch(/logRetentionDays.*expected one of/);
     expect(problems).toMatch(/logLevel/);
+  });
+
+  it('checks the action and intake settings with their own sections, in the same one error', () => {
+    let error: unknown;
+    try {
+      load({
+        scheduleRateMinutes: '0',
+        actions: { [ENV.actionsIsdocPdf]: 'maybe' },
+        intakeSettings: { INTAKE_MAX_BODY_BYTES: 'lots' },
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^scheduleRateMinutes \(context 'scheduleRateMinutes' or ACCOUNTING_EVENTS_SCHEDULE_RATE_MINUTES\): /,
+      ),
+      expect.stringMatching(
+        /^actions \(context 'actions' or ACCOUNTING_EVENTS_ACTIONS\)\[ACTIONS_ISDOC_PDF\]: expected one of true, false/,
+      ),
+      expect.stringMatching(
+        /^intakeSettings \(context 'intakeSettings' or ACCOUNTING_EVENTS_INTAKE_SETTINGS\)\[INTAKE_MAX_BODY_BYTES\]: /,
+      ),
+    ]);
   });
 });

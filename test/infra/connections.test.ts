@@ -196,6 +196,7 @@ describe('many connections: configuration', () => {
     expect(loadDispatcherConfig(envOf('Dispatcher'))).toEqual({
       connectionsTable: expect.any(String),
       pollQueueUrl: expect.any(String),
+      logLevel: 'info',
     });
     expect(loadConnectionPollerConfig(envOf('Poller'))).toMatchObject({
       connectionsTable: expect.any(String),

@@ -1,6 +1,7 @@
 /** HTTP deliveries on AWS: API destinations behind one connection, a DLQ, alarms; cdk-nag clean. */
 import { describe, expect, it } from 'vitest';
-import { defaultInfraConfig, InfraConfigError } from '../../infra/config.js';
+import { ConfigError } from '../../functions/shared/config.js';
+import { defaultInfraConfig } from '../../infra/config.js';
 import { buildTestApp, nagFindings } from './support.js';
 
 const DELIVERIES = 'https://hooks.example.com/n8n,IssuedInvoice.*;https://example.org/all';
@@ -61,7 +62,7 @@ describe('deliveries (API destinations)', () => {
 
   it('a bad target is a configuration error naming it', () => {
     expect(() => defaultInfraConfig({ deliveries: 'ftp://x;https://ok.example.com,not a pattern' })).toThrow(
-      InfraConfigError,
+      ConfigError,
     );
     expect(() => defaultInfraConfig({ deliveries: 'ftp://x' })).toThrow(/deliveries.*"ftp:\/\/x"/s);
   });

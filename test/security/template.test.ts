@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { defaultInfraConfig, InfraConfigError, idempotencyExpirySeconds } from '../../infra/config.js';
+import { ConfigError } from '../../functions/shared/config.js';
+import { defaultInfraConfig, idempotencyExpirySeconds } from '../../infra/config.js';
 import { buildTestApp, CDK_JSON_CONTEXT } from '../infra/support.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
@@ -197,7 +198,7 @@ describe('template: retention, region, policies', () => {
     expect(new Set(expires)).toEqual(new Set([String(31 * 86_400)]));
     expect(idempotencyExpirySeconds(defaultInfraConfig({ eventArchiveRetentionDays: 7 }))).toBe(19 * 86_400);
     expect(() => defaultInfraConfig({ actions: { ACTIONS_IDEMPOTENCY_EXPIRES_SECONDS: '604800' } })).toThrow(
-      InfraConfigError,
+      ConfigError,
     );
   });
 

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultPolledCollections } from '../../functions/accounting/collections.js';
-import {
-  loadPollerRuntimeConfig,
-  loadPollerSettings,
-  RuntimeConfigError,
-} from '../../functions/handlers/poller-config.js';
+import { loadPollerRuntimeConfig, loadPollerSettings } from '../../functions/handlers/poller-config.js';
+import { ConfigError } from '../../functions/shared/config.js';
 
 const AWS = {
   EVENT_BUS_NAME: 'bus',
@@ -62,7 +59,7 @@ describe('poller config', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(RuntimeConfigError);
+    expect(error).toBeInstanceOf(ConfigError);
     const message = (error as Error).message;
     expect(message).toMatch(/POLLER_COLLECTIONS: unknown collection 'Nope'/);
     expect(message).toMatch(/POLLER_LOOKBACK_SECONDS/);

@@ -6,7 +6,7 @@
  *   const aws = createAwsAdapters(config, { clock: systemClock, logger });
  *   pollChanges({ publisher: aws.publisher(), checkpoints: aws.checkpoints(), … });
  *
- * `loadAdapterConfig` throws one `AdapterConfigError` naming every missing or malformed
+ * `loadAdapterConfig` throws one `ConfigError` naming every missing or malformed
  * variable that the caller requires, so a misconfigured function fails at cold start.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -22,6 +22,7 @@ import type {
   ObjectStore,
   SecretSource,
 } from '../../core/ports.js';
+import { ConfigError, type Env, loadSections, parseEnvSection } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
 import { createDynamoDbCheckpointStore } from './dynamodb-checkpoint-store.js';
 import { createEventBridgePublisher, DEFAULT_MAX_ENTRY_SIZE_BYTES } from './eventbridge-publisher.js';
@@ -76,32 +77,20 @@ export interface AdapterConfig {
   credentialsCacheMs: number;
 }
 
-export class AdapterConfigError extends Error {
-  override readonly name = 'AdapterConfigError';
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid adapter configuration: ${problems.join('; ')}`);
-  }
+const missing = (resource: AdapterResource) =>
+  new ConfigError([{ field: REQUIRED_VARIABLE[resource], expected: `required (${resource}) but not set` }]);
+
+/** Throws `ConfigError` naming the variable of each required resource that is not set. */
+function requireResources(env: Env, required: readonly AdapterResource[]): void {
+  const unset = required.filter((resource) => !env[REQUIRED_VARIABLE[resource]]?.trim());
+  if (unset.length > 0) throw new ConfigError(unset.flatMap((resource) => missing(resource).issues));
 }
 
-export function loadAdapterConfig(
-  env: Readonly<Record<string, string | undefined>>,
-  required: readonly AdapterResource[] = [],
-): AdapterConfig {
-  // Empty strings count as unset, so defaults apply.
-  const input = Object.fromEntries(
-    Object.keys(envSchema.shape).map((key) => [key, env[key]?.trim() ? env[key] : undefined]),
-  );
-  const parsed = envSchema.safeParse(input);
-  const problems: string[] = [];
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(`${String(issue.path[0])}: ${issue.message}`);
-  }
-  for (const resource of required) {
-    const variable = REQUIRED_VARIABLE[resource];
-    if (input[variable] === undefined) problems.push(`${variable}: required (${resource}) but not set`);
-  }
-  if (problems.length > 0 || !parsed.success) throw new AdapterConfigError(problems);
-  const data = parsed.data;
+export function loadAdapterConfig(env: Env, required: readonly AdapterResource[] = []): AdapterConfig {
+  const { values: data } = loadSections({
+    values: () => parseEnvSection(envSchema, env),
+    resources: () => requireResources(env, required),
+  });
   return {
     publishMaxAttempts: data[ENV.eventPublishMaxAttempts],
     maxEntrySizeBytes: data[ENV.eventMaxEntrySizeBytes],
@@ -168,8 +157,7 @@ export function createAwsAdapters(
     },
   };
   const need = (value: string | undefined, resource: AdapterResource): string => {
-    if (value === undefined)
-      throw new AdapterConfigError([`${REQUIRED_VARIABLE[resource]}: required (${resource}) but not set`]);
+    if (value === undefined) throw missing(resource);
     return value;
   };
   return {

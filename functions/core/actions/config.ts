@@ -9,6 +9,7 @@ import {
   type ServiceVariant,
   serviceVariants,
 } from '../../accounting/collections.js';
+import { ConfigError, type Env, parseEnvSection } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
 import { connectionSchema, DEFAULT_CONNECTION } from '../connection.js';
 
@@ -167,31 +168,9 @@ export interface ActionsConfig {
 export const DEFAULT_PARTNER_FIELD = 'BusinessPartnerAddress.IdentificationNumber';
 export const DEFAULT_EMAIL_SUBJECT = 'Invoice {DocumentNumber}';
 
-/** Thrown by `loadActionsConfig`: names every malformed key. */
-export class ActionsConfigError extends Error {
-  override readonly name = 'ActionsConfigError';
-  constructor(
-    readonly problems: string[],
-    options?: { cause?: unknown },
-  ) {
-    super(`invalid action settings: ${problems.join('; ')}`, options);
-  }
-}
-
-export function loadActionsConfig(env: Readonly<Record<string, string | undefined>>): ActionsConfig {
-  const picked: Record<string, string | undefined> = {};
-  for (const key of Object.keys(envSchema.shape)) {
-    const value = env[key];
-    picked[key] = value === '' ? undefined : value;
-  }
-  const parsed = envSchema.safeParse(picked);
-  if (!parsed.success) {
-    throw new ActionsConfigError(
-      parsed.error.issues.map((i) => `${String(i.path[0] ?? 'environment')}: ${i.message}`),
-      { cause: parsed.error },
-    );
-  }
-  const e = parsed.data;
+/** The actions' section; throws `ConfigError` naming every malformed key. */
+export function loadActionsConfig(env: Env): ActionsConfig {
+  const e = parseEnvSection(envSchema, env);
   return {
     connection: e[ENV.connection],
     variant: e[ENV.serviceVariant],
@@ -237,7 +216,9 @@ export function defaultActionsConfig(): ActionsConfig {
 /** Returns a resource name a handler cannot run without, or throws naming the env var. */
 export function requireSetting(value: string | undefined, envName: string): string {
   if (value === undefined || value === '') {
-    throw new ActionsConfigError([`${envName}: required by this function, expected a resource name`]);
+    throw new ConfigError([
+      { field: envName, expected: 'required by this function, expected a resource name' },
+    ]);
   }
   return value;
 }

@@ -14,8 +14,9 @@ import {
   serviceVariants,
 } from '../../accounting/collections.js';
 import { isSecureServiceUrl } from '../../accounting/config.js';
+import { ConfigError } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
-import { ActionsConfigError, actionSettingNames, loadActionsConfig } from '../actions/config.js';
+import { actionSettingNames, loadActionsConfig } from '../actions/config.js';
 import { connectionSchema } from '../connection.js';
 
 /** Scheduler's and CloudWatch's finest period: a connection is polled at most once a minute. */
@@ -82,11 +83,8 @@ function actionSettingProblems(actions: Record<string, string>): Array<{ name: s
     loadActionsConfig(actions);
     return [];
   } catch (error) {
-    if (!(error instanceof ActionsConfigError)) throw error;
-    return error.problems.map((p) => {
-      const [name = '', ...rest] = p.split(': ');
-      return { name, message: rest.join(': ') };
-    });
+    if (!(error instanceof ConfigError)) throw error;
+    return error.issues.map((i) => ({ name: i.field, message: i.expected }));
   }
 }
 

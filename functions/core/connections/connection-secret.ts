@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { type AccountingConfig, loadAccountingConfig } from '../../accounting/config.js';
-import { ConfigError } from '../../accounting/errors.js';
+import { ConfigError } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
 import { type ConnectionEntry, ConnectionEntryError } from './connection-entry.js';
 

@@ -8,7 +8,7 @@
  */
 import type { AccountingApi, ListOptions } from '../../accounting/api.js';
 import { type CollectionName, defaultPolledCollectionsFor } from '../../accounting/collections.js';
-import { ConfigError } from '../../accounting/errors.js';
+import { ConfigError } from '../../shared/config.js';
 import { connectionEventSource } from '../connection.js';
 import { type PollAllSummary, pollAll } from '../sync/poll-all.js';
 import type { PollOptions } from '../sync/poll-options.js';

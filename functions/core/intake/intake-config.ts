@@ -4,6 +4,7 @@
  * in docs/intake.md. Errors name the variable and what was expected, never a value.
  */
 import * as z from 'zod';
+import { ConfigError, type Env, parseEnvSection } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
 import { INTAKE_ENV } from '../../shared/intake-env-names.js';
 import { connectionSchema, DEFAULT_CONNECTION } from '../connection.js';
@@ -105,33 +106,18 @@ export interface IntakeConfig {
   lookbackSeconds: number;
 }
 
-export class IntakeConfigError extends Error {
-  override readonly name = 'IntakeConfigError';
-  constructor(
-    readonly problems: string[],
-    options?: { cause?: unknown },
-  ) {
-    super(`invalid intake settings: ${problems.join('; ')}`, options);
-  }
-}
-
-export function loadIntakeConfig(env: Readonly<Record<string, string | undefined>>): IntakeConfig {
-  const picked: Record<string, string | undefined> = {};
-  for (const key of Object.keys(envSchema.shape)) picked[key] = env[key] === '' ? undefined : env[key];
-  const parsed = envSchema.safeParse(picked);
-  if (!parsed.success) {
-    throw new IntakeConfigError(
-      parsed.error.issues.map((i) => `${String(i.path[0] ?? 'environment')}: ${i.message}`),
-      { cause: parsed.error },
-    );
-  }
-  const e = parsed.data;
+/** The intake's section; throws `ConfigError` naming every malformed key (never a secret's value). */
+export function loadIntakeConfig(env: Env): IntakeConfig {
+  const e = parseEnvSection(envSchema, env);
   // The Czech variant's create DTO has no `Doklad` (and refuses unknown fields): the note holds the number.
   const czech = e[ENV.serviceVariant]?.trim().toLowerCase() === 'cz';
   const orderNumberField = e[INTAKE_ENV.orderNumberField] ?? (czech ? 'Note' : 'Doklad');
   if (czech && orderNumberField === 'Doklad') {
-    throw new IntakeConfigError([
-      `${INTAKE_ENV.orderNumberField}: the cz variant has no Doklad on received orders; expected Text or Note`,
+    throw new ConfigError([
+      {
+        field: INTAKE_ENV.orderNumberField,
+        expected: 'the cz variant has no Doklad on received orders; expected Text or Note',
+      },
     ]);
   }
   const secrets: Partial<Record<IntakeSource, string>> = {};

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { ConfigError } from '../../accounting/errors.js';
 import { createConnectionSecretResolver } from '../../adapters/connection-secrets.js';
 import { type ConnectionEntry, ConnectionEntryError } from '../../core/connections/connection-entry.js';
 import {
@@ -13,6 +12,7 @@ import {
   UnknownConnectionError,
 } from '../../core/connections/registry.js';
 import { systemClock } from '../../shared/clock.js';
+import { ConfigError } from '../../shared/config.js';
 import { type CommandContext, defineCommand, durationFlag, formatMs, urlFlag } from '../command.js';
 import { entryFromFlags } from '../connections-entry-input.js';
 import { CONNECTIONS_FILE, openRegistryTarget, type RegistryTarget } from '../connections-registry-target.js';

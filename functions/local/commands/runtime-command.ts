@@ -2,12 +2,9 @@
 import { resolve } from 'node:path';
 import type { SandboxOptions } from '../../../sandbox/index.js';
 import type { CollectionName } from '../../accounting/collections.js';
-import { ConfigError } from '../../accounting/errors.js';
-import { ActionsConfigError } from '../../core/actions/config.js';
 import type { DeliveryTarget } from '../../core/delivery/delivery-targets.js';
-import { IntakeConfigError, loadIntakeConfig } from '../../core/intake/intake-config.js';
 import type { Logger } from '../../core/ports.js';
-import { RuntimeConfigError as SharedConfigError } from '../../handlers/poller-config.js';
+import { ConfigError } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
 import { createLogger } from '../../shared/logger.js';
 import type { CommandContext } from '../command.js';
@@ -161,19 +158,12 @@ async function settingsOf(
       baseUrl: input.connection.baseUrl,
       authUrl: input.connection.authUrl,
       actions: input.actions,
+      intake: input.intake !== undefined,
       startFrom: input.startFrom,
     });
   } catch (error) {
-    if (!(error instanceof LocalRuntimeConfigError)) throw error;
+    if (!(error instanceof ConfigError)) throw error;
     problems.push(...error.problems);
-  }
-  if (input.intake) {
-    try {
-      loadIntakeConfig(ctx.env);
-    } catch (error) {
-      if (!(error instanceof IntakeConfigError)) throw error;
-      problems.push(...error.problems);
-    }
   }
   return { problems, sandbox };
 }
@@ -230,12 +220,7 @@ export async function startRuntimeForCommand(
     return { runtime, view, logger };
   } catch (error) {
     view.close();
-    if (
-      error instanceof LocalRuntimeConfigError ||
-      error instanceof SharedConfigError ||
-      error instanceof ConfigError ||
-      error instanceof ActionsConfigError
-    ) {
+    if (error instanceof LocalRuntimeConfigError || error instanceof ConfigError) {
       throw new UsageError(error.message, input.command, { cause: error });
     }
     throw error;
