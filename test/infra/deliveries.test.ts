@@ -65,5 +65,8 @@ describe('deliveries (API destinations)', () => {
       ConfigError,
     );
     expect(() => defaultInfraConfig({ deliveries: 'ftp://x' })).toThrow(/deliveries.*"ftp:\/\/x"/s);
+    expect(() => defaultInfraConfig({ deliveries: 'https://ok.example.com,IssuedInvoice.Craeted' })).toThrow(
+      /deliveries.*got "IssuedInvoice.Craeted"/s,
+    );
   });
 });

@@ -152,6 +152,18 @@ describe('http delivery (bus subscribers)', () => {
       /"ftp:\/\/x": expected an http:\/\/ or https:\/\/ URL; "Not a pattern" is not a detail-type pattern .*; "127.0.0.1:1": a user or password/,
     );
   });
+
+  it('refuses a pattern that names no detail-type of the catalog, rather than delivering nothing', () => {
+    expect(() =>
+      parseTargetSpecs([
+        `${base}/a,IssuedInvoice.Craeted`,
+        `${base}/b,IssuedInvoce.*`,
+        `${base}/c,IssuedInvoice.*`,
+      ]),
+    ).toThrow(
+      /expected a detail-type of the event catalog, got "IssuedInvoice.Craeted"; "IssuedInvoce.\*" matches no detail-type of the event catalog$/,
+    );
+  });
 });
 
 describe('deliveries test URL', () => {

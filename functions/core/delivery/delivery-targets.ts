@@ -5,10 +5,13 @@
  *
  * PATTERN names detail-types: `IssuedInvoice.Created`, a prefix `IssuedInvoice.*`, or `*` (every
  * event, the default); several joined by `|`. It becomes an EventBridge pattern on `detail-type`,
- * so a target matches the same events locally and on AWS.
+ * so a target matches the same events locally and on AWS. Each name is checked against the event
+ * catalog, and each prefix must match one of its detail-types: a mistyped pattern is refused, not
+ * a target that silently receives nothing.
  */
 import * as z from 'zod';
 import { matchesLeaf, type PatternValue } from '../event-pattern.js';
+import { detailTypeSchema, detailTypes } from '../events/catalog.js';
 
 export interface DeliveryTarget {
   /** Stable id: `delivery-<n>` in the order given, or the name the configuration gives. */
@@ -65,7 +68,16 @@ export function detailTypePattern(text: string): PatternValue[] | undefined {
         `"${part}" is not a detail-type pattern (expected e.g. IssuedInvoice.Created, IssuedInvoice.* or *)`,
       );
     }
-    return part.endsWith('*') ? { prefix: part.slice(0, -1) } : part;
+    if (part.endsWith('*')) {
+      const prefix = part.slice(0, -1);
+      if (!detailTypes.some((t) => t.startsWith(prefix))) {
+        throw new DeliveryTargetError(`"${part}" matches no detail-type of the event catalog`);
+      }
+      return { prefix };
+    }
+    const name = detailTypeSchema.safeParse(part);
+    if (!name.success) throw new DeliveryTargetError(name.error.issues[0]?.message ?? `"${part}"`);
+    return name.data;
   });
   return alternatives;
 }
