@@ -32,7 +32,10 @@ import {
   loadActionFunctionConfig,
 } from './action-config.js';
 import { awsStores } from './action-stores.js';
-import { eachConnectionActionFromConfig } from './connection-actions.js';
+import {
+  eachConnectionActionFromConfig,
+  scheduledForEachConnectionFromConfig,
+} from './connection-actions.js';
 import { createInvocationDeadline, type InvocationDeadline } from './invocation-deadline.js';
 import { createSqsActionHandler, type SqsActionHandler, type SqsHandlerDeps } from './sqs-action-handler.js';
 
@@ -147,14 +150,22 @@ function eachConnectionHandler<R extends ActionResource, D>(
   action: EventActionDefinition<R, D>,
   config: ActionFunctionConfig & { registry: NonNullable<ActionFunctionConfig['registry']> },
 ): SqsActionHandler {
-  const logger = new LambdaLogger({ level: config.logLevel, service: action.name });
+  const parts = registryParts(action.name, config);
+  const run = eachConnectionActionFromConfig(env, action, parts);
+  const entry = createActionEntry(action.name, parts.logger, run, EACH_CONNECTION);
+  const deadLetters = deadLetterSinkOf(config.deadLetterQueueUrl, parts.logger);
+  return createSqsActionHandler(action.name, entry, parts.logger, deadLetters, parts.deadline);
+}
+
+/** What a function serving every connection builds once per container. */
+function registryParts(
+  name: string,
+  config: ActionFunctionConfig & { registry: NonNullable<ActionFunctionConfig['registry']> },
+) {
+  const logger = new LambdaLogger({ level: config.logLevel, service: name });
   const clock = systemClock;
   const aws = createAwsAdapters(config.adapters, { clock, logger, instrument: instrumentClient });
-  const deadline = createInvocationDeadline();
-  const run = eachConnectionActionFromConfig(env, action, { config, aws, clock, logger, deadline });
-  const entry = createActionEntry(action.name, logger, run, EACH_CONNECTION);
-  const deadLetters = deadLetterSinkOf(config.deadLetterQueueUrl, logger);
-  return createSqsActionHandler(action.name, entry, logger, deadLetters, deadline);
+  return { config, aws, clock, logger, deadline: createInvocationDeadline() };
 }
 
 /** One scheduled action Lambda from its registry entry: each invocation runs one pass. */
@@ -167,8 +178,21 @@ export function defineScheduledActionHandler<R extends ActionResource, D extends
       addLambdaContext(deps.logger, context);
       return action.run(deps)();
     };
-  const handlerFromEnv = async (env: Env) => {
-    const e = await loadActionEnvironment(env, action);
+  /** One pass, or with the registry one per connection (results by connection). */
+  const handlerFromEnv = async (
+    env: Env,
+  ): Promise<(event?: unknown, context?: unknown) => Promise<T | Record<string, T>>> => {
+    const config = loadActionFunctionConfig(env, action.uses);
+    if (config.registry) {
+      // Every connection of the registry: one pass each (core/actions/connection-actions.ts).
+      const parts = registryParts(action.name, { ...config, registry: config.registry });
+      const run = scheduledForEachConnectionFromConfig(env, action, parts);
+      return async (_event?: unknown, context?: unknown) => {
+        addLambdaContext(parts.logger, context);
+        return run();
+      };
+    }
+    const e = await loadActionEnvironment(env, action, config);
     return createHandler(action.deps(e.ports));
   };
   return { createHandler, handlerFromEnv };

@@ -17,8 +17,10 @@ import {
   type ActionStores,
   actionPorts,
   type EventActionDefinition,
+  type ScheduledActionDefinition,
 } from '../core/actions/action-definition.js';
-import { actionForEachConnection } from '../core/actions/connection-actions.js';
+import type { ActionsConfig } from '../core/actions/config.js';
+import { actionForEachConnection, scheduledForEachConnection } from '../core/actions/connection-actions.js';
 import type { ActionFn } from '../core/actions/run-action.js';
 import type { ConnectionEntry, RateLimit } from '../core/connections/connection-entry.js';
 import type { ConnectionRegistry } from '../core/connections/registry.js';
@@ -49,6 +51,16 @@ export interface EachConnectionActionDeps {
   logger: Logger;
 }
 
+/** One connection's ports: its client (its limit set first), its settings, the shared bus and stores. */
+function portsOf(deps: EachConnectionActionDeps) {
+  return async (entry: ConnectionEntry, config: ActionsConfig) => {
+    deps.limiter?.setLimit(entry.name, entry.rateLimit);
+    const api = await deps.clients.apiFor(entry);
+    const { publisher, clock, logger } = deps;
+    return actionPorts({ config, api, publisher, clock, logger }, deps.stores);
+  };
+}
+
 /** The action for the events of every connection, each run on its own connection's ports. */
 export function eachConnectionAction<R extends ActionResource, D>(
   action: EventActionDefinition<R, D>,
@@ -58,12 +70,7 @@ export function eachConnectionAction<R extends ActionResource, D>(
     registry: deps.registry,
     env: deps.env,
     logger: deps.logger,
-    portsFor: async (entry: ConnectionEntry, config) => {
-      deps.limiter?.setLimit(entry.name, entry.rateLimit);
-      const api = await deps.clients.apiFor(entry);
-      const { publisher, clock, logger } = deps;
-      return actionPorts({ config, api, publisher, clock, logger }, deps.stores);
-    },
+    portsFor: portsOf(deps),
   });
 }
 
@@ -84,10 +91,9 @@ export function connectionActionClients(options: {
   });
 }
 
-/** The action of every connection from the function's configuration (AWS clients from `aws`). */
-export function eachConnectionActionFromConfig<R extends ActionResource, D>(
+/** The connections' ports of a function from its configuration (AWS clients from `aws`). */
+function connectionPortsFromConfig(
   env: Env,
-  action: EventActionDefinition<R, D>,
   parts: {
     config: ActionFunctionConfig & { registry: NonNullable<ActionFunctionConfig['registry']> };
     aws: AwsAdapters;
@@ -95,7 +101,7 @@ export function eachConnectionActionFromConfig<R extends ActionResource, D>(
     logger: AppLogger;
     deadline: InvocationDeadline;
   },
-): ActionFn {
+) {
   const { config, aws, clock, logger, deadline } = parts;
   const { connectionsTable, rateLimitTable } = config.registry;
   const limiter = rateLimitTable
@@ -107,7 +113,7 @@ export function eachConnectionActionFromConfig<R extends ActionResource, D>(
     ttlMs: config.adapters.credentialsCacheMs,
     secretsManager: aws.clients.secretsManager,
   });
-  return eachConnectionAction(action, {
+  return {
     env,
     registry: createDynamoDbConnectionRegistry({ client: aws.clients.dynamoDb, tableName: connectionsTable }),
     clients: connectionActionClients({
@@ -123,5 +129,26 @@ export function eachConnectionActionFromConfig<R extends ActionResource, D>(
     stores: awsStores(config.actions, aws),
     clock,
     logger,
-  });
+  };
+}
+
+type FromConfigParts = Parameters<typeof connectionPortsFromConfig>[1];
+
+/** The action of every connection from the function's configuration. */
+export function eachConnectionActionFromConfig<R extends ActionResource, D>(
+  env: Env,
+  action: EventActionDefinition<R, D>,
+  parts: FromConfigParts,
+): ActionFn {
+  return eachConnectionAction(action, connectionPortsFromConfig(env, parts));
+}
+
+/** A run of a scheduled action for every connection, from the function's configuration. */
+export function scheduledForEachConnectionFromConfig<R extends ActionResource, D, T>(
+  env: Env,
+  action: ScheduledActionDefinition<R, D, T>,
+  parts: FromConfigParts,
+): () => Promise<Record<string, T>> {
+  const deps = connectionPortsFromConfig(env, parts);
+  return () => scheduledForEachConnection(action, { ...deps, portsFor: portsOf(deps) });
 }

@@ -213,7 +213,10 @@ export class StatelessStack extends Stack {
         timeout: Duration.seconds(action.timeoutSeconds),
         reservedConcurrentExecutions: 1,
         publishes: { detailTypes: [...new Set<OutcomeDetailType>([...action.outcomes, ACTION_FAILED])] },
+        everyConnection: config.connectionRegistry,
       });
+      // With the registry a run passes over every connection: it lists them (Scan).
+      this.connectionPolling?.connectionsTable.grant(fn.function, 'dynamodb:Scan');
       this.actionSettings(fn);
       this.schedule(`Schedule-${action.id}`, fn, action.rateMinutes, action.description);
       this.scheduledFunctions.push(fn);

@@ -268,6 +268,30 @@ describe('many connections: the actions serve every connection', () => {
   });
 });
 
+describe('many connections: the e-invoice tracker passes over every connection', () => {
+  const armed = buildTestApp({
+    connectionRegistry: true,
+    actions: { ACTIONS_EINVOICE_PARTNERS: '12345678' },
+  });
+  it("lists the registry (Scan), reads the connections' secrets and buckets, not the deployment's secret", () => {
+    const resources = armed.statelessTemplate.toJSON().Resources as Record<string, Resource>;
+    const [fn] = armed.stateless.scheduledFunctions;
+    const roleId = armed.stateless.resolve(
+      (fn!.role.node.defaultChild as unknown as { logicalId: string }).logicalId,
+    ) as string;
+    const text = JSON.stringify(
+      Object.values(resources).filter(
+        (r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(roleId),
+      ),
+    );
+    for (const action of ['dynamodb:Scan', 'dynamodb:GetItem', 'secretsmanager:GetSecretValue'])
+      expect(text).toContain(action);
+    expect(text).toContain(':secret:accounting-events-prod/connections/*');
+    expect(text).not.toMatch(/CredentialsSecret/);
+    expect(nagFindings(armed.app).errors).toEqual([]);
+  });
+});
+
 describe('many connections: alarms, dashboard, cdk-nag', () => {
   it('Connection.Unhealthy of any connection is logged and alarms', () => {
     t.statelessTemplate.hasResourceProperties('AWS::Events::Rule', {

@@ -13,10 +13,15 @@
  */
 import { ENV } from '../../shared/env-names.js';
 import type { ConnectionEntry } from '../connections/connection-entry.js';
-import type { ConnectionRegistry } from '../connections/registry.js';
+import type { ConnectionRegistry, RegistryScanner } from '../connections/registry.js';
 import { matchesPattern } from '../event-pattern.js';
 import type { Logger } from '../ports.js';
-import type { ActionPorts, ActionResource, EventActionDefinition } from './action-definition.js';
+import type {
+  ActionPorts,
+  ActionResource,
+  EventActionDefinition,
+  ScheduledActionDefinition,
+} from './action-definition.js';
 import type { ActionEvent } from './action-event.js';
 import { type ActionsConfig, loadActionsConfig } from './config.js';
 import type { ActionOutcome } from './outcomes.js';
@@ -94,4 +99,49 @@ export function actionForEachConnection<R extends ActionResource, D>(
     const ports = await deps.portsFor(entry, config);
     return action.run(action.deps(ports))(event, options);
   };
+}
+
+/** A run of a scheduled action failed for some connections (the others ran); names them. */
+export class ConnectionPassesFailedError extends Error {
+  override readonly name = 'ConnectionPassesFailedError';
+  constructor(
+    readonly action: string,
+    readonly connections: readonly string[],
+  ) {
+    super(
+      `${action}: the pass failed for ${connections.length} connection(s): ${connections.slice(0, 10).join(', ')}`,
+    );
+  }
+}
+
+/**
+ * One run of a scheduled action (the e-invoice tracker) for every connection of the registry: each
+ * registered, unpaused connection whose settings schedule it gets one pass on its own ports, one
+ * after another. A connection's failure is logged and the others go on; the run then fails with
+ * `ConnectionPassesFailedError` (the function's errors alarm), and the next run tries again.
+ */
+export async function scheduledForEachConnection<R extends ActionResource, D, T>(
+  action: ScheduledActionDefinition<R, D, T>,
+  deps: Omit<EachConnectionDeps<R>, 'registry'> & { registry: RegistryScanner },
+): Promise<Record<string, T>> {
+  const { entries } = await deps.registry.scan();
+  const results: Record<string, T> = {};
+  const failed: string[] = [];
+  for (const entry of entries.filter((e) => !e.paused)) {
+    const config = connectionActionsConfig(deps.env, entry);
+    if (action.schedules(config).length === 0) continue;
+    try {
+      results[entry.name] = await action.run(action.deps(await deps.portsFor(entry, config)))();
+    } catch (error) {
+      failed.push(entry.name);
+      deps.logger.error('scheduled action failed for connection', {
+        action: action.name,
+        connection: entry.name,
+        error: error instanceof Error ? error.name : 'Error',
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+  if (failed.length > 0) throw new ConnectionPassesFailedError(action.name, failed);
+  return results;
 }
