@@ -263,9 +263,9 @@ function reportBusUpdates(bus: LocalBus, ctx: RuntimeContext, many: boolean): vo
       kind: 'action',
       route: outcome.routeId,
       ok: false,
-      detailType: outcome.status,
+      detailType: outcome.detailType,
       id: outcome.eventId,
-      message: outcome.error,
+      message: `${outcome.status} after receive ${outcome.attempt}: ${outcome.error}`,
     });
   });
 }

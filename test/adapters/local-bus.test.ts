@@ -169,7 +169,7 @@ describe('local bus', () => {
       retryDelayMs: 1000,
     });
     const outcomes: string[] = [];
-    local.onDelivery((o) => outcomes.push(`${o.status}:${o.attempt}`));
+    local.onDelivery((o) => outcomes.push(`${o.status}:${o.attempt}:${o.detailType}`));
     await local.publish([
       bus('IssuedInvoice.Created', { name: 'flaky' }),
       bus('IssuedInvoice.Created', { name: 'broken' }),
@@ -181,8 +181,9 @@ describe('local bus', () => {
     expect(dead).toHaveLength(1);
     expect(dead[0]).toMatchObject({ routeId: 'a', attempts: 4, error: 'always fails' });
     expect(dead[0]?.event.detail).toEqual({ name: 'broken' });
-    expect(outcomes).toContain('delivered:3');
-    expect(outcomes).toContain('dead-lettered:4');
+    expect(outcomes).toContain('retrying:1:IssuedInvoice.Created');
+    expect(outcomes).toContain('delivered:3:IssuedInvoice.Created');
+    expect(outcomes).toContain('dead-lettered:4:IssuedInvoice.Created');
     expect(clock.sleeps).toEqual([1000, 1000, 1000, 1000, 1000]);
   });
 

@@ -81,6 +81,7 @@ async function deadLetter(
   notify(bus, bus.deliveryListeners, {
     routeId: sub.id,
     eventId: event.id,
+    detailType: event['detail-type'],
     status: 'dead-lettered',
     attempt,
     error: message,
@@ -117,6 +118,7 @@ async function settle(
       notify(bus, bus.deliveryListeners, {
         routeId: sub.id,
         eventId: event.id,
+        detailType: event['detail-type'],
         status: 'delivered',
         attempt,
       });
@@ -135,6 +137,7 @@ function announceRetry(
     notify(bus, bus.deliveryListeners, {
       routeId: sub.id,
       eventId: event.id,
+      detailType: event['detail-type'],
       status: 'retrying',
       attempt,
       error,

@@ -25,10 +25,11 @@ export interface DeadLetter {
   at: Date;
 }
 
-export type DeliveryOutcome =
-  | { routeId: string; eventId: string; status: 'delivered'; attempt: number }
-  | { routeId: string; eventId: string; status: 'retrying'; attempt: number; error: string }
-  | { routeId: string; eventId: string; status: 'dead-lettered'; attempt: number; error: string };
+/** What became of one event's delivery to one subscriber (`detailType`: the event's). */
+export type DeliveryOutcome = { routeId: string; eventId: string; detailType: string; attempt: number } & (
+  | { status: 'delivered' }
+  | { status: 'retrying' | 'dead-lettered'; error: string }
+);
 
 /**
  * A consumer of the bus with its own durable offset in the journal (the routes' actions,
