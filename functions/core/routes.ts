@@ -14,10 +14,11 @@
  *
  * `buildRoutes(config)` derives the table from the action settings (each step can be switched
  * off); `routes` is the table for the defaults. With the connection registry
- * (`{ everyConnection: true }`) a route matches the source of every connection
- * (`accounting.` prefix) instead of one: the action function resolves the event's connection from
- * the registry and acts only when the source names that connection (`detail.connection`). `buildScheduledActions` lists the functions that
- * run on a schedule instead of on an event (the e-invoice status tracker).
+ * (`{ everyConnection: true }`) a route matches the source of every connection (`accounting.`
+ * prefix) instead of one: the action function resolves the event's connection from the registry
+ * and acts only when the source names that connection (`detail.connection`).
+ * `buildScheduledActions` lists the functions that run on a schedule instead of on an event (the
+ * e-invoice status tracker).
  */
 import { type ActionsConfig, defaultActionsConfig } from './actions/config.js';
 import { eventActions, scheduledActionDefinitions } from './actions/registry.js';

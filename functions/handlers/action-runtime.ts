@@ -158,7 +158,7 @@ function eachConnectionHandler<R extends ActionResource, D>(
 }
 
 /** What a function serving every connection builds once per container. */
-function registryParts(
+export function registryParts(
   name: string,
   config: ActionFunctionConfig & { registry: NonNullable<ActionFunctionConfig['registry']> },
 ) {

@@ -91,8 +91,8 @@ export function connectionActionClients(options: {
   });
 }
 
-/** The connections' ports of a function from its configuration (AWS clients from `aws`). */
-function connectionPortsFromConfig(
+/** What a function serving every connection builds from its configuration (AWS clients from `aws`). */
+export function connectionPortsFromConfig(
   env: Env,
   parts: {
     config: ActionFunctionConfig & { registry: NonNullable<ActionFunctionConfig['registry']> };

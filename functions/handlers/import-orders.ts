@@ -7,19 +7,23 @@
  */
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { AwsAdapters } from '../adapters/aws/adapter-config.js';
 import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
 import type { ActionResource } from '../core/actions/action-definition.js';
-import { requireSetting } from '../core/actions/config.js';
+import { type ActionsConfig, requireSetting } from '../core/actions/config.js';
 import { RetryLaterError } from '../core/actions/errors.js';
 import type { EntryResult, RunOptions } from '../core/actions/run-action.js';
 import { type ImportDeps, importOrder } from '../core/intake/import-order.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
 import { createReferenceCache } from '../core/intake/references.js';
 import { intakeMessageSchema } from '../core/intake/shop-order.js';
+import type { Clock } from '../core/ports.js';
 import { loadSections } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
 import { loadActionFunctionConfig } from './action-config.js';
-import { loadActionEnvironment } from './action-runtime.js';
+import { loadActionEnvironment, registryParts } from './action-runtime.js';
+import { connectionPortsFromConfig } from './connection-actions.js';
+import { type ConnectionImports, connectionImports } from './connection-imports.js';
 import { lazyHandler } from './lazy-handler.js';
 
 /** The stores the importer uses: the idempotency table (its guard and its import attempts). */
@@ -27,15 +31,19 @@ const IMPORT_USES: readonly ActionResource[] = ['idempotency'];
 
 export type ImportEntry = (raw: unknown, options?: RunOptions) => Promise<EntryResult>;
 
+/** One connection's import dependencies, or those of the connection each message names (the registry). */
+export type ImportDepsSource = ImportDeps | ConnectionImports;
+
 /** One queued message (parsed JSON) → the import; `invalid` when it is not an intake message. */
-export function createImportEntry(deps: ImportDeps): ImportEntry {
+export function createImportEntry(source: ImportDepsSource): ImportEntry {
   return async (raw, options = {}) => {
     const parsed = intakeMessageSchema.safeParse(raw);
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`);
-      if (options.logInvalid !== false) deps.logger.error('invalid intake message', { issues });
+      if (options.logInvalid !== false) source.logger.error('invalid intake message', { issues });
       return { status: 'invalid', reason: issues.join('; ').slice(0, 500) };
     }
+    const deps = 'depsFor' in source ? await source.depsFor(parsed.data.connection) : source;
     return importOrder(deps, parsed.data, options);
   };
 }
@@ -44,7 +52,7 @@ export class InvalidIntakeMessageError extends Error {
   override readonly name = 'InvalidIntakeMessageError';
 }
 
-export function createHandler(deps: ImportDeps) {
+export function createHandler(deps: ImportDepsSource) {
   const entry = createImportEntry(deps);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     const processor = new SqsFifoPartialProcessorAsync();
@@ -81,31 +89,45 @@ export function createHandler(deps: ImportDeps) {
   };
 }
 
+/** The import attempts (in the idempotency table) of the function's configuration. */
+function importAttempts(aws: AwsAdapters, actions: ActionsConfig, clock: Clock) {
+  return createDynamoDbImportAttempts({
+    client: aws.clients.dynamoDb,
+    tableName: requireSetting(actions.idempotency.tableName, ENV.actionsIdempotencyTable),
+    expiresAfterSeconds: actions.idempotency.expiresAfterSeconds,
+    clock,
+  });
+}
+
 export async function handlerFromEnv(env: Readonly<Record<string, string | undefined>>) {
   // The action function's sections and the intake's, in one error.
-  const { intake: config } = loadSections({
+  const { action: actionConfig, intake: config } = loadSections({
     action: () => loadActionFunctionConfig(env, IMPORT_USES),
     intake: () => loadIntakeConfig(env),
   });
-  const {
-    ports,
-    aws,
-    config: functionConfig,
-  } = await loadActionEnvironment(env, {
-    name: 'import-orders',
-    uses: IMPORT_USES,
-  });
+  if (actionConfig.registry) {
+    // Every connection of the registry: each order into the connection its message names.
+    const parts = registryParts('import-orders', { ...actionConfig, registry: actionConfig.registry });
+    const c = connectionPortsFromConfig(env, parts);
+    const { publisher, clock, logger } = c;
+    const attempts = importAttempts(parts.aws, actionConfig.actions, clock);
+    return createHandler(
+      connectionImports(
+        { guard: c.stores.idempotency, attempts, publisher, clock, logger, config },
+        { ...c, referenceCacheSeconds: config.referenceCacheSeconds },
+      ),
+    );
+  }
+  const { ports, aws } = await loadActionEnvironment(
+    env,
+    { name: 'import-orders', uses: IMPORT_USES },
+    actionConfig,
+  );
   const { api, clock, logger, publisher } = ports;
-  const { idempotency } = functionConfig.actions;
   return createHandler({
     api,
     guard: ports.idempotency,
-    attempts: createDynamoDbImportAttempts({
-      client: aws.clients.dynamoDb,
-      tableName: requireSetting(idempotency.tableName, ENV.actionsIdempotencyTable),
-      expiresAfterSeconds: idempotency.expiresAfterSeconds,
-      clock,
-    }),
+    attempts: importAttempts(aws, actionConfig.actions, clock),
     publisher,
     clock,
     logger,

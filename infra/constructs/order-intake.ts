@@ -42,6 +42,11 @@ export interface OrderIntakeProps {
   readonly config: InfraConfig;
   readonly resources: StatefulResources;
   readonly alarmTopic: AlarmTopic;
+  /**
+   * With the connection registry: grants the importer every connection's registry entry, secret
+   * and token bucket, instead of the deployment's credentials secret.
+   */
+  readonly connectionAccess?: (fn: AppFunction) => void;
 }
 
 export class OrderIntake extends Construct {
@@ -105,10 +110,13 @@ export class OrderIntake extends Construct {
       memorySize: config.actionMemoryMb,
       timeout: IMPORT_TIMEOUT,
     });
-    useSecret(this.importer, resources.credentialsSecret, FUNCTION_ENV.credentialsSecret);
-    this.importer.setEnv(FUNCTION_ENV.serviceVariant, config.serviceVariant);
-    if (config.accountingBaseUrl) this.importer.setEnv(FUNCTION_ENV.baseUrl, config.accountingBaseUrl);
-    if (config.accountingAuthUrl) this.importer.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
+    if (props.connectionAccess) props.connectionAccess(this.importer);
+    else {
+      useSecret(this.importer, resources.credentialsSecret, FUNCTION_ENV.credentialsSecret);
+      this.importer.setEnv(FUNCTION_ENV.serviceVariant, config.serviceVariant);
+      if (config.accountingBaseUrl) this.importer.setEnv(FUNCTION_ENV.baseUrl, config.accountingBaseUrl);
+      if (config.accountingAuthUrl) this.importer.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
+    }
     useTable(this.importer, resources.idempotencyTable, FUNCTION_ENV.idempotencyTable, 'idempotency');
     this.importer.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(idempotencyExpirySeconds(config)));
     useEventBus(this.importer, resources.eventBus, FUNCTION_ENV.eventBusName, {

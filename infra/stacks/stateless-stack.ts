@@ -194,10 +194,12 @@ export class StatelessStack extends Stack {
 
     // --- e-shop order intake: HTTP API → verify → FIFO queue → import
     if (config.intakeEnabled) {
+      const polling = this.connectionPolling;
       this.orderIntake = new OrderIntake(this, 'OrderIntake', {
         config,
         resources: props.resources,
         alarmTopic: this.alarmTopic,
+        ...(polling ? { connectionAccess: (fn: AppFunction) => polling.grantConnectionAccess(fn) } : {}),
       });
       new CfnOutput(this, 'IntakeUrl', { value: `${this.orderIntake.api.apiEndpoint}/intake/` });
       new CfnOutput(this, 'IntakeSecretArn', { value: this.orderIntake.secret.secretArn });

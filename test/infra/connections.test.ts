@@ -268,6 +268,28 @@ describe('many connections: the actions serve every connection', () => {
   });
 });
 
+describe('many connections: the order import', () => {
+  it("reads the connections' registry entries, secrets and buckets, not the deployment's secret", () => {
+    const importer = t.stateless.orderIntake!.importer;
+    const roleId = t.stateless.resolve(
+      (importer.role.node.defaultChild as unknown as { logicalId: string }).logicalId,
+    ) as string;
+    const text = JSON.stringify(
+      ofType('AWS::IAM::Policy').filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(roleId)),
+    );
+    expect(text).toContain(':secret:accounting-events-prod/connections/*');
+    expect(text).not.toMatch(/CredentialsSecret/);
+    const fnId = t.stateless.resolve(
+      (importer.function.node.defaultChild as unknown as { logicalId: string }).logicalId,
+    ) as string;
+    const variables = (stateless[fnId]!.Properties.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+    expect(variables).toHaveProperty(ENV.connectionsTable);
+    expect(variables).toHaveProperty(ENV.rateLimitTable);
+    expect(variables).not.toHaveProperty(ENV.credentialsSecret);
+  });
+});
+
 describe('many connections: the e-invoice tracker passes over every connection', () => {
   const armed = buildTestApp({
     connectionRegistry: true,

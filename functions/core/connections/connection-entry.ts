@@ -61,7 +61,7 @@ export const rateLimitSchema = z.object({
 export type RateLimit = z.infer<typeof rateLimitSchema>;
 
 /** Settings of the deployment, never of one connection: where the stores are and how long records live. */
-export const DEPLOYMENT_ACTION_SETTINGS: readonly string[] = [
+const DEPLOYMENT_ACTION_SETTINGS: readonly string[] = [
   ENV.actionsIdempotencyTable,
   ENV.actionsIdempotencyExpiresSeconds,
   ENV.actionsArchiveBucket,

@@ -1,0 +1,55 @@
+/**
+ * The order import of a deployment with the connection registry: each queued order is imported
+ * into the connection its message names, with that connection's client — its secret, and every
+ * request drawn from its token bucket, the one its poller and actions draw from. An order of a
+ * connection that is not registered or is paused is not imported: it is retried, and after the
+ * queue's receives it waits in the intake DLQ (alarmed) to be redriven.
+ */
+import type { AccountingApi } from '../accounting/api.js';
+import { RetryLaterError } from '../core/actions/errors.js';
+import type { RateLimit } from '../core/connections/connection-entry.js';
+import type { ConnectionRegistry } from '../core/connections/registry.js';
+import type { ImportDeps } from '../core/intake/import-order.js';
+import { createReferenceCache, type ReferenceCache } from '../core/intake/references.js';
+import type { Clock, Logger } from '../core/ports.js';
+import { type ConnectionClients, DEFAULT_MAX_CLIENTS } from './connection-clients.js';
+
+/** The import's dependencies for the connection a message names. */
+export interface ConnectionImports {
+  logger: Logger;
+  depsFor(connection: string): Promise<ImportDeps>;
+}
+
+export function connectionImports(
+  shared: Omit<ImportDeps, 'api' | 'references'>,
+  deps: {
+    registry: Pick<ConnectionRegistry, 'get'>;
+    clients: ConnectionClients;
+    limiter?: { setLimit(connection: string, limit: RateLimit): void };
+    clock: Clock;
+    referenceCacheSeconds: number;
+  },
+): ConnectionImports {
+  // Each connection's reference lists (VAT rates, items, currencies), kept with its client.
+  const references = new Map<string, { api: AccountingApi; cache: ReferenceCache }>();
+  return {
+    logger: shared.logger,
+    async depsFor(connection) {
+      const entry = await deps.registry.get(connection);
+      if (!entry || entry.paused) {
+        const why = entry ? 'is paused' : 'is not in the connection registry';
+        throw new RetryLaterError(`connection '${connection}' ${why}`);
+      }
+      deps.limiter?.setLimit(entry.name, entry.rateLimit);
+      const api = await deps.clients.apiFor(entry);
+      let held = references.get(connection);
+      references.delete(connection);
+      if (held?.api !== api) {
+        held = { api, cache: createReferenceCache(api, deps.clock, deps.referenceCacheSeconds) };
+      }
+      references.set(connection, held); // most recently used last
+      if (references.size > DEFAULT_MAX_CLIENTS) references.delete(references.keys().next().value as string);
+      return { ...shared, api, references: held.cache };
+    },
+  };
+}
