@@ -6,7 +6,9 @@
  * client — credentials from its own secret (cached, read again after a refusal), every request
  * drawn from its token bucket in the rate-limit table, the same bucket its poller draws from — and
  * its settings, with the bus and the stores shared by all (their keys name the connection).
- * Clients are kept per connection, at most `maxClients` per container (least recently used closed).
+ * Clients are kept per connection, at most `DEFAULT_MAX_CLIENTS` (64) per container (least recently
+ * used closed). The scheduled e-invoice tracker and the order import build their connections' ports
+ * here too (`connectionPortsFromConfig`).
  */
 import type { AwsAdapters } from '../adapters/aws/adapter-config.js';
 import { createDynamoDbConnectionRegistry } from '../adapters/aws/dynamodb-connection-registry.js';
@@ -82,12 +84,10 @@ export function connectionActionClients(options: {
   secrets: ReturnType<typeof createConnectionSecretResolver>;
   limiter?: RateLimiter;
   deadline: InvocationDeadline;
-  maxClients?: number;
 }): ConnectionClients {
-  const { deadline, maxClients, ...rest } = options;
+  const { deadline, ...rest } = options;
   return createConnectionClients({
     build: connectionClientBuilder({ ...rest, remainingMs: deadline.remainingMs }),
-    ...(maxClients ? { max: maxClients } : {}),
   });
 }
 
