@@ -15,6 +15,7 @@
  * `ConnectionCollectionsFailed`, `ConnectionLagMs` (its worst collection) and `ConnectionUnhealthy`
  * (1 while unhealthy, 0 when it answered).
  */
+import { setMaxListeners } from 'node:events';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createAwsAdapters } from '../adapters/aws/adapter-config.js';
@@ -129,6 +130,8 @@ export async function pollBatch(
     ? (context.abortSignal ??
       AbortSignal.timeout(Math.max(0, context.getRemainingTimeInMillis() - ABORT_MARGIN_MS)))
     : undefined;
+  // Every request of the batch's polls listens to it: more than Node's default of 10 is expected.
+  if (signal) setMaxListeners(0, signal);
   const polls = [...groups];
   const outcomes = await Promise.all(
     polls.map(([connection, ids]) => pollOne(deps, connection, ids.length, context, signal)),
