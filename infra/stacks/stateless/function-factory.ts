@@ -1,0 +1,117 @@
+/**
+ * The stateless stack's functions: one `AppFunction` per handler, with the access its handler
+ * declares (functions/core/actions/registry.ts) granted on the stateful resources, and the action
+ * settings every action function receives.
+ */
+import { Annotations, type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { ACTION_FAILED } from '../../../functions/core/events/action-events.js';
+import { ENV } from '../../../functions/shared/env-names.js';
+import { eventSourceOf, type InfraConfig, idempotencyExpirySeconds } from '../../config.js';
+import { AppFunction, retentionOf } from '../../constructs/app-function.js';
+import { CONNECTION_SOURCE_PREFIX, type ConnectionPolling } from '../../constructs/connection-polling.js';
+import { FUNCTION_ENV } from '../../constructs/function-env.js';
+import { type PutEventsScope, useBucket, useEventBus, useSecret, useTable } from '../../constructs/grants.js';
+import { accessOf, type HandlerAccess } from '../../constructs/handler-access.js';
+import { METRICS_NAMESPACE } from '../../constructs/metric-names.js';
+import { ARCHIVE_PREFIX, type StatefulResources } from '../stateful-stack.js';
+
+export interface FunctionSpec {
+  usedBy: string;
+  description: string;
+  serviceName: string;
+  memorySize: number;
+  timeout: Duration;
+  reservedConcurrentExecutions?: number;
+  /** What the function may put on the bus (with `access.publishEvents`). */
+  publishes?: Omit<PutEventsScope, 'source'>;
+  /** It serves every connection of the registry (an action route with `connectionRegistry`). */
+  everyConnection?: boolean;
+}
+
+export class FunctionFactory {
+  constructor(
+    private readonly scope: Construct,
+    private readonly config: InfraConfig,
+    private readonly resources: StatefulResources,
+    /** With `connectionRegistry`: grants each connection's registry entry, secret and token bucket. */
+    private readonly connectionPolling: ConnectionPolling | undefined,
+  ) {}
+
+  /** A function for `handler` with the access its handler declares. */
+  appFunction(id: string, handler: string, props: FunctionSpec): AppFunction {
+    const { config } = this;
+    const { publishes, everyConnection, ...functionProps } = props;
+    const fn = new AppFunction(this.scope, id, {
+      handler,
+      ...functionProps,
+      metricsNamespace: METRICS_NAMESPACE,
+      logLevel: config.logLevel,
+      logRetention: retentionOf(config.logRetentionDays),
+      removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+    // One connection for the poller and every action: events, checkpoints, archive keys, sendings.
+    fn.setEnv(FUNCTION_ENV.connection, config.connection);
+    const { access, known } = accessOf(handler);
+    if (!known) {
+      Annotations.of(fn).addWarningV2(
+        'accounting-events:unknownHandlerAccess',
+        `handler '${handler}' is neither the poller nor an action of functions/core/actions/registry.ts; it gets the default action access`,
+      );
+    }
+    this.grantAccountingApi(fn, access.accountingApi, everyConnection);
+    if (access.publishEvents) {
+      useEventBus(fn, this.resources.eventBus, FUNCTION_ENV.eventBusName, {
+        source: everyConnection ? `${CONNECTION_SOURCE_PREFIX}*` : eventSourceOf(config),
+        ...(publishes ?? { detailTypes: [ACTION_FAILED] }),
+      });
+    }
+    this.grantStorage(fn, access);
+    return fn;
+  }
+
+  /** Every action function gets the same action settings the routing table was built from. */
+  actionSettings(fn: AppFunction): void {
+    for (const [name, value] of Object.entries(this.config.actions)) fn.setEnv(name, value);
+    // Derived from the replay horizon (config.ts refuses a shorter explicit one).
+    const derived = idempotencyExpirySeconds(this.config);
+    const given = Number(this.config.actions[ENV.actionsIdempotencyExpiresSeconds] ?? 0);
+    fn.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(Math.max(derived, given)));
+  }
+
+  private grantAccountingApi(fn: AppFunction, accountingApi: boolean, everyConnection?: boolean): void {
+    const { config } = this;
+    if (accountingApi && everyConnection) {
+      // Each event's connection: its registry entry, its own secret, its token bucket.
+      this.connectionPolling?.grantConnectionAccess(fn);
+    } else if (accountingApi) {
+      useSecret(fn, this.resources.credentialsSecret, FUNCTION_ENV.credentialsSecret);
+      fn.setEnv(FUNCTION_ENV.serviceVariant, config.serviceVariant);
+      if (config.accountingBaseUrl) fn.setEnv(FUNCTION_ENV.baseUrl, config.accountingBaseUrl);
+      if (config.accountingAuthUrl) fn.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
+    }
+  }
+
+  private grantStorage(fn: AppFunction, access: HandlerAccess): void {
+    const { resources } = this;
+    if (access.checkpoints)
+      useTable(fn, resources.checkpointsTable, FUNCTION_ENV.checkpointsTable, 'checkpoints');
+    if (access.idempotency)
+      useTable(fn, resources.idempotencyTable, FUNCTION_ENV.idempotencyTable, 'idempotency');
+    if (access.actionState) useTable(fn, resources.actionStateTable, FUNCTION_ENV.actionStateTable, 'state');
+    if (access.archiveWrite) {
+      useBucket(fn, resources.archiveBucket, FUNCTION_ENV.archiveBucket, {
+        prefix: ARCHIVE_PREFIX,
+        read: true,
+        write: true,
+        list: true,
+      });
+    }
+    if (access.claimCheckWrite || access.claimCheckRead) {
+      useBucket(fn, resources.claimCheckBucket, FUNCTION_ENV.claimCheckBucket, {
+        read: access.claimCheckRead,
+        write: access.claimCheckWrite,
+      });
+    }
+  }
+}

@@ -1,0 +1,69 @@
+/** The poller and its schedule: one connection's poller, or the fan-out over the connection registry. */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { eventSourceOf, type InfraConfig } from '../../config.js';
+import type { AlarmTopic } from '../../constructs/alarm-topic.js';
+import type { AppFunction } from '../../constructs/app-function.js';
+import { ConnectionPolling, POLLER_DETAIL_TYPE_PATTERNS } from '../../constructs/connection-polling.js';
+import { FUNCTION_ENV } from '../../constructs/function-env.js';
+import { POLLER_HANDLER } from '../../constructs/handler-access.js';
+import { SERVICE } from '../../constructs/metric-names.js';
+import type { StatefulResources } from '../stateful-stack.js';
+import type { FunctionFactory } from './function-factory.js';
+import { rateSchedule } from './schedule.js';
+
+export interface Poller {
+  readonly poller: AppFunction;
+  readonly pollSchedule: scheduler.Schedule;
+}
+
+/** With `connectionRegistry`: the dispatcher, the poll queue and the poller of many connections. */
+export function connectionPollingOf(
+  scope: Construct,
+  props: {
+    config: InfraConfig;
+    resources: StatefulResources;
+    alarmTopic: AlarmTopic;
+    scheduleDeadLetterQueue: sqs.IQueue;
+  },
+): ConnectionPolling | undefined {
+  const { config } = props;
+  if (!config.connectionRegistry) return undefined;
+  return new ConnectionPolling(scope, 'Connections', {
+    ...props,
+    removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    pollerServiceName: SERVICE.connectionPoller,
+  });
+}
+
+/** The poller of the deployment's one connection, ticked every `scheduleRateMinutes`. */
+export function singleConnectionPoller(
+  scope: Construct,
+  functions: FunctionFactory,
+  config: InfraConfig,
+  scheduleDeadLetterQueue: sqs.IQueue,
+): Poller {
+  const poller = functions.appFunction('Poller', POLLER_HANDLER, {
+    usedBy: 'the poller',
+    description: 'Polls the accounting service for changes and publishes one event per change',
+    serviceName: SERVICE.poller,
+    memorySize: config.pollerMemoryMb,
+    timeout: Duration.seconds(config.pollerTimeoutSeconds),
+    publishes: { detailTypePatterns: [...POLLER_DETAIL_TYPE_PATTERNS] },
+    ...(config.pollerReservedConcurrency > 0
+      ? { reservedConcurrentExecutions: config.pollerReservedConcurrency }
+      : {}),
+  });
+  poller
+    .setEnv(FUNCTION_ENV.collections, config.collections.join(','))
+    .setEnv(FUNCTION_ENV.eventSource, eventSourceOf(config));
+  const pollSchedule = rateSchedule(scope, 'PollSchedule', {
+    fn: poller,
+    rateMinutes: config.scheduleRateMinutes,
+    description: 'Ticks the poller',
+    deadLetterQueue: scheduleDeadLetterQueue,
+  });
+  return { poller, pollSchedule };
+}
