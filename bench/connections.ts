@@ -16,7 +16,7 @@ import { availableParallelism } from 'node:os';
 import type { SQSEvent } from 'aws-lambda';
 import { defaultPolledCollectionsFor } from '../functions/accounting/collections.js';
 import { pollBatch } from '../functions/handlers/poll-connections.js';
-import { defaultInfraConfig } from '../infra/config.js';
+import { defaultInfraConfig } from '../infra/config/load.js';
 import { type CostLine, costPerConnectionMonth, type MeasuredUsage } from './connections-cost.js';
 import { connectionName, credentialOf, type Deployment, startDeployment } from './connections-deployment.js';
 import { percentile, round } from './stats.js';

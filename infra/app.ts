@@ -6,7 +6,7 @@
  */
 import { App } from 'aws-cdk-lib';
 import { buildApp } from './build-app.js';
-import { loadInfraConfig } from './config.js';
+import { loadInfraConfig } from './config/load.js';
 
 const app = new App();
 const config = loadInfraConfig({ context: (key) => app.node.tryGetContext(key), env: process.env });

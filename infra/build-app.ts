@@ -13,7 +13,8 @@ import {
   type ScheduledAction,
 } from '../functions/core/routes.js';
 import { ENV } from '../functions/shared/env-names.js';
-import { type InfraConfig, namePrefix } from './config.js';
+import { namePrefix } from './config/names.js';
+import type { InfraConfig } from './config/schema.js';
 import { PROJECT_ROOT } from './constructs/handler-entry.js';
 import { StatefulStack } from './stacks/stateful-stack.js';
 import { StatelessStack } from './stacks/stateless-stack.js';

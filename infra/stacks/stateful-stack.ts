@@ -11,7 +11,8 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { CONNECTION_REGISTRY_TABLE_KEY } from '../../functions/core/connections/registry.js';
 import { RATE_LIMIT_TABLE_KEY } from '../../functions/core/connections/token-bucket.js';
-import { type InfraConfig, namePrefix } from '../config.js';
+import { namePrefix } from '../config/names.js';
+import type { InfraConfig } from '../config/schema.js';
 import { EventSchemaRegistry } from '../constructs/event-schema-registry.js';
 
 /** Key attributes the adapters use. */

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildRoutes, buildScheduledActions, type Route } from '../../functions/core/routes.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { actionsConfigOf } from '../../infra/build-app.js';
-import { defaultInfraConfig } from '../../infra/config.js';
+import { defaultInfraConfig } from '../../infra/config/load.js';
 import { REQUIRE_SHIM_BANNER } from '../../infra/constructs/app-function.js';
 import { findHandlerEntry, MissingHandlerError } from '../../infra/constructs/handler-entry.js';
 import { POLLER_HANDLER } from '../../infra/stacks/stateless-stack.js';

@@ -4,7 +4,7 @@ import { buildRoutes } from '../../functions/core/routes.js';
 import { ConfigError } from '../../functions/shared/config.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { actionsConfigOf } from '../../infra/build-app.js';
-import { defaultInfraConfig, envNameOf, loadInfraConfig } from '../../infra/config.js';
+import { defaultInfraConfig, envNameOf, loadInfraConfig } from '../../infra/config/load.js';
 
 const load = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
   loadInfraConfig({ context: (key) => context[key], env });

@@ -1,7 +1,7 @@
 /** HTTP deliveries on AWS: API destinations behind one connection, a DLQ, alarms; cdk-nag clean. */
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../functions/shared/config.js';
-import { defaultInfraConfig } from '../../infra/config.js';
+import { defaultInfraConfig } from '../../infra/config/load.js';
 import { buildTestApp, nagFindings } from './support.js';
 
 const DELIVERIES = 'https://hooks.example.com/n8n,IssuedInvoice.*;https://example.org/all';

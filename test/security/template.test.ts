@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../functions/shared/config.js';
-import { defaultInfraConfig, idempotencyExpirySeconds } from '../../infra/config.js';
+import { defaultInfraConfig } from '../../infra/config/load.js';
+import { idempotencyExpirySeconds } from '../../infra/config/replay-horizon.js';
 import { buildTestApp, CDK_JSON_CONTEXT } from '../infra/support.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };

@@ -12,7 +12,7 @@ import type { Construct } from 'constructs';
 import { ACTION_FAILED, type OutcomeDetailType } from '../../../functions/core/events/action-events.js';
 import type { RoutePattern } from '../../../functions/core/route-spec.js';
 import type { Route, ScheduledAction } from '../../../functions/core/routes.js';
-import type { InfraConfig } from '../../config.js';
+import type { InfraConfig } from '../../config/schema.js';
 import { type AppFunction, visibilityTimeoutFor } from '../../constructs/app-function.js';
 import { FUNCTION_ENV } from '../../constructs/function-env.js';
 import { useQueueSend } from '../../constructs/grants.js';

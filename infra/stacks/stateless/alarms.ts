@@ -8,7 +8,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { InfraConfig } from '../../config.js';
+import type { InfraConfig } from '../../config/schema.js';
 import type { AlarmTopic } from '../../constructs/alarm-topic.js';
 import type { AppFunction } from '../../constructs/app-function.js';
 import { METRIC, METRICS_NAMESPACE } from '../../constructs/metric-names.js';

@@ -7,7 +7,9 @@ import { Annotations, type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { ACTION_FAILED } from '../../../functions/core/events/action-events.js';
 import { ENV } from '../../../functions/shared/env-names.js';
-import { eventSourceOf, type InfraConfig, idempotencyExpirySeconds } from '../../config.js';
+import { eventSourceOf } from '../../config/names.js';
+import { idempotencyExpirySeconds } from '../../config/replay-horizon.js';
+import type { InfraConfig } from '../../config/schema.js';
 import { AppFunction, retentionOf } from '../../constructs/app-function.js';
 import { CONNECTION_SOURCE_PREFIX, type ConnectionPolling } from '../../constructs/connection-polling.js';
 import { FUNCTION_ENV } from '../../constructs/function-env.js';
@@ -73,7 +75,7 @@ export class FunctionFactory {
   /** Every action function gets the same action settings the routing table was built from. */
   actionSettings(fn: AppFunction): void {
     for (const [name, value] of Object.entries(this.config.actions)) fn.setEnv(name, value);
-    // Derived from the replay horizon (config.ts refuses a shorter explicit one).
+    // Derived from the replay horizon (the config schema refuses a shorter explicit one).
     const derived = idempotencyExpirySeconds(this.config);
     const given = Number(this.config.actions[ENV.actionsIdempotencyExpiresSeconds] ?? 0);
     fn.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(Math.max(derived, given)));

@@ -1,0 +1,30 @@
+/** The functions' own settings a deployment may pass through: `ACTIONS_*` and `INTAKE_*` names. */
+import { ENV } from '../../functions/shared/env-names.js';
+import { INTAKE_ENV } from '../../functions/shared/intake-env-names.js';
+
+/** Action settings the deployment sets itself: resource names and the route's DLQ (the connection is `connection`). */
+const INFRA_OWNED_ACTION_SETTINGS: ReadonlySet<string> = new Set([
+  ENV.actionsIdempotencyTable,
+  ENV.actionsArchiveBucket,
+  ENV.actionsStateTable,
+  ENV.actionsDeadLetterQueueUrl,
+]);
+
+/** `ACTIONS_*` settings a deployment may pass through to the action functions. */
+export const ACTION_SETTING_NAMES: ReadonlySet<string> = new Set(
+  Object.values(ENV).filter((name) => name.startsWith('ACTIONS_') && !INFRA_OWNED_ACTION_SETTINGS.has(name)),
+);
+
+/** `INTAKE_*` mapping settings a deployment may pass to the intake functions (not secrets, not resource names). */
+export const INTAKE_SETTING_NAMES: ReadonlySet<string> = new Set(
+  Object.values(INTAKE_ENV).filter(
+    (name) =>
+      ![
+        INTAKE_ENV.shopifySecret,
+        INTAKE_ENV.woocommerceSecret,
+        INTAKE_ENV.genericSecret,
+        INTAKE_ENV.secretsSecret,
+        INTAKE_ENV.queueUrl,
+      ].includes(name as never),
+  ),
+);

@@ -1,0 +1,183 @@
+/**
+ * The deployment's settings: one zod schema, each setting with its default and what it accepts,
+ * plus the checks across settings. infra/config/load.ts reads them from context and environment.
+ */
+import * as z from 'zod';
+import {
+  type CollectionName,
+  DEFAULT_SERVICE_VARIANT,
+  defaultPolledCollectionsFor,
+  isCollectionOf,
+  serviceVariants,
+} from '../../functions/accounting/collections.js';
+import { ENV } from '../../functions/shared/env-names.js';
+import { ACTION_SETTING_NAMES, INTAKE_SETTING_NAMES } from './function-settings.js';
+import { idempotencyExpirySeconds } from './replay-horizon.js';
+import {
+  collectionList,
+  deliveryList,
+  FUNCTION_LOG_LEVELS,
+  flag,
+  intIn,
+  jsonObject,
+  LOG_RETENTION_DAYS,
+  serviceUrl,
+  settingsRecord,
+  upperCaseEnum,
+} from './values.js';
+
+/** Region of a deployment that names none (synth without credentials included). */
+export const DEFAULT_REGION = 'eu-central-1';
+
+export const baseInfraConfigSchema = z.object({
+  /** Names every resource (`accounting-events-<stage>-…`); one deployment per stage and account/region. */
+  stage: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,19}$/, 'expected lowercase letters, digits and dashes, starting with a letter')
+    .default('prod'),
+  /** Connection name: the event source becomes `accounting.<connection>`. */
+  connection: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'expected lowercase letters, digits and dashes')
+    .default('default'),
+  /** Poll interval in minutes (EventBridge Scheduler's minimum is 1). */
+  scheduleRateMinutes: intIn(1, 1440).default(1),
+  /** Collections the poller watches. */
+  collections: collectionList.optional(),
+  /** National variant of the accounting service (`ACCOUNTING_SERVICE_VARIANT` of every function). */
+  serviceVariant: z
+    .enum(serviceVariants, { error: `expected one of ${serviceVariants.join(', ')}` })
+    .default(DEFAULT_SERVICE_VARIANT),
+  /** Object Lock mode of the ISDOC archive; `OFF` for dev stages (Object Lock itself cannot be removed later). */
+  archiveRetentionMode: upperCaseEnum(['COMPLIANCE', 'GOVERNANCE', 'OFF']).default('COMPLIANCE'),
+  /** Default retention of every archived object version, in years. */
+  archiveRetentionYears: intIn(1, 100).default(10),
+  /** Days after which archived objects move to S3 Glacier Instant Retrieval (0 = never). */
+  archiveGlacierIrAfterDays: intIn(0, 36500).default(90),
+  /** Days after which archived objects move to S3 Glacier Deep Archive (0 = never). */
+  archiveDeepArchiveAfterDays: intIn(0, 36500).default(365),
+  /** Days before claim-check objects (large event payloads) expire. */
+  claimCheckExpiryDays: intIn(1, 365).default(7),
+  /** Days the event bus archive keeps events for replay (0 = indefinitely). */
+  eventArchiveRetentionDays: intIn(0, 36500).default(30),
+  /** Days a dead-letter queue keeps a message (SQS allows at most 14). */
+  deadLetterRetentionDays: intIn(1, 14).default(14),
+  /**
+   * Days a message redriven from a dead-letter queue may still wait in its action queue: the action
+   * queues keep messages this long.
+   */
+  redriveWindowDays: intIn(1, 14).default(4),
+  /** Region of both stacks (also of an offline synth). */
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'expected an AWS region such as eu-central-1')
+    .default(DEFAULT_REGION),
+  /** Retention of every function's log group, in days. */
+  logRetentionDays: z.coerce
+    .number()
+    .refine((v) => (LOG_RETENTION_DAYS as readonly number[]).includes(v), {
+      error: `expected one of ${LOG_RETENTION_DAYS.join(', ')}`,
+    })
+    .default(30),
+  /** Log level of every function: the levels of its logger (functions/shared/logger.ts). */
+  logLevel: upperCaseEnum(FUNCTION_LOG_LEVELS).default('INFO'),
+  /** `RETAIN` keeps tables and buckets when the stack is deleted; `DESTROY` deletes the tables (dev stages). */
+  removalPolicy: upperCaseEnum(['RETAIN', 'DESTROY']).default('RETAIN'),
+  pollerMemoryMb: intIn(128, 10240).default(512),
+  pollerTimeoutSeconds: intIn(10, 900).default(120),
+  /** Reserved concurrency of the poller: 1 keeps ticks from overlapping; 0 = unreserved. */
+  pollerReservedConcurrency: intIn(0, 1000).default(1),
+  actionMemoryMb: intIn(128, 10240).default(512),
+  /** SQS batch size of every action's event source. */
+  actionBatchSize: intIn(1, 10).default(5),
+  /** Per-route override of the routing table's `maxConcurrency`, e.g. `{"transfer-orders": 2}` (2–1000). */
+  routeConcurrency: jsonObject(z.record(z.string(), intIn(2, 1000))).default({}),
+  /** Alarm when the poller's lag (now − watermark) exceeds this many seconds. */
+  lagAlarmSeconds: intIn(60, 86400).default(900),
+  /** Alarm when the poller fails this many times within 5 minutes. */
+  pollerErrorsThreshold: intIn(1, 1000).default(1),
+  /** Alarm when an action function fails this many times within 5 minutes. */
+  actionFailuresThreshold: intIn(1, 1000).default(1),
+  /** Alarm when the oldest message of an action queue is older than this many seconds. */
+  queueAgeAlarmSeconds: intIn(60, 1209600).default(900),
+  /**
+   * HTTP consumers the events are delivered to (API destinations): `URL[,PATTERN]` items joined
+   * by `;`, or a JSON array of them; PATTERN as `run --deliver-to` takes it (default every event).
+   */
+  deliveries: deliveryList.default([]),
+  /** Retries of a delivery after its first attempt (EventBridge retries 429, 5xx and timeouts). */
+  deliveryRetryAttempts: intIn(0, 185).default(4),
+  /** Requests per second each consumer gets at most. */
+  deliveryRateLimitPerSecond: intIn(1, 300).default(10),
+  /** E-mail address subscribed to the alarm topic (optional; confirm the subscription mail). */
+  alarmEmail: z.email('expected an e-mail address').optional(),
+  /** Base URL of the accounting service (the functions' default applies when unset). */
+  accountingBaseUrl: serviceUrl.optional(),
+  /** Token URL for OAuth client credentials (the functions' default applies when unset). */
+  accountingAuthUrl: serviceUrl.optional(),
+  /**
+   * Settings of the actions, as the `ACTIONS_*` variables of functions/core/actions/config.ts:
+   * which transfers run, ISDOC archiving, and the e-invoicing rules (`ACTIONS_EINVOICE_PARTNERS`,
+   * `ACTIONS_EMAIL_PARTNERS`, `ACTIONS_PARTNER_FIELD`, …). The routing table is built from them and
+   * every action function receives them, so routing and handlers cannot disagree.
+   */
+  actions: settingsRecord(ACTION_SETTING_NAMES, 'unknown or infrastructure-owned action setting').default({}),
+  /** The e-shop order intake (HTTP API → verify → FIFO queue → import); `false` leaves it out. */
+  intakeEnabled: flag().default(true),
+  /**
+   * Many connections: the connection registry table, the rate-limit table and the fan-out (one
+   * Scheduler schedule → dispatcher → SQS FIFO queue, one message group per connection → poller of
+   * one connection per message) replace the single-connection poller (docs/deploy.md).
+   */
+  connectionRegistry: flag().default(false),
+  /** Poll requests per invocation of the connection poller (SQS batch size; each is one connection). */
+  connectionPollerBatchSize: intIn(1, 10).default(5),
+  /** Most concurrent invocations of the connection poller (the event source's maximum concurrency). */
+  connectionPollerMaxConcurrency: intIn(2, 1000).default(20),
+  /** Custom metrics per connection (`connection` dimension, four metrics each; docs/deploy.md has the cost). */
+  perConnectionMetrics: flag().default(true),
+  /** Steady requests per second the intake API accepts (stage throttling); more answer 429. */
+  intakeThrottleRate: intIn(1, 10000).default(20),
+  /** Burst of requests the intake API accepts. */
+  intakeThrottleBurst: intIn(1, 5000).default(40),
+  /** Mapping settings of the intake, as the `INTAKE_*` variables of docs/intake.md (no secrets). */
+  intakeSettings: settingsRecord(
+    INTAKE_SETTING_NAMES,
+    'unknown, secret or infrastructure-owned intake setting',
+  ).default({}),
+});
+
+export const infraConfigSchema = baseInfraConfigSchema
+  .superRefine((config, ctx) => {
+    const foreign = (config.collections ?? []).filter((c) => !isCollectionOf(config.serviceVariant, c));
+    if (foreign.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['collections'],
+        message: `${foreign.join(', ')} not in service variant ${config.serviceVariant}`,
+      });
+    }
+  })
+  .superRefine((config, ctx) => {
+    const given = config.actions[ENV.actionsIdempotencyExpiresSeconds];
+    const derived = idempotencyExpirySeconds(config);
+    if (given !== undefined && !(Number(given) >= derived)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['actions', ENV.actionsIdempotencyExpiresSeconds],
+        message: `expected at least ${derived} seconds: the replay horizon (event archive ${config.eventArchiveRetentionDays} days, or dead-letter retention ${config.deadLetterRetentionDays} + redrive window ${config.redriveWindowDays} days) plus one day; a shorter expiry lets a replay repeat an effect`,
+      });
+    }
+  })
+  .transform((config) => ({
+    ...config,
+    collections: (config.collections ?? [
+      ...defaultPolledCollectionsFor(config.serviceVariant),
+    ]) as CollectionName[],
+  }));
+
+export type InfraConfig = z.output<typeof infraConfigSchema>;
+export type InfraConfigInput = z.input<typeof infraConfigSchema>;
+export type InfraConfigKey = keyof InfraConfigInput;
+
+export const INFRA_CONFIG_KEYS = Object.keys(baseInfraConfigSchema.shape) as InfraConfigKey[];
