@@ -39,6 +39,9 @@ export interface AppFunctionProps {
   readonly environment?: Readonly<Record<string, string>>;
 }
 
+/** What every function shares, the handler's code and module apart. */
+type CommonFunctionProps = lambda.FunctionOptions & { readonly runtime: lambda.Runtime };
+
 export class AppFunction extends Construct {
   readonly function: lambda.Function;
   readonly role: iam.Role;
@@ -63,7 +66,7 @@ export class AppFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    const common = {
+    const common: CommonFunctionProps = {
       description: props.description,
       runtime: FUNCTION_RUNTIME,
       architecture: FUNCTION_ARCHITECTURE,
@@ -83,43 +86,9 @@ export class AppFunction extends Construct {
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         ...props.environment,
       },
-    } satisfies Partial<lambda.FunctionProps>;
+    };
 
-    const entry = findHandlerEntry(props.handler);
-    if (entry === undefined) {
-      // Synthesis without bundling (tests, `cdk diff` of other stacks) still works; a deployable
-      // assembly cannot be made without the module, so bundling stops here with its name.
-      if (Stack.of(this).bundlingRequired) {
-        throw new MissingHandlerError([{ handler: props.handler, usedBy: props.usedBy }]);
-      }
-      this.function = new lambda.Function(this, 'Function', {
-        ...common,
-        handler: 'index.handler',
-        code: lambda.Code.fromInline(
-          `exports.handler = async () => { throw new Error('functions/handlers/${props.handler}.ts is missing'); };`,
-        ),
-      });
-    } else {
-      this.function = new NodejsFunction(this, 'Function', {
-        ...common,
-        entry,
-        handler: 'handler',
-        projectRoot: PROJECT_ROOT,
-        depsLockFilePath: `${PROJECT_ROOT}/package-lock.json`,
-        bundling: {
-          format: OutputFormat.ESM,
-          target: 'node24',
-          mainFields: ['module', 'main'],
-          banner: REQUIRE_SHIM_BANNER,
-          minify: true,
-          sourceMap: true,
-          sourceMapMode: SourceMapMode.DEFAULT,
-          // Bundle the AWS SDK too: the code deployed is the code tested, whatever the runtime ships.
-          externalModules: [],
-          forceDockerBundling: false,
-        },
-      });
-    }
+    this.function = this.createFunction(props, common);
 
     const policy = this.role.node.tryFindChild('DefaultPolicy');
     if (policy) {
@@ -129,6 +98,44 @@ export class AppFunction extends Construct {
           'Only the X-Ray statement (xray:PutTraceSegments, xray:PutTelemetryRecords) uses Resource *: X-Ray offers no resource-level permissions. Tests assert no other statement does.',
       });
     }
+  }
+
+  /** The bundled handler module, or (synthesis without bundling only) a stand-in that names it missing. */
+  private createFunction(props: AppFunctionProps, common: CommonFunctionProps): lambda.Function {
+    const entry = findHandlerEntry(props.handler);
+    if (entry === undefined) {
+      // Synthesis without bundling (tests, `cdk diff` of other stacks) still works; a deployable
+      // assembly cannot be made without the module, so bundling stops here with its name.
+      if (Stack.of(this).bundlingRequired) {
+        throw new MissingHandlerError([{ handler: props.handler, usedBy: props.usedBy }]);
+      }
+      return new lambda.Function(this, 'Function', {
+        ...common,
+        handler: 'index.handler',
+        code: lambda.Code.fromInline(
+          `exports.handler = async () => { throw new Error('functions/handlers/${props.handler}.ts is missing'); };`,
+        ),
+      });
+    }
+    return new NodejsFunction(this, 'Function', {
+      ...common,
+      entry,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}/package-lock.json`,
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node24',
+        mainFields: ['module', 'main'],
+        banner: REQUIRE_SHIM_BANNER,
+        minify: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.DEFAULT,
+        // Bundle the AWS SDK too: the code deployed is the code tested, whatever the runtime ships.
+        externalModules: [],
+        forceDockerBundling: false,
+      },
+    });
   }
 
   /** Adds an environment variable (for settings that are not a resource grant). */

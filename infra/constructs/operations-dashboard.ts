@@ -36,35 +36,25 @@ const PERIOD = Duration.minutes(1);
 /** The `connection` value the "selected connection" graph starts with; the dashboard variable replaces it. */
 const SELECTED_CONNECTION = 'default';
 
+/** A SEARCH over the metric `metricName` with the dimensions `dims`: one line per value. */
+function search(ns: string, dims: string, metricName: string, stat: string): cloudwatch.MathExpression {
+  return new cloudwatch.MathExpression({
+    label: '',
+    expression: `SEARCH('{${ns},${dims}} MetricName="${metricName}"', '${stat}', ${PERIOD.toSeconds()})`,
+    usingMetrics: {},
+    period: PERIOD,
+  });
+}
+
 export class OperationsDashboard extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
     super(scope, id);
-    const ns = props.namespace;
-    const search = (label: string, dims: string, metricName: string, stat: string) =>
-      new cloudwatch.MathExpression({
-        label,
-        expression: `SEARCH('{${ns},${dims}} MetricName="${metricName}"', '${stat}', ${PERIOD.toSeconds()})`,
-        usingMetrics: {},
-        period: PERIOD,
-      });
-    const custom = (metricName: string, service: string, statistic: string, label: string) =>
-      new cloudwatch.Metric({
-        namespace: ns,
-        metricName,
-        dimensionsMap: { service },
-        statistic,
-        period: PERIOD,
-        label,
-      });
-    const pollerService = props.poller.serviceName;
-
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
       defaultInterval: Duration.hours(3),
     });
-
     this.dashboard.addWidgets(
       new cloudwatch.TextWidget({
         markdown: `# accounting-events\nPoller every tick → bus → ${props.routes.length} route(s). Alarms notify the SNS topic.`,
@@ -72,19 +62,43 @@ export class OperationsDashboard extends Construct {
         height: 2,
       }),
     );
+    this.pollerWidgets(props);
+    this.queueWidgets(props);
+    this.actionWidgets(props);
+    if (props.connections?.perConnection) this.connectionWidgets(props.namespace, props.poller.serviceName);
+    if (props.alarms.length > 0) {
+      this.dashboard.addWidgets(
+        new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: 24 }),
+      );
+    }
+  }
+
+  /** Events per type, API requests and 429s, lag per collection, the poller's own health. */
+  private pollerWidgets(props: OperationsDashboardProps): void {
+    const ns = props.namespace;
+    const pollerService = props.poller.serviceName;
+    const custom = (metricName: string, statistic: string, label: string) =>
+      new cloudwatch.Metric({
+        namespace: ns,
+        metricName,
+        dimensionsMap: { service: pollerService },
+        statistic,
+        period: PERIOD,
+        label,
+      });
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Events published per type',
-        left: [search('', 'detailType,service', METRIC.eventsPublished, 'Sum')],
+        left: [search(ns, 'detailType,service', METRIC.eventsPublished, 'Sum')],
         width: 12,
         stacked: true,
       }),
       new cloudwatch.GraphWidget({
         title: 'Accounting API requests, 429s, failed collections',
-        left: [custom(METRIC.apiRequests, pollerService, 'Sum', 'requests')],
+        left: [custom(METRIC.apiRequests, 'Sum', 'requests')],
         right: [
-          custom(METRIC.rateLimited, pollerService, 'Sum', '429 answers'),
-          custom(METRIC.collectionsFailed, pollerService, 'Sum', 'failed collections'),
+          custom(METRIC.rateLimited, 'Sum', '429 answers'),
+          custom(METRIC.collectionsFailed, 'Sum', 'failed collections'),
         ],
         width: 12,
       }),
@@ -92,7 +106,7 @@ export class OperationsDashboard extends Construct {
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Watermark lag per collection (ms)',
-        left: [search('', 'collection,service', METRIC.watermarkLagMs, 'Maximum')],
+        left: [search(ns, 'collection,service', METRIC.watermarkLagMs, 'Maximum')],
         width: 12,
       }),
       new cloudwatch.GraphWidget({
@@ -106,6 +120,10 @@ export class OperationsDashboard extends Construct {
         width: 12,
       }),
     );
+  }
+
+  /** Dead-letter queue depths and the action outcomes. */
+  private queueWidgets(props: OperationsDashboardProps): void {
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Dead-letter queue depths',
@@ -133,6 +151,10 @@ export class OperationsDashboard extends Construct {
         width: 12,
       }),
     );
+  }
+
+  /** The action queues and functions. */
+  private actionWidgets(props: OperationsDashboardProps): void {
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Action queues: waiting messages',
@@ -163,12 +185,6 @@ export class OperationsDashboard extends Construct {
         width: 12,
       }),
     );
-    if (props.connections?.perConnection) this.connectionWidgets(ns, props.poller.serviceName);
-    if (props.alarms.length > 0) {
-      this.dashboard.addWidgets(
-        new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: 24 }),
-      );
-    }
   }
 
   /**
@@ -177,13 +193,6 @@ export class OperationsDashboard extends Construct {
    * narrows the "selected connection" graph to one connection without editing anything.
    */
   private connectionWidgets(ns: string, service: string): void {
-    const perConnection = (label: string, metricName: string, stat: string) =>
-      new cloudwatch.MathExpression({
-        label,
-        expression: `SEARCH('{${ns},connection,service} MetricName="${metricName}"', '${stat}', ${PERIOD.toSeconds()})`,
-        usingMetrics: {},
-        period: PERIOD,
-      });
     const selected = (metricName: string, statistic: string, label: string) =>
       new cloudwatch.Metric({
         namespace: ns,
@@ -212,20 +221,20 @@ export class OperationsDashboard extends Construct {
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Watermark lag per connection (ms, worst collection)',
-        left: [perConnection('', METRIC.connectionLagMs, 'Maximum')],
+        left: [search(ns, 'connection,service', METRIC.connectionLagMs, 'Maximum')],
         width: 12,
       }),
       new cloudwatch.GraphWidget({
         title: 'Unhealthy connections (1 = unhealthy)',
-        left: [perConnection('', METRIC.connectionUnhealthy, 'Maximum')],
+        left: [search(ns, 'connection,service', METRIC.connectionUnhealthy, 'Maximum')],
         width: 12,
       }),
     );
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Events published and failed collections per connection',
-        left: [perConnection('', METRIC.connectionEventsPublished, 'Sum')],
-        right: [perConnection('', METRIC.connectionCollectionsFailed, 'Sum')],
+        left: [search(ns, 'connection,service', METRIC.connectionEventsPublished, 'Sum')],
+        right: [search(ns, 'connection,service', METRIC.connectionCollectionsFailed, 'Sum')],
         width: 12,
       }),
       new cloudwatch.GraphWidget({

@@ -83,32 +83,71 @@ export class StatefulStack extends Stack implements StatefulResources {
     const { config } = props;
     const prefix = namePrefix(config);
     const removalPolicy = config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
-    const retain = config.removalPolicy === 'RETAIN';
 
-    const table = (tableId: string, keys: { partitionKey: string; ttl?: string }) =>
-      new dynamodb.Table(this, tableId, {
-        partitionKey: { name: keys.partitionKey, type: dynamodb.AttributeType.STRING },
-        billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-        ...(keys.ttl ? { timeToLiveAttribute: keys.ttl } : {}),
-        encryption: dynamodb.TableEncryption.AWS_MANAGED,
-        deletionProtection: retain,
-        removalPolicy,
-      });
-    this.checkpointsTable = table('CheckpointsTable', TABLE_KEYS.checkpoints);
-    this.idempotencyTable = table('IdempotencyTable', TABLE_KEYS.idempotency);
-    this.actionStateTable = table('ActionStateTable', TABLE_KEYS.actionState);
+    this.checkpointsTable = this.table('CheckpointsTable', TABLE_KEYS.checkpoints, config);
+    this.idempotencyTable = this.table('IdempotencyTable', TABLE_KEYS.idempotency, config);
+    this.actionStateTable = this.table('ActionStateTable', TABLE_KEYS.actionState, config);
     if (config.connectionRegistry) {
       // The registry is configuration people edit (`connections add|pause|remove`): PITR undoes a mistake.
-      this.connectionsTable = table('ConnectionsTable', TABLE_KEYS.connections);
+      this.connectionsTable = this.table('ConnectionsTable', TABLE_KEYS.connections, config);
       // A table of its own rather than a key prefix in the checkpoints table: the actions and the
       // intake draw from the buckets too, and must not be able to write checkpoints.
-      this.rateLimitTable = table('RateLimitTable', TABLE_KEYS.rateLimits);
+      this.rateLimitTable = this.table('RateLimitTable', TABLE_KEYS.rateLimits, config);
       new CfnOutput(this, 'ConnectionsTableName', { value: this.connectionsTable.tableName });
     }
 
-    // Server access logs of both data buckets (an audit trail of who read or wrote accounting records).
-    this.accessLogsBucket = new s3.Bucket(this, 'AccessLogsBucket', {
+    this.accessLogsBucket = this.accessLogs();
+    this.archiveBucket = this.archive(config);
+    this.claimCheckBucket = this.claimChecks(config);
+
+    this.eventBus = new events.EventBus(this, 'EventBus', {
+      eventBusName: prefix,
+      description: 'Change events of the accounting service and the outcomes of the actions',
+    });
+    this.eventArchive = this.eventBus.archive('EventArchive', {
+      description: 'Every event on the bus, for replay',
+      eventPattern: { account: [Stack.of(this).account] },
+      retention: Duration.days(config.eventArchiveRetentionDays),
+    });
+
+    this.credentialsSecret = new secretsmanager.Secret(this, 'CredentialsSecret', {
+      secretName: `${prefix}/accounting-credentials`,
+      description:
+        'Credentials of the accounting service as JSON: {"apiKey":"…"} or {"clientId":"…","clientSecret":"…","scope":"…"}. Put the value after deploying (docs/deploy.md).',
+      removalPolicy,
+    });
+    Validations.of(this.credentialsSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The credentials are issued by the accounting service, which offers no API to rotate them; they are replaced by hand (docs/deploy.md).',
+    });
+
+    this.schemaRegistry = new EventSchemaRegistry(this, 'SchemaRegistry', {
+      registryName: prefix,
+      schemasDir: props.schemasDir,
+    });
+    this.outputs();
+  }
+
+  private table(
+    tableId: string,
+    keys: { partitionKey: string; ttl?: string },
+    config: Pick<InfraConfig, 'removalPolicy'>,
+  ): dynamodb.Table {
+    return new dynamodb.Table(this, tableId, {
+      partitionKey: { name: keys.partitionKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      ...(keys.ttl ? { timeToLiveAttribute: keys.ttl } : {}),
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      deletionProtection: config.removalPolicy === 'RETAIN',
+      removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    });
+  }
+
+  /** Server access logs of both data buckets (an audit trail of who read or wrote accounting records). */
+  private accessLogs(): s3.Bucket {
+    const bucket = new s3.Bucket(this, 'AccessLogsBucket', {
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
@@ -116,33 +155,20 @@ export class StatefulStack extends Stack implements StatefulResources {
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    Validations.of(this.accessLogsBucket).acknowledge({
+    Validations.of(bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:
         'This bucket receives the server access logs of the other buckets; logging it into itself would loop.',
     });
+    return bucket;
+  }
 
+  /** The ISDOC archive: versioned, under Object Lock, moving to colder storage classes. */
+  private archive(config: InfraConfig): s3.Bucket {
     const lock = config.archiveRetentionMode;
     const retention = Duration.days(objectLockRetentionDays(config.archiveRetentionYears));
-    const archiveTransitions: s3.Transition[] = [
-      ...(config.archiveGlacierIrAfterDays > 0
-        ? [
-            {
-              storageClass: s3.StorageClass.GLACIER_INSTANT_RETRIEVAL,
-              transitionAfter: Duration.days(config.archiveGlacierIrAfterDays),
-            },
-          ]
-        : []),
-      ...(config.archiveDeepArchiveAfterDays > 0
-        ? [
-            {
-              storageClass: s3.StorageClass.DEEP_ARCHIVE,
-              transitionAfter: Duration.days(config.archiveDeepArchiveAfterDays),
-            },
-          ]
-        : []),
-    ];
-    this.archiveBucket = new s3.Bucket(this, 'ArchiveBucket', {
+    const archiveTransitions = transitionsOf(config);
+    return new s3.Bucket(this, 'ArchiveBucket', {
       versioned: true,
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -172,8 +198,11 @@ export class StatefulStack extends Stack implements StatefulResources {
       // Accounting records: the bucket is never deleted with the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+  }
 
-    this.claimCheckBucket = new s3.Bucket(this, 'ClaimCheckBucket', {
+  /** Large event payloads, expiring after `claimCheckExpiryDays`. */
+  private claimChecks(config: InfraConfig): s3.Bucket {
+    return new s3.Bucket(this, 'ClaimCheckBucket', {
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
@@ -191,34 +220,9 @@ export class StatefulStack extends Stack implements StatefulResources {
       // CloudFormation cannot delete a bucket that still holds objects: kept, it empties by expiry.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+  }
 
-    this.eventBus = new events.EventBus(this, 'EventBus', {
-      eventBusName: prefix,
-      description: 'Change events of the accounting service and the outcomes of the actions',
-    });
-    this.eventArchive = this.eventBus.archive('EventArchive', {
-      description: 'Every event on the bus, for replay',
-      eventPattern: { account: [Stack.of(this).account] },
-      retention: Duration.days(config.eventArchiveRetentionDays),
-    });
-
-    this.credentialsSecret = new secretsmanager.Secret(this, 'CredentialsSecret', {
-      secretName: `${prefix}/accounting-credentials`,
-      description:
-        'Credentials of the accounting service as JSON: {"apiKey":"…"} or {"clientId":"…","clientSecret":"…","scope":"…"}. Put the value after deploying (docs/deploy.md).',
-      removalPolicy,
-    });
-    Validations.of(this.credentialsSecret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'The credentials are issued by the accounting service, which offers no API to rotate them; they are replaced by hand (docs/deploy.md).',
-    });
-
-    this.schemaRegistry = new EventSchemaRegistry(this, 'SchemaRegistry', {
-      registryName: prefix,
-      schemasDir: props.schemasDir,
-    });
-
+  private outputs(): void {
     new CfnOutput(this, 'CredentialsSecretName', {
       description: 'Put the credentials JSON here (docs/deploy.md)',
       value: this.credentialsSecret.secretName,
@@ -227,4 +231,26 @@ export class StatefulStack extends Stack implements StatefulResources {
     new CfnOutput(this, 'ArchiveBucketName', { value: this.archiveBucket.bucketName });
     new CfnOutput(this, 'CheckpointsTableName', { value: this.checkpointsTable.tableName });
   }
+}
+
+/** Archive transitions to colder storage classes (a setting of 0 days leaves its class out). */
+function transitionsOf(config: InfraConfig): s3.Transition[] {
+  return [
+    ...(config.archiveGlacierIrAfterDays > 0
+      ? [
+          {
+            storageClass: s3.StorageClass.GLACIER_INSTANT_RETRIEVAL,
+            transitionAfter: Duration.days(config.archiveGlacierIrAfterDays),
+          },
+        ]
+      : []),
+    ...(config.archiveDeepArchiveAfterDays > 0
+      ? [
+          {
+            storageClass: s3.StorageClass.DEEP_ARCHIVE,
+            transitionAfter: Duration.days(config.archiveDeepArchiveAfterDays),
+          },
+        ]
+      : []),
+  ];
 }

@@ -5,7 +5,7 @@ import { measureSource, measureTree } from './measure-size.js';
 const MAX_FUNCTION_LINES = 80;
 const MAX_FILE_LINES = 400;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MEASURED = ['functions', 'sandbox'] as const;
+const MEASURED = ['functions', 'sandbox', 'infra'] as const;
 
 /**
  * Files allowed over the limit, each with its reason: generated code and data tables, plus
@@ -23,7 +23,7 @@ const FUNCTION_EXCEPTIONS: Readonly<Record<string, string>> = {};
 const tree = measureTree(ROOT, MEASURED);
 
 describe('size limits', () => {
-  it(`keeps every file in ${MEASURED.join(' and ')} within ${MAX_FILE_LINES} lines`, () => {
+  it(`keeps every file in ${MEASURED.join(', ')} within ${MAX_FILE_LINES} lines`, () => {
     const over = tree.filter((f) => f.lines > MAX_FILE_LINES);
     const unexpected = over.filter((f) => !(f.path in FILE_EXCEPTIONS)).map((f) => `${f.path} (${f.lines})`);
     expect(unexpected).toEqual([]);
