@@ -193,7 +193,9 @@ function counterLines(state: FrameState, width: number, budget: number): string[
   const column = Math.floor((width - (perRow - 1) * 2) / perRow);
   const cell = ([t, n]: [string, number]) => {
     const count = String(n);
-    return `${fitLine(t, column - count.length - 1).padEnd(column - count.length)}${count}`;
+    // Padded by visible width: a cut name ends in an ANSI reset that padEnd would count.
+    const name = fitLine(t, column - count.length - 1);
+    return `${name}${' '.repeat(Math.max(1, column - count.length - visibleWidth(name)))}${count}`;
   };
   const rows: string[] = [];
   for (let i = 0; i < entries.length; i += perRow)

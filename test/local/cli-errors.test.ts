@@ -2,6 +2,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +85,22 @@ describe('cli errors: all of them at once', () => {
     expect(run.code).toBe(EXIT.usage);
     expect(run.stderr).toContain(`no data directory at ${missing}`);
     expect(existsSync(missing)).toBe(false);
+  });
+
+  it('intake send with no intake listening says where it looked and what to do, without a stack', async () => {
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((done) => closed.close(done));
+    const run = await cli(['intake', 'send', '--source', 'shopify', '--url', url], {
+      env: { INTAKE_SHOPIFY_SECRET: 'shop-secret-never-printed' },
+      cwd: dir,
+    });
+    expect(run.code).toBe(EXIT.failure);
+    expect(run.stderr).toBe(
+      `error: cannot reach the intake at ${url} (ECONNREFUSED): start 'run --intake-port N', or pass --url with the address it printed\n`,
+    );
+    expect(run.stdout).toBe('');
   });
 
   it('the connection name of a service keeps its port', () => {

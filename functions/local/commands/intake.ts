@@ -85,7 +85,14 @@ export const intakeCommand = defineCommand({
     let refused = 0;
     for (let i = 0; i < options.count && !ctx.signal.aborted; i += 1) {
       const body = fileBody ?? JSON.stringify(sampleOrder(options.source, base * 10 + i));
-      const sent = await postSignedOrder({ baseUrl: options.url, source: options.source, secret, body });
+      const sent = await postSignedOrder({ baseUrl: options.url, source: options.source, secret, body }).catch(
+        (error: unknown) => {
+          if (ctx.signal.aborted) throw error;
+          ctx.stderr.write(`error: ${unreachable(options.url, error)}\n`);
+          return undefined;
+        },
+      );
+      if (!sent) return EXIT.failure;
       if (sent.status >= 300) refused += 1;
       const line = options.json
         ? JSON.stringify({
@@ -101,3 +108,10 @@ export const intakeCommand = defineCommand({
     return refused > 0 ? EXIT.failure : EXIT.ok;
   },
 });
+
+/** Why no intake answered at `url`, and what to do: `run --intake-port 0` prints the port it took. */
+function unreachable(url: string, error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const reason = typeof code === 'string' ? code : error instanceof Error ? error.name : 'no answer';
+  return `cannot reach the intake at ${url} (${reason}): start 'run --intake-port N', or pass --url with the address it printed`;
+}
