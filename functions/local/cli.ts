@@ -8,7 +8,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DataDirLockedError } from '../adapters/local/data-dir-lock.js';
-import { type Command, type CommandContext, commandHelp, parseCommandArgs } from './command.js';
+import { type Command, type CommandContext, commandHelp, parseCommandArgs, wrapHelp } from './command.js';
 import { commands } from './commands/index.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { UsageError } from './usage-error.js';
@@ -17,21 +17,23 @@ export const PROGRAM = 'accounting-events';
 
 export function programHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
-  return [
-    `Usage: ${PROGRAM} <command> [options]`,
-    '',
-    'Turns the accounting service into an event source and runs the actions on its events, locally.',
-    '',
-    'Commands:',
-    ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
-    '',
-    `Run '${PROGRAM} <command> --help' for the options of a command.`,
-    'Credentials come only from the environment or a .env file in the working directory:',
-    '  ACCOUNTING_API_KEY, or ACCOUNTING_CLIENT_ID + ACCOUNTING_CLIENT_SECRET (+ ACCOUNTING_SCOPE).',
-    '',
-    EXIT_CODES_HELP,
-    '',
-  ].join('\n');
+  return wrapHelp(
+    [
+      `Usage: ${PROGRAM} <command> [options]`,
+      '',
+      'Turns the accounting service into an event source and runs the actions on its events, locally.',
+      '',
+      'Commands:',
+      ...commands.map((c) => wrapHelp(`  ${c.name.padEnd(width)}${c.summary}`, width + 2)),
+      '',
+      `Run '${PROGRAM} <command> --help' for the options of a command.`,
+      'Credentials come only from the environment or a .env file in the working directory:',
+      '  ACCOUNTING_API_KEY, or ACCOUNTING_CLIENT_ID + ACCOUNTING_CLIENT_SECRET (+ ACCOUNTING_SCOPE).',
+      '',
+      EXIT_CODES_HELP,
+      '',
+    ].join('\n'),
+  );
 }
 
 /** Runs one command line (without `node` and the script); resolves to the exit code. Never calls `process.exit`. */

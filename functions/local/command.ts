@@ -64,6 +64,41 @@ export function defineCommand<T>(command: Command<T>): Command<T> {
 
 const HELP_FLAG: FlagSpec = { type: 'boolean', short: 'h', description: 'Show this help.' };
 
+/** Help lines are wrapped to this many columns, so they read in an 80-column terminal. */
+export const HELP_WIDTH = 79;
+
+/**
+ * `text` with every line longer than `HELP_WIDTH` wrapped at spaces. A continuation line is
+ * indented by `hang` spaces; by default under the description of a `term  description` line, else
+ * as deep as its line's own indentation. A single word longer than the room is not broken.
+ */
+export function wrapHelp(text: string, hang?: number): string {
+  return text
+    .split('\n')
+    .map((line) => wrapLine(line, hang))
+    .join('\n');
+}
+
+function wrapLine(line: string, hang?: number): string {
+  if (line.length <= HELP_WIDTH) return line;
+  const indent = line.length - line.trimStart().length;
+  // A `term  description` line hangs under its description.
+  const term = /^\s*\S+(?: \S+)*?\s{2,}/.exec(line)?.[0].length;
+  const pad = ' '.repeat(hang ?? term ?? indent);
+  const rows: string[] = [];
+  let row = line.slice(0, indent);
+  // Split on single spaces, so the padding between a flag and its description stays as it was.
+  for (const word of line.slice(indent).split(' ')) {
+    const empty = row.trim() === '';
+    if (!empty && row.length + 1 + word.length > HELP_WIDTH) {
+      rows.push(row.trimEnd());
+      row = pad + word;
+    } else row = empty ? row + word : `${row} ${word}`;
+  }
+  rows.push(row);
+  return rows.join('\n');
+}
+
 /** Help text of one command. */
 export function commandHelp(program: string, command: Command<unknown>): string {
   const flags: [string, FlagSpec][] = [...Object.entries(command.flags), ['help', HELP_FLAG]];
@@ -74,14 +109,14 @@ export function commandHelp(program: string, command: Command<unknown>): string 
   const width = Math.max(...left.map((l) => l.length)) + 2;
   const lines = flags.map(([, f], i) => {
     const def = f.defaultHelp ? ` (default: ${f.defaultHelp})` : '';
-    return `  ${left[i]!.padEnd(width)}${f.description}${def}`;
+    return wrapHelp(`  ${left[i]!.padEnd(width)}${f.description}${def}`, width + 2);
   });
   const usage = `Usage: ${program} ${command.name}${command.positionalsHelp ? ` ${command.positionalsHelp}` : ''} [options]`;
   return [
-    usage,
+    wrapHelp(usage, 'Usage: '.length),
     '',
-    command.summary,
-    ...(command.description ? ['', command.description] : []),
+    wrapHelp(command.summary),
+    ...(command.description ? ['', wrapHelp(command.description)] : []),
     '',
     'Options:',
     ...lines,

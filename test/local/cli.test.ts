@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { operations, operationsFor } from '../../functions/accounting/endpoints.js';
-import { parseDuration } from '../../functions/local/command.js';
+import { HELP_WIDTH, parseDuration, wrapHelp } from '../../functions/local/command.js';
 import { commands } from '../../functions/local/commands/index.js';
 import { EXIT } from '../../functions/local/exit-codes.js';
 import { cli } from './cli-harness.js';
@@ -35,6 +35,24 @@ describe('cli: commands and help', () => {
     expect(run.stdout).toContain(name === 'sandbox' ? 'Usage: sandbox' : `Usage: accounting-events ${name}`);
     expect(run.stdout).toContain('Exit codes:');
     expect(run.stdout).toContain('130');
+  });
+
+  it.each(['--help', ...commands.filter((c) => !c.passthrough).map((c) => c.name)])(
+    '%s --help fits an 80-column terminal',
+    async (name) => {
+      const run = await cli(name === '--help' ? ['--help'] : [name, '--help']);
+      for (const line of run.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(HELP_WIDTH);
+    },
+  );
+
+  it('wraps a help line at spaces, under its description, keeping every word', () => {
+    const line = `  --flag X    ${'word '.repeat(30).trim()}`;
+    const wrapped = wrapHelp(line).split('\n');
+    expect(wrapped.length).toBeGreaterThan(1);
+    for (const row of wrapped) expect(row.length).toBeLessThanOrEqual(HELP_WIDTH);
+    for (const row of wrapped.slice(1)) expect(row).toMatch(/^ {14}word/);
+    expect(wrapped.join(' ').split(/\s+/).filter((w) => w === 'word')).toHaveLength(30);
+    expect(wrapHelp('short  line')).toBe('short  line');
   });
 
   it.each([

@@ -24,8 +24,7 @@ export const backfillCommand = defineCommand({
   description: [
     'Resets the checkpoints of the selected collections and polls from --since until caught up.',
     'Events keep their idempotency keys, so consumers that saw them before deduplicate them.',
-    'Actions are off unless --actions (a backfill against the real service would otherwise transfer',
-    'every unfinished order it finds).',
+    'Actions are off unless --actions (a backfill against the real service would otherwise transfer every unfinished order it finds).',
   ].join('\n'),
   flags: {
     ...connectionFlags,

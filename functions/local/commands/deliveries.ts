@@ -23,8 +23,7 @@ export const deliveriesCommand = defineCommand({
   positionalsHelp: 'test URL',
   summary: 'Send a signed sample event to an HTTP consumer, as run --deliver-to would.',
   description: [
-    'test URL   POSTs one sample event (the catalog example of --type) signed per Standard Webhooks:',
-    '           webhook-id, webhook-timestamp, webhook-signature (v1, HMAC-SHA256). Exit 0 on a 2xx.',
+    'test URL   POSTs one sample event (the catalog example of --type) signed per Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature (v1, HMAC-SHA256). Exit 0 on a 2xx.',
     "The secret: DELIVERY_SIGNING_SECRET, else the data directory's own (created on first use).",
   ].join('\n'),
   flags: {

@@ -20,8 +20,7 @@ export const dlqCommand = defineCommand({
   summary: 'List the dead letters kept in the data directory, or hand them back to their routes.',
   description: [
     'ls        one row per dead letter: when, route, detail-type, record, receives, last error',
-    'redrive   journals them again for their own route only (--route to pick one) and removes them',
-    '          from the list; the next `run` delivers them (needs the data directory: stop `run` first)',
+    'redrive   journals them again for their own route only (--route to pick one) and removes them from the list; the next `run` delivers them (needs the data directory: stop `run` first)',
   ].join('\n'),
   flags: {
     'data-dir': {

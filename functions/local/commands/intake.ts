@@ -23,10 +23,7 @@ export const intakeCommand = defineCommand({
   positionalsHelp: 'send',
   summary: 'Simulate a shop: sign and post order webhooks to a running intake (`run --intake-port`).',
   description: [
-    "send   posts --count orders in the platform's own webhook JSON (Shopify orders/create,",
-    '       WooCommerce order.created, or the generic schema), signed with INTAKE_<SOURCE>_SECRET',
-    '       from the environment or ./.env. With --file, posts that body --count times, each a new',
-    '       delivery of the same order (the intake creates it once).',
+    "send   posts --count orders in the platform's own webhook JSON (Shopify orders/create, WooCommerce order.created, or the generic schema), signed with INTAKE_<SOURCE>_SECRET from the environment or ./.env. With --file, posts that body --count times, each a new delivery of the same order (the intake creates it once).",
     'Prints one line per delivery: status, source, delivery id, milliseconds. Exit 1 if any was refused.',
   ].join('\n'),
   flags: {
@@ -85,13 +82,16 @@ export const intakeCommand = defineCommand({
     let refused = 0;
     for (let i = 0; i < options.count && !ctx.signal.aborted; i += 1) {
       const body = fileBody ?? JSON.stringify(sampleOrder(options.source, base * 10 + i));
-      const sent = await postSignedOrder({ baseUrl: options.url, source: options.source, secret, body }).catch(
-        (error: unknown) => {
-          if (ctx.signal.aborted) throw error;
-          ctx.stderr.write(`error: ${unreachable(options.url, error)}\n`);
-          return undefined;
-        },
-      );
+      const sent = await postSignedOrder({
+        baseUrl: options.url,
+        source: options.source,
+        secret,
+        body,
+      }).catch((error: unknown) => {
+        if (ctx.signal.aborted) throw error;
+        ctx.stderr.write(`error: ${unreachable(options.url, error)}\n`);
+        return undefined;
+      });
       if (!sent) return EXIT.failure;
       if (sent.status >= 300) refused += 1;
       const line = options.json

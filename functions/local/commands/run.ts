@@ -20,8 +20,7 @@ export const runCommand = defineCommand({
     'What `npm start` runs. Shows a live view on a terminal (line logs otherwise, JSON with --json).',
     'Ctrl-C stops cleanly: the running poll finishes, the bus drains, checkpoints are saved, servers close.',
     'A restart on the same --data-dir resumes from the checkpoints without repeating effects.',
-    'Credentials (only with --no-sandbox) come from the environment or ./.env: ACCOUNTING_API_KEY,',
-    'or ACCOUNTING_CLIENT_ID + ACCOUNTING_CLIENT_SECRET (+ ACCOUNTING_SCOPE) with --auth-url.',
+    'Credentials (only with --no-sandbox) come from the environment or ./.env: ACCOUNTING_API_KEY, or ACCOUNTING_CLIENT_ID + ACCOUNTING_CLIENT_SECRET (+ ACCOUNTING_SCOPE) with --auth-url.',
   ].join('\n'),
   flags: {
     ...connectionFlags,
