@@ -19,6 +19,16 @@ describe('event catalog', () => {
     }
   });
 
+  it('describes every detail-type with the right article (an IssuedInvoice, a ReceivedOrder)', () => {
+    for (const entry of eventCatalog) {
+      expect(entry.description, entry.detailType).not.toMatch(/\b[Aa] [AEIOU]/);
+      expect(entry.description, entry.detailType).not.toMatch(/\b[Aa]n [B-DF-HJ-NP-TV-Z]/);
+    }
+    expect(findCatalogEntry('IssuedOffer.Transferred')?.description).toBe(
+      'An IssuedOffer was transferred fully to a ReceivedOrder.',
+    );
+  });
+
   it('uses the real DTO names, and no longer the contract’s invented ones (catalog version 2)', () => {
     expect(findCatalogEntry('IssuedInvoiceCorrectiveTaxDocument.Created')).toBeDefined();
     for (const name of [

@@ -1,7 +1,7 @@
 /** The CLI's errors as a user meets them: all at once, named, with nothing created and no stack. */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -101,6 +101,15 @@ describe('cli errors: all of them at once', () => {
       `error: cannot reach the intake at ${url} (ECONNREFUSED): start 'run --intake-port N', or pass --url with the address it printed\n`,
     );
     expect(run.stdout).toBe('');
+  });
+
+  it('replay of a file with one bad line names it in the singular and publishes nothing', async () => {
+    const file = join(dir, 'one-bad.jsonl');
+    await writeFile(file, '{"bad":1}\n');
+    const run = await cli(['replay', file, '--data-dir', join(dir, 'replay-data')], { cwd: dir });
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.stderr).toContain(`error: 1 invalid line in ${file}, nothing was published:\nline 1: detail:`);
+    expect(existsSync(join(dir, 'replay-data'))).toBe(false);
   });
 
   it('the connection name of a service keeps its port', () => {

@@ -51,7 +51,12 @@ describe('cli: commands and help', () => {
     expect(wrapped.length).toBeGreaterThan(1);
     for (const row of wrapped) expect(row.length).toBeLessThanOrEqual(HELP_WIDTH);
     for (const row of wrapped.slice(1)) expect(row).toMatch(/^ {14}word/);
-    expect(wrapped.join(' ').split(/\s+/).filter((w) => w === 'word')).toHaveLength(30);
+    expect(
+      wrapped
+        .join(' ')
+        .split(/\s+/)
+        .filter((w) => w === 'word'),
+    ).toHaveLength(30);
     expect(wrapHelp('short  line')).toBe('short  line');
   });
 

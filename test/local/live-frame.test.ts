@@ -92,11 +92,16 @@ describe('live view frame', () => {
   it('keeps a space between a cut counter name and its count', () => {
     const state = emptyFrameState();
     for (let i = 0; i < 392; i += 1)
-      applyUpdate(state, { kind: 'event', detailType: 'IssuedInvoice.EInvoiceStatusChanged', id: `s${i}`, at: AT });
+      applyUpdate(state, {
+        kind: 'event',
+        detailType: 'IssuedInvoice.EInvoiceStatusChanged',
+        id: `s${i}`,
+        at: AT,
+      });
     applyUpdate(state, { kind: 'event', detailType: 'IssuedInvoice.Created', id: 'c', at: AT });
     const row = renderFrame(state, { columns: 80, rows: 24 }, AT).find((l) => l.includes('392')) ?? '';
     const plain = row.replace(/\u001b\[[0-9;]*m/g, '');
-    expect(plain).toMatch(/^IssuedInvoice\.EInvoiceStatusCha\S*… +392  IssuedInvoice\.Created +1$/);
+    expect(plain).toMatch(/^IssuedInvoice\.EInvoiceStatusCha\S*… +392 {2}IssuedInvoice\.Created +1$/);
     expect(visibleWidth(row)).toBeLessThanOrEqual(79);
   });
 

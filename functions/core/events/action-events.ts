@@ -12,7 +12,7 @@ import * as z from 'zod';
 import { type IsdocRecordType, isdocRecordTypes } from '../../accounting/collections.js';
 import { recordIdSchema } from '../../accounting/record-id.js';
 import { type TransferSourceType, transferSourceTypes, transferSteps } from '../actions/transfer-steps.js';
-import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
+import { type CatalogEntry, ENVELOPE_VERSION, withArticle } from './catalog-entry.js';
 
 /** Detail-type every action publishes when it gives up on a record. */
 export const ACTION_FAILED = 'Action.Failed';
@@ -209,7 +209,7 @@ export const actionEvents: CatalogEntry<OutcomeDetailType>[] = [
   ...transferSourceTypes.map(
     (sourceType): CatalogEntry<TransferredType> => ({
       detailType: transferredType(sourceType),
-      description: `A ${sourceType} was transferred fully to a ${transferOf(sourceType)[0]}.`,
+      description: `${withArticle(sourceType, true)} was transferred fully to ${withArticle(transferOf(sourceType)[0])}.`,
       schema: transferredSchema(sourceType),
       example: {
         ...exampleBase(sourceType, example.order, 'Transferred', transferOf(sourceType)[1], 'RO2026000042'),

@@ -24,3 +24,9 @@ export const ENVELOPE_VERSION = 1 as const;
  * (`catalogChangelog` in render-docs.ts).
  */
 export const EVENT_CATALOG_VERSION = 3 as const;
+
+/** `word` with its indefinite article, for catalog descriptions: `an IssuedInvoice`, `a ReceivedOrder`. */
+export function withArticle(word: string, capital = false): string {
+  const article = /^[AEIOU]/i.test(word) ? 'an' : 'a';
+  return `${capital ? article[0]?.toUpperCase() + article.slice(1) : article} ${word}`;
+}

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type CollectionSpec, collectionsFor, serviceVariants } from '../../accounting/collections.js';
-import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
+import { type CatalogEntry, ENVELOPE_VERSION, withArticle } from './catalog-entry.js';
 import {
   type ChangeKind,
   changeKinds,
@@ -105,20 +105,20 @@ function exampleDetail(c: CollectionSpec, change: ChangeKind) {
 function describe(c: CollectionSpec, change: ChangeKind, tracked: boolean | 'by-variant'): string {
   if (tracked === 'by-variant' && change !== 'Deleted') {
     return change === 'Created'
-      ? `A ${c.recordType} appeared in the reference list (opt-in; cz: read by ModifiedSince, sk: full scan).`
-      : `A ${c.recordType} changed (opt-in; cz: a new ModifiedDate, sk: a content hash diff).`;
+      ? `${withArticle(c.recordType, true)} appeared in the reference list (opt-in; cz: read by ModifiedSince, sk: full scan).`
+      : `${withArticle(c.recordType, true)} changed (opt-in; cz: a new ModifiedDate, sk: a content hash diff).`;
   }
   switch (change) {
     case 'Created':
       return c.modificationInfo
-        ? `A ${c.recordType} appeared (its CreatedDate falls in the polled window, or it is seen for the first time).`
-        : `A ${c.recordType} appeared in the reference list (opt-in full scan).`;
+        ? `${withArticle(c.recordType, true)} appeared (its CreatedDate falls in the polled window, or it is seen for the first time).`
+        : `${withArticle(c.recordType, true)} appeared in the reference list (opt-in full scan).`;
     case 'Updated':
       return c.modificationInfo
         ? `A known ${c.recordType} has a new ModifiedDate.`
-        : `The content of a ${c.recordType} changed (opt-in full scan, hash diff).`;
+        : `The content of ${withArticle(c.recordType)} changed (opt-in full scan, hash diff).`;
     case 'Deleted':
-      return `A ${c.recordType} is no longer listed by the service (periodic reconciliation).`;
+      return `${withArticle(c.recordType, true)} is no longer listed by the service (periodic reconciliation).`;
   }
 }
 

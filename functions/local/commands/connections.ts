@@ -204,7 +204,9 @@ async function list(target: RegistryTarget, json: boolean, ctx: CommandContext):
       ),
     );
   }
-  ctx.stdout.write(`${entries.length} connections in the ${target.describe}\n`);
+  ctx.stdout.write(
+    `${entries.length} ${entries.length === 1 ? 'connection' : 'connections'} in the ${target.describe}\n`,
+  );
   return EXIT.ok;
 }
 

@@ -82,7 +82,7 @@ export async function readReplayFile(path: string, source: string): Promise<BusE
     const shown = problems.slice(0, 20).join('\n');
     const more = problems.length > 20 ? `\n… and ${problems.length - 20} more` : '';
     throw new UsageError(
-      `${problems.length} invalid lines in ${path}, nothing was published:\n${shown}${more}`,
+      `${problems.length} invalid ${problems.length === 1 ? 'line' : 'lines'} in ${path}, nothing was published:\n${shown}${more}`,
       'replay',
     );
   }
