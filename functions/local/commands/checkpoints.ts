@@ -26,7 +26,7 @@ export const checkpointsCommand = defineCommand({
   name: 'checkpoints',
   summary: 'Per connection and collection: the watermark, its lag, the last poll and the last error.',
   description: [
-    'Watermark: the service time up to which every change is published. Lag: now − watermark.',
+    'Watermark: the newest ModifiedDate published (every change up to it is published). Lag: now − watermark, so on a collection without recent changes the time since its last change.',
     'While `run` holds the data directory, the figures come from its last poll (poll-status.json).',
   ].join('\n'),
   flags: {
