@@ -1,4 +1,5 @@
 /** The live view's frame fits the terminal: never more rows than the screen, never a wrapped line. */
+import { stripVTControlCharacters } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -100,7 +101,7 @@ describe('live view frame', () => {
       });
     applyUpdate(state, { kind: 'event', detailType: 'IssuedInvoice.Created', id: 'c', at: AT });
     const row = renderFrame(state, { columns: 80, rows: 24 }, AT).find((l) => l.includes('392')) ?? '';
-    const plain = row.replace(/\u001b\[[0-9;]*m/g, '');
+    const plain = stripVTControlCharacters(row);
     expect(plain).toMatch(/^IssuedInvoice\.EInvoiceStatusCha\S*… +392 {2}IssuedInvoice\.Created +1$/);
     expect(visibleWidth(row)).toBeLessThanOrEqual(79);
   });
