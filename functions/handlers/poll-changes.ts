@@ -4,7 +4,8 @@
  * DynamoDB checkpoints, EventBridge publisher, S3 claim-check store) are built once per container.
  *
  * Metrics (Powertools, EMF): `EventsPublished` per detail-type, `ApiRequests`, `RateLimited` (429s),
- * `WatermarkLagMs` per collection (now − watermark; includes the service's clock skew),
+ * `WatermarkLagMs` per collection (how stale the published view may be: now − the service's time
+ * when the last complete read of the collection began, `freshnessLagMs`; includes clock skew),
  * `CollectionsFailed`, `CollectionsUnavailable` (a collection answered 404: reported once per run,
  * then skipped; one run is the life of this handler — a Lambda container, or the local runtime).
  */
@@ -18,6 +19,7 @@ import { instrumentClient } from '../adapters/aws/lambda-tracer.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
 import { type PollAllSummary, pollAll } from '../core/sync/poll-all.js';
 import { collectionListSchema } from '../core/sync/poll-options.js';
+import { freshnessLagMs } from '../core/sync/sync-types.js';
 import { systemClock } from '../shared/clock.js';
 import { lazyHandler } from './lazy-handler.js';
 import { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
@@ -137,10 +139,15 @@ function summarize(
       requests: c.requests,
       more: c.more,
       ...(c.watermark !== undefined ? { watermark: c.watermark } : {}),
-      ...(c.watermarkMs !== undefined ? { lagMs: nowMs - c.watermarkMs } : {}),
+      ...lagOf(c, nowMs),
       ...(c.error ? { error: c.error } : {}),
     })),
   };
+}
+
+function lagOf(c: Parameters<typeof freshnessLagMs>[0], nowMs: number): { lagMs?: number } {
+  const lagMs = freshnessLagMs(c, nowMs);
+  return lagMs === undefined ? {} : { lagMs };
 }
 
 function report(deps: PollHandlerDeps, summary: PollAllSummary, result: PollChangesSummary): void {

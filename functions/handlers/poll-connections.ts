@@ -33,6 +33,7 @@ import {
 } from '../core/connections/poll-connection.js';
 import type { ConnectionRegistry } from '../core/connections/registry.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
+import { freshnessLagMs } from '../core/sync/sync-types.js';
 import { systemClock } from '../shared/clock.js';
 import {
   type ConnectionClient,
@@ -212,7 +213,8 @@ function countsOf(result: ConnectionPollResult, nowMs: number): Partial<Connecti
   const lagByCollection: Record<string, number> = {};
   for (const c of collections) {
     for (const [type, n] of Object.entries(c.events)) events[type] = (events[type] ?? 0) + n;
-    if (c.watermarkMs !== undefined) lagByCollection[c.collection] = nowMs - c.watermarkMs;
+    const lag = freshnessLagMs(c, nowMs);
+    if (lag !== undefined) lagByCollection[c.collection] = lag;
   }
   const lags = Object.values(lagByCollection);
   return {

@@ -64,6 +64,24 @@ describe('poll-changes handler', () => {
     expect(lag[0]?.dimensions).toEqual({ collection: 'ReceivedOrders' });
   });
 
+  it('reports as lag how stale the published view may be, not the age of the last change', async () => {
+    const t = setup();
+    t.service.create();
+    const { handler, points } = handlerFor(t, { POLLER_COLLECTIONS: 'ReceivedOrders' });
+    await handler(scheduled, { getRemainingTimeInMillis: () => 600_000 });
+    // Thirty days without a change, then a poll one minute after the one before.
+    t.tick(30 * 86_400_000);
+    await handler(scheduled, { getRemainingTimeInMillis: () => 600_000 });
+    t.tick(60_000);
+    const summary = await handler(scheduled, { getRemainingTimeInMillis: () => 600_000 });
+    const [collection] = summary.collections;
+    expect(Date.parse(t.clock.now().toISOString()) - Date.parse(collection?.watermark ?? '')).toBeGreaterThan(
+      29 * 86_400_000,
+    );
+    expect(collection?.lagMs).toBeLessThanOrEqual(1_000);
+    expect(points.filter((p) => p.name === 'WatermarkLagMs').at(-1)?.value).toBeLessThanOrEqual(1_000);
+  });
+
   it('reports more work when the function runs out of time', async () => {
     const t = setup();
     for (let i = 0; i < 250; i++) t.service.create();

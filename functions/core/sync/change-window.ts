@@ -39,6 +39,7 @@ export function raiseUpper(window: WindowState, ms: number, modifiedDate: string
 export function finishWindow(run: CollectionRun, window: WindowState): void {
   const { state, options } = run;
   const now = run.deps.clock.now().getTime();
+  run.result.completeThroughMs = window.boundMs ?? window.startedAtMs;
   if (
     window.upperMs !== undefined &&
     (state.watermarkMs === undefined || window.upperMs > state.watermarkMs)

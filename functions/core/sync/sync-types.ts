@@ -50,8 +50,24 @@ export interface CollectionResult {
   /** The service's ModifiedDate the collection is complete up to (verbatim). */
   watermark?: string;
   watermarkMs?: number;
+  /**
+   * The service's clock (epoch ms) when this run's last complete window began: its first page's
+   * `Date` header, or our clock when the service sent none. Every change committed before it is
+   * published. Not kept in the checkpoint (an idle cycle writes none).
+   */
+  completeThroughMs?: number;
   reconciled: boolean;
   error?: { name: string; message: string; status?: number };
+}
+
+/**
+ * How stale the published view may be at `nowMs`: since this run's last complete window began —
+ * not the age of the last change, which grows on a collection where nothing changes. The
+ * watermark stands in when no window completed in this run. Includes the service's clock skew.
+ */
+export function freshnessLagMs(result: CollectionResult, nowMs: number): number | undefined {
+  const through = result.completeThroughMs ?? result.watermarkMs;
+  return through === undefined ? undefined : Math.max(0, nowMs - through);
 }
 
 export function emptyResult(collection: string, recordType: string): CollectionResult {

@@ -3,12 +3,12 @@ import { resolve } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { inspectDataDirLock } from '../../adapters/local/data-dir-lock.js';
-import { collectionCheckpointSchema } from '../../core/sync/checkpoint-state.js';
+import { type CollectionCheckpoint, collectionCheckpointSchema } from '../../core/sync/checkpoint-state.js';
 import { defineCommand, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
 import { LOCAL_RESOURCES, type LocalStores, startLocalStores } from '../local-stores.js';
-import { type PollStatus, readPollStatus } from '../poll-status.js';
+import { type CollectionStatus, type PollStatus, readPollStatus } from '../poll-status.js';
 import { UsageError } from '../usage-error.js';
 import { DEFAULT_DATA_DIR } from './shared-flags.js';
 
@@ -26,7 +26,7 @@ export const checkpointsCommand = defineCommand({
   name: 'checkpoints',
   summary: 'Per connection and collection: the watermark, its lag, the last poll and the last error.',
   description: [
-    'Watermark: the newest ModifiedDate published (every change up to it is published). Lag: now − watermark, so on a collection without recent changes the time since its last change.',
+    'Watermark: the newest ModifiedDate published (every change up to it is published). Lag: how stale the published view may be, the time since the last complete read of the collection began (a collection without recent changes is not behind).',
     'While `run` holds the data directory, the figures come from its last poll (poll-status.json).',
   ].join('\n'),
   flags: {
@@ -109,9 +109,7 @@ async function fromStore(stores: LocalStores, status: PollStatus): Promise<Row[]
         connection,
         collection,
         ...(checkpoint.data.watermark ? { watermark: checkpoint.data.watermark } : {}),
-        ...(checkpoint.data.watermarkMs !== undefined
-          ? { lagMs: Date.now() - checkpoint.data.watermarkMs }
-          : {}),
+        ...lagOf(checkpoint.data, seen),
         ...(seen?.lastPollAt ? { lastPollAt: seen.lastPollAt } : {}),
         ...(seen?.lastError ? { lastError: seen.lastError } : {}),
         ...(seen?.lastErrorAt ? { lastErrorAt: seen.lastErrorAt } : {}),
@@ -156,4 +154,15 @@ function print(rows: Row[], json: boolean, out: { write(text: string): void }): 
       ]),
     ),
   );
+}
+
+/**
+ * The lag the last poll reported (how stale the published view was then), aged by the time since;
+ * without a poll status, the age of the watermark.
+ */
+function lagOf(checkpoint: CollectionCheckpoint, seen: CollectionStatus | undefined): { lagMs?: number } {
+  const now = Date.now();
+  if (seen?.lagMs !== undefined)
+    return { lagMs: seen.lagMs + Math.max(0, now - Date.parse(seen.lastPollAt)) };
+  return checkpoint.watermarkMs === undefined ? {} : { lagMs: now - checkpoint.watermarkMs };
 }
