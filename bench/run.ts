@@ -9,6 +9,7 @@
  * results file).
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -231,6 +232,11 @@ function printConnectionsAndTargets(results: BenchResults): void {
  * keys keep the run that measured them.
  */
 async function onlyConnections(): Promise<void> {
+  if (!existsSync(outFile)) {
+    throw new BenchUsageError(
+      `--only connections replaces one key of an existing results file, and ${outFile} does not exist: run the whole benchmark first (npm run bench${flags.out ? ' -- --out FILE' : ''})`,
+    );
+  }
   const previous = benchResultsSchema.parse(JSON.parse(await readFile(outFile, 'utf8')));
   const results = benchResultsSchema.parse({ ...previous, connections: await connectionsScenario() });
   await writeFile(outFile, `${JSON.stringify(results, null, 2)}\n`);
@@ -242,7 +248,8 @@ async function onlyConnections(): Promise<void> {
 
 async function main(): Promise<void> {
   if (flags.only !== undefined) {
-    if (flags.only !== 'connections') throw new Error(`--only: expected connections, got ${flags.only}`);
+    if (flags.only !== 'connections')
+      throw new BenchUsageError(`--only: expected connections, got ${flags.only}`);
     return onlyConnections();
   }
   const sizes = quick ? [1_000, 10_000] : [10_000, 100_000];
@@ -317,6 +324,17 @@ async function main(): Promise<void> {
   for (const chart of charts) out.write(`wrote ${chart}\n`);
 }
 
-await main();
+/** A bad flag or a missing results file: a message and exit 2, no stack trace. */
+class BenchUsageError extends Error {
+  override readonly name = 'BenchUsageError';
+}
+
+try {
+  await main();
+} catch (error) {
+  if (!(error instanceof BenchUsageError)) throw error;
+  process.stderr.write(`bench: ${error.message}\n`);
+  process.exit(2);
+}
 // Embedded servers and keep-alive agents are closed; do not wait for stray timers of dependencies.
 process.exit(0);
