@@ -6,10 +6,13 @@ import { trackEInvoices } from '../../functions/core/actions/einvoice-tracking.j
 import {
   type OpenSending,
   type OpenSendings,
-  trackingKey,
+  sendingKey,
 } from '../../functions/core/actions/open-sendings.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from './support.js';
+
+/** The shard of the invoice below. */
+const KEY = sendingKey('acme', '1f000000-0000-4000-8000-000000000001');
 
 const sending: OpenSending = {
   sendingId: '51000000-0000-4000-8000-000000000001',
@@ -39,7 +42,7 @@ describe('e-invoice tracking without a status history', () => {
     ];
     const api = { call: async () => answers.shift() } as unknown as AccountingApi;
     const sendings = createMemoryCheckpointStore<OpenSendings>();
-    await sendings.put(trackingKey('acme'), { sendings: [sending] }, undefined);
+    await sendings.put(KEY, { sendings: [sending] }, undefined);
     const publisher = recordingPublisher();
     const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
 
@@ -55,7 +58,7 @@ describe('e-invoice tracking without a status history', () => {
       [2, 'Delivered', 'AB', false],
       [3, 'Delivered', 'RE', true],
     ]);
-    expect((await sendings.get(trackingKey('acme')))?.value.sendings).toEqual([]);
+    expect((await sendings.get(KEY))?.value.sendings).toEqual([]);
   });
 
   it('closes a sending the service no longer knows with one final Unknown status', async () => {
@@ -68,7 +71,7 @@ describe('e-invoice tracking without a status history', () => {
       },
     } as unknown as AccountingApi;
     const sendings = createMemoryCheckpointStore<OpenSendings>();
-    await sendings.put(trackingKey('acme'), { sendings: [sending] }, undefined);
+    await sendings.put(KEY, { sendings: [sending] }, undefined);
     const publisher = recordingPublisher();
     const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
 
@@ -81,7 +84,7 @@ describe('e-invoice tracking without a status history', () => {
       ['Delivered', false],
       ['Unknown', true],
     ]);
-    expect((await sendings.get(trackingKey('acme')))?.value.sendings).toEqual([]);
+    expect((await sendings.get(KEY))?.value.sendings).toEqual([]);
     expect(calls).toBe(2);
   });
 
@@ -96,11 +99,11 @@ describe('e-invoice tracking without a status history', () => {
       },
     } as unknown as AccountingApi;
     const sendings = createMemoryCheckpointStore<OpenSendings>();
-    await sendings.put(trackingKey('acme'), { sendings: [sending, second] }, undefined);
+    await sendings.put(KEY, { sendings: [sending, second] }, undefined);
     const publisher = recordingPublisher();
     const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
     await expect(trackEInvoices(deps, 'acme')).rejects.toThrow('503');
-    const stored = (await sendings.get(trackingKey('acme')))?.value.sendings;
+    const stored = (await sendings.get(KEY))?.value.sendings;
     expect(stored?.map((s) => [s.sendingId, s.emitted, s.lastStatus])).toEqual([
       ['51000000-0000-4000-8000-000000000001', 1, 'Sent'],
       ['51000000-0000-4000-8000-000000000002', 0, null],

@@ -7,9 +7,10 @@ import { loadActionsConfig } from '../../functions/core/actions/config.js';
 import { trackEInvoices } from '../../functions/core/actions/einvoice-tracking.js';
 import {
   FINISHED_RETENTION_MS,
+  legacyTrackingKey,
   type OpenSendings,
   recentlyFinished,
-  trackingKey,
+  sendingKey,
   updateOpenSendings,
 } from '../../functions/core/actions/open-sendings.js';
 import { createActionEntry } from '../../functions/core/actions/run-action.js';
@@ -79,7 +80,7 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
 
     const sent = await Promise.allSettled([entry(event), entry(event)]);
     expect(sent.filter((r) => r.status === 'fulfilled' && r.value.status === 'done')).toHaveLength(1);
-    const open = await sendings.get(trackingKey(CONNECTION));
+    const open = await sendings.get(sendingKey(CONNECTION, String(invoice.Id)));
     expect(open?.value.sendings).toHaveLength(1);
 
     await track(); // Queued
@@ -121,7 +122,7 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
     ]);
     expect(changes.map((c) => c.final)).toEqual([false, false, false, false, false, false, true]);
     expect(new Set(changes.map((c) => c.causationId))).toEqual(new Set([event.id]));
-    expect((await sendings.get(trackingKey(CONNECTION)))?.value.sendings).toEqual([]);
+    expect((await sendings.get(sendingKey(CONNECTION, String(invoice.Id))))?.value.sendings).toEqual([]);
     // A later delivery of the same invoice does not send again.
     await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({
       status: 'duplicate',
@@ -202,91 +203,108 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
       problem: { kind: 'outcomeUnknown', message: expect.stringContaining('SendingId') },
     });
     // Nothing tracked, and no intent left behind.
-    expect((await sendings.get(trackingKey(CONNECTION)))?.value).toEqual({
+    expect((await sendings.get(sendingKey(CONNECTION, String(invoice.Id))))?.value).toEqual({
       sendings: [],
       intents: [],
       finished: [],
     });
   });
 
-  it('after a run killed around its request (an intent left behind), reports the outcome unknown, never sends again', async () => {
-    const invoice = invoices[3] as ApiRecord;
-    const { api, calls } = stubbedSend(async () => ({ SendingId: 'never', Status: 'Queued' }));
-    const { entry, publisher, sendings } = await setup(
-      { ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice) },
-      api,
-    );
-    // What the killed run left: its intent (its in-progress idempotency record has expired).
-    await updateOpenSendings(sendings, CONNECTION, (current) => ({
-      ...current,
-      intents: [{ recordId: String(invoice.Id), at: '2026-03-04T10:00:00.000Z' }],
-    }));
-    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({
-      status: 'failed',
-      reason: 'outcomeUnknown',
-    });
-    expect(calls.sendEInvoice).toBe(0);
-    expect(publisher.ofType('Action.Failed')[0]?.detail).toMatchObject({
-      problem: { kind: 'outcomeUnknown' },
-    });
-    expect((await sendings.get(trackingKey(CONNECTION)))?.value.intents).toEqual([]);
-  });
+  /** Where an interrupted run left its traces: the invoice's shard, or the item an older version wrote. */
+  const itemOf = {
+    shard: (invoice: ApiRecord) => sendingKey(CONNECTION, String(invoice.Id)),
+    legacy: () => legacyTrackingKey(CONNECTION),
+  };
 
-  it('after a run killed once its sending was registered, takes that sending instead of sending again', async () => {
-    const invoice = invoices[4] as ApiRecord;
-    const { api, calls } = stubbedSend(async () => ({ SendingId: 'second', Status: 'Queued' }));
-    const { entry, sendings } = await setup({ ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice) }, api);
-    await updateOpenSendings(sendings, CONNECTION, (current) => ({
-      ...current,
-      sendings: [
-        {
-          sendingId: '11111111-2222-4333-8444-555555555555',
-          connection: CONNECTION,
-          eventSource: 'accounting.test',
-          source: {
-            recordType: 'IssuedInvoice',
-            id: String(invoice.Id),
-            documentNumber: null,
-            modifiedDate: null,
+  it.each(['shard', 'legacy'] as const)(
+    'after a run killed around its request (an intent left behind in the %s item), reports the outcome unknown, never sends again',
+    async (where) => {
+      const invoice = invoices[3] as ApiRecord;
+      const key = itemOf[where](invoice);
+      const { api, calls } = stubbedSend(async () => ({ SendingId: 'never', Status: 'Queued' }));
+      const { entry, publisher, sendings } = await setup(
+        { ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice) },
+        api,
+      );
+      // What the killed run left: its intent (its in-progress idempotency record has expired).
+      await updateOpenSendings(sendings, key, (current) => ({
+        ...current,
+        intents: [{ recordId: String(invoice.Id), at: '2026-03-04T10:00:00.000Z' }],
+      }));
+      await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({
+        status: 'failed',
+        reason: 'outcomeUnknown',
+      });
+      expect(calls.sendEInvoice).toBe(0);
+      expect(publisher.ofType('Action.Failed')[0]?.detail).toMatchObject({
+        problem: { kind: 'outcomeUnknown' },
+      });
+      expect((await sendings.get(key))?.value.intents).toEqual([]);
+    },
+  );
+
+  it.each(['shard', 'legacy'] as const)(
+    'after a run killed once its sending was registered (in the %s item), takes that sending instead of sending again',
+    async (where) => {
+      const invoice = invoices[4] as ApiRecord;
+      const { api, calls } = stubbedSend(async () => ({ SendingId: 'second', Status: 'Queued' }));
+      const { entry, sendings } = await setup({ ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice) }, api);
+      await updateOpenSendings(sendings, itemOf[where](invoice), (current) => ({
+        ...current,
+        sendings: [
+          {
+            sendingId: '11111111-2222-4333-8444-555555555555',
+            connection: CONNECTION,
+            eventSource: 'accounting.test',
+            source: {
+              recordType: 'IssuedInvoice',
+              id: String(invoice.Id),
+              documentNumber: null,
+              modifiedDate: null,
+            },
+            causationId: 'e0',
+            sentAt: '2026-03-04T10:00:00.000Z',
+            deadline: '2026-03-05T10:00:00.000Z',
+            emitted: 0,
+            lastStatus: null,
+            lastCode: null,
           },
-          causationId: 'e0',
-          sentAt: '2026-03-04T10:00:00.000Z',
-          deadline: '2026-03-05T10:00:00.000Z',
-          emitted: 0,
-          lastStatus: null,
-          lastCode: null,
-        },
-      ],
-    }));
-    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({ status: 'done' });
-    expect(calls.sendEInvoice).toBe(0);
-  });
+        ],
+      }));
+      await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({ status: 'done' });
+      expect(calls.sendEInvoice).toBe(0);
+    },
+  );
 
-  it('after a run killed once its sending was registered and the tracker closed it, still does not send again', async () => {
-    const invoice = invoices[5] as ApiRecord;
-    const { api, calls } = stubbedSend(async () => ({ SendingId: 'third', Status: 'Queued' }));
-    const { entry, sendings } = await setup({ ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice) }, api);
-    // The tracker closed the killed run's sending (final status) before the redelivery came.
-    await updateOpenSendings(sendings, CONNECTION, (current) => ({
-      ...current,
-      finished: [
-        {
-          recordId: String(invoice.Id),
-          sendingId: '11111111-2222-4333-8444-666666666666',
-          at: clock.now().toISOString(),
-        },
-      ],
-    }));
-    await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({ status: 'done' });
-    expect(calls.sendEInvoice).toBe(0);
-    // Past the retention, the record of it is dropped at the next change of the list.
-    clock.advance(FINISHED_RETENTION_MS);
-    await updateOpenSendings(sendings, CONNECTION, (current) => ({
-      ...current,
-      finished: recentlyFinished(current, clock.now()),
-    }));
-    expect((await sendings.get(trackingKey(CONNECTION)))?.value.finished).toEqual([]);
-  });
+  it.each(['shard', 'legacy'] as const)(
+    'after a run killed once its sending was registered and the tracker closed it (finished in the %s item), still does not send again',
+    async (where) => {
+      const invoice = invoices[5] as ApiRecord;
+      const key = itemOf[where](invoice);
+      const { api, calls } = stubbedSend(async () => ({ SendingId: 'third', Status: 'Queued' }));
+      const { entry, sendings } = await setup({ ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice) }, api);
+      // The tracker closed the killed run's sending (final status) before the redelivery came.
+      await updateOpenSendings(sendings, key, (current) => ({
+        ...current,
+        finished: [
+          {
+            recordId: String(invoice.Id),
+            sendingId: '11111111-2222-4333-8444-666666666666',
+            at: clock.now().toISOString(),
+          },
+        ],
+      }));
+      await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({ status: 'done' });
+      expect(calls.sendEInvoice).toBe(0);
+      // Past the retention, the record of it is dropped at the next change of the list.
+      clock.advance(FINISHED_RETENTION_MS);
+      await updateOpenSendings(sendings, key, (current) => ({
+        ...current,
+        finished: recentlyFinished(current, clock.now()),
+      }));
+      expect((await sendings.get(key))?.value.finished).toEqual([]);
+    },
+  );
 
   it('the tracker keeps a closed sending as finished, and registering the next sending keeps it', async () => {
     const invoice = invoices[6] as ApiRecord;
@@ -295,21 +313,18 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
       ACTIONS_EINVOICE_PARTNERS: `${partnerOf(invoice)},${partnerOf(next)}`,
     });
     await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({ status: 'done' });
-    for (
-      let i = 0;
-      i < 20 && ((await sendings.get(trackingKey(CONNECTION)))?.value.sendings.length ?? 0) > 0;
-      i += 1
-    ) {
+    const key = sendingKey(CONNECTION, String(invoice.Id));
+    for (let i = 0; i < 20 && ((await sendings.get(key))?.value.sendings.length ?? 0) > 0; i += 1) {
       clock.advance(1_000);
       await track();
     }
-    const list = (await sendings.get(trackingKey(CONNECTION)))?.value;
+    const list = (await sendings.get(key))?.value;
     expect(list?.sendings.some((s) => s.source.id === String(invoice.Id))).toBe(false);
     expect(list?.finished?.map((f) => f.recordId)).toContain(String(invoice.Id));
     await expect(entry(recordEvent('IssuedInvoice', next))).resolves.toMatchObject({ status: 'done' });
-    const after = (await sendings.get(trackingKey(CONNECTION)))?.value;
+    const after = (await sendings.get(sendingKey(CONNECTION, String(next.Id))))?.value;
     expect(after?.sendings.map((s) => s.source.id)).toContain(String(next.Id));
-    expect(after?.finished?.map((f) => f.recordId)).toContain(String(invoice.Id));
+    expect((await sendings.get(key))?.value.finished?.map((f) => f.recordId)).toContain(String(invoice.Id));
   });
 
   it('never sends again after an unknown outcome, even when its Action.Failed cannot be published', async () => {

@@ -13,7 +13,7 @@ import {
   scheduledForEachConnection,
 } from '../../functions/core/actions/connection-actions.js';
 import { trackEInvoicesAction } from '../../functions/core/actions/einvoice-tracking.js';
-import { type OpenSendings, trackingKey } from '../../functions/core/actions/open-sendings.js';
+import { type OpenSendings, sendingKey } from '../../functions/core/actions/open-sendings.js';
 import type { IdempotencyGuard } from '../../functions/core/actions/ports.js';
 import {
   type ConnectionEntryInput,
@@ -61,7 +61,7 @@ describe('a scheduled action for every connection', () => {
     ]);
     const sendings = createMemoryCheckpointStore<OpenSendings>();
     for (const c of ['alpha', 'beta', 'gamma', 'delta', 'omega']) {
-      await sendings.put(trackingKey(c), { sendings: [openSending(c)] }, undefined);
+      await sendings.put(sendingKey(c, openSending(c).source.id), { sendings: [openSending(c)] }, undefined);
     }
     const asked: string[] = [];
     const apiOf = (connection: string): AccountingApi =>
@@ -99,7 +99,9 @@ describe('a scheduled action for every connection', () => {
     ]);
     // Untouched: the paused one, the one that sends no e-invoices, and the one that failed.
     for (const c of ['gamma', 'delta', 'omega']) {
-      expect((await sendings.get(trackingKey(c)))?.value.sendings, c).toHaveLength(1);
+      expect((await sendings.get(sendingKey(c, openSending(c).source.id)))?.value.sendings, c).toHaveLength(
+        1,
+      );
     }
     expect(logger.lines.filter((l) => l.message === 'scheduled action failed for connection')).toEqual([
       expect.objectContaining({ data: expect.objectContaining({ connection: 'omega' }) }),

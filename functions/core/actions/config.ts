@@ -98,7 +98,7 @@ const envSchema = z
       .optional(),
     [ENV.actionsEmailSubject]: z.string().min(1).optional(),
     [ENV.actionsEInvoiceTrackingDeadlineSeconds]: positiveInt(7 * 24 * 3600),
-    [ENV.actionsEInvoiceMaxOpen]: positiveInt(500),
+    [ENV.actionsEInvoiceMaxOpen]: positiveInt(10_000),
     [ENV.actionsIdempotencyTable]: z.string().min(1).optional(),
     [ENV.actionsIdempotencyExpiresSeconds]: positiveInt(7 * 24 * 3600),
     [ENV.actionsArchiveBucket]: z.string().min(1).optional(),

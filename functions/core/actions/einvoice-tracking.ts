@@ -1,8 +1,8 @@
 /**
  * Tracking of e-invoice sendings. A Lambda cannot wait for the network, so the sending action
- * registers each sending in a small list of open sendings (one `CheckpointStore` item per
- * connection, written with optimistic concurrency), and a scheduled tracker polls the status of
- * every open sending, emits `IssuedInvoice.EInvoiceStatusChanged` for each transition in order,
+ * registers each sending in the open sendings (`open-sendings.ts`: `SENDING_SHARDS` items per
+ * connection, each written with optimistic concurrency), and a scheduled tracker reads them all,
+ * polls the status of every open sending, emits `IssuedInvoice.EInvoiceStatusChanged` for each transition in order,
  * and drops the sending once it is final or past its deadline (then `Action.Failed`).
  */
 import * as z from 'zod';
@@ -18,11 +18,14 @@ import type { CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js
 import { offers } from '../route-spec.js';
 import { defineScheduledAction } from './action-definition.js';
 import {
+  type FinishedSending,
+  legacyTrackingKey,
   type OpenSending,
   type OpenSendings,
   openSendingsSchema,
   recentlyFinished,
-  trackingKey,
+  sendingKey,
+  shardKeys,
   updateOpenSendings,
 } from './open-sendings.js';
 import { type OutcomeEvent, outcomeEnvelope, publishOutcomes } from './outcomes.js';
@@ -57,6 +60,8 @@ export interface TrackerDeps {
   publisher: EventPublisher;
   clock: Clock;
   logger: Logger;
+  /** A pass that finds more open sendings than this logs a warning. */
+  maxOpenSendings?: number;
 }
 
 export interface TrackResult {
@@ -174,16 +179,30 @@ function passOf(deps: TrackerDeps, sending: OpenSending, answer: SendingStatus):
   return { events, transitions: count, next: count > 0 ? state : undefined };
 }
 
-/** Saves what the pass learned: changed sendings replaced, ended ones moved to the finished list. */
+/** The sendings a pass ended, as finished entries. */
+function finishedOf(
+  sendings: readonly OpenSending[],
+  updates: ReadonlyMap<string, OpenSending | null>,
+  at: string,
+): FinishedSending[] {
+  return sendings
+    .filter((s) => updates.has(s.sendingId) && updates.get(s.sendingId) === null)
+    .map((s) => ({ recordId: s.source.id, sendingId: s.sendingId, at }));
+}
+
+/**
+ * Saves what the pass learned in the item `key`: changed sendings replaced, ended ones dropped and,
+ * with `keepFinished`, moved to its finished list.
+ */
 async function saveUpdates(
   deps: TrackerDeps,
-  connection: string,
+  key: string,
   updates: ReadonlyMap<string, OpenSending | null>,
+  keepFinished: boolean,
 ): Promise<void> {
   if (updates.size === 0) return;
   const now = deps.clock.now();
-  await updateOpenSendings(deps.sendings, connection, (current) => ({
-    ...current,
+  await updateOpenSendings(deps.sendings, key, (current) => ({
     sendings: current.sendings.flatMap((s) => {
       if (!updates.has(s.sendingId)) return [s];
       const next = updates.get(s.sendingId);
@@ -191,25 +210,64 @@ async function saveUpdates(
     }),
     finished: [
       ...recentlyFinished(current, now),
-      ...current.sendings
-        .filter((s) => updates.has(s.sendingId) && updates.get(s.sendingId) === null)
-        .map((s) => ({ recordId: s.source.id, sendingId: s.sendingId, at: now.toISOString() })),
+      ...(keepFinished ? finishedOf(current.sendings, updates, now.toISOString()) : []),
     ],
   }));
 }
 
 /**
- * One pass over the open sendings of `connection`. Events are published before the list is
- * saved, so a crash repeats a transition (same `idempotencyKey`) rather than losing one.
- * A 429/5xx stops the pass; what was learned so far is saved.
+ * Saves a pass over the legacy (unsharded) item: the ended sendings' finished entries go to their
+ * shards first, so a duplicate check always finds them in one item or the other; the legacy item
+ * only shrinks.
  */
-export async function trackEInvoices(deps: TrackerDeps, connection: string): Promise<TrackResult> {
-  const stored = await deps.sendings.get(trackingKey(connection));
-  const open = stored ? openSendingsSchema.parse(stored.value).sendings : [];
+async function saveLegacyUpdates(
+  deps: TrackerDeps,
+  connection: string,
+  part: Part,
+  updates: ReadonlyMap<string, OpenSending | null>,
+): Promise<void> {
+  const now = deps.clock.now();
+  const byShard = new Map<string, FinishedSending[]>();
+  for (const entry of finishedOf(part.sendings, updates, now.toISOString())) {
+    const key = sendingKey(connection, entry.recordId);
+    byShard.set(key, [...(byShard.get(key) ?? []), entry]);
+  }
+  for (const [key, entries] of byShard) {
+    await updateOpenSendings(deps.sendings, key, (current) => ({
+      finished: [...recentlyFinished(current, now), ...entries],
+    }));
+  }
+  await saveUpdates(deps, part.key, updates, false);
+}
+
+/** One item of open sendings as the pass read it. */
+interface Part {
+  key: string;
+  legacy: boolean;
+  sendings: OpenSending[];
+}
+
+async function readParts(deps: TrackerDeps, connection: string): Promise<Part[]> {
+  const legacyKey = legacyTrackingKey(connection);
+  const keys = [...shardKeys(connection), legacyKey];
+  const items = await Promise.all(keys.map((key) => deps.sendings.get(key)));
+  return keys.map((key, i) => {
+    const item = items[i];
+    const sendings = item ? openSendingsSchema.parse(item.value).sendings : [];
+    return { key, legacy: key === legacyKey, sendings };
+  });
+}
+
+/** Polls the sendings of one item and saves what was learned; returns the error that stopped it. */
+async function trackPart(
+  deps: TrackerDeps,
+  connection: string,
+  part: Part,
+  result: TrackResult,
+): Promise<unknown> {
   const updates = new Map<string, OpenSending | null>();
-  const result: TrackResult = { open: open.length, transitions: 0, closed: 0, expired: 0 };
   let stop: unknown;
-  for (const sending of open) {
+  for (const sending of part.sendings) {
     let answer: SendingStatus;
     try {
       answer = await statusOf(deps, sending);
@@ -223,7 +281,30 @@ export async function trackEInvoices(deps: TrackerDeps, connection: string): Pro
     if (pass.end) result[pass.end] += 1;
     if (pass.next !== undefined) updates.set(sending.sendingId, pass.next);
   }
-  await saveUpdates(deps, connection, updates);
+  if (part.legacy) await saveLegacyUpdates(deps, connection, part, updates);
+  else await saveUpdates(deps, part.key, updates, true);
+  return stop;
+}
+
+/**
+ * One pass over the open sendings of `connection`: every shard, then the legacy item. Events are
+ * published before an item is saved, so a crash repeats a transition (same `idempotencyKey`)
+ * rather than losing one; each item is saved once its sendings are polled. A 429/5xx stops the
+ * pass; what was learned so far is saved.
+ */
+export async function trackEInvoices(deps: TrackerDeps, connection: string): Promise<TrackResult> {
+  const parts = await readParts(deps, connection);
+  const open = parts.reduce((n, p) => n + p.sendings.length, 0);
+  if (deps.maxOpenSendings !== undefined && open > deps.maxOpenSendings) {
+    deps.logger.warn('many open einvoice sendings', { connection, open, maxOpen: deps.maxOpenSendings });
+  }
+  const result: TrackResult = { open, transitions: 0, closed: 0, expired: 0 };
+  let stop: unknown;
+  for (const part of parts) {
+    if (part.sendings.length === 0) continue;
+    stop = await trackPart(deps, connection, part, result);
+    if (stop !== undefined) break;
+  }
   result.open -= result.closed + result.expired;
   deps.logger.info('einvoice tracking pass', { connection, ...result });
   if (stop !== undefined) throw stop;
@@ -246,6 +327,7 @@ export const trackEInvoicesAction = defineScheduledAction({
     publisher,
     clock,
     logger,
+    maxOpenSendings: config.sending.maxOpenSendings,
     connection: config.connection,
   }),
   run: (deps: TrackActionDeps) => () => trackEInvoices(deps, deps.connection),

@@ -61,3 +61,23 @@ export class NotTransferableError extends Error {
     super(`source status ${sourceStatus ?? 'unknown'} is not transferable`, options);
   }
 }
+
+/**
+ * A change would grow an item of open e-invoice sendings past its safe size (DynamoDB refuses
+ * items over 400 KB). Thrown before the request when an intent does not fit, so nothing is sent
+ * that could not be tracked; the event is delivered again later, once the tracker has closed some.
+ */
+export class OpenSendingsFullError extends Error {
+  override readonly name = 'OpenSendingsFullError';
+  constructor(
+    readonly key: string,
+    readonly bytes: number,
+    readonly limitBytes: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `open e-invoice sendings item '${key}' would grow to ${bytes} bytes, over its limit of ${limitBytes}; wait for the tracker to close sendings`,
+      options,
+    );
+  }
+}

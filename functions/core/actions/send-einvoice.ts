@@ -1,16 +1,23 @@
 /**
  * The e-invoicing channel of the sending action: the request through the network
  * (`Documents.sendEInvoice`), preceded by an intent in the open sendings and followed by the
- * sending's registration for the status tracker (`einvoice-tracking.ts`).
+ * sending's registration for the status tracker (`einvoice-tracking.ts`). Each touches the one
+ * shard of the invoice (`sendingKey`); the duplicate check also reads the legacy unsharded item.
  */
 import * as z from 'zod';
 import { OutcomeUnknownError } from '../../accounting/errors.js';
 import { recordIdSchema } from '../../accounting/record-id.js';
 import type { CheckpointStore } from '../ports.js';
 import {
+  INTENT_LIMIT_BYTES,
+  legacyTrackingKey,
   type OpenSending,
   type OpenSendings,
+  openSendingsBytes,
+  openSendingsSchema,
   recentlyFinished,
+  SHARD_LIMIT_BYTES,
+  sendingKey,
   updateOpenSendings,
 } from './open-sendings.js';
 import { reportOutcomeUnknown, type SendRecordResult, type SendRun } from './sending-run.js';
@@ -19,10 +26,43 @@ const sendEInvoiceAnswer = z.looseObject({ SendingId: recordIdSchema, Status: z.
 
 type SendingStart = { kind: 'go' } | { kind: 'sent'; sendingId: string } | { kind: 'unknown' };
 
+/** What an item says about the invoice `recordId`: sent already, interrupted, or free to go. */
+function startFrom(current: OpenSendings, recordId: string, now: Date): SendingStart {
+  const sent =
+    current.sendings.find((s) => s.source.id === recordId) ??
+    recentlyFinished(current, now).find((f) => f.recordId === recordId);
+  if (sent) return { kind: 'sent', sendingId: sent.sendingId };
+  if ((current.intents ?? []).some((i) => i.recordId === recordId)) return { kind: 'unknown' };
+  return { kind: 'go' };
+}
+
+/**
+ * The unsharded item an older version wrote: a sending or intent of the invoice there counts as
+ * in its shard. An intent is removed once reported; nothing is ever added to that item.
+ */
+async function legacyStart(
+  store: CheckpointStore<OpenSendings>,
+  connection: string,
+  recordId: string,
+  now: Date,
+): Promise<SendingStart> {
+  const key = legacyTrackingKey(connection);
+  const stored = await store.get(key);
+  if (!stored) return { kind: 'go' };
+  const start = startFrom(openSendingsSchema.parse(stored.value), recordId, now);
+  if (start.kind === 'unknown') {
+    await updateOpenSendings(store, key, (current) => ({
+      intents: (current.intents ?? []).filter((i) => i.recordId !== recordId),
+    }));
+  }
+  return start;
+}
+
 /**
  * Before an e-invoice request: a sending of the invoice already registered (a run killed after it,
  * before its idempotency record completed) is reused; an intent left by a run killed around the
- * request makes the outcome unknown; else an intent is written and the request may go.
+ * request makes the outcome unknown; else an intent is written and the request may go. An intent
+ * that does not fit its shard throws `OpenSendingsFullError` before anything is sent.
  */
 async function beginSending(
   store: CheckpointStore<OpenSendings>,
@@ -30,22 +70,22 @@ async function beginSending(
   recordId: string,
   now: Date,
 ): Promise<SendingStart> {
+  const legacy = await legacyStart(store, connection, recordId, now);
+  if (legacy.kind !== 'go') return legacy;
   let start: SendingStart = { kind: 'go' };
-  await updateOpenSendings(store, connection, (current) => {
-    const finished = recentlyFinished(current, now);
-    const sent =
-      current.sendings.find((s) => s.source.id === recordId) ?? finished.find((f) => f.recordId === recordId);
-    const intents = current.intents ?? [];
-    if (sent) start = { kind: 'sent', sendingId: sent.sendingId };
-    else if (intents.some((i) => i.recordId === recordId)) start = { kind: 'unknown' };
-    else start = { kind: 'go' };
-    const others = intents.filter((i) => i.recordId !== recordId);
-    return {
-      ...current,
-      intents: start.kind === 'go' ? [...others, { recordId, at: now.toISOString() }] : others,
-      finished,
-    };
-  });
+  await updateOpenSendings(
+    store,
+    sendingKey(connection, recordId),
+    (current) => {
+      start = startFrom(current, recordId, now);
+      const others = (current.intents ?? []).filter((i) => i.recordId !== recordId);
+      return {
+        intents: start.kind === 'go' ? [...others, { recordId, at: now.toISOString() }] : others,
+        finished: recentlyFinished(current, now),
+      };
+    },
+    INTENT_LIMIT_BYTES,
+  );
   return start;
 }
 
@@ -55,8 +95,7 @@ export async function endSending(
   connection: string,
   recordId: string,
 ): Promise<void> {
-  await updateOpenSendings(store, connection, (current) => ({
-    ...current,
+  await updateOpenSendings(store, sendingKey(connection, recordId), (current) => ({
     intents: (current.intents ?? []).filter((i) => i.recordId !== recordId),
   }));
 }
@@ -79,14 +118,21 @@ async function registerSending(run: SendRun, store: CheckpointStore<OpenSendings
     lastCode: null,
   };
   try {
-    const next = await updateOpenSendings(store, envelope.connection, (current) => ({
+    const key = sendingKey(envelope.connection, envelope.id);
+    const next = await updateOpenSendings(store, key, (current) => ({
       sendings: current.sendings.some((s) => s.sendingId === entry.sendingId)
         ? current.sendings
         : [...current.sendings, entry],
       intents: (current.intents ?? []).filter((i) => i.recordId !== envelope.id),
     }));
-    if (next.sendings.length > deps.config.sending.maxOpenSendings) {
-      deps.logger.warn('many open einvoice sendings', { open: next.sendings.length });
+    const bytes = openSendingsBytes(next);
+    if (bytes > SHARD_LIMIT_BYTES / 2) {
+      deps.logger.warn('einvoice sendings shard filling', {
+        key,
+        open: next.sendings.length,
+        bytes,
+        limitBytes: SHARD_LIMIT_BYTES,
+      });
     }
   } catch (error) {
     // The invoice was sent: never let this failure cause a second sending.
