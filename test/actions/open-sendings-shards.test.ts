@@ -207,20 +207,36 @@ describe('open e-invoice sendings over shards (dynalite)', () => {
     expect(calls.send).toBe(1);
   });
 
-  it('refuses an intent that does not fit its shard before sending, and says which item is full', async () => {
-    const { send, sendings, calls } = await setup();
+  it('warns of a shard past half its size, and refuses an intent that does not fit before sending', async () => {
+    const { send, sendings, logger, calls } = await setup();
     const recordId = randomUUID();
     const key = sendingKey(CONNECTION, recordId);
+    const sameShard = () => {
+      for (;;) {
+        const id = randomUUID();
+        if (sendingKey(CONNECTION, id) === key) return id;
+      }
+    };
     const full: OpenSendings = { sendings: [] };
-    while (openSendingsBytes(full) < INTENT_LIMIT_BYTES - 200) full.sendings.push(openSending(randomUUID()));
+    while (openSendingsBytes(full) < SHARD_LIMIT_BYTES / 2) full.sendings.push(openSending(sameShard()));
     await sendings.put(key, full, undefined);
+    await expect(send(recordId)).resolves.toMatchObject({ result: 'sent' });
+    expect(logger.lines.find((l) => l.message === 'einvoice sendings shard filling')?.data).toMatchObject({
+      key,
+      open: full.sendings.length + 1,
+    });
 
-    const error = await send(recordId).catch((e: unknown) => e);
+    const filled = (await sendings.get(key))?.value as OpenSendings;
+    while (openSendingsBytes(filled) < INTENT_LIMIT_BYTES - 200)
+      filled.sendings.push(openSending(sameShard()));
+    const stored = await sendings.get(key);
+    await sendings.put(key, filled, stored?.version);
+    const error = await send(sameShard()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenSendingsFullError);
     expect((error as OpenSendingsFullError).key).toBe(key);
     expect((error as Error).message).toContain(`limit of ${INTENT_LIMIT_BYTES}`);
-    expect(calls.send).toBe(0);
-    expect((await sendings.get(key))?.value).toEqual(full);
-    expect(SENDING_SHARDS).toBe(shardKeys(CONNECTION).length);
+    expect(calls.send).toBe(1);
+    expect((await sendings.get(key))?.value).toEqual(filled);
+    expect(shardKeys(CONNECTION)).toHaveLength(SENDING_SHARDS);
   });
 });
