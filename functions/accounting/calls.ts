@@ -19,6 +19,7 @@ import {
   expectedOf,
   fieldPath,
   listEnvelopeSchema,
+  recordFieldsSchemaFor,
   recordSchemaFor,
 } from './schemas.js';
 import type { RawResponse } from './transport.js';
@@ -121,12 +122,13 @@ export function listPages<T extends ApiRecord = ApiRecord>(
 ): AsyncIterable<Page<T>> {
   const spec = collectionSpec(c, collection);
   const op = operation(c, `${spec.name}.list`);
-  const envelope = listEnvelopeSchema(recordSchemaFor(spec));
+  const envelope = listEnvelopeSchema(recordFieldsSchemaFor(spec));
   const readPage: ReadJson<RawPage<T>> = (value, req, _status, res) => {
     const page = validate(envelope, value, req);
     const date = Date.parse(header(res, 'date') ?? '');
     return {
-      items: page.Items as T[],
+      // Every item passed the record checks above; the items are the service's own, every field kept.
+      items: (value as { Items: T[] }).Items,
       totalItemCount: page.TotalItemCount ?? undefined,
       appliedPageSize: page.Pagination?.PageSize ?? undefined,
       ...(Number.isNaN(date) ? {} : { serverTime: new Date(date).toISOString() }),

@@ -1,7 +1,8 @@
 /**
  * zod schemas for what the client relies on in the service's responses. Only the fields the product
  * uses are checked (`Id`, `ModificationInfo`, `Status`, `DocumentNumber`, envelopes); every other
- * field passes through untouched (`z.looseObject`), so nothing the service adds is lost.
+ * field passes through untouched (`z.looseObject`, or a listed page's items kept as sent), so
+ * nothing the service adds is lost.
  */
 import * as z from 'zod';
 import type { CollectionSpec } from './collections.js';
@@ -30,6 +31,17 @@ export const trackedRecordSchema = z.looseObject({
 
 export function recordSchemaFor(collection: CollectionSpec | undefined) {
   return collection?.modificationInfo ? trackedRecordSchema : recordSchema;
+}
+
+const recordFieldsSchema = z.object(recordSchema.shape);
+const trackedRecordFieldsSchema = z.object(trackedRecordSchema.shape);
+
+/**
+ * The checks of `recordSchemaFor` without copying every field of the record: a listed page's items
+ * are checked with it and then kept as the service sent them (pages hold thousands of records).
+ */
+export function recordFieldsSchemaFor(collection: CollectionSpec | undefined) {
+  return collection?.modificationInfo ? trackedRecordFieldsSchema : recordFieldsSchema;
 }
 
 /** Keyset mode leaves `PageNumber` unset: null, absent or an empty string are all accepted. */

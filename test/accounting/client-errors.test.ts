@@ -141,6 +141,28 @@ describe('accounting client error mapping', () => {
     expect((error as SchemaMismatchError).path).toBe('/v1/IssuedInvoices');
   });
 
+  it('lists each page’s items as the service sent them, every field in its order', async () => {
+    const sent = [
+      {
+        Future: { Field: [1, 2] },
+        Id: 'a',
+        ModificationInfo: { ModifiedBy: 'u', ModifiedDate: '2026-01-01T00:00:00Z', CreatedDate: null },
+      },
+      { Note: 'č€😀', ...doc('b'), Status: null },
+    ];
+    server.route('GET', '/v1/IssuedInvoices', listReply(sent, { pageSize: 100 }));
+    const got: unknown[] = [];
+    for await (const item of client().listItems('IssuedInvoices')) got.push(item);
+    expect(JSON.stringify(got)).toBe(JSON.stringify(sent));
+    server.route('GET', '/v1/Banks', listReply([{ Id: 'x' }, { Name: 'no id' }], { pageSize: 100 }));
+    const error = await (async () => {
+      for await (const _ of client().listItems('Banks')) {
+        // read all
+      }
+    })().catch((e: unknown) => e);
+    expect((error as SchemaMismatchError).field).toBe('Items[1].Id');
+  });
+
   it('requires Id on records and passes every other field through', async () => {
     server.route('GET', `/v1/IssuedInvoices/${ID}`, { body: { ...doc(ID), Future: { Field: [1, 2] } } });
     const got = await client().get('IssuedInvoices', ID);

@@ -1,7 +1,13 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
 import { RecordRefError } from '../../functions/core/errors.js';
-import { eventEntrySize, resolveRecord, storeClaim } from '../../functions/core/events/claim-check.js';
+import {
+  eventEntryOverflow,
+  eventEntrySize,
+  resolveRecord,
+  storeClaim,
+} from '../../functions/core/events/claim-check.js';
 
 describe('claim check', () => {
   it('counts entry size like EventBridge (UTF-8 bytes of source, detail-type, detail, resources, time)', () => {
@@ -13,6 +19,31 @@ describe('claim check', () => {
     expect(eventEntrySize(event)).toBe(15 + 21 + Buffer.byteLength('{"a":"č"}'));
     expect(eventEntrySize({ ...event, time: new Date(0), resources: ['arn:x'] })).toBe(
       eventEntrySize(event) + 14 + 5,
+    );
+  });
+
+  it('reports the exact size of an entry over the limit and nothing for one within it, multi-byte text included', () => {
+    const text = fc.string({ unit: fc.constantFrom('a', 'č', '€', '😀', '"', '\n'), maxLength: 40 });
+    fc.assert(
+      fc.property(
+        text,
+        fc.boolean(),
+        fc.array(text, { maxLength: 2 }),
+        fc.nat(400),
+        (s, timed, resources, limit) => {
+          const event = {
+            source: 'accounting.acme',
+            detailType: 'IssuedInvoice.Created' as const,
+            detail: { a: s },
+            ...(timed ? { time: new Date(0) } : {}),
+            resources,
+          };
+          const size = eventEntrySize(event);
+          expect(eventEntryOverflow(event, limit)).toBe(size > limit ? size : undefined);
+          expect(eventEntryOverflow(event, size)).toBeUndefined();
+          expect(eventEntryOverflow(event, size - 1)).toBe(size);
+        },
+      ),
     );
   });
 

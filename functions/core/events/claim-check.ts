@@ -17,11 +17,29 @@ export const DEFAULT_MAX_EVENT_BYTES = 1_048_576;
  * Detail (the JSON text) and each Resource, plus 14 bytes when Time is set.
  */
 export function eventEntrySize(event: BusEvent): number {
+  return entrySize(event, JSON.stringify(event.detail) ?? '');
+}
+
+function entrySize(event: BusEvent, detail: string): number {
   let size = Buffer.byteLength(event.source) + Buffer.byteLength(event.detailType);
-  size += Buffer.byteLength(JSON.stringify(event.detail) ?? '');
+  size += Buffer.byteLength(detail);
   if (event.time) size += 14;
   for (const r of event.resources ?? []) size += Buffer.byteLength(r);
   return size;
+}
+
+/**
+ * `eventEntrySize(event)` when it is over `maxBytes`, else `undefined` (the entry fits). A UTF-16
+ * code unit is at most 3 UTF-8 bytes, so a detail whose text is short enough fits without its
+ * bytes being counted.
+ */
+export function eventEntryOverflow(event: BusEvent, maxBytes: number): number | undefined {
+  const detail = JSON.stringify(event.detail) ?? '';
+  let bound = 3 * (event.source.length + event.detailType.length + detail.length) + 14;
+  for (const r of event.resources ?? []) bound += 3 * r.length;
+  if (bound <= maxBytes) return undefined;
+  const size = entrySize(event, detail);
+  return size > maxBytes ? size : undefined;
 }
 
 export interface ClaimCheckOptions {

@@ -4,7 +4,7 @@
  */
 import type { RecordType } from '../../accounting/collections.js';
 import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
-import { eventEntrySize, storeClaim } from '../events/claim-check.js';
+import { eventEntryOverflow, storeClaim } from '../events/claim-check.js';
 import {
   type ChangeKind,
   idempotencyKey,
@@ -70,8 +70,8 @@ export async function buildRecordEvent(
     detail: { ...base, record: change.record },
     ...(change.time ? { time: change.time } : {}),
   };
-  const size = eventEntrySize(event);
-  if (size <= ctx.maxEventBytes) return { event, claimChecked: false };
+  const size = eventEntryOverflow(event, ctx.maxEventBytes);
+  if (size === undefined) return { event, claimChecked: false };
   if (!ctx.objectStore) throw new EventTooLargeError(detailType, change.id, size, ctx.maxEventBytes);
   const recordRef = await storeClaim(
     ctx.objectStore,

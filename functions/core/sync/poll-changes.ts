@@ -13,12 +13,14 @@ import type { WindowState } from './checkpoint-state.js';
 import type { CollectionRun } from './sync-types.js';
 
 const isoDate = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'expected an ISO date-time');
-const changeRecordSchema = z.looseObject({
+// Checks the fields the poller relies on without copying the record (a loose schema would copy
+// every field of every record): the event carries the listed record itself.
+const changeFieldsSchema = z.object({
   Id: z.string().min(1, 'expected a non-empty Id'),
   // General reference lists of the real service carry ModifiedDate only.
-  ModificationInfo: z.looseObject({ CreatedDate: isoDate.nullish(), ModifiedDate: isoDate }),
+  ModificationInfo: z.object({ CreatedDate: isoDate.nullish(), ModifiedDate: isoDate }),
 });
-type ChangeRecord = z.infer<typeof changeRecordSchema>;
+type ChangeRecord = z.infer<typeof changeFieldsSchema> & Record<string, unknown>;
 
 /** The events of one page, with whether each was claim-checked and the versions they publish. */
 interface PageEvents {
@@ -43,8 +45,8 @@ function readPages(run: CollectionRun, window: WindowState): AsyncIterable<Page>
 }
 
 function parseChange(run: CollectionRun, item: unknown): ChangeRecord {
-  const parsed = changeRecordSchema.safeParse(item);
-  if (parsed.success) return parsed.data;
+  const parsed = changeFieldsSchema.safeParse(item);
+  if (parsed.success) return item as ChangeRecord;
   const issue = parsed.error.issues[0];
   throw new SyncDataError(
     `${run.spec.name}: a listed record is missing ${issue?.path.join('.') || 'fields'} (${issue?.message})`,
