@@ -1,6 +1,7 @@
 /**
  * The running runtime: `pollOnce` (every connection once), `run` (each connection's loop until a
- * signal or a duration), `stop` (the polls in flight finish, the bus drains, everything closes),
+ * signal or a duration), `stop` (the polls in flight end, the deliveries in flight finish, what is
+ * still queued stays journaled for the next start, everything closes),
  * and the first backfill's progress of a one-connection run.
  */
 import type { LocalBus } from '../adapters/local/local-bus.js';
@@ -83,8 +84,8 @@ export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Runni
       r.deliveries?.halt();
       r.haltLimiter?.();
       await r.actions?.close();
-      // Queued deliveries run (and what they publish is journaled); one waiting to retry is left
-      // to the next start, which finds it in the journal.
+      // The deliveries in flight finish (what they publish is journaled); queued ones, and one
+      // waiting to retry, stay in the journal for the next start.
       await r.bus.close();
       const published = r.bus.publishedCount();
       await r.closeAll();

@@ -12,8 +12,8 @@
  * with its own client, rate limit, checkpoints, event source and health (`connection-loops.ts`).
  *
  * `stop()` stops cleanly: no new poll, the running ones finish (their checkpoints are saved after
- * the bus journaled their events on disk), the bus drains (deliveries and the outcomes they
- * publish), then the stores and servers close. A restart — after a clean stop or a kill -9 —
+ * the bus journaled their events on disk), the deliveries in flight finish (queued ones stay
+ * journaled), then the stores and servers close. A restart — after a clean stop or a kill -9 —
  * resumes from the checkpoints and delivers what the journal holds and a subscriber had not
  * handled; the actions' idempotency records (in dynalite) keep effects from repeating.
  */

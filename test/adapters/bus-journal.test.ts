@@ -169,6 +169,46 @@ describe('local bus on a file journal', () => {
     expect(JSON.parse(await readFile(join(dir, 'bus', 'offsets.json'), 'utf8')).a).toBe(6);
   });
 
+  it('close waits for a hung delivery only its grace; it and the queued ones stay journaled for the next start', async () => {
+    const seen: number[] = [];
+    const hang = new Promise<void>(() => {});
+    const bus1 = createLocalBus({
+      routes: [route],
+      deliver: async (_r, e) => {
+        const { n } = e.detail as { n: number };
+        if (n === 2) await hang;
+        seen.push(n);
+      },
+      journal: await openFileJournal(join(dir, 'bus')),
+      logger,
+      stopGraceMs: 20,
+    });
+    await bus1.publish(
+      [1, 2, 3, 4].map((n) => ({ source: 's', detailType: 'IssuedInvoice.Created', detail: { n } })),
+    );
+    for (let i = 0; i < 50 && seen.length < 1; i += 1) await new Promise((r) => setTimeout(r, 10));
+    await bus1.close();
+    expect(seen).toEqual([1]);
+    expect(JSON.parse(await readFile(join(dir, 'bus', 'offsets.json'), 'utf8')).a).toEqual({
+      offset: 1,
+      known: 4,
+      unhandled: [[2, 4]],
+    });
+
+    const bus2 = createLocalBus({
+      routes: [route],
+      deliver: async (_r, e) => {
+        seen.push((e.detail as { n: number }).n);
+      },
+      journal: await openFileJournal(join(dir, 'bus')),
+      logger,
+    });
+    await new Promise((r) => setTimeout(r, 10));
+    await bus2.drain();
+    await bus2.close();
+    expect(seen).toEqual([1, 2, 3, 4]);
+  });
+
   it('keeps dead letters in a file that survives, and redelivers one to its subscriber only', async () => {
     const store = openFileDeadLetterStore(join(dir, 'bus', 'dead-letters.jsonl'));
     const other: Route = { ...route, id: 'b' };

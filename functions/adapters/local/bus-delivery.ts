@@ -182,11 +182,11 @@ async function runDelivery(bus: BusState, sub: BusSubscriber, events: EventBridg
   }
 }
 
-/** Starts the deliveries a subscriber has room for. */
+/** Starts the deliveries a subscriber has room for; none once the bus is stopping. */
 export function pump(bus: BusState, state: SubscriberState): void {
   const limit = Math.max(1, state.sub.maxConcurrency);
   const size = Math.max(1, state.sub.maxBatch ?? 1);
-  while (!bus.closed && state.active < limit && state.pending.length > 0) {
+  while (!bus.stopping.signal.aborted && state.active < limit && state.pending.length > 0) {
     const batch = nextBatch(state, size);
     if (batch.length === 0) break;
     for (const entry of batch) state.open.add(entry.seq);

@@ -34,7 +34,7 @@ export interface BusState {
   readonly running: Set<Promise<void>>;
   readonly eventListeners: Set<(event: EventBridgeEvent, routeIds: string[]) => void>;
   readonly deliveryListeners: Set<(outcome: DeliveryOutcome) => void>;
-  /** Aborted by `close()`: deliveries waiting to retry give up (the journal keeps their events). */
+  /** Aborted by `close()`: no delivery starts any more, those waiting to retry give up (the journal keeps their events). */
   readonly stopping: AbortController;
   /** Reasons of events a running delivery sent to its route's sink, by `sinkKey`. */
   readonly sentToSink: Map<string, string>;

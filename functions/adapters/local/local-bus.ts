@@ -17,8 +17,9 @@
  * event, as the SQS handler sends it to the route's DLQ) is dead-lettered at once.
  *
  * `drain()` waits until every delivery, including those of events published by handlers
- * meanwhile, has finished; `close()` waits for running deliveries and leaves queued ones in the
- * journal for the next start.
+ * meanwhile, has finished. `close()` starts no more deliveries: the ones in flight get
+ * `stopGraceMs` to finish, everything still queued stays in the journal (the saved positions say
+ * what is unhandled) and the next start delivers it.
  */
 import { randomUUID } from 'node:crypto';
 import type { DeadLetterSink } from '../../core/actions/dead-letter-sink.js';
@@ -59,6 +60,8 @@ export interface LocalBusOptions {
   maxRecordedEvents?: number;
   /** Event ids; default random UUIDs. */
   newId?: () => string;
+  /** How long `close()` waits for the deliveries in flight; default 2 s. Queued ones never start. */
+  stopGraceMs?: number;
 }
 
 export interface LocalBus extends EventPublisher {
@@ -84,7 +87,10 @@ export interface LocalBus extends EventPublisher {
   onDelivery(listener: (outcome: DeliveryOutcome) => void): () => void;
   /** Resolves when no delivery is queued or running. */
   drain(): Promise<void>;
-  /** Refuses further events, starts no more deliveries, waits for running ones and saves the offsets. */
+  /**
+   * Starts no more deliveries, waits for the running ones (at most `stopGraceMs`), then refuses
+   * further events and saves the positions: what is queued or still running stays journaled.
+   */
   close(): Promise<void>;
 }
 
@@ -183,21 +189,43 @@ function deadLetterSink(bus: BusState, options: LocalBusOptions, routeId: string
   };
 }
 
+/** Resolves when the deliveries in flight have finished, or after `graceMs`, whichever is first. */
+async function settleInFlight(bus: BusState, graceMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, graceMs);
+    timer.unref?.();
+  });
+  const settled = (async () => {
+    while (bus.running.size > 0) await Promise.allSettled([...bus.running]);
+  })();
+  await Promise.race([settled, grace]);
+  clearTimeout(timer);
+}
+
 /**
- * Queued deliveries still run (and the events they publish are journaled); a failing one is not
- * retried now, it stays in the journal for the next start. Then the offsets are saved.
+ * No delivery starts any more (`pump` checks `stopping`); those in flight finish within the grace
+ * (what they publish is journaled), a failing one is not retried now. What is queued, or still
+ * running after the grace, stays in the journal for the next start. Then the positions are saved.
  */
-async function shutDown(bus: BusState, registered: Promise<void>): Promise<void> {
-  while (bus.running.size > 0) await Promise.allSettled([...bus.running]);
+async function shutDown(bus: BusState, registered: Promise<void>, graceMs: number): Promise<void> {
+  await settleInFlight(bus, graceMs);
   bus.closed = true;
   if (bus.flushTimer) clearTimeout(bus.flushTimer);
   bus.flushTimer = undefined;
   const queued = bus.states.reduce((sum, s) => sum + s.pending.length + s.open.size, 0);
-  if (queued > 0) bus.logger.info('local bus closed; undelivered events stay journaled', { queued });
+  if (queued > 0)
+    bus.logger.info('local bus closed; undelivered events stay journaled', {
+      queued,
+      running: bus.running.size,
+    });
   await registered;
   await flushOffsets(bus);
   await bus.journal.close();
 }
+
+/** How long `close()` waits for the deliveries in flight by default. */
+const DEFAULT_STOP_GRACE_MS = 2_000;
 
 export function createLocalBus(options: LocalBusOptions): LocalBus {
   const bus = busState(options);
@@ -241,7 +269,7 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
     close(): Promise<void> {
       if (bus.stopping.signal.aborted) return closing;
       bus.stopping.abort();
-      closing = shutDown(bus, registered);
+      closing = shutDown(bus, registered, options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
       return closing;
     },
   };

@@ -18,7 +18,7 @@ export const runCommand = defineCommand({
   summary: 'Run everything: sandbox, embedded DynamoDB + S3, the local bus, the poller and every action.',
   description: [
     'What `npm start` runs. Shows a live view on a terminal (line logs otherwise, JSON with --json).',
-    'Ctrl-C stops cleanly: the running poll finishes, the bus drains, checkpoints are saved, servers close.',
+    'Ctrl-C (or the end of --duration) stops within seconds: the running poll ends, the deliveries in flight finish, checkpoints and the bus positions are saved, servers close; queued deliveries stay journaled and the next start delivers them.',
     'A restart on the same --data-dir resumes from the checkpoints without repeating effects.',
     'Credentials (only with --no-sandbox) come from the environment or ./.env: ACCOUNTING_API_KEY, or ACCOUNTING_CLIENT_ID + ACCOUNTING_CLIENT_SECRET (+ ACCOUNTING_SCOPE) with --auth-url.',
   ].join('\n'),
