@@ -77,6 +77,8 @@ export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Runni
       ctx.emit({ kind: 'stopping', reason });
       r.halt.abort();
       loopsStop.abort();
+      // No queued delivery starts from now on, while the poll, the intake and the schedules end.
+      r.bus.stopDeliveries();
       r.actions?.stopTimers();
       await polling?.catch(() => {});
       await r.intake?.close();

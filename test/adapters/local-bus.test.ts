@@ -287,6 +287,22 @@ describe('local bus', () => {
     await expect(local.publish([bus('IssuedInvoice.Created')])).rejects.toBeInstanceOf(PublishError);
   });
 
+  it('after stopDeliveries publishing still journals, but no delivery starts', async () => {
+    const delivered: number[] = [];
+    const local = createLocalBus({
+      routes: [route('a', ['IssuedInvoice.Created'])],
+      deliver: async (_r, event) => {
+        delivered.push((event.detail as { i: number }).i);
+      },
+      logger,
+    });
+    local.stopDeliveries();
+    await local.publish([bus('IssuedInvoice.Created', { i: 1 })]);
+    await local.close();
+    expect(local.publishedCount()).toBe(1);
+    expect(delivered).toEqual([]);
+  });
+
   it('never runs two deliveries of one record at once on a route (the others go on meanwhile)', async () => {
     const gate = deferred();
     const started: string[] = [];

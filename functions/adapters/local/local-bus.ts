@@ -88,6 +88,11 @@ export interface LocalBus extends EventPublisher {
   /** Resolves when no delivery is queued or running. */
   drain(): Promise<void>;
   /**
+   * Starts no more deliveries (those waiting to retry give up); publishing still journals. The
+   * first step of `close()`, for a stop that has other work to wait for before it.
+   */
+  stopDeliveries(): void;
+  /**
    * Starts no more deliveries, waits for the running ones (at most `stopGraceMs`), then refuses
    * further events and saves the positions: what is queued or still running stays journaled.
    */
@@ -233,7 +238,7 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
   const maxRecorded = options.maxRecordedEvents ?? 10_000;
   const recorded: EventBridgeEvent[] = [];
   let published = 0;
-  let closing: Promise<void> = Promise.resolve();
+  let closing: Promise<void> | undefined;
   queueBacklog(bus);
   const registered = flushOffsets(bus);
   for (const state of bus.states) pump(bus, state);
@@ -266,10 +271,12 @@ export function createLocalBus(options: LocalBusOptions): LocalBus {
     async drain(): Promise<void> {
       while (bus.running.size > 0) await Promise.allSettled([...bus.running]);
     },
-    close(): Promise<void> {
-      if (bus.stopping.signal.aborted) return closing;
+    stopDeliveries(): void {
       bus.stopping.abort();
-      closing = shutDown(bus, registered, options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
+    },
+    close(): Promise<void> {
+      bus.stopping.abort();
+      closing ??= shutDown(bus, registered, options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
       return closing;
     },
   };
