@@ -62,18 +62,26 @@ function registryFile(): string[] {
   return ['--connections', join(dir, `registry-${++files}.json`)];
 }
 
-const addAcme = (target: string[], extra: string[] = []) =>
+/** `connections add` of one entry to `target`, with `extra` flags after the usual three. */
+const addConnection = (
+  target: string[],
+  entry: { name: string; baseUrl: string; secret: string },
+  extra: string[] = [],
+) =>
   run([
     'add',
     ...target,
     '--name',
-    'acme',
+    entry.name,
     '--base-url',
-    sandbox.baseUrl,
+    entry.baseUrl,
     '--credentials-secret',
-    'env:ACME_CREDENTIALS',
+    entry.secret,
     ...extra,
   ]);
+
+const addAcme = (target: string[], extra: string[] = []) =>
+  addConnection(target, { name: 'acme', baseUrl: sandbox.baseUrl, secret: 'env:ACME_CREDENTIALS' }, extra);
 
 describe('connections on a file', () => {
   it('adds, lists, pauses, resumes and removes; list never shows a secret', async () => {
@@ -279,16 +287,7 @@ describe('connections test against the sandbox', () => {
     });
     try {
       const file = registryFile();
-      await run([
-        'add',
-        ...file,
-        '--name',
-        'skoncz',
-        '--base-url',
-        cz.baseUrl,
-        '--credentials-secret',
-        'env:ACME_CREDENTIALS',
-      ]);
+      await addConnection(file, { name: 'skoncz', baseUrl: cz.baseUrl, secret: 'env:ACME_CREDENTIALS' });
       const result = await run(['test', 'skoncz', '--all', ...file]);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/IssuedInvoices +answered/);
@@ -305,18 +304,11 @@ describe('connections test against the sandbox', () => {
     });
     try {
       const file = registryFile();
-      await run([
-        'add',
-        ...file,
-        '--name',
-        'limited',
-        '--base-url',
-        limited.baseUrl,
-        '--credentials-secret',
-        'env:ACME_CREDENTIALS',
-        '--collections',
-        'IssuedInvoices,ReceivedInvoices,BusinessPartners',
-      ]);
+      await addConnection(
+        file,
+        { name: 'limited', baseUrl: limited.baseUrl, secret: 'env:ACME_CREDENTIALS' },
+        ['--collections', 'IssuedInvoices,ReceivedInvoices,BusinessPartners'],
+      );
       const result = await run(['test', 'limited', ...file]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('(API key): accepted');
@@ -330,16 +322,7 @@ describe('connections test against the sandbox', () => {
 
   it('exits 1 on refused credentials, without printing them', async () => {
     const file = registryFile();
-    await run([
-      'add',
-      ...file,
-      '--name',
-      'wrong',
-      '--base-url',
-      sandbox.baseUrl,
-      '--credentials-secret',
-      'env:WRONG_CREDENTIALS',
-    ]);
+    await addConnection(file, { name: 'wrong', baseUrl: sandbox.baseUrl, secret: 'env:WRONG_CREDENTIALS' });
     const result = await run(['test', 'wrong', ...file]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('credentials from env:WRONG_CREDENTIALS (API key): refused');
@@ -370,15 +353,7 @@ describe('connections test against the sandbox', () => {
 
   it('refuses to test an unknown connection or one whose secret is gone (exit 2)', async () => {
     const file = registryFile();
-    await run([
-      'add',
-      ...file,
-      '--name',
-      'later',
-      '--base-url',
-      sandbox.baseUrl,
-      '--credentials-secret',
-      'env:LATER',
+    await addConnection(file, { name: 'later', baseUrl: sandbox.baseUrl, secret: 'env:LATER' }, [
       '--skip-secret-check',
     ]);
     expect((await run(['test', 'nope', ...file])).code).toBe(2);
