@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus-types.js';
 
 const FIXTURES = new URL('../fixtures/events/', import.meta.url);
 
@@ -12,18 +13,8 @@ export function eventFixture<T = unknown>(name: string): T {
   return JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8')) as T;
 }
 
-/** An EventBridge event as a rule delivers it to a target. */
-export interface EventBridgeEnvelope<D = unknown> {
-  version: string;
-  id: string;
-  'detail-type': string;
-  source: string;
-  account: string;
-  time: string;
-  region: string;
-  resources: string[];
-  detail: D;
-}
+/** An EventBridge event as a rule delivers it to a target (the shape the local bus also delivers). */
+export type EventBridgeEnvelope<D = unknown> = EventBridgeEvent<D>;
 
 /** A record event as the poller publishes it (`eventbridge-record-event.json`). */
 export const recordEventFixture = () =>
