@@ -1,0 +1,122 @@
+/**
+ * What the deployment tests share: a consumer of HTTP deliveries, the sandbox's partners,
+ * signed intake orders, per-function call reports and a grant taken away from a role.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { signHeaders } from '../../functions/core/intake/signatures.js';
+import { sampleOrder } from '../../functions/local/intake-samples.js';
+import type { Sandbox } from '../../sandbox/index.js';
+import type { Json } from './assembly.js';
+import type { Deployment } from './deployment.js';
+import type { CallRecord } from './iam.js';
+
+export interface Receiver {
+  readonly url: string;
+  readonly requests: { path: string; headers: Record<string, string | string[] | undefined>; body: string }[];
+  close(): Promise<void>;
+}
+
+/** An HTTP consumer on 127.0.0.1 that records what it is sent and answers 200. */
+export async function startReceiver(): Promise<Receiver> {
+  const requests: Receiver['requests'] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      requests.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The partner key (IČO) of an issued invoice of the sandbox's company, for the e-invoicing setting. */
+export async function invoicedPartner(sandbox: Sandbox): Promise<string> {
+  const invoices = sandbox.state.list('IssuedInvoices', { pageSize: 100, pageNumber: 1 }).items as Json[];
+  const ico = invoices
+    .map((i) => i.BusinessPartnerAddress?.IdentificationNumber)
+    .find((v) => typeof v === 'string' && v.length > 0);
+  if (!ico) throw new Error('the sandbox has no invoiced partner with an IČO');
+  return ico;
+}
+
+/** A Standard Webhooks signing secret. */
+export const webhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
+/** One generic (Standard Webhooks) order, signed, through the deployment's HTTP API. */
+export async function postGenericOrder(d: Deployment, secret: string, n: number) {
+  const body = JSON.stringify(sampleOrder('generic', n));
+  const headers = {
+    'content-type': 'application/json',
+    ...signHeaders('generic', secret, body, { deliveryId: randomUUID(), now: new Date() }),
+  };
+  return d.http('POST', '/intake/generic', headers, body);
+}
+
+export function detailTypes(d: Deployment): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of d.standIn.published) out[p.event['detail-type']] = (out[p.event['detail-type']] ?? 0) + 1;
+  return out;
+}
+
+export async function objectKeys(d: Deployment, bucketLogicalIdPrefix: string, prefix = ''): Promise<string[]> {
+  const bucket = d.assembly.byType('AWS::S3::Bucket').find((b) => b.logicalId.startsWith(bucketLogicalIdPrefix));
+  if (!bucket) throw new Error(`no bucket ${bucketLogicalIdPrefix}`);
+  const out = await d.servers.s3.send(new ListObjectsV2Command({ Bucket: bucket.ref, Prefix: prefix }));
+  return (out.Contents ?? []).map((o) => o.Key as string);
+}
+
+/** Per caller: each action on each resource once, with what allowed it (the closing note's table). */
+export function callReport(calls: readonly CallRecord[]): string {
+  const rows = new Map<string, string>();
+  for (const c of calls) {
+    const resource = c.resource.replace(/accounting-events-prod-(stateful|stateless)-/g, '').replace(/\/[^/]*\.[a-z]+(\.gz)?$/, '/…');
+    const key = `${c.caller}  ${c.action}  ${resource}`;
+    if (!rows.has(key)) rows.set(key, `${key}  ← ${c.decision === 'Allowed' ? c.allowedBy.join(', ') : c.decision}`);
+  }
+  return [...rows.values()].sort().join('\n');
+}
+
+/**
+ * Takes one action away from every statement of a function's role (as if the template had not
+ * granted it) and returns how to give it back.
+ */
+export function revoke(d: Deployment, functionPrefix: string, action: string): () => void {
+  const fn = d.fn(functionPrefix);
+  const restores: (() => void)[] = [];
+  for (const { policy } of d.assembly.identityPolicies(fn.roleArn)) {
+    const before = policy.Statement.map((s: Json) => ({ ...s }));
+    for (const s of policy.Statement) {
+      const actions = [s.Action].flat().filter((a: string) => a !== action);
+      s.Action = actions;
+    }
+    const kept = policy.Statement.filter((s: Json) => s.Action.length > 0);
+    policy.Statement.splice(0, policy.Statement.length, ...kept);
+    restores.push(() => policy.Statement.splice(0, policy.Statement.length, ...before));
+  }
+  return () => {
+    for (const r of restores) r();
+  };
+}
+
+/** Message counts of every queue whose name says it is a dead-letter queue. */
+export function deadLetters(d: Deployment): Record<string, number> {
+  return Object.fromEntries(
+    d.queues
+      .all()
+      .filter((q) => /dlq/i.test(q.name) && q.messages.length > 0)
+      .map((q) => [q.name, q.messages.length]),
+  );
+}
