@@ -247,7 +247,8 @@ export function loadAssembly(
   // Exports of every stack (the stateful stack's outputs are imported by the stateless one).
   for (const { stack, template } of templates) {
     for (const output of Object.values<Json>(template.Outputs ?? {})) {
-      if (output.Export?.Name) exports.set(resolveIn(stack, output.Export.Name), resolveIn(stack, output.Value));
+      if (output.Export?.Name)
+        exports.set(resolveIn(stack, output.Export.Name), resolveIn(stack, output.Value));
     }
   }
 
@@ -274,7 +275,8 @@ export function loadAssembly(
     const role = resources.find((r) => r.type === 'AWS::IAM::Role' && r.attributes.Arn === roleArn);
     if (!role) return [];
     const out: { name: string; policy: PolicyDocument }[] = [];
-    for (const inline of props(role).Policies ?? []) out.push({ name: inline.PolicyName, policy: inline.PolicyDocument });
+    for (const inline of props(role).Policies ?? [])
+      out.push({ name: inline.PolicyName, policy: inline.PolicyDocument });
     for (const policy of byType('AWS::IAM::Policy')) {
       const p = props(policy);
       if ((p.Roles ?? []).includes(role.ref)) out.push({ name: policy.logicalId, policy: p.PolicyDocument });

@@ -86,8 +86,6 @@ export function decodeAwsChunked(body: Buffer): Buffer {
   return Buffer.concat(parts);
 }
 
-const md5 = (data: string | Buffer) => createHash('md5').update(data).digest('hex');
-
 /** SQS's MD5 of message attributes (name, type and value, length-prefixed, sorted by name). */
 function md5OfAttributes(attributes: Record<string, Json>): string {
   const hash = createHash('md5');
@@ -114,11 +112,16 @@ function md5OfAttributes(attributes: Record<string, Json>): string {
 
 const s3Error = (res: ServerResponse, status: number, code: string, message: string) => {
   res.writeHead(status, { 'content-type': 'application/xml' });
-  res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
+  res.end(
+    `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`,
+  );
 };
 
 const jsonError = (res: ServerResponse, status: number, type: string, message: string) => {
-  res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-query-error': `${type};Sender` });
+  res.writeHead(status, {
+    'content-type': 'application/x-amz-json-1.1',
+    'x-amzn-query-error': `${type};Sender`,
+  });
   res.end(JSON.stringify({ __type: type, message }));
 };
 
@@ -205,7 +208,11 @@ export class AwsStandIn {
     if (!p) {
       const fn = this.lambda?.byAccessKey(accessKeyOf(logicalId));
       if (!fn) throw new Error(`no function ${logicalId}`);
-      p = { caller: logicalId, principal: fn.roleArn, policies: this.deps.assembly.identityPolicies(fn.roleArn) };
+      p = {
+        caller: logicalId,
+        principal: fn.roleArn,
+        policies: this.deps.assembly.identityPolicies(fn.roleArn),
+      };
       this.principals.set(logicalId, p);
     }
     return p;
@@ -222,7 +229,9 @@ export class AwsStandIn {
   private findSecret(nameOrArn: string) {
     return (
       this.secrets.get(nameOrArn) ??
-      [...this.secrets.values()].find((s) => s.name === nameOrArn || nameOrArn.startsWith(`${s.arn.slice(0, -7)}`))
+      [...this.secrets.values()].find(
+        (s) => s.name === nameOrArn || nameOrArn.startsWith(`${s.arn.slice(0, -7)}`),
+      )
     );
   }
 
@@ -266,7 +275,8 @@ export class AwsStandIn {
     const input = JSON.parse(body.toString('utf8') || '{}') as Json;
     const tableArn = (name: string) => `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${name}`;
     const resources: string[] = [];
-    if (input.TableName) resources.push(tableArn(input.TableName) + (input.IndexName ? `/index/${input.IndexName}` : ''));
+    if (input.TableName)
+      resources.push(tableArn(input.TableName) + (input.IndexName ? `/index/${input.IndexName}` : ''));
     for (const name of Object.keys(input.RequestItems ?? {})) resources.push(tableArn(name));
     for (const item of input.TransactItems ?? []) {
       for (const part of Object.values<Json>(item)) resources.push(tableArn(part.TableName));
@@ -291,13 +301,16 @@ export class AwsStandIn {
       headers: {
         'content-type': String(req.headers['content-type'] ?? 'application/x-amz-json-1.0'),
         'x-amz-target': target,
-        authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+        authorization:
+          'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
         'x-amz-date': '20260101T000000Z',
       },
       body,
     });
     const text = Buffer.from(await upstream.arrayBuffer());
-    const headers: Record<string, string> = { 'content-type': upstream.headers.get('content-type') ?? 'application/x-amz-json-1.0' };
+    const headers: Record<string, string> = {
+      'content-type': upstream.headers.get('content-type') ?? 'application/x-amz-json-1.0',
+    };
     const crc = upstream.headers.get('x-amz-crc32');
     if (crc) headers['x-amz-crc32'] = crc;
     res.writeHead(upstream.status, headers);
@@ -316,36 +329,66 @@ export class AwsStandIn {
     const objectArn = `${bucketArn}/${key}`;
     const checks: { action: string; resource: string; context?: Record<string, string | string[]> }[] = [];
     if (!key) {
-      if (method === 'GET' && (q.has('list-type') || [...q.keys()].every((k) => ['prefix', 'delimiter', 'max-keys', 'continuation-token', 'start-after', 'encoding-type', 'x-id'].includes(k)))) {
+      if (
+        method === 'GET' &&
+        (q.has('list-type') ||
+          [...q.keys()].every((k) =>
+            [
+              'prefix',
+              'delimiter',
+              'max-keys',
+              'continuation-token',
+              'start-after',
+              'encoding-type',
+              'x-id',
+            ].includes(k),
+          ))
+      ) {
         const context: Record<string, string> = {};
         if (q.has('prefix')) context['s3:prefix'] = q.get('prefix') as string;
         if (q.has('delimiter')) context['s3:delimiter'] = q.get('delimiter') as string;
         if (q.has('max-keys')) context['s3:max-keys'] = q.get('max-keys') as string;
         checks.push({ action: 's3:ListBucket', resource: bucketArn, context });
       } else if (method === 'HEAD') checks.push({ action: 's3:ListBucket', resource: bucketArn });
-      else if (method === 'POST' && q.has('delete')) checks.push({ action: 's3:DeleteObject', resource: `${bucketArn}/*` });
+      else if (method === 'POST' && q.has('delete'))
+        checks.push({ action: 's3:DeleteObject', resource: `${bucketArn}/*` });
     } else if (method === 'GET' || method === 'HEAD') {
       if (q.has('tagging')) checks.push({ action: 's3:GetObjectTagging', resource: objectArn });
-      else checks.push({ action: q.has('versionId') ? 's3:GetObjectVersion' : 's3:GetObject', resource: objectArn });
+      else
+        checks.push({
+          action: q.has('versionId') ? 's3:GetObjectVersion' : 's3:GetObject',
+          resource: objectArn,
+        });
     } else if (method === 'PUT') {
       if (q.has('tagging')) checks.push({ action: 's3:PutObjectTagging', resource: objectArn });
       else {
         checks.push({ action: 's3:PutObject', resource: objectArn });
         if (req.headers['x-amz-tagging']) checks.push({ action: 's3:PutObjectTagging', resource: objectArn });
-        if (req.headers['x-amz-object-lock-mode']) checks.push({ action: 's3:PutObjectRetention', resource: objectArn });
-        if (req.headers['x-amz-object-lock-legal-hold']) checks.push({ action: 's3:PutObjectLegalHold', resource: objectArn });
+        if (req.headers['x-amz-object-lock-mode'])
+          checks.push({ action: 's3:PutObjectRetention', resource: objectArn });
+        if (req.headers['x-amz-object-lock-legal-hold'])
+          checks.push({ action: 's3:PutObjectLegalHold', resource: objectArn });
       }
     } else if (method === 'POST' && (q.has('uploads') || q.has('uploadId'))) {
       checks.push({ action: 's3:PutObject', resource: objectArn });
     } else if (method === 'DELETE') {
-      checks.push({ action: q.has('uploadId') ? 's3:AbortMultipartUpload' : 's3:DeleteObject', resource: objectArn });
+      checks.push({
+        action: q.has('uploadId') ? 's3:AbortMultipartUpload' : 's3:DeleteObject',
+        resource: objectArn,
+      });
     }
     if (checks.length === 0) {
       this.unsupported.push(`${who.caller} s3 ${method} ${url.pathname}${url.search}`);
       return s3Error(res, 501, 'NotImplemented', 'not served by the stand-in');
     }
     for (const check of checks) {
-      const decision = await this.deps.authorizer.authorize(who, check.action, check.resource, check.context, bucketArn);
+      const decision = await this.deps.authorizer.authorize(
+        who,
+        check.action,
+        check.resource,
+        check.context,
+        bucketArn,
+      );
       if (decision.decision !== 'Allowed') return s3Error(res, 403, 'AccessDenied', 'Access Denied');
     }
 
@@ -353,7 +396,20 @@ export class AwsStandIn {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (value === undefined) continue;
-      if (['authorization', 'host', 'connection', 'content-length', 'x-amz-content-sha256', 'x-amz-security-token', 'x-amz-date', 'transfer-encoding', 'expect'].includes(name)) continue;
+      if (
+        [
+          'authorization',
+          'host',
+          'connection',
+          'content-length',
+          'x-amz-content-sha256',
+          'x-amz-security-token',
+          'x-amz-date',
+          'transfer-encoding',
+          'expect',
+        ].includes(name)
+      )
+        continue;
       headers[name] = Array.isArray(value) ? value.join(',') : value;
     }
     const chunked =
@@ -370,16 +426,28 @@ export class AwsStandIn {
       delete headers['x-amz-decoded-content-length'];
       delete headers['x-amz-trailer'];
     }
-    for (const name of Object.keys(headers)) if (name.startsWith('x-amz-checksum') || name === 'x-amz-sdk-checksum-algorithm') delete headers[name];
+    for (const name of Object.keys(headers))
+      if (name.startsWith('x-amz-checksum') || name === 'x-amz-sdk-checksum-algorithm') delete headers[name];
 
     const upstreamUrl = `${this.deps.s3Endpoint}${url.pathname}${url.search}`;
     // Conditional writes: S3 honours them, s3rver does not.
     if (method === 'PUT' && key && (req.headers['if-none-match'] || req.headers['if-match'])) {
       const head = await fetch(upstreamUrl.split('?')[0] as string, { method: 'HEAD' });
       const etag = head.headers.get('etag');
-      if (req.headers['if-none-match'] === '*' && head.status === 200) return s3Error(res, 412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+      if (req.headers['if-none-match'] === '*' && head.status === 200)
+        return s3Error(
+          res,
+          412,
+          'PreconditionFailed',
+          'At least one of the pre-conditions you specified did not hold',
+        );
       if (req.headers['if-match'] && (head.status !== 200 || etag !== req.headers['if-match'])) {
-        return s3Error(res, head.status === 200 ? 412 : 404, head.status === 200 ? 'PreconditionFailed' : 'NoSuchKey', 'precondition');
+        return s3Error(
+          res,
+          head.status === 200 ? 412 : 404,
+          head.status === 200 ? 'PreconditionFailed' : 'NoSuchKey',
+          'precondition',
+        );
       }
       delete headers['if-none-match'];
       delete headers['if-match'];
@@ -397,11 +465,16 @@ export class AwsStandIn {
         await this.deps.authorizer.authorize(who, 's3:ListBucket', bucketArn);
         return s3Error(res, 403, 'AccessDenied', 'Access Denied');
       }
-      return method === 'HEAD' ? (res.writeHead(404), res.end()) : s3Error(res, 404, 'NoSuchKey', 'The specified key does not exist.');
+      if (method === 'HEAD') {
+        res.writeHead(404).end();
+        return;
+      }
+      return s3Error(res, 404, 'NoSuchKey', 'The specified key does not exist.');
     }
     const out: Record<string, string> = {};
     upstream.headers.forEach((value, name) => {
-      if (!['content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) out[name] = value;
+      if (!['content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name))
+        out[name] = value;
     });
     const payload = Buffer.from(await upstream.arrayBuffer());
     if (method !== 'HEAD') out['content-length'] = String(payload.length);
@@ -425,7 +498,12 @@ export class AwsStandIn {
         'events:detail-type': [entry.DetailType],
       });
       if (decision.decision !== 'Allowed') {
-        return jsonError(res, 400, 'AccessDeniedException', `User: ${who.principal} is not authorized to perform: events:PutEvents on resource: ${bus}`);
+        return jsonError(
+          res,
+          400,
+          'AccessDeniedException',
+          `User: ${who.principal} is not authorized to perform: events:PutEvents on resource: ${bus}`,
+        );
       }
     }
     const entries: { EventId: string }[] = [];
@@ -436,7 +514,9 @@ export class AwsStandIn {
         'detail-type': entry.DetailType,
         source: entry.Source,
         account: ACCOUNT,
-        time: entry.Time ? new Date(entry.Time * (entry.Time < 1e12 ? 1000 : 1)).toISOString().replace(/\.\d{3}Z$/, 'Z') : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        time: entry.Time
+          ? new Date(entry.Time * (entry.Time < 1e12 ? 1000 : 1)).toISOString().replace(/\.\d{3}Z$/, 'Z')
+          : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
         region: REGION,
         resources: entry.Resources ?? [],
         detail: JSON.parse(entry.Detail),
@@ -465,23 +545,52 @@ export class AwsStandIn {
         const arn = String(target.Arn);
         const input = target.Input ?? (target.InputPath ? undefined : JSON.stringify(event));
         if (arn.startsWith('arn:aws:sqs:')) {
-          const decision = await authorizer.authorize(this.servicePrincipal('events.amazonaws.com'), 'sqs:SendMessage', arn, { 'aws:SourceArn': ruleArn });
+          const decision = await authorizer.authorize(
+            this.servicePrincipal('events.amazonaws.com'),
+            'sqs:SendMessage',
+            arn,
+            { 'aws:SourceArn': ruleArn },
+          );
           if (decision.decision !== 'Allowed') continue;
           const queue = queues.get(arn);
           queues.send(queue, input, {
-            ...(target.SqsParameters?.MessageGroupId ? { groupId: target.SqsParameters.MessageGroupId, deduplicationId: event.id } : {}),
+            ...(target.SqsParameters?.MessageGroupId
+              ? { groupId: target.SqsParameters.MessageGroupId, deduplicationId: event.id }
+              : {}),
           });
           this.deliveries.push({ target: arn, rule: rule.logicalId, status: 200, event });
         } else if (arn.startsWith('arn:aws:logs:')) {
           const events = this.servicePrincipal('events.amazonaws.com');
           const logGroupArn = arn.replace(/:\*$/, '');
-          const stream = await authorizer.authorize(events, 'logs:CreateLogStream', `${logGroupArn}:log-stream:rule`, {}, logGroupArn);
-          const put = await authorizer.authorize(events, 'logs:PutLogEvents', `${logGroupArn}:log-stream:rule`, { 'aws:SourceArn': ruleArn }, logGroupArn);
-          this.deliveries.push({ target: arn, rule: rule.logicalId, status: stream.decision === 'Allowed' && put.decision === 'Allowed' ? 200 : 403, event });
+          const stream = await authorizer.authorize(
+            events,
+            'logs:CreateLogStream',
+            `${logGroupArn}:log-stream:rule`,
+            {},
+            logGroupArn,
+          );
+          const put = await authorizer.authorize(
+            events,
+            'logs:PutLogEvents',
+            `${logGroupArn}:log-stream:rule`,
+            { 'aws:SourceArn': ruleArn },
+            logGroupArn,
+          );
+          this.deliveries.push({
+            target: arn,
+            rule: rule.logicalId,
+            status: stream.decision === 'Allowed' && put.decision === 'Allowed' ? 200 : 403,
+            event,
+          });
         } else if (arn.startsWith('arn:aws:events:') && arn.includes(':api-destination/')) {
           await this.deliverToApiDestination(rule.logicalId, target, arn, input, event);
         } else if (arn.startsWith('arn:aws:lambda:')) {
-          const decision = await authorizer.authorize(this.servicePrincipal('events.amazonaws.com'), 'lambda:InvokeFunction', arn, { 'aws:SourceArn': ruleArn });
+          const decision = await authorizer.authorize(
+            this.servicePrincipal('events.amazonaws.com'),
+            'lambda:InvokeFunction',
+            arn,
+            { 'aws:SourceArn': ruleArn },
+          );
           if (decision.decision === 'Allowed') this.asyncInvocations.push({ functionArn: arn, event });
         } else {
           this.unsupported.push(`rule ${rule.logicalId}: target ${arn}`);
@@ -490,7 +599,13 @@ export class AwsStandIn {
     }
   }
 
-  private async deliverToApiDestination(ruleId: string, target: Json, arn: string, input: string, event: PublishedEvent['event']) {
+  private async deliverToApiDestination(
+    ruleId: string,
+    target: Json,
+    arn: string,
+    input: string,
+    event: PublishedEvent['event'],
+  ) {
     const { assembly, authorizer } = this.deps;
     const role = this.rolePrincipal(`${ruleId} target role`, target.RoleArn);
     const decision = await authorizer.authorize(role, 'events:InvokeApiDestination', arn);
@@ -501,15 +616,22 @@ export class AwsStandIn {
     const connection = assembly.byRefOrArn(d.ConnectionArn);
     if (!connection) throw new Error(`no connection ${d.ConnectionArn}`);
     const c = assembly.props(connection);
-    const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'user-agent': 'Amazon/EventBridge/ApiDestinations' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json; charset=utf-8',
+      'user-agent': 'Amazon/EventBridge/ApiDestinations',
+    };
     if (c.AuthorizationType === 'API_KEY') {
       const apiKey = c.AuthParameters.ApiKeyAuthParameters;
-      headers[String(apiKey.ApiKeyName).toLowerCase()] = this.resolveDynamicReference(String(apiKey.ApiKeyValue));
+      headers[String(apiKey.ApiKeyName).toLowerCase()] = this.resolveDynamicReference(
+        String(apiKey.ApiKeyValue),
+      );
     } else {
       this.unsupported.push(`connection ${connection.logicalId}: authorization ${c.AuthorizationType}`);
       return;
     }
-    const response = await fetch(d.InvocationEndpoint, { method: d.HttpMethod, headers, body: input }).catch(() => undefined);
+    const response = await fetch(d.InvocationEndpoint, { method: d.HttpMethod, headers, body: input }).catch(
+      () => undefined,
+    );
     if (response) await response.arrayBuffer();
     this.deliveries.push({ target: arn, rule: ruleId, status: response?.status ?? 0, event });
   }
@@ -534,12 +656,22 @@ export class AwsStandIn {
     try {
       queue = this.deps.queues.get(input.QueueUrl ?? input.QueueName);
     } catch {
-      return jsonError(res, 400, 'com.amazonaws.sqs#QueueDoesNotExist', 'The specified queue does not exist.');
+      return jsonError(
+        res,
+        400,
+        'com.amazonaws.sqs#QueueDoesNotExist',
+        'The specified queue does not exist.',
+      );
     }
     const action = operation.replace(/Batch$/, '');
     const decision = await this.deps.authorizer.authorize(who, `sqs:${action}`, queue.arn);
     if (decision.decision !== 'Allowed') {
-      return jsonError(res, 400, 'com.amazon.coral.service#AccessDeniedException', `User: ${who.principal} is not authorized to perform: sqs:${action} on resource: ${queue.arn}`);
+      return jsonError(
+        res,
+        400,
+        'com.amazon.coral.service#AccessDeniedException',
+        `User: ${who.principal} is not authorized to perform: sqs:${action} on resource: ${queue.arn}`,
+      );
     }
     const send = (m: Json) => {
       const message = this.deps.queues.send(queue, m.MessageBody, {
@@ -549,7 +681,9 @@ export class AwsStandIn {
       return {
         MessageId: message.messageId,
         MD5OfMessageBody: message.md5OfBody,
-        ...(m.MessageAttributes && Object.keys(m.MessageAttributes).length > 0 ? { MD5OfMessageAttributes: md5OfAttributes(m.MessageAttributes) } : {}),
+        ...(m.MessageAttributes && Object.keys(m.MessageAttributes).length > 0
+          ? { MD5OfMessageAttributes: md5OfAttributes(m.MessageAttributes) }
+          : {}),
         ...(message.sequenceNumber ? { SequenceNumber: message.sequenceNumber } : {}),
       };
     };
@@ -557,11 +691,19 @@ export class AwsStandIn {
       case 'SendMessage':
         return jsonOk(res, send(input), contentType);
       case 'SendMessageBatch':
-        return jsonOk(res, { Successful: input.Entries.map((e: Json) => ({ Id: e.Id, ...send(e) })), Failed: [] }, contentType);
+        return jsonOk(
+          res,
+          { Successful: input.Entries.map((e: Json) => ({ Id: e.Id, ...send(e) })), Failed: [] },
+          contentType,
+        );
       case 'GetQueueUrl':
         return jsonOk(res, { QueueUrl: queue.url }, contentType);
       case 'GetQueueAttributes':
-        return jsonOk(res, { Attributes: { QueueArn: queue.arn, ApproximateNumberOfMessages: String(queue.messages.length) } }, contentType);
+        return jsonOk(
+          res,
+          { Attributes: { QueueArn: queue.arn, ApproximateNumberOfMessages: String(queue.messages.length) } },
+          contentType,
+        );
       default:
         this.unsupported.push(`${who.caller} sqs ${operation}`);
         return jsonError(res, 400, 'UnsupportedOperation', `sqs ${operation}`);
@@ -578,12 +720,27 @@ export class AwsStandIn {
       return jsonError(res, 400, 'UnknownOperationException', `secretsmanager ${operation}`);
     }
     const secret = this.findSecret(String(input.SecretId));
-    const arn = secret?.arn ?? (String(input.SecretId).startsWith('arn:') ? String(input.SecretId) : `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${input.SecretId}-AbCdEf`);
+    const arn =
+      secret?.arn ??
+      (String(input.SecretId).startsWith('arn:')
+        ? String(input.SecretId)
+        : `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${input.SecretId}-AbCdEf`);
     const decision = await this.deps.authorizer.authorize(who, 'secretsmanager:GetSecretValue', arn);
     if (decision.decision !== 'Allowed') {
-      return jsonError(res, 400, 'AccessDeniedException', `User: ${who.principal} is not authorized to perform: secretsmanager:GetSecretValue on resource: ${input.SecretId}`);
+      return jsonError(
+        res,
+        400,
+        'AccessDeniedException',
+        `User: ${who.principal} is not authorized to perform: secretsmanager:GetSecretValue on resource: ${input.SecretId}`,
+      );
     }
-    if (!secret) return jsonError(res, 400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    if (!secret)
+      return jsonError(
+        res,
+        400,
+        'ResourceNotFoundException',
+        "Secrets Manager can't find the specified secret.",
+      );
     jsonOk(res, {
       ARN: secret.arn,
       Name: secret.name,

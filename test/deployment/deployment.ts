@@ -9,7 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
-import { type EmbeddedServers, startEmbeddedServers } from '../../functions/adapters/local/embedded-servers.js';
+import {
+  type EmbeddedServers,
+  startEmbeddedServers,
+} from '../../functions/adapters/local/embedded-servers.js';
 import type { InfraConfigInput } from '../../infra/config/schema.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/index.js';
 import { ACCOUNT, type Assembly, type Json, REGION, synthesize } from './assembly.js';
@@ -46,7 +49,12 @@ export interface Deployment {
   /** Runs the event source mappings until every queue is empty or only dead letters remain. */
   settle(): Promise<void>;
   /** A request to the HTTP API (the intake), as API Gateway would pass it on. */
-  http(method: string, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }>;
+  http(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<{ status: number; body: string; error?: InvokeResult['error'] }>;
   fn(logicalIdPrefix: string): FunctionInfo;
   close(): Promise<void>;
 }
@@ -67,7 +75,10 @@ async function createTables(assembly: Assembly, client: DynamoDBClient): Promise
 }
 
 export async function deploy(options: DeploymentOptions): Promise<Deployment> {
-  const sandbox = await startSandbox({ activity: { enabled: false }, ...options.sandbox } as Partial<SandboxOptions>);
+  const sandbox = await startSandbox({
+    activity: { enabled: false },
+    ...options.sandbox,
+  } as Partial<SandboxOptions>);
   const servers = await startEmbeddedServers();
   const standIn = new AwsStandIn();
   await standIn.start();
@@ -82,7 +93,13 @@ export async function deploy(options: DeploymentOptions): Promise<Deployment> {
   options.alter?.(assembly);
   const authorizer = createAuthorizer(assembly);
   const queues = new Queues(assembly);
-  standIn.configure({ assembly, authorizer, queues, dynamoDbEndpoint: servers.dynamoDbEndpoint, s3Endpoint: servers.s3Endpoint });
+  standIn.configure({
+    assembly,
+    authorizer,
+    queues,
+    dynamoDbEndpoint: servers.dynamoDbEndpoint,
+    s3Endpoint: servers.s3Endpoint,
+  });
   await createTables(assembly, servers.dynamoDb);
   for (const bucket of assembly.byType('AWS::S3::Bucket')) {
     await servers.s3.send(new CreateBucketCommand({ Bucket: bucket.ref }));
@@ -113,7 +130,12 @@ export async function deploy(options: DeploymentOptions): Promise<Deployment> {
   const mappings = () =>
     assembly.byType('AWS::Lambda::EventSourceMapping').map((r) => {
       const p = assembly.props(r);
-      return { id: r.logicalId, p, fn: lambda.byArnOrName(p.FunctionName), queue: queues.get(p.EventSourceArn) };
+      return {
+        id: r.logicalId,
+        p,
+        fn: lambda.byArnOrName(p.FunctionName),
+        queue: queues.get(p.EventSourceArn),
+      };
     });
 
   const pollOnce = async (): Promise<boolean> => {
@@ -187,7 +209,13 @@ export async function deploy(options: DeploymentOptions): Promise<Deployment> {
       const fn = lambda.byArnOrName(p.Target.Arn);
       const decision = await authorizer.authorize(role, 'lambda:InvokeFunction', fn.arn);
       if (decision.decision !== 'Allowed') continue;
-      const event = p.Target.Input !== undefined ? JSON.parse(p.Target.Input) : {};
+      // Scheduler fills in its context attributes (scheduled time, execution id, …) in the input.
+      const input = String(p.Target.Input ?? '{}')
+        .replaceAll('<aws.scheduler.scheduled-time>', new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'))
+        .replaceAll('<aws.scheduler.execution-id>', randomUUID())
+        .replaceAll('<aws.scheduler.attempt-number>', '1')
+        .replaceAll('<aws.scheduler.schedule-arn>', schedule.attributes.Arn as string);
+      const event = JSON.parse(input);
       await invokeAsync(fn, event, `schedule ${schedule.logicalId}`);
     }
     for (const rule of assembly.byType('AWS::Events::Rule')) {
@@ -203,17 +231,20 @@ export async function deploy(options: DeploymentOptions): Promise<Deployment> {
           { 'aws:SourceArn': ruleArn },
         );
         if (decision.decision !== 'Allowed') continue;
-        const event = target.Input !== undefined ? JSON.parse(target.Input) : {
-          version: '0',
-          id: randomUUID(),
-          'detail-type': 'Scheduled Event',
-          source: 'aws.events',
-          account: ACCOUNT,
-          time: new Date().toISOString(),
-          region: REGION,
-          resources: [ruleArn],
-          detail: {},
-        };
+        const event =
+          target.Input !== undefined
+            ? JSON.parse(target.Input)
+            : {
+                version: '0',
+                id: randomUUID(),
+                'detail-type': 'Scheduled Event',
+                source: 'aws.events',
+                account: ACCOUNT,
+                time: new Date().toISOString(),
+                region: REGION,
+                resources: [ruleArn],
+                detail: {},
+              };
         await invokeAsync(fn, event, `schedule rule ${rule.logicalId}`);
       }
     }
@@ -245,33 +276,52 @@ export async function deploy(options: DeploymentOptions): Promise<Deployment> {
         fn.arn,
         { 'aws:SourceArn': sourceArn },
       );
-      if (decision.decision !== 'Allowed') return { status: 500, body: '{"message":"Internal Server Error"}' };
+      if (decision.decision !== 'Allowed')
+        return { status: 500, body: '{"message":"Internal Server Error"}' };
       const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
       const event = {
         version: '2.0',
         routeKey: p.RouteKey,
         rawPath: url.pathname,
         rawQueryString: url.search.slice(1),
-        headers: { ...lower, 'content-length': String(Buffer.byteLength(body)), host: `${apiId}.execute-api.${REGION}.amazonaws.com` },
+        headers: {
+          ...lower,
+          'content-length': String(Buffer.byteLength(body)),
+          host: `${apiId}.execute-api.${REGION}.amazonaws.com`,
+        },
         requestContext: {
           accountId: ACCOUNT,
           apiId,
           domainName: `${apiId}.execute-api.${REGION}.amazonaws.com`,
-          http: { method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: lower['user-agent'] ?? '' },
+          http: {
+            method,
+            path: url.pathname,
+            protocol: 'HTTP/1.1',
+            sourceIp: '127.0.0.1',
+            userAgent: lower['user-agent'] ?? '',
+          },
           requestId: randomUUID(),
           routeKey: p.RouteKey,
           stage: '$default',
           time: new Date().toUTCString(),
           timeEpoch: Date.now(),
         },
-        pathParameters: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match[i + 1] as string)])),
+        pathParameters: Object.fromEntries(
+          names.map((n, i) => [n, decodeURIComponent(match[i + 1] as string)]),
+        ),
         body,
         isBase64Encoded: false,
       };
       const result = await invoke(fn, event, `http ${method} ${path}`);
-      if (!result.ok) return { status: 500, body: '{"message":"Internal Server Error"}' };
+      if (!result.ok)
+        return {
+          status: 500,
+          body: '{"message":"Internal Server Error"}',
+          ...(result.error ? { error: result.error } : {}),
+        };
       const r = result.result as Json;
-      if (r && typeof r === 'object' && 'statusCode' in r) return { status: r.statusCode, body: String(r.body ?? '') };
+      if (r && typeof r === 'object' && 'statusCode' in r)
+        return { status: r.statusCode, body: String(r.body ?? '') };
       return { status: 200, body: JSON.stringify(r) };
     }
     return { status: 404, body: '{"message":"Not Found"}' };

@@ -26,7 +26,11 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      requests.push({
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       res.writeHead(200).end('ok');
     });
   });
@@ -71,8 +75,14 @@ export function detailTypes(d: Deployment): Record<string, number> {
   return out;
 }
 
-export async function objectKeys(d: Deployment, bucketLogicalIdPrefix: string, prefix = ''): Promise<string[]> {
-  const bucket = d.assembly.byType('AWS::S3::Bucket').find((b) => b.logicalId.startsWith(bucketLogicalIdPrefix));
+export async function objectKeys(
+  d: Deployment,
+  bucketLogicalIdPrefix: string,
+  prefix = '',
+): Promise<string[]> {
+  const bucket = d.assembly
+    .byType('AWS::S3::Bucket')
+    .find((b) => b.logicalId.startsWith(bucketLogicalIdPrefix));
   if (!bucket) throw new Error(`no bucket ${bucketLogicalIdPrefix}`);
   const out = await d.servers.s3.send(new ListObjectsV2Command({ Bucket: bucket.ref, Prefix: prefix }));
   return (out.Contents ?? []).map((o) => o.Key as string);
@@ -82,9 +92,12 @@ export async function objectKeys(d: Deployment, bucketLogicalIdPrefix: string, p
 export function callReport(calls: readonly CallRecord[]): string {
   const rows = new Map<string, string>();
   for (const c of calls) {
-    const resource = c.resource.replace(/accounting-events-prod-(stateful|stateless)-/g, '').replace(/\/[^/]*\.[a-z]+(\.gz)?$/, '/…');
+    const resource = c.resource
+      .replace(/accounting-events-prod-(stateful|stateless)-/g, '')
+      .replace(/\/[^/]*\.[a-z]+(\.gz)?$/, '/…');
     const key = `${c.caller}  ${c.action}  ${resource}`;
-    if (!rows.has(key)) rows.set(key, `${key}  ← ${c.decision === 'Allowed' ? c.allowedBy.join(', ') : c.decision}`);
+    if (!rows.has(key))
+      rows.set(key, `${key}  ← ${c.decision === 'Allowed' ? c.allowedBy.join(', ') : c.decision}`);
   }
   return [...rows.values()].sort().join('\n');
 }
@@ -119,4 +132,15 @@ export function deadLetters(d: Deployment): Record<string, number> {
       .filter((q) => /dlq/i.test(q.name) && q.messages.length > 0)
       .map((q) => [q.name, q.messages.length]),
   );
+}
+
+/** Invocations that failed, with their error and the function's last log lines (for failure messages). */
+export function failedInvocations(d: Deployment): string {
+  return d.invocations
+    .filter((i) => !i.result.ok)
+    .map(
+      (i) =>
+        `${i.fn} (${i.trigger}): ${i.result.error?.name}: ${i.result.error?.message}\n${d.lambda.output(d.fn(i.fn)).split('\n').slice(-5).join('\n')}`,
+    )
+    .join('\n');
 }

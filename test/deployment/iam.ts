@@ -40,7 +40,13 @@ export interface Authorizer {
     resourceArnForPolicy?: string,
   ): Promise<CallRecord>;
   /** Like `authorize`, without recording (S3's "may it list?" answer to a missing key). */
-  probe(who: Principal, action: string, resource: string, context?: Record<string, string | string[]>, resourceArnForPolicy?: string): Promise<Decision>;
+  probe(
+    who: Principal,
+    action: string,
+    resource: string,
+    context?: Record<string, string | string[]>,
+    resourceArnForPolicy?: string,
+  ): Promise<Decision>;
   readonly calls: CallRecord[];
   denied(): CallRecord[];
 }
@@ -55,22 +61,23 @@ const baseContext = (): Record<string, string | string[]> => ({
 function statementLabels(analysis: Json, key: 'identityAnalysis' | 'resourceAnalysis'): string[] {
   const statements = analysis?.[key]?.allowStatements ?? [];
   return statements.map(
-    (s: Json) => `${key === 'identityAnalysis' ? '' : 'resource policy '}${s.policyId ?? ''}#${s.statement?.Sid ?? s.explain?.identifier ?? '?'}`,
+    (s: Json) =>
+      `${key === 'identityAnalysis' ? '' : 'resource policy '}${s.policyId ?? ''}#${s.statement?.Sid ?? s.explain?.identifier ?? '?'}`,
   );
 }
 
+/** Why a call was denied: an explicit deny, or the role's statements for this action whose condition failed. */
 function denialReason(analysis: Json): string {
   const parts: string[] = [];
   for (const key of ['identityAnalysis', 'resourceAnalysis'] as const) {
-    const a = analysis?.[key];
-    if (!a) continue;
-    for (const s of a.denyStatements ?? []) parts.push(`${key}: denied by ${JSON.stringify(s.statement)}`);
-    for (const s of a.unmatchedStatements ?? []) {
-      if (!s.actionMatch || !s.resourceMatch) continue;
-      parts.push(`${key}: statement ${JSON.stringify(s.statement)} matched action and resource, condition ${s.conditionMatch}`);
-    }
+    for (const s of analysis?.[key]?.denyStatements ?? [])
+      parts.push(`denied by ${JSON.stringify(s.statement)}`);
   }
-  return parts.length > 0 ? parts.join('; ') : 'no statement allows this action on this resource';
+  for (const s of analysis?.identityAnalysis?.unmatchedStatements ?? []) {
+    if (s.actionMatch && s.resourceMatch)
+      parts.push(`condition not met: ${JSON.stringify(s.statement.Condition)}`);
+  }
+  return parts.length > 0 ? parts.join('; ') : 'no statement of the role allows this action on this resource';
 }
 
 export function createAuthorizer(assembly: Assembly): Authorizer {
@@ -101,7 +108,8 @@ export function createAuthorizer(assembly: Assembly): Authorizer {
     if (result.resultType === 'error') {
       throw new Error(`IAM simulation of ${action} on ${resource} failed: ${JSON.stringify(result.errors)}`);
     }
-    if (result.resultType !== 'single') throw new Error(`IAM simulation of ${action}: unexpected ${result.resultType}`);
+    if (result.resultType !== 'single')
+      throw new Error(`IAM simulation of ${action}: unexpected ${result.resultType}`);
     return { decision: result.overallResult as Decision, analysis: result.result.analysis };
   };
   return {
@@ -115,7 +123,10 @@ export function createAuthorizer(assembly: Assembly): Authorizer {
         decision,
         allowedBy:
           decision === 'Allowed'
-            ? [...statementLabels(analysis, 'identityAnalysis'), ...statementLabels(analysis, 'resourceAnalysis')]
+            ? [
+                ...statementLabels(analysis, 'identityAnalysis'),
+                ...statementLabels(analysis, 'resourceAnalysis'),
+              ]
             : [],
         ...(decision === 'Allowed' ? {} : { reason: denialReason(analysis) }),
       };
@@ -131,5 +142,6 @@ export function createAuthorizer(assembly: Assembly): Authorizer {
 
 /** One line per denied call: who, what, on which resource, and why. */
 export function describeDenials(calls: readonly CallRecord[]): string {
-  return calls.map((c) => `${c.caller} ${c.action} on ${c.resource}: ${c.decision} (${c.reason})`).join('\n');
+  const lines = calls.map((c) => `${c.caller} ${c.action} on ${c.resource}: ${c.decision} (${c.reason})`);
+  return [...new Set(lines)].join('\n');
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { REGION, type Assembly, type Resource } from './assembly.js';
+import { type Assembly, REGION, type Resource } from './assembly.js';
 
 export interface FunctionInfo {
   readonly logicalId: string;
@@ -63,7 +63,8 @@ export function createLambdaHost(assembly: Assembly, awsEndpoint: string): Lambd
     const p = assembly.props(fn.resource);
     const dir = assembly.assetDir(fn.resource);
     const [file, exportName] = String(p.Handler).split('.');
-    if (exportName !== 'handler') throw new Error(`${fn.logicalId}: handler ${p.Handler} is not <file>.handler`);
+    if (exportName !== 'handler')
+      throw new Error(`${fn.logicalId}: handler ${p.Handler} is not <file>.handler`);
     const logGroup = p.LoggingConfig?.LogGroup ?? `/aws/lambda/${fn.name}`;
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '',

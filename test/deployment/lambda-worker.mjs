@@ -26,15 +26,26 @@ parentPort.on('message', async ({ id, event, requestId, traceId }) => {
   let timer;
   try {
     const timeout = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Task timed out after ${timeoutMs / 1000} seconds`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`Task timed out after ${timeoutMs / 1000} seconds`)),
+        timeoutMs,
+      );
     });
     const result = await Promise.race([module.handler(event, context), timeout]);
-    parentPort.postMessage({ id, ok: true, result: result === undefined ? null : JSON.parse(JSON.stringify(result)) });
+    parentPort.postMessage({
+      id,
+      ok: true,
+      result: result === undefined ? null : JSON.parse(JSON.stringify(result)),
+    });
   } catch (error) {
     parentPort.postMessage({
       id,
       ok: false,
-      error: { name: error?.name ?? 'Error', message: String(error?.message ?? error), stack: String(error?.stack ?? '') },
+      error: {
+        name: error?.name ?? 'Error',
+        message: String(error?.message ?? error),
+        stack: String(error?.stack ?? ''),
+      },
     });
   } finally {
     clearTimeout(timer);

@@ -77,7 +77,8 @@ export class Queues {
 
   get(arnOrUrl: string): Queue {
     const queue =
-      this.queues.get(arnOrUrl) ?? [...this.queues.values()].find((q) => q.url === arnOrUrl || q.name === arnOrUrl);
+      this.queues.get(arnOrUrl) ??
+      [...this.queues.values()].find((q) => q.url === arnOrUrl || q.name === arnOrUrl);
     if (!queue) throw new QueueNotFoundError(`no queue ${arnOrUrl}`);
     return queue;
   }
@@ -86,11 +87,16 @@ export class Queues {
     return [...this.queues.values()];
   }
 
-  send(queue: Queue, body: string, options: { groupId?: string; deduplicationId?: string } = {}): QueueMessage {
+  send(
+    queue: Queue,
+    body: string,
+    options: { groupId?: string; deduplicationId?: string } = {},
+  ): QueueMessage {
     if (queue.fifo && !options.groupId) throw new Error(`${queue.name}: a FIFO queue needs MessageGroupId`);
     if (queue.fifo) {
       const dedupId = options.deduplicationId;
-      if (!dedupId) throw new Error(`${queue.name}: MessageDeduplicationId is required (no content-based dedup)`);
+      if (!dedupId)
+        throw new Error(`${queue.name}: MessageDeduplicationId is required (no content-based dedup)`);
       const key = `${queue.arn}|${dedupId}`;
       const seen = this.dedup.get(key);
       if (seen !== undefined && this.clock.now() - seen < 5 * 60_000) {

@@ -1,0 +1,88 @@
+/**
+ * The deployment of the connection registry (two companies) with the intake and HTTP deliveries,
+ * run from its cloud assembly with IAM enforced: schedule → dispatcher → FIFO poll queue →
+ * connection poller → bus → per-connection actions.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
+import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
+import { type Deployment, deploy } from './deployment.js';
+import {
+  callReport,
+  deadLetters,
+  detailTypes,
+  failedInvocations,
+  objectKeys,
+  type Receiver,
+  startReceiver,
+} from './flows.js';
+import { describeDenials } from './iam.js';
+
+let d: Deployment;
+let consumer: Receiver;
+const CONNECTIONS = ['acme', 'globex'] as const;
+
+beforeAll(async () => {
+  consumer = await startReceiver();
+  d = await deploy({
+    sandbox: { companies: 2, sizes: { documents: 40, partners: 8, perCollection: {} } },
+    config: { connectionRegistry: true, deliveries: [`${consumer.url}/events`] },
+  });
+  const table = d.assembly
+    .byType('AWS::DynamoDB::Table')
+    .find((t) => t.logicalId.startsWith('ConnectionsTable'));
+  if (!table) throw new Error('no registry table');
+  const registry = createDynamoDbConnectionRegistry({ client: d.servers.dynamoDb, tableName: table.ref });
+  for (const [i, name] of CONNECTIONS.entries()) {
+    const secretName = `accounting-events-prod/connections/${name}`;
+    d.standIn.secretStore.put(secretName, JSON.stringify({ apiKey: d.sandbox.credentialsOf(i + 1).apiKey }));
+    await registry.add(
+      parseConnectionEntry(
+        { name, baseUrl: d.sandbox.baseUrl, authUrl: d.sandbox.authUrl, credentialsSecret: secretName },
+        name,
+      ),
+    );
+  }
+}, 300_000);
+
+afterAll(async () => {
+  if (d) console.info(`calls per function (registry):\n${callReport(d.authorizer.calls)}`);
+  await d?.close();
+  await consumer?.close();
+});
+
+describe('connection registry, deployed', () => {
+  it('a tick polls every registered connection; its actions run for it; no call is denied', async () => {
+    await d.tick();
+    expect(failedInvocations(d)).toBe('');
+    expect(describeDenials(d.authorizer.denied())).toBe('');
+    expect(d.standIn.unsupported).toEqual([]);
+    const sources = new Set(d.standIn.published.map((p) => p.event.source));
+    expect(sources).toEqual(new Set(CONNECTIONS.map((c) => `accounting.${c}`)));
+    const types = detailTypes(d);
+    expect(types['IssuedInvoice.Created']).toBeGreaterThan(0);
+    expect(types['ReceivedOrder.Transferred']).toBeGreaterThan(0);
+    expect(types['Action.Failed']).toBeUndefined();
+    for (const name of CONNECTIONS) {
+      expect((await objectKeys(d, 'ArchiveBucket', `isdoc/${name}/`)).length, name).toBeGreaterThan(0);
+    }
+    expect(consumer.requests.length).toBe(d.standIn.published.length);
+    expect(deadLetters(d)).toEqual({});
+  }, 180_000);
+
+  it('an idle tick makes one request per polled collection of each connection', async () => {
+    const before = d.sandbox.requestCounts().total;
+    const mark = d.invocations.length;
+    await d.tick();
+    const polls = d.invocations.slice(mark).filter((i) => i.fn.startsWith('ConnectionsPoller'));
+    expect(polls.length).toBeGreaterThan(0);
+    expect(detailTypes(d)['Action.Failed']).toBeUndefined();
+    const collections = d.assembly
+      .byType('AWS::Lambda::Function')
+      .map((f) => d.assembly.props(f).Environment?.Variables?.POLLER_COLLECTIONS)
+      .find((v) => typeof v === 'string');
+    const perConnection = collections ? String(collections).split(',').length : 12;
+    expect(d.sandbox.requestCounts().total - before).toBe(perConnection * CONNECTIONS.length);
+    expect(d.authorizer.denied()).toEqual([]);
+  }, 180_000);
+});
