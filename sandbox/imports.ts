@@ -17,7 +17,7 @@ import {
 } from './documents.js';
 import { type Created, type DomainContext, requireLatest, today, type Warning } from './domain-context.js';
 import { notFound, validationError } from './http.js';
-import { defaultBusinessDetails, shapePartner } from './partners.js';
+import { defaultBusinessDetails, resolveFromRegistry, shapePartner } from './partners.js';
 import { GUID_PATTERN } from './random.js';
 import { paymentMethodValues, shapeReference } from './reference-data.js';
 import { validate } from './validation.js';
@@ -328,22 +328,6 @@ export function importDocument(ctx: DomainContext, collection: string, body: unk
   return { Data: record, Warnings: warnings };
 }
 
-function resolveRegistry(
-  ctx: DomainContext,
-  input: z.output<typeof createPartnerSchema>,
-): Record<string, unknown> {
-  const { registry, country } = ctx.state.refs.national;
-  if (input.AddressResolutionMode !== 'ByIdentificationNumber') return {};
-  if (!input.IdentificationNumber) {
-    throw validationError('IdentificationNumber', "'IdentificationNumber' must not be empty.");
-  }
-  const found = registry.find((r) => r.IdentificationNumber === input.IdentificationNumber);
-  if (!found)
-    throw notFound(`No company with registration number '${input.IdentificationNumber}' in the registry.`);
-  const { VatIdentificationNumber: vat, ...rest } = found;
-  return { ...rest, TaxIdentificationNumber: vat ?? rest.TaxIdentificationNumber ?? null, Country: country };
-}
-
 function newDeliveryAddresses(ctx: DomainContext, list: Record<string, unknown>[] | null | undefined) {
   return (list ?? []).map((d) => ({ ...d, Id: ctx.rng().guid() }));
 }
@@ -351,7 +335,7 @@ function newDeliveryAddresses(ctx: DomainContext, list: Record<string, unknown>[
 /** `POST /v1/BusinessPartners`. */
 export function createPartner(ctx: DomainContext, body: unknown): Created {
   const input = validate(createPartnerSchema, body);
-  const resolved = resolveRegistry(ctx, input);
+  const resolved = resolveFromRegistry(ctx.state.refs.national, input);
   const { AddressResolutionMode: _mode, ...fields } = input;
   const merged: Record<string, unknown> = { ...fields, ...resolved };
   if (!merged.City) throw validationError('City', "'City' must not be empty.");
@@ -373,7 +357,7 @@ export function createPartner(ctx: DomainContext, body: unknown): Created {
 export function updatePartner(ctx: DomainContext, id: string, body: unknown): ApiRecord {
   const input = validate(createPartnerSchema, body);
   requireLatest(ctx, 'BusinessPartners', id);
-  const resolved = resolveRegistry(ctx, input);
+  const resolved = resolveFromRegistry(ctx.state.refs.national, input);
   const { AddressResolutionMode: _mode, ...fields } = input;
   const patch: Record<string, unknown> = { ...fields, ...resolved };
   if ('City' in patch && !patch.City) throw validationError('City', "'City' must not be empty.");
