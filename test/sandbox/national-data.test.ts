@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiRecord } from '../../functions/accounting/api.js';
+import { validateIsdoc } from '../../functions/core/actions/isdoc-validation.js';
 import { icoCheckDigit, isValidIco } from '../../sandbox/czech-data.js';
 import { runSandboxCli } from '../../sandbox/main.js';
 import { money } from '../../sandbox/random.js';
@@ -147,6 +148,8 @@ describe('sandbox, cz variant: a Czech company', () => {
     expect(xml).toContain('<CompanyID>CZ27123456</CompanyID>');
     expect(xml).toContain('<Percent>21</Percent>');
     expect(xml).not.toMatch(/<Percent>(23|19|5)<\/Percent>/);
+    // Valid against the official ISDOC 6.0.2 schema.
+    expect(() => validateIsdoc(xml, String(invoice?.DocumentNumber))).not.toThrow();
   });
 
   it('imports at 21 and 12 % and refuses a rate the company lacks, naming the item', async () => {
