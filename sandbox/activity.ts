@@ -1,6 +1,5 @@
 /** The activity generator: e-shop-like received orders, edits and invoicing at a configurable rate. */
 import type { Domain } from './domain.js';
-import { products } from './slovak-data.js';
 
 export type ActivityAction = 'createOrder' | 'editDocument' | 'issueInvoice';
 
@@ -20,6 +19,7 @@ export class ActivityGenerator {
     const rng = domain.state.random();
     const action = rng.weighted(this.weights());
     if (action === 'createOrder') {
+      const { products, texts } = domain.state.refs.national;
       const partnerId = domain.state.sampleIds('BusinessPartners', 1)[0];
       const count = rng.int(1, 3);
       const items = Array.from({ length: count }, () => {
@@ -36,7 +36,7 @@ export class ActivityGenerator {
         };
       });
       const created = domain.importDocument('ReceivedOrders', {
-        Text: 'Objednávka z e-shopu',
+        Text: texts.eshopOrder,
         ...(partnerId
           ? { BusinessPartnerAddress: { DocumentAddressWithAddressBookLink: { Id: partnerId } } }
           : {}),

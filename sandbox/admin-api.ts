@@ -82,7 +82,7 @@ const overview: AdminHandler = (s, { company: { state, index } }) =>
   json(200, {
     baseUrl: s.baseUrl,
     authUrl: s.authUrl,
-    credentials: companyCredentials(index),
+    credentials: companyCredentials(index, state.settings.variant),
     variant: state.settings.variant,
     seed: state.settings.seed,
     companies: s.companies.count,

@@ -197,10 +197,11 @@ export class ApiOperations {
     if (createdAt > 0 && this.state.nowMs() < createdAt + this.options().isdocReadyDelayMs)
       return { status: 204 };
     const currency =
-      (this.state.refs.lists.get('Currencies') ?? []).find((c) => c.Id === record.CurrencyId)?.Code ?? 'EUR';
+      (this.state.refs.lists.get('Currencies') ?? []).find((c) => c.Id === record.CurrencyId)?.Code ??
+      this.state.refs.national.homeCurrency;
     return {
       status: 200,
-      body: isdocXml(collection, record, String(currency)),
+      body: isdocXml(collection, record, String(currency), this.state.refs.national),
       contentType: 'application/xml; charset=utf-8',
       headers: {
         'Content-Disposition': `attachment; filename="${String(record.DocumentNumber ?? record.Id)}.isdoc"`,

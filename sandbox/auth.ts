@@ -54,6 +54,8 @@ export class AuthServer {
     private readonly now: () => number,
     public tokenLifetimeSeconds: number,
     private readonly companies = 1,
+    /** The one scope a token is issued for (the variant's). */
+    private readonly scope: string = DEMO_CREDENTIALS.scope,
   ) {}
 
   /** The client with this id (any company's), or undefined. */
@@ -93,7 +95,7 @@ export class AuthServer {
     const client = id ? this.client(id) : undefined;
     if (!client || client.secret !== secret) return fail('unknown client or wrong secret');
     const scope = form.get('scope');
-    if (scope !== DEMO_CREDENTIALS.scope) return fail('unknown scope');
+    if (scope !== this.scope) return fail('unknown scope');
     const accessToken = `sbx.${randomBytes(24).toString('base64url')}`;
     this.tokens.set(accessToken, {
       credential: client.credential,
@@ -136,12 +138,12 @@ export class AuthServer {
   }
 }
 
-export function openIdConfiguration(authUrl: string) {
+export function openIdConfiguration(authUrl: string, scope: string) {
   return {
     issuer: authUrl,
     token_endpoint: `${authUrl}/connect/token`,
     grant_types_supported: ['client_credentials'],
-    scopes_supported: [DEMO_CREDENTIALS.scope],
+    scopes_supported: [scope],
     token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
     response_types_supported: ['token'],
     claims_supported: ['sub', 'client_id', 'scope'],

@@ -6,6 +6,8 @@
  * company 1 has the demo credentials, company k ≥ 2 `sandbox-k-api-key`, `sandbox-k-client` /
  * `sandbox-k-secret` and their read-only twins. They grant access to that company's data only.
  */
+import type { ServiceVariant } from '../functions/accounting/collections.js';
+import { variantPresets } from '../functions/accounting/config.js';
 import { ApiOperations } from './api-operations.js';
 import { Domain } from './domain.js';
 import { DEMO_CREDENTIALS, type ResolvedSandboxOptions, type SandboxClock } from './options.js';
@@ -21,9 +23,15 @@ export interface SandboxCredentials {
   scope: string;
 }
 
-/** The credentials of company `index` (1-based). */
-export function companyCredentials(index: number): SandboxCredentials {
-  if (index === 1) return { ...DEMO_CREDENTIALS };
+/** The OAuth scope the sandbox of a variant grants: the variant's own (`Mph.OpenApi.Access.Cz` in cz). */
+export function sandboxScope(variant: ServiceVariant): string {
+  return variantPresets[variant].scope;
+}
+
+/** The credentials of company `index` (1-based) of a sandbox of `variant`. */
+export function companyCredentials(index: number, variant: ServiceVariant = 'sk'): SandboxCredentials {
+  const scope = sandboxScope(variant);
+  if (index === 1) return { ...DEMO_CREDENTIALS, scope };
   const p = `sandbox-${index}`;
   return {
     apiKey: `${p}-api-key`,
@@ -32,7 +40,7 @@ export function companyCredentials(index: number): SandboxCredentials {
     clientSecret: `${p}-secret`,
     readOnlyClientId: `${p}-readonly-client`,
     readOnlyClientSecret: `${p}-readonly-secret`,
-    scope: DEMO_CREDENTIALS.scope,
+    scope,
   };
 }
 

@@ -7,7 +7,6 @@ import type { ApiRecord } from '../functions/accounting/api.js';
 import { type DtoName, shapeAs } from './dto-fields.js';
 import { money } from './random.js';
 import type { ReferenceData } from './reference-data.js';
-import { vatPercent } from './slovak-data.js';
 
 const DAY = 86_400_000;
 
@@ -119,8 +118,12 @@ export function documentNumber(collection: string, year: number, sequence: numbe
   return `${prefix}${year}${String(sequence).padStart(6, '0')}`;
 }
 
-/** The document address from an address-book entry (`BusinessPartnerId` links it). */
-export function addressFromPartner(partner: ApiRecord, isReceived: boolean): Record<string, unknown> {
+/** The document address from an address-book entry (`BusinessPartnerId` links it); `country` where it has none. */
+export function addressFromPartner(
+  partner: ApiRecord,
+  isReceived: boolean,
+  country: string,
+): Record<string, unknown> {
   return {
     BusinessPartnerId: partner.Id,
     IdentificationNumber: partner.IdentificationNumber ?? null,
@@ -131,7 +134,7 @@ export function addressFromPartner(partner: ApiRecord, isReceived: boolean): Rec
     PostCode: partner.PostCode ?? null,
     Division: null,
     City: partner.City ?? null,
-    Country: partner.Country ?? 'SK',
+    Country: partner.Country ?? country,
     Email: isReceived ? null : (partner.Email ?? null),
     PhoneNumber: isReceived ? null : (partner.PhoneNumber ?? null),
     MobilePhoneNumber: null,
@@ -157,7 +160,8 @@ export interface ItemInput {
 
 /** A document item with computed prices; it holds every item field any DTO has (links null). */
 export function buildItem(refs: ReferenceData, id: string, input: ItemInput): Record<string, unknown> {
-  const rate = vatPercent[input.VatRateType] ?? 23;
+  const percents = refs.national.vatPercent;
+  const rate = percents[input.VatRateType] ?? percents.BasicVatRate ?? 0;
   const discount = input.DiscountPercentage ?? 0;
   const vatType = input.UnitPriceVatType ?? 'WithoutVat';
   const gross = input.Quantity * input.UnitPrice * (1 - discount / 100);
@@ -224,11 +228,6 @@ export function recapitulation(
     Rounding: rounding.Rounding ?? 'None',
     VatRateSums: vatRateSums,
   };
-}
-
-/** VAT percent of a VAT rate type (the items carry the type and the rate's id, not the percent). */
-export function percentOf(vatRateType: unknown): number {
-  return vatPercent[String(vatRateType)] ?? 0;
 }
 
 /** Fields that depend on the document type: dates, symbols, status. */

@@ -15,36 +15,12 @@ import {
   shapeDocument,
   typeSpecificFields,
 } from './documents.js';
+import type { NationalData } from './national-data.js';
 import { shapePartner } from './partners.js';
 import { hashString, mix, Rng } from './random.js';
 import { fullModificationInfo, type ReferenceData } from './reference-data.js';
-import {
-  cities,
-  companyKinds,
-  companyStems,
-  femaleFirstNames,
-  legalForms,
-  maleFirstNames,
-  products,
-  streets,
-  surnames,
-} from './slovak-data.js';
 
 export { SANDBOX_USER_ID } from './reference-data.js';
-
-/** Our own company (the supplier on issued documents). */
-export const OWN_COMPANY = {
-  CompanyName: 'Sandbox Demo s.r.o.',
-  Street: 'Karadžičova 8',
-  City: 'Bratislava',
-  PostCode: '821 08',
-  Country: 'SK',
-  IdentificationNumber: '12345678',
-  TaxIdentificationNumber: '2020123456',
-  VatIdentificationNumber: 'SK2020123456',
-  Email: 'fakturacia@sandbox-demo.sk',
-  Iban: 'SK3111000000002612345678',
-} as const;
 
 const DAY = 86_400_000;
 
@@ -84,10 +60,10 @@ export function seedHead(ctx: GeneratorContext, collection: string, index: numbe
   return { id, created: truncate(created, ctx.precision), modified: truncate(modified, ctx.precision) };
 }
 
-function person(r: Rng): { first: string; last: string } {
+function person(n: NationalData, r: Rng): { first: string; last: string } {
   const female = r.chance(0.5);
-  const pair = r.pick(surnames);
-  return { first: r.pick(female ? femaleFirstNames : maleFirstNames), last: female ? pair[1] : pair[0] };
+  const pair = r.pick(n.surnames);
+  return { first: r.pick(female ? n.femaleFirstNames : n.maleFirstNames), last: female ? pair[1] : pair[0] };
 }
 
 function ascii(text: string): string {
@@ -117,33 +93,34 @@ function seededPartner(ctx: GeneratorContext, index: number): ApiRecord {
 
 /** A business partner, generated from its index. */
 export function generatePartner(ctx: GeneratorContext, index: number): ApiRecord {
+  const n = ctx.refs.national;
   const r = recordRng(ctx.seed, 'BusinessPartners', index);
   const head = seedHead(ctx, 'BusinessPartners', index, r);
   const isCompany = r.chance(0.75);
-  const p = person(r);
-  const [city, postCode] = r.pick(cities);
+  const p = person(n, r);
+  const [city, postCode] = r.pick(n.cities);
   const companyName = isCompany
-    ? `${r.pick(companyStems)} ${r.pick(companyKinds)} ${r.pick(legalForms)}`
+    ? `${r.pick(n.companyStems)} ${r.pick(n.companyKinds)} ${r.pick(n.legalForms)}`
     : `${p.first} ${p.last}`;
-  const ico = isCompany ? `${r.int(3, 5)}${r.digits(7)}` : null;
-  const dic = isCompany ? `20${r.digits(8)}` : null;
-  const vatPayer = isCompany && r.chance(0.7);
-  const domain = isCompany ? `${ascii(companyName.split(' ').slice(0, 2).join(''))}.sk` : 'gmail.com';
+  const { ico, taxId } = n.partnerTaxIds(r, isCompany);
+  const domain = isCompany
+    ? `${ascii(companyName.split(' ').slice(0, 2).join(''))}.${n.webDomain}`
+    : 'gmail.com';
   const duePeriod = r.pick([7, 14, 14, 14, 30]);
   const withDelivery = r.chance(0.3);
-  const deliveryStreet = `${r.pick(streets)} ${r.int(1, 80)}`;
+  const deliveryStreet = `${r.pick(n.streets)} ${r.int(1, 80)}`;
   return shapePartner({
     Id: head.id,
     IdentificationNumber: ico,
-    TaxIdentificationNumber: vatPayer ? `SK${dic}` : dic,
+    TaxIdentificationNumber: taxId,
     CompanyName: companyName,
     Name: `${p.first} ${p.last}`,
-    Street: `${r.pick(streets)} ${r.int(1, 120)}`,
+    Street: `${r.pick(n.streets)} ${r.int(1, 120)}`,
     PostCode: postCode,
     City: city,
-    Country: 'SK',
+    Country: n.country,
     Email: `${ascii(p.first)}.${ascii(p.last)}@${domain}`,
-    PhoneNumber: `+421 9${r.digits(2)} ${r.digits(3)} ${r.digits(3)}`,
+    PhoneNumber: n.phoneNumber(r),
     Web: isCompany ? `https://www.${domain}` : null,
     BusinessDetails: {
       DuePeriod: duePeriod,
@@ -154,11 +131,11 @@ export function generatePartner(ctx: GeneratorContext, index: number): ApiRecord
       ? [
           {
             Id: r.guid(),
-            Name: `Sklad ${city}`,
+            Name: `${n.texts.warehouse} ${city}`,
             Street: deliveryStreet,
             City: city,
             PostCode: postCode,
-            Country: 'SK',
+            Country: n.country,
             IsDefault: true,
           },
         ]
@@ -169,6 +146,7 @@ export function generatePartner(ctx: GeneratorContext, index: number): ApiRecord
 
 /** A document of `collection`, generated from its index. */
 export function generateDocument(ctx: GeneratorContext, collection: string, index: number): ApiRecord {
+  const n = ctx.refs.national;
   const r = recordRng(ctx.seed, collection, index);
   const head = seedHead(ctx, collection, index, r);
   const info = documentTypes[collection];
@@ -180,7 +158,13 @@ export function generateDocument(ctx: GeneratorContext, collection: string, inde
   const items: Record<string, unknown>[] = [];
   for (let i = 0; i < itemCount; i++) {
     const p = ctx.refs.priceListItems[r.int(0, ctx.refs.priceListItems.length - 1)];
-    const [code, text, unit, price, vatType] = products[r.int(0, products.length - 1)] ?? products[0];
+    const [code, text, unit, price, vatType] = n.products[r.int(0, n.products.length - 1)] ?? [
+      '',
+      '',
+      'ks',
+      0,
+      'BasicVatRate',
+    ];
     items.push(
       buildItem(ctx.refs, r.guid(), {
         Code: (p?.Code as string | undefined) ?? code,
@@ -194,7 +178,7 @@ export function generateDocument(ctx: GeneratorContext, collection: string, inde
     );
   }
   const foreign = r.chance(0.03);
-  const exchangeRate = foreign ? 25.21 : null;
+  const exchangeRate = foreign ? n.foreignRate : null;
   let status: string | undefined;
   if (info?.status) {
     const age = ctx.anchorMs - head.created;
@@ -211,10 +195,10 @@ export function generateDocument(ctx: GeneratorContext, collection: string, inde
     CorrectedDocumentId: corrected ?? r.guid(),
     DocumentNumber: number,
     IssueDate: isoDate(head.created),
-    Text: info?.received ? `Prijatý doklad ${number}` : `Fakturujeme Vám tovar a služby podľa objednávky`,
+    Text: info?.received ? n.texts.received(number) : n.texts.issued,
     Note: null,
     InternalNote: null,
-    CurrencyId: foreign ? ctx.refs.currencyCzk : ctx.refs.currencyEur,
+    CurrencyId: foreign ? ctx.refs.foreignCurrency : ctx.refs.homeCurrency,
     ExchangeRate: exchangeRate,
     ExchangeRateQuantity: foreign ? 1 : null,
     CentreId: r.pick(ctx.refs.centreIds),
@@ -225,7 +209,7 @@ export function generateDocument(ctx: GeneratorContext, collection: string, inde
     IsReverseCharge: false,
     IsSynchronizationToPhEnabled: false,
     ...typeSpecificFields(collection, number, head.created, duePeriod, status, ctx.refs),
-    BusinessPartnerAddress: addressFromPartner(partner, info?.received ?? false),
+    BusinessPartnerAddress: addressFromPartner(partner, info?.received ?? false, n.country),
     Items: items,
     ModificationInfo: fullModificationInfo(head.created, head.modified),
     DocumentRecapitulation: recapitulation(items, exchangeRate),

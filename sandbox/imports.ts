@@ -17,10 +17,9 @@ import {
 } from './documents.js';
 import { type Created, type DomainContext, requireLatest, today, type Warning } from './domain-context.js';
 import { notFound, validationError } from './http.js';
-import { defaultBusinessDetails, shapePartner } from './partners.js';
+import { defaultBusinessDetails, resolveFromRegistry, shapePartner } from './partners.js';
 import { GUID_PATTERN } from './random.js';
 import { paymentMethodValues, shapeReference } from './reference-data.js';
-import { registry } from './slovak-data.js';
 import { validate } from './validation.js';
 
 const guid = z.string().regex(GUID_PATTERN, 'must be a GUID');
@@ -220,6 +219,14 @@ function importItems(ctx: DomainContext, input: ImportInput, partner: ApiRecord 
         ActivityId: t.ActivityId ?? null,
       };
     }
+    // The company has no such rate (cz has no second reduced rate since 2024).
+    if (refs.vatRateIds[item.VatRateType] === undefined) {
+      const field = wrapper.PriceListItem ? 'PriceListItem' : 'TextItem';
+      throw validationError(
+        `Items[${i}].${field}.VatRateType`,
+        `'VatRateType' must be one of the company's VAT rates (${Object.keys(refs.vatRateIds).join(', ')}).`,
+      );
+    }
     return buildItem(refs, ctx.rng().guid(), item);
   });
 }
@@ -233,10 +240,10 @@ function importAddress(ctx: DomainContext, collection: string, input: ImportInpu
   if (link) {
     partner = ctx.state.getLatest('BusinessPartners', link.Id);
     if (!partner) throw notFound(`BusinessPartners '${link.Id}' does not exist.`);
-    address = addressFromPartner(partner, isReceived);
+    address = addressFromPartner(partner, isReceived, ctx.state.refs.national.country);
   } else if (given?.DocumentAddressWithoutAddressBookLink) {
     const a = given.DocumentAddressWithoutAddressBookLink;
-    address = { BusinessPartnerId: null, ...a, Country: a.Country ?? 'SK' };
+    address = { BusinessPartnerId: null, ...a, Country: a.Country ?? ctx.state.refs.national.country };
     if (isReceived) address = { ...address, Email: null, PhoneNumber: null };
   }
   const delivery = given?.DeliveryAddress;
@@ -260,7 +267,7 @@ export function importDocument(ctx: DomainContext, collection: string, body: unk
   const refs = ctx.state.refs;
   const { address, partner } = importAddress(ctx, collection, input);
   const items = importItems(ctx, input, partner);
-  const homeCurrency = !input.CurrencyId || input.CurrencyId.toLowerCase() === refs.currencyEur;
+  const homeCurrency = !input.CurrencyId || input.CurrencyId.toLowerCase() === refs.homeCurrency;
   let exchangeRate = input.ExchangeRate ?? null;
   if (homeCurrency && exchangeRate !== null) {
     warnings.push({
@@ -299,7 +306,7 @@ export function importDocument(ctx: DomainContext, collection: string, body: unk
     ...input,
     DocumentNumber: number,
     IssueDate: input.IssueDate ?? today(now),
-    CurrencyId: input.CurrencyId?.toLowerCase() ?? refs.currencyEur,
+    CurrencyId: input.CurrencyId?.toLowerCase() ?? refs.homeCurrency,
     ExchangeRate: exchangeRate,
     ExchangeRateQuantity: exchangeRate === null ? null : (input.ExchangeRateQuantity ?? 1),
     PaymentMethodId: input.PaymentMethodId ?? refs.paymentFormIds[0] ?? null,
@@ -321,20 +328,6 @@ export function importDocument(ctx: DomainContext, collection: string, body: unk
   return { Data: record, Warnings: warnings };
 }
 
-function resolveRegistry(input: z.output<typeof createPartnerSchema>): Record<string, unknown> {
-  if (input.AddressResolutionMode !== 'ByIdentificationNumber') return {};
-  if (!input.IdentificationNumber) {
-    throw validationError('IdentificationNumber', "'IdentificationNumber' must not be empty.");
-  }
-  const found = registry.find((r) => r.IdentificationNumber === input.IdentificationNumber);
-  if (!found)
-    throw notFound(`No company with registration number '${input.IdentificationNumber}' in the registry.`);
-  const { VatIdentificationNumber: vat, ...rest } = found as typeof found & {
-    VatIdentificationNumber?: string;
-  };
-  return { ...rest, TaxIdentificationNumber: vat ?? rest.TaxIdentificationNumber ?? null, Country: 'SK' };
-}
-
 function newDeliveryAddresses(ctx: DomainContext, list: Record<string, unknown>[] | null | undefined) {
   return (list ?? []).map((d) => ({ ...d, Id: ctx.rng().guid() }));
 }
@@ -342,12 +335,12 @@ function newDeliveryAddresses(ctx: DomainContext, list: Record<string, unknown>[
 /** `POST /v1/BusinessPartners`. */
 export function createPartner(ctx: DomainContext, body: unknown): Created {
   const input = validate(createPartnerSchema, body);
-  const resolved = resolveRegistry(input);
+  const resolved = resolveFromRegistry(ctx.state.refs.national, input);
   const { AddressResolutionMode: _mode, ...fields } = input;
   const merged: Record<string, unknown> = { ...fields, ...resolved };
   if (!merged.City) throw validationError('City', "'City' must not be empty.");
   const values = {
-    Country: 'SK',
+    Country: ctx.state.refs.national.country,
     ...merged,
     BusinessDetails: {
       ...defaultBusinessDetails(ctx.state.refs.vatRateIds.BasicVatRate ?? null),
@@ -364,7 +357,7 @@ export function createPartner(ctx: DomainContext, body: unknown): Created {
 export function updatePartner(ctx: DomainContext, id: string, body: unknown): ApiRecord {
   const input = validate(createPartnerSchema, body);
   requireLatest(ctx, 'BusinessPartners', id);
-  const resolved = resolveRegistry(input);
+  const resolved = resolveFromRegistry(ctx.state.refs.national, input);
   const { AddressResolutionMode: _mode, ...fields } = input;
   const patch: Record<string, unknown> = { ...fields, ...resolved };
   if ('City' in patch && !patch.City) throw validationError('City', "'City' must not be empty.");

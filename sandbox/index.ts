@@ -65,12 +65,12 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
   return {
     baseUrl,
     authUrl: server.authUrl,
-    credentials: companyCredentials(1),
+    credentials: companyCredentials(1, resolved.variant),
     companies: resolved.companies,
     credentialsOf: (index) => {
       if (!Number.isInteger(index) || index < 1 || index > resolved.companies)
         throw new RangeError(`no company ${index} (1…${resolved.companies})`);
-      return companyCredentials(index);
+      return companyCredentials(index, resolved.variant);
     },
     state: server.state,
     server,

@@ -1,7 +1,6 @@
 /** ISDOC 6.0.2 export of an issued invoice or advance invoice. */
 import type { ApiRecord } from '../functions/accounting/api.js';
-import { percentOf } from './documents.js';
-import { OWN_COMPANY } from './generator.js';
+import type { NationalData } from './national-data.js';
 import { money } from './random.js';
 
 export const ISDOC_NAMESPACE = 'http://isdoc.cz/namespace/2013';
@@ -76,7 +75,7 @@ function party(p: PartyData): string {
 
 type VatRateSum = Record<string, unknown>;
 
-function invoiceLine(item: Record<string, unknown>, i: number): string {
+function invoiceLine(n: NationalData, item: Record<string, unknown>, i: number): string {
   const qty = Number(item.Quantity ?? 1);
   const base = Number(item.PriceWithoutVat ?? 0);
   const withVat = Number(item.PriceWithVat ?? 0);
@@ -89,7 +88,7 @@ function invoiceLine(item: Record<string, unknown>, i: number): string {
     `<LineExtensionTaxAmount>${amount(item.Vat)}</LineExtensionTaxAmount>`,
     `<UnitPrice>${amount(qty === 0 ? 0 : base / qty)}</UnitPrice>`,
     `<UnitPriceTaxInclusive>${amount(qty === 0 ? 0 : withVat / qty)}</UnitPriceTaxInclusive>`,
-    `<ClassifiedTaxCategory><Percent>${percentOf(item.VatRateType)}</Percent><VATCalculationMethod>0</VATCalculationMethod></ClassifiedTaxCategory>`,
+    `<ClassifiedTaxCategory><Percent>${percentOf(n, item.VatRateType)}</Percent><VATCalculationMethod>0</VATCalculationMethod></ClassifiedTaxCategory>`,
     `<Item><Description>${esc(item.Text)}</Description>${
       item.Code ? `<SellersItemIdentification><ID>${esc(item.Code)}</ID></SellersItemIdentification>` : ''
     }</Item>`,
@@ -97,7 +96,7 @@ function invoiceLine(item: Record<string, unknown>, i: number): string {
   ].join('');
 }
 
-function taxSubTotal(s: VatRateSum): string {
+function taxSubTotal(n: NationalData, s: VatRateSum): string {
   return [
     '<TaxSubTotal>',
     `<TaxableAmount>${amount(s.PriceWithoutVat)}</TaxableAmount>`,
@@ -109,7 +108,7 @@ function taxSubTotal(s: VatRateSum): string {
     `<DifferenceTaxableAmount>${amount(s.PriceWithoutVat)}</DifferenceTaxableAmount>`,
     `<DifferenceTaxAmount>${amount(s.Vat)}</DifferenceTaxAmount>`,
     `<DifferenceTaxInclusiveAmount>${amount(s.TotalPrice)}</DifferenceTaxInclusiveAmount>`,
-    `<TaxCategory><Percent>${percentOf(s.VatRateType)}</Percent></TaxCategory>`,
+    `<TaxCategory><Percent>${percentOf(n, s.VatRateType)}</Percent></TaxCategory>`,
     '</TaxSubTotal>',
   ].join('');
 }
@@ -143,23 +142,33 @@ function monetaryTotal(total: ReturnType<typeof totalsOf>): string[] {
   ];
 }
 
-function paymentMeans(record: ApiRecord, payable: number): string {
+function paymentMeans(n: NationalData, record: ApiRecord, payable: number): string {
   if (!record.DueDate) return '';
   return `<PaymentMeans><Payment><PaidAmount>${amount(payable)}</PaidAmount><PaymentMeansCode>42</PaymentMeansCode><Details><PaymentDueDate>${day(
     record.DueDate,
-  )}</PaymentDueDate><ID>${esc(OWN_COMPANY.Iban)}</ID><VariableSymbol>${esc(
+  )}</PaymentDueDate><ID>${esc(n.ownCompany.Iban)}</ID><VariableSymbol>${esc(
     record.VariableSymbol,
   )}</VariableSymbol></Details></Payment></PaymentMeans>`;
 }
 
-/** Builds the ISDOC XML of `record` (a document of `collection`). */
-export function isdocXml(collection: string, record: ApiRecord, currencyCode: string): string {
+/** VAT percent of a VAT rate type in the company's rates. */
+function percentOf(n: NationalData, vatRateType: unknown): number {
+  return n.vatPercent[String(vatRateType)] ?? 0;
+}
+
+/** Builds the ISDOC XML of `record` (a document of `collection`) of the company `n` describes. */
+export function isdocXml(
+  collection: string,
+  record: ApiRecord,
+  currencyCode: string,
+  n: NationalData,
+): string {
   const items = (record.Items as Record<string, unknown>[] | undefined) ?? [];
   const total = totalsOf(record);
   const address = (record.BusinessPartnerAddress ?? {}) as PartyData;
-  const vatApplicable = items.some((i) => percentOf(i.VatRateType) > 0);
-  const lines = items.map(invoiceLine).join('');
-  const subTotals = total.sums.map(taxSubTotal).join('');
+  const vatApplicable = items.some((i) => percentOf(n, i.VatRateType) > 0);
+  const lines = items.map((item, i) => invoiceLine(n, item, i)).join('');
+  const subTotals = total.sums.map((s) => taxSubTotal(n, s)).join('');
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<Invoice xmlns="${ISDOC_NAMESPACE}" version="6.0.2">`,
@@ -175,12 +184,12 @@ export function isdocXml(collection: string, record: ApiRecord, currencyCode: st
     `<LocalCurrencyCode>${esc(currencyCode)}</LocalCurrencyCode>`,
     '<CurrRate>1</CurrRate>',
     '<RefCurrRate>1</RefCurrRate>',
-    `<AccountingSupplierParty>${party(OWN_COMPANY)}</AccountingSupplierParty>`,
+    `<AccountingSupplierParty>${party(n.ownCompany)}</AccountingSupplierParty>`,
     `<AccountingCustomerParty>${party(address)}</AccountingCustomerParty>`,
     `<InvoiceLines>${lines}</InvoiceLines>`,
     `<TaxTotal>${subTotals}<TaxAmount>${amount(total.Vat)}</TaxAmount></TaxTotal>`,
     ...monetaryTotal(total),
-    paymentMeans(record, total.WithVat),
+    paymentMeans(n, record, total.WithVat),
     '</Invoice>',
   ].join('\n');
 }

@@ -4,7 +4,9 @@
  * carries `ModificationInfo` as its DTO says — full (created/modified, by whom) or `ModifiedDate` only.
  */
 import type { ApiRecord } from '../functions/accounting/api.js';
+import type { ServiceVariant } from '../functions/accounting/collections.js';
 import { type DtoName, shapeAs } from './dto-fields.js';
+import { type NationalData, nationalData } from './national-data.js';
 import { hashString, mix, Rng } from './random.js';
 import {
   activityRows,
@@ -33,10 +35,15 @@ export const SANDBOX_USER_ID = '6f1c2a9e-3b4d-4e5f-8a7b-1c2d3e4f5a6b';
 const REFERENCE_AGE_MS = 400 * 86_400_000;
 
 export interface ReferenceData {
+  /** The variant's national data (VAT percents, names, places, products, own company). */
+  national: NationalData;
   lists: Map<string, ApiRecord[]>;
+  /** VAT rate type → id, for the types the company's VAT rate list has. */
   vatRateIds: Record<string, string>;
-  currencyEur: string;
-  currencyCzk: string;
+  /** Id of the home currency (EUR in sk, CZK in cz). */
+  homeCurrency: string;
+  /** Id of the foreign currency some seeded documents are in (CZK in sk, EUR in cz). */
+  foreignCurrency: string;
   centreIds: string[];
   activityIds: string[];
   paymentFormIds: string[];
@@ -116,8 +123,13 @@ export function referenceModificationInfo(collection: string, created: number, m
     : fullModificationInfo(created, modified);
 }
 
-/** Reference lists of the seed, built from rows of DTO fields. */
-export function generateReferenceData(seed: number, anchorMs: number): ReferenceData {
+/** Reference lists of the seed and variant, built from rows of DTO fields. */
+export function generateReferenceData(
+  seed: number,
+  anchorMs: number,
+  variant: ServiceVariant = 'sk',
+): ReferenceData {
+  const n = nationalData(variant);
   const lists = new Map<string, ApiRecord[]>();
   const at = anchorMs - REFERENCE_AGE_MS;
   const make = (name: string, rows: Rows): ApiRecord[] => {
@@ -127,53 +139,48 @@ export function generateReferenceData(seed: number, anchorMs: number): Reference
     lists.set(name, records);
     return records;
   };
-  make('VatRates', vatRateRows());
-  const currencies = make('Currencies', currencyRows());
+  make('VatRates', vatRateRows(n));
+  const currencies = make('Currencies', currencyRows(n));
   const byCode = (code: string) => currencies.find((c) => c.Code === code)?.Id ?? null;
   const rateRng = new Rng(mix(seed, hashString('ref:ExchangeRateItems')));
   make(
     'ExchangeRates',
-    exchangeRateSetRows(byCode, () => rateRng.guid(), referenceModificationInfo('ExchangeRates', at, at)),
+    exchangeRateSetRows(n, byCode, () => rateRng.guid(), referenceModificationInfo('ExchangeRates', at, at)),
   );
-  const establishments = make('Establishments', establishmentRows());
-  make('Centres', centreRows(establishments));
-  make('Activities', activityRows());
-  const countries = make('Countries', countryRows());
-  const bankList = make('Banks', bankRows(countries[0]?.Id ?? null));
-  make('BankAccounts', bankAccountRows(bankList, byCode));
-  make('CashRegisters', cashRegisterRows(byCode));
-  make('CityPostCodes', cityPostCodeRows());
-  const methodTypes = make('PaymentMethodTypes', paymentMethodTypeRows());
+  const establishments = make('Establishments', establishmentRows(n));
+  make('Centres', centreRows(n, establishments));
+  make('Activities', activityRows(n));
+  const countries = make('Countries', countryRows(n));
+  const bankList = make('Banks', bankRows(n, countries[0]?.Id ?? null));
+  make('BankAccounts', bankAccountRows(n, bankList, byCode));
+  make('CashRegisters', cashRegisterRows(n, byCode));
+  make('CityPostCodes', cityPostCodeRows(n));
+  const methodTypes = make('PaymentMethodTypes', paymentMethodTypeRows(n));
   make(
     'PaymentMethods',
-    ['Prevodný príkaz', 'Hotovosť', 'Dobierka', 'Platobná karta'].map((name, i) =>
+    n.paymentMethods.map((name, i) =>
       paymentMethodValues({ Name: name, PaymentMethodTypeId: methodTypes[i]?.Id ?? null }),
     ),
   );
-  const priceListItems = make('PriceListItems', priceListItemRows());
+  const priceListItems = make('PriceListItems', priceListItemRows(n));
   make('RegistrationNumbers', registrationNumberRows(priceListItems));
-  make('SellingPrices', sellingPriceRows(byCode));
+  make('SellingPrices', sellingPriceRows(n, byCode));
   make('VatClassifications', vatClassificationRows());
-  make('Regions', regionRows());
-  return indexOf(lists, at);
+  make('Regions', regionRows(n));
+  return indexOf(n, lists, at);
 }
 
 /** The ids the generator and the domain need, found in the seeded lists. */
-function indexOf(lists: Map<string, ApiRecord[]>, seededAtMs: number): ReferenceData {
+function indexOf(n: NationalData, lists: Map<string, ApiRecord[]>, seededAtMs: number): ReferenceData {
   const ids = (name: string) => (lists.get(name) ?? []).map((r) => r.Id);
-  const vatRates = lists.get('VatRates') ?? [];
-  const byType = (type: string) => vatRates.find((v) => v.VatRateType === type)?.Id ?? '';
-  const currencies = ids('Currencies');
+  const currencies = lists.get('Currencies') ?? [];
+  const currency = (code: string) => currencies.find((c) => c.Code === code)?.Id ?? '';
   return {
+    national: n,
     lists,
-    vatRateIds: Object.fromEntries(
-      ['BasicVatRate', 'FirstReducedVatRate', 'SecondReducedVatRate', 'ZeroVatRate'].map((t) => [
-        t,
-        byType(t),
-      ]),
-    ),
-    currencyEur: currencies[0] ?? '',
-    currencyCzk: currencies[1] ?? '',
+    vatRateIds: Object.fromEntries((lists.get('VatRates') ?? []).map((v) => [String(v.VatRateType), v.Id])),
+    homeCurrency: currency(n.homeCurrency),
+    foreignCurrency: currency(n.foreignCurrency),
     centreIds: ids('Centres'),
     activityIds: ids('Activities'),
     paymentFormIds: ids('PaymentMethods'),

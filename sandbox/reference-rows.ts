@@ -1,77 +1,36 @@
 /** The rows of the seeded reference lists: DTO fields of each record, without `Id` and `ModificationInfo`. */
 import type { ApiRecord } from '../functions/accounting/api.js';
 import { shapeAs } from './dto-fields.js';
-import { banks, cities, products } from './slovak-data.js';
+import type { NationalData } from './national-data.js';
 
 export type Rows = Record<string, unknown>[];
 
-export function vatRateRows(): Rows {
-  return (
-    [
-      ['BasicVatRate', 'Základná sadzba', 23],
-      ['FirstReducedVatRate', 'Prvá znížená sadzba', 19],
-      ['SecondReducedVatRate', 'Druhá znížená sadzba', 5],
-      ['ZeroVatRate', 'Nulová sadzba', 0],
-    ] as const
-  ).map(([type, name, percent]) => ({
+export function vatRateRows(n: NationalData): Rows {
+  return n.vatRates.map(([type, name, percent]) => ({
     Code: type,
     Name: name,
     VatRateType: type,
-    ValidFrom: '2025-01-01T00:00:00',
+    ValidFrom: n.vatRatesValidFrom,
     ValidTo: null,
     VatPercent: percent,
     VatCoefficient: Math.round((percent / (100 + percent)) * 10_000) / 10_000,
   }));
 }
 
-export function currencyRows(): Rows {
-  return [
-    ['EUR', 'Euro', '€'],
-    ['CZK', 'Česká koruna', 'Kč'],
-    ['USD', 'Americký dolár', '$'],
-    ['GBP', 'Britská libra', '£'],
-    ['HUF', 'Maďarský forint', 'Ft'],
-    ['PLN', 'Poľský zlotý', 'zł'],
-  ].map(([code, name, symbol]) => ({ Code: code, Name: name, Symbol: symbol }));
+export function currencyRows(n: NationalData): Rows {
+  return n.currencies.map(([code, name, symbol]) => ({ Code: code, Name: name, Symbol: symbol }));
 }
 
-export function countryRows(): Rows {
-  return (
-    [
-      ['SK', 'Slovensko', 703],
-      ['CZ', 'Česko', 203],
-      ['AT', 'Rakúsko', 40],
-      ['HU', 'Maďarsko', 348],
-      ['PL', 'Poľsko', 616],
-      ['DE', 'Nemecko', 276],
-      ['UA', 'Ukrajina', 804],
-      ['US', 'Spojené štáty americké', 840],
-      ['GB', 'Spojené kráľovstvo', 826],
-    ] as const
-  ).map(([code, name, numeric]) => ({ Code: code, Name: name, NumericCode: numeric }));
+export function countryRows(n: NationalData): Rows {
+  return n.countries.map(([code, name, numeric]) => ({ Code: code, Name: name, NumericCode: numeric }));
 }
 
-export function activityRows(): Rows {
-  return [
-    ['OBCH', 'Obchodná činnosť'],
-    ['SLUZ', 'Služby'],
-    ['VYR', 'Výroba'],
-    ['ESH', 'Predaj cez e-shop'],
-    ['SERV', 'Servis'],
-  ].map(([code, name]) => ({ Code: code, Name: name, Note: null }));
+export function activityRows(n: NationalData): Rows {
+  return n.activities.map(([code, name]) => ({ Code: code, Name: name, Note: null }));
 }
 
-export function establishmentRows(): Rows {
-  return [
-    {
-      Code: 'BA',
-      Name: 'Prevádzka Bratislava',
-      Street: 'Karadžičova 8',
-      City: 'Bratislava',
-      PostCode: '821 08',
-    },
-    { Code: 'KE', Name: 'Predajňa Košice', Street: 'Hlavná 12', City: 'Košice', PostCode: '040 01' },
-  ].map((row) => ({
+export function establishmentRows(n: NationalData): Rows {
+  return n.establishments.map((row) => ({
     Note: null,
     Email: null,
     PhoneNumber: null,
@@ -81,12 +40,12 @@ export function establishmentRows(): Rows {
   }));
 }
 
-export function bankAccountRows(bankList: ApiRecord[], byCode: (code: string) => string | null): Rows {
-  return [
-    ['Bežný účet', '2612345678', 2, 'SK3111000000002612345678', 'EUR'],
-    ['Účet VÚB', '3456789012', 1, 'SK0802000000003456789012', 'EUR'],
-    ['Devízový účet CZK', '4023456789', 4, 'SK7575000000004023456789', 'CZK'],
-  ].map(([name, number, bank, iban, currency]) => {
+export function bankAccountRows(
+  n: NationalData,
+  bankList: ApiRecord[],
+  byCode: (code: string) => string | null,
+): Rows {
+  return n.bankAccounts.map(([name, number, bank, iban, currency]) => {
     const b = bankList[Number(bank)];
     return {
       AccountName: name,
@@ -102,8 +61,8 @@ export function bankAccountRows(bankList: ApiRecord[], byCode: (code: string) =>
   });
 }
 
-export function priceListItemRows(): Rows {
-  return products.map(([code, name, unit, price, vatType], i) => ({
+export function priceListItemRows(n: NationalData): Rows {
+  return n.products.map(([code, name, unit, price, vatType], i) => ({
     Type: 'Card',
     RegistrationNumberType: code.startsWith('ELE') ? 'SerialNumber' : 'None',
     Code: code,
@@ -141,14 +100,8 @@ export function registrationNumberRows(items: ApiRecord[]): Rows {
     );
 }
 
-export function sellingPriceRows(byCode: (code: string) => string | null): Rows {
-  return (
-    [
-      ['VO', 'Veľkoobchodná cena', 'SecondaryPrice', 10],
-      ['MO', 'Maloobchodná cena', 'BasicPrice', null],
-      ['VIP', 'VIP zákazník', 'Discount', 15],
-    ] as const
-  ).map(([code, name, type, discount]) => ({
+export function sellingPriceRows(n: NationalData, byCode: (code: string) => string | null): Rows {
+  return n.sellingPrices.map(([code, name, type, discount]) => ({
     Code: code,
     Name: name,
     SellingPriceType: type,
@@ -161,7 +114,7 @@ export function sellingPriceRows(byCode: (code: string) => string | null): Rows 
     PriceVatType: 'WithoutVat',
     Rounding: null,
     ExchangeRate: null,
-    CurrencyId: byCode('EUR'),
+    CurrencyId: byCode(n.homeCurrency),
   }));
 }
 
@@ -179,42 +132,29 @@ export function vatClassificationRows(): Rows {
 
 /** One exchange-rate set (`ExchangeRateSetDto`) of the rates against the home currency. */
 export function exchangeRateSetRows(
+  n: NationalData,
   byCode: (code: string) => string | null,
   newId: () => string,
   info: Record<string, unknown>,
 ): Rows {
-  const rates = [
-    ['CZK', 25.21],
-    ['USD', 1.0842],
-    ['GBP', 0.8573],
-    ['HUF', 395.6],
-    ['PLN', 4.312],
-  ] as const;
   return [
     {
       Date: '2025-12-31T00:00:00',
-      ExchangeRates: rates.map(([code, rate]) =>
+      ExchangeRates: n.exchangeRates.map(([code, rate, quantity]) =>
         shapeAs('ExchangeRateDto', {
           ModificationInfo: info,
           Id: newId(),
           CurrencyId: byCode(code),
           Rate: rate,
-          Quantity: 1,
+          Quantity: quantity,
         }),
       ),
     },
   ];
 }
 
-export function centreRows(establishments: ApiRecord[]): Rows {
-  return (
-    [
-      ['BA', 'Centrála Bratislava', 0],
-      ['KE', 'Pobočka Košice', 1],
-      ['ZA', 'Pobočka Žilina', null],
-      ['ESHOP', 'E-shop', null],
-    ] as const
-  ).map(([code, name, e]) => ({
+export function centreRows(n: NationalData, establishments: ApiRecord[]): Rows {
+  return n.centres.map(([code, name, e]) => ({
     Code: code,
     Name: name,
     Note: null,
@@ -222,8 +162,8 @@ export function centreRows(establishments: ApiRecord[]): Rows {
   }));
 }
 
-export function bankRows(countryId: string | null): Rows {
-  return banks.map(([code, name, swift]) => ({
+export function bankRows(n: NationalData, countryId: string | null): Rows {
+  return n.banks.map(([code, name, swift]) => ({
     Code: code,
     Name: name,
     Swift: swift,
@@ -232,29 +172,29 @@ export function bankRows(countryId: string | null): Rows {
   }));
 }
 
-export function cashRegisterRows(byCode: (code: string) => string | null): Rows {
-  return [
-    { Code: 'HP', Name: 'Hlavná pokladnica', CurrencyId: byCode('EUR'), IsActive: true },
-    { Code: 'PP', Name: 'Pokladnica predajňa', CurrencyId: byCode('EUR'), IsActive: true },
-  ];
+export function cashRegisterRows(n: NationalData, byCode: (code: string) => string | null): Rows {
+  return n.cashRegisters.map(([code, name]) => ({
+    Code: code,
+    Name: name,
+    CurrencyId: byCode(n.homeCurrency),
+    IsActive: true,
+  }));
 }
 
-export function cityPostCodeRows(): Rows {
-  return cities.map(([city, code]) => ({ City: city, PostCode: code, PostName: city }));
+export function cityPostCodeRows(n: NationalData): Rows {
+  return n.cities.map(([city, code]) => ({ City: city, PostCode: code, PostName: city }));
 }
 
-export function paymentMethodTypeRows(): Rows {
-  return [
-    ['PRI', 'Prevodom', 'Bankový prevod'],
-    ['HOT', 'Hotovosť', 'Platba v hotovosti'],
-    ['DOB', 'Dobierka', 'Platba pri prevzatí'],
-    ['KAR', 'Platobná karta', 'Platba kartou'],
-    ['ZAP', 'Zápočet', 'Vzájomný zápočet'],
-  ].map(([code, name, description]) => ({ Code: code, Name: name, Description: description }));
+export function paymentMethodTypeRows(n: NationalData): Rows {
+  return n.paymentMethodTypes.map(([code, name, description]) => ({
+    Code: code,
+    Name: name,
+    Description: description,
+  }));
 }
 
-export function regionRows(): Rows {
-  return cities
+export function regionRows(n: NationalData): Rows {
+  return n.cities
     .map(([, , district]) => district)
     .filter((d, i, all) => all.indexOf(d) === i)
     .map((name, i) => ({ Code: String(101 + i), Name: name }));

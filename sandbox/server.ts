@@ -9,7 +9,7 @@ import { resolveOperations } from '../functions/accounting/endpoints.js';
 import { ActivityGenerator } from './activity.js';
 import { adminReply, type SettingsPatch } from './admin-api.js';
 import { type AuthResult, AuthServer, type Credential, openIdConfiguration } from './auth.js';
-import { Companies, type Company } from './company.js';
+import { Companies, type Company, sandboxScope } from './company.js';
 import type { Domain } from './domain.js';
 import { FaultEngine } from './faults.js';
 import { json, ProblemError, problemReply, type Reply, readBody, serialise, writeHead } from './http.js';
@@ -50,7 +50,12 @@ export class SandboxServer {
     const first = this.companies.get(1);
     this.state = first.state;
     this.domain = first.domain;
-    this.auth = new AuthServer(now, options.tokenLifetimeSeconds, options.companies);
+    this.auth = new AuthServer(
+      now,
+      options.tokenLifetimeSeconds,
+      options.companies,
+      sandboxScope(options.variant),
+    );
     this.faults = new FaultEngine(options.faults, options.seed, now);
     this.activity = new ActivityGenerator(
       () => this.companies.nextInTurn().domain,
@@ -271,7 +276,7 @@ export class SandboxServer {
 
   private authRoute(method: string, pathname: string, body: Buffer, req: IncomingMessage): Reply {
     if (pathname === '/auth/.well-known/openid-configuration' && method === 'GET') {
-      return json(200, openIdConfiguration(this.authUrl));
+      return json(200, openIdConfiguration(this.authUrl, sandboxScope(this.options.variant)));
     }
     if (pathname === '/auth/connect/token') {
       if (method !== 'POST') return problemReply(405, undefined, { Allow: 'POST' });

@@ -113,7 +113,7 @@ export class SandboxState {
   reseed(settings: Partial<StateSettings> = {}): void {
     this.settings = { ...this.settings, ...settings };
     const s = this.settings;
-    this.refs = generateReferenceData(s.seed, s.anchorMs);
+    this.refs = generateReferenceData(s.seed, s.anchorMs, s.variant);
     const counts = spreadDocuments(s.documents, s.perCollection, s.variant);
     this.ctx = {
       seed: s.seed,

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { DEFAULT_SERVICE_VARIANT, serviceVariants } from '../../accounting/collections.js';
+import { variantPresets } from '../../accounting/config.js';
 import { operationsFor } from '../../accounting/endpoints.js';
 import { ENV } from '../../shared/env-names.js';
 import { defineCommand, noPositionals } from '../command.js';
@@ -15,7 +16,7 @@ const variantSchema = z.enum(serviceVariants, {
 export const operationsCommand = defineCommand({
   name: 'operations',
   summary:
-    'List every operation of the endpoint catalog of the configured service variant: id, method, path, and whether the path is assumed.',
+    'List every operation of the endpoint catalog of the configured service variant: id, method, path, and whether the path is assumed; the summary names the variant’s OAuth scope.',
   description: `The variant is ${ENV.serviceVariant} (sk or cz, default sk) unless --variant names one. Assumed paths follow the service's visible conventions and can be replaced with ${ENV.pathOverrides}.`,
   flags: {
     json: {
@@ -61,7 +62,7 @@ export const operationsCommand = defineCommand({
       ),
     );
     ctx.stdout.write(
-      `\nvariant ${variant}: ${rows.length} operations, ${rows.filter((r) => r.assumed).length} with assumed paths\n`,
+      `\nvariant ${variant}: ${rows.length} operations, ${rows.filter((r) => r.assumed).length} with assumed paths, OAuth scope ${variantPresets[variant].scope}\n`,
     );
     return EXIT.ok;
   },
