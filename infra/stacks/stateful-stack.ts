@@ -183,15 +183,22 @@ export class StatefulStack extends Stack implements StatefulResources {
         ? { objectLockDefaultRetention: s3.ObjectLockRetention.governance(retention) }
         : {}),
       lifecycleRules: [
-        {
-          id: 'colder-storage',
-          transitions: archiveTransitions,
-          noncurrentVersionTransitions: archiveTransitions.map((t) => ({
-            storageClass: t.storageClass,
-            transitionAfter: t.transitionAfter ?? Duration.days(0),
-          })),
-          abortIncompleteMultipartUploadAfter: Duration.days(7),
-        },
+        ...(archiveTransitions.length > 0
+          ? [
+              {
+                id: 'colder-storage',
+                // By default S3 transitions no object under 128 KiB (it would cost more in a colder
+                // class): the filter says so, so the rule claims no more than it does.
+                objectSizeGreaterThan: MIN_TRANSITION_BYTES,
+                transitions: archiveTransitions,
+                noncurrentVersionTransitions: archiveTransitions.map((t) => ({
+                  storageClass: t.storageClass,
+                  transitionAfter: t.transitionAfter ?? Duration.days(0),
+                })),
+              },
+            ]
+          : []),
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
       ],
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'archive/',
@@ -232,6 +239,9 @@ export class StatefulStack extends Stack implements StatefulResources {
     new CfnOutput(this, 'CheckpointsTableName', { value: this.checkpointsTable.tableName });
   }
 }
+
+/** Objects at or under this size stay in S3 Standard: S3 transitions none of them (128 KiB). */
+export const MIN_TRANSITION_BYTES = 128 * 1024;
 
 /** Archive transitions to colder storage classes (a setting of 0 days leaves its class out). */
 function transitionsOf(config: InfraConfig): s3.Transition[] {

@@ -123,7 +123,6 @@ export function scheduledAction(
     serviceName: SERVICE.scheduled(action.id),
     memorySize: config.actionMemoryMb,
     timeout: Duration.seconds(action.timeoutSeconds),
-    reservedConcurrentExecutions: 1,
     publishes: outcomesOf(action.outcomes),
     everyConnection: config.connectionRegistry,
   });
