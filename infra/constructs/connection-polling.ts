@@ -12,7 +12,6 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -29,7 +28,7 @@ import type { AlarmTopic } from './alarm-topic.js';
 import { AppFunction, retentionOf } from './app-function.js';
 import { claimCheckAccessOf } from './claim-check-access.js';
 import { FUNCTION_ENV } from './function-env.js';
-import { putEventsStatement, useBucket, useQueueSend, useTable } from './grants.js';
+import { putEventsStatement, useBucket, useQueueConsume, useQueueSend, useTable } from './grants.js';
 import { METRICS_NAMESPACE } from './metric-names.js';
 import { scheduledFunctionAlarms } from './scheduled-function-alarms.js';
 
@@ -130,13 +129,10 @@ export class ConnectionPolling extends Construct {
     });
     this.grantDispatcher(this.dispatcher);
     this.grantPoller(this.poller, props);
-    this.poller.function.addEventSource(
-      new SqsEventSource(this.queue, {
-        batchSize: config.connectionPollerBatchSize,
-        maxConcurrency: config.connectionPollerMaxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    useQueueConsume(this.poller, this.queue, {
+      batchSize: config.connectionPollerBatchSize,
+      maxConcurrency: config.connectionPollerMaxConcurrency,
+    });
     this.schedule = this.tick(props.scheduleDeadLetterQueue);
     this.unhealthyRule = new events.Rule(this, 'UnhealthyRule', {
       eventBus: resources.eventBus,

@@ -3,7 +3,7 @@
  * AND sets the environment variable that names the resource, so a function can never be told about
  * a resource it may not use, nor be allowed one it is not told about.
  */
-import { Stack } from 'aws-cdk-lib';
+import { Names, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -173,6 +173,33 @@ export function useQueueSend(fn: AppFunction, queue: sqs.IQueue, envName: string
  * (`secret.grantRead` would add `DescribeSecret`, which none makes), and `kms:Decrypt` through
  * Secrets Manager when the secret has a customer key (the AWS-managed key needs no grant).
  */
+/** What an SQS event source mapping needs of its queue, and no more (what Lambda's poller calls). */
+export const QUEUE_CONSUME_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+
+export interface QueueConsumeOptions {
+  readonly batchSize: number;
+  readonly maxConcurrency?: number;
+}
+
+/**
+ * `fn` consumes `queue` through an event source mapping with partial batch failures. As
+ * `SqsEventSource` does (same construct id, so the same logical id), but the role gets only
+ * `ReceiveMessage`, `DeleteMessage` and `GetQueueAttributes`: `grantConsumeMessages` adds
+ * `ChangeMessageVisibility` and `GetQueueUrl`, which neither Lambda's poller nor the handlers call.
+ */
+export function useQueueConsume(fn: AppFunction, queue: sqs.IQueue, options: QueueConsumeOptions): void {
+  fn.function.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(queue.node)}`, {
+    eventSourceArn: queue.queueArn,
+    batchSize: options.batchSize,
+    ...(options.maxConcurrency !== undefined ? { maxConcurrency: options.maxConcurrency } : {}),
+    reportBatchItemFailures: true,
+  });
+  fn.function.addToRolePolicy(
+    new iam.PolicyStatement({ actions: QUEUE_CONSUME_ACTIONS, resources: [queue.queueArn] }),
+  );
+  queue.encryptionMasterKey?.grantDecrypt(fn.function);
+}
+
 export function useSecret(fn: AppFunction, secret: secretsmanager.ISecret, envName: string): void {
   fn.function.addToRolePolicy(
     new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),

@@ -166,13 +166,8 @@ describe('least privilege per function', () => {
   const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
   const xray = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
   const secret = ['secretsmanager:GetSecretValue'];
-  const sqsConsume = [
-    'sqs:ChangeMessageVisibility',
-    'sqs:DeleteMessage',
-    'sqs:GetQueueAttributes',
-    'sqs:GetQueueUrl',
-    'sqs:ReceiveMessage',
-  ];
+  // What Lambda's SQS poller calls; no ChangeMessageVisibility or GetQueueUrl (nothing calls them).
+  const sqsConsume = ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'];
   const sorted = (...lists: readonly string[][]) => [...new Set(lists.flat())].sort();
 
   it('poller: checkpoints, put events, claim-check writes and poll state, the secret', () => {
@@ -438,6 +433,20 @@ describe('routes', () => {
         BatchSize: 5,
       });
     }
+  });
+
+  it('event source mappings keep their logical ids; no role may change visibility or look up queue URLs', () => {
+    for (const route of t.routes) {
+      const ids = ofType('AWS::Lambda::EventSourceMapping')
+        .filter(([, m]) =>
+          JSON.stringify(m.Properties.FunctionName).includes(functionId(`Route-${route.id}`)),
+        )
+        .map(([id]) => id);
+      expect(ids, route.id).toEqual([expect.stringMatching(/FunctionSqsEventSource/)]);
+    }
+    const policies = JSON.stringify(ofType('AWS::IAM::Policy'));
+    expect(policies).not.toContain('sqs:ChangeMessageVisibility');
+    expect(policies).not.toContain('sqs:GetQueueUrl');
   });
 
   it('routeConcurrency overrides one route', () => {
