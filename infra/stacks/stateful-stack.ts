@@ -237,6 +237,11 @@ export class StatefulStack extends Stack implements StatefulResources {
     new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName });
     new CfnOutput(this, 'ArchiveBucketName', { value: this.archiveBucket.bucketName });
     new CfnOutput(this, 'CheckpointsTableName', { value: this.checkpointsTable.tableName });
+    new CfnOutput(this, 'ClaimCheckBucketName', {
+      description:
+        'Large event payloads (claims/) and the poll state (sync/: id lists of the deletion check)',
+      value: this.claimCheckBucket.bucketName,
+    });
   }
 }
 

@@ -113,6 +113,10 @@ describe('buckets', () => {
     });
   });
 
+  it('claim-check: named in an output (the first deployment checklist looks into it)', () => {
+    expect(t.statefulTemplate.toJSON().Outputs).toHaveProperty('ClaimCheckBucketName');
+  });
+
   it('claim-check: objects expire after the configured days', () => {
     expect(bucketOf(t, 'ClaimCheckBucket')).toMatchObject({
       LifecycleConfiguration: {
