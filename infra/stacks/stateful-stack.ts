@@ -168,7 +168,7 @@ export class StatefulStack extends Stack implements StatefulResources {
     const lock = config.archiveRetentionMode;
     const retention = Duration.days(objectLockRetentionDays(config.archiveRetentionYears));
     const archiveTransitions = transitionsOf(config);
-    return new s3.Bucket(this, 'ArchiveBucket', {
+    const bucket = new s3.Bucket(this, 'ArchiveBucket', {
       versioned: true,
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -205,6 +205,14 @@ export class StatefulStack extends Stack implements StatefulResources {
       // Accounting records: the bucket is never deleted with the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    if (archiveTransitions.length > 0) {
+      // CloudFormation types ObjectSizeGreaterThan as a string (a long); the L2 writes a number.
+      (bucket.node.defaultChild as s3.CfnBucket).addPropertyOverride(
+        'LifecycleConfiguration.Rules.0.ObjectSizeGreaterThan',
+        String(MIN_TRANSITION_BYTES),
+      );
+    }
+    return bucket;
   }
 
   /** Large event payloads, expiring after `claimCheckExpiryDays`. */
