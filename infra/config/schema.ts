@@ -29,12 +29,27 @@ import {
 /** Region of a deployment that names none (synth without credentials included). */
 export const DEFAULT_REGION = 'eu-central-1';
 
+/** Object Lock modes of the ISDOC archive (`OFF`: no Object Lock). */
+export const ARCHIVE_RETENTION_MODES = ['COMPLIANCE', 'GOVERNANCE', 'OFF'] as const;
+export type ArchiveRetentionMode = (typeof ARCHIVE_RETENTION_MODES)[number];
+
+/** The stage whose archive is locked unless told otherwise. */
+export const PRODUCTION_STAGE = 'prod';
+
+/** The archive's Object Lock mode when none is configured: `GOVERNANCE` for `prod`, else `OFF`. */
+export function defaultArchiveRetentionMode(stage: string): ArchiveRetentionMode {
+  return stage === PRODUCTION_STAGE ? 'GOVERNANCE' : 'OFF';
+}
+
+/** Below the shortest tick (1 minute), with room for a tick that starts a few seconds late. */
+export const DEFAULT_POLLER_TIMEOUT_SECONDS = 50;
+
 export const baseInfraConfigSchema = z.object({
   /** Names every resource (`accounting-events-<stage>-…`); one deployment per stage and account/region. */
   stage: z
     .string()
     .regex(/^[a-z][a-z0-9-]{0,19}$/, 'expected lowercase letters, digits and dashes, starting with a letter')
-    .default('prod'),
+    .default(PRODUCTION_STAGE),
   /** Connection name: the event source becomes `accounting.<connection>`. */
   connection: z
     .string()
@@ -48,8 +63,13 @@ export const baseInfraConfigSchema = z.object({
   serviceVariant: z
     .enum(serviceVariants, { error: `expected one of ${serviceVariants.join(', ')}` })
     .default(DEFAULT_SERVICE_VARIANT),
-  /** Object Lock mode of the ISDOC archive; `OFF` for dev stages (Object Lock itself cannot be removed later). */
-  archiveRetentionMode: upperCaseEnum(['COMPLIANCE', 'GOVERNANCE', 'OFF']).default('COMPLIANCE'),
+  /**
+   * Object Lock mode of the ISDOC archive. Unset: `GOVERNANCE` for the `prod` stage (locked, but a
+   * trial's objects can still be deleted with `s3:BypassGovernanceRetention`, and `COMPLIANCE` is a
+   * later change of the default retention, not a new bucket), `OFF` for every other stage.
+   * `COMPLIANCE` only when chosen: nobody, root included, can delete a version before it expires.
+   */
+  archiveRetentionMode: upperCaseEnum(ARCHIVE_RETENTION_MODES).optional(),
   /** Default retention of every archived object version, in years. */
   archiveRetentionYears: intIn(1, 100).default(10),
   /** Days after which archived objects move to S3 Glacier Instant Retrieval (0 = never). */
@@ -84,9 +104,17 @@ export const baseInfraConfigSchema = z.object({
   /** `RETAIN` keeps tables and buckets when the stack is deleted; `DESTROY` deletes the tables (dev stages). */
   removalPolicy: upperCaseEnum(['RETAIN', 'DESTROY']).default('RETAIN'),
   pollerMemoryMb: intIn(128, 10240).default(512),
-  pollerTimeoutSeconds: intIn(10, 900).default(120),
-  /** Reserved concurrency of the poller: 1 keeps ticks from overlapping; 0 = unreserved. */
-  pollerReservedConcurrency: intIn(0, 1000).default(1),
+  /**
+   * Poller timeout: shorter than one tick (`scheduleRateMinutes`), so one tick ends before the next
+   * starts. The poller stops starting pages 15 s before it and resumes from its checkpoints.
+   */
+  pollerTimeoutSeconds: intIn(10, 900).default(DEFAULT_POLLER_TIMEOUT_SECONDS),
+  /**
+   * Reserved concurrency of the single-connection poller; 0 = unreserved (the default: an account
+   * limited to 10 concurrent executions cannot reserve any). Overlapping ticks are safe without it:
+   * checkpoint writes are conditional on the version read, so the later of two runs stops.
+   */
+  pollerReservedConcurrency: intIn(0, 1000).default(0),
   actionMemoryMb: intIn(128, 10240).default(512),
   /** SQS batch size of every action's event source. */
   actionBatchSize: intIn(1, 10).default(5),
@@ -169,8 +197,25 @@ export const infraConfigSchema = baseInfraConfigSchema
       });
     }
   })
+  .superRefine((config, ctx) => {
+    // With the connection registry, the dispatcher ticks every minute (a connection's shortest interval).
+    const tickSeconds = config.connectionRegistry ? 60 : config.scheduleRateMinutes * 60;
+    // A rate or timeout the schema refused already has its own issue.
+    if (!(tickSeconds >= 60 && config.pollerTimeoutSeconds >= 10)) return;
+    if (config.pollerTimeoutSeconds >= tickSeconds) {
+      const tick = config.connectionRegistry
+        ? 'the connection fan-out ticks every 60 s'
+        : `scheduleRateMinutes ${config.scheduleRateMinutes} = ${tickSeconds} s`;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pollerTimeoutSeconds'],
+        message: `expected less than one tick (${tick}): a longer run overlaps the next tick`,
+      });
+    }
+  })
   .transform((config) => ({
     ...config,
+    archiveRetentionMode: config.archiveRetentionMode ?? defaultArchiveRetentionMode(config.stage),
     collections: (config.collections ?? [
       ...defaultPolledCollectionsFor(config.serviceVariant),
     ]) as CollectionName[],

@@ -12,7 +12,6 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -26,9 +25,10 @@ import type { InfraConfig } from '../config/schema.js';
 import type { StatefulResources } from '../stacks/stateful-stack.js';
 import { acknowledgeWildcardResource } from './acknowledge-wildcards.js';
 import type { AlarmTopic } from './alarm-topic.js';
-import { AppFunction, retentionOf, visibilityTimeoutFor } from './app-function.js';
+import { AppFunction, retentionOf } from './app-function.js';
+import { claimCheckAccessOf } from './claim-check-access.js';
 import { FUNCTION_ENV } from './function-env.js';
-import { useBucket, useQueueSend, useTable } from './grants.js';
+import { putEventsStatement, useBucket, useQueueConsume, useQueueSend, useTable } from './grants.js';
 import { METRICS_NAMESPACE } from './metric-names.js';
 import { scheduledFunctionAlarms } from './scheduled-function-alarms.js';
 
@@ -41,6 +41,20 @@ export const POLLER_DETAIL_TYPE_PATTERNS = ['*.Created', '*.Updated', '*.Deleted
 export const POLL_MAX_RECEIVE_COUNT = 3;
 /** A poll request older than this is dropped: newer ones of the same connection follow every minute. */
 export const POLL_REQUEST_RETENTION = Duration.hours(1);
+
+/** Beyond the poller's timeout, before a failed poll request is received again. */
+export const POLL_VISIBILITY_MARGIN = Duration.seconds(10);
+
+/**
+ * Visibility of a poll request: the poller's timeout (Lambda requires at least that) plus a margin,
+ * and no more. A message group is one connection, and a FIFO queue delivers nothing more of a group
+ * while one of its messages is invisible: a failed poll must come back within about one poll
+ * interval, not the usual six timeouts (12 minutes at 120 s), which would hold the connection that
+ * long per retry.
+ */
+export function pollVisibilityTimeout(pollerTimeoutSeconds: number): Duration {
+  return Duration.seconds(pollerTimeoutSeconds + POLL_VISIBILITY_MARGIN.toSeconds());
+}
 
 export interface ConnectionPollingProps {
   readonly config: InfraConfig;
@@ -103,7 +117,7 @@ export class ConnectionPolling extends Construct {
       contentBasedDeduplication: false,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      visibilityTimeout: visibilityTimeoutFor(Duration.seconds(config.pollerTimeoutSeconds)),
+      visibilityTimeout: pollVisibilityTimeout(config.pollerTimeoutSeconds),
       retentionPeriod: POLL_REQUEST_RETENTION,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: POLL_MAX_RECEIVE_COUNT },
     });
@@ -115,13 +129,10 @@ export class ConnectionPolling extends Construct {
     });
     this.grantDispatcher(this.dispatcher);
     this.grantPoller(this.poller, props);
-    this.poller.function.addEventSource(
-      new SqsEventSource(this.queue, {
-        batchSize: config.connectionPollerBatchSize,
-        maxConcurrency: config.connectionPollerMaxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    useQueueConsume(this.poller, this.queue, {
+      batchSize: config.connectionPollerBatchSize,
+      maxConcurrency: config.connectionPollerMaxConcurrency,
+    });
     this.schedule = this.tick(props.scheduleDeadLetterQueue);
     this.unhealthyRule = new events.Rule(this, 'UnhealthyRule', {
       eventBus: resources.eventBus,
@@ -145,23 +156,19 @@ export class ConnectionPolling extends Construct {
     const { config, resources } = props;
     this.grantConnectionAccess(poller);
     useTable(poller, resources.checkpointsTable, FUNCTION_ENV.checkpointsTable, 'checkpoints');
-    useBucket(poller, resources.claimCheckBucket, FUNCTION_ENV.claimCheckBucket, { write: true });
+    useBucket(
+      poller,
+      resources.claimCheckBucket,
+      FUNCTION_ENV.claimCheckBucket,
+      claimCheckAccessOf({ write: true, read: false }),
+    );
     // Any connection's source, but only the poller's detail-types.
     poller.function.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions: ['events:PutEvents'],
-        resources: [resources.eventBus.eventBusArn],
-        conditions: {
-          StringLike: {
-            'events:source': [`${CONNECTION_SOURCE_PREFIX}*`],
-            'events:detail-type': [
-              ...POLLER_DETAIL_TYPE_PATTERNS,
-              CONNECTION_UNHEALTHY,
-              CONNECTION_RECOVERED,
-            ],
-          },
-        },
-      }),
+      putEventsStatement(
+        resources.eventBus,
+        [`${CONNECTION_SOURCE_PREFIX}*`],
+        [...POLLER_DETAIL_TYPE_PATTERNS, CONNECTION_UNHEALTHY, CONNECTION_RECOVERED],
+      ),
     );
     poller.setEnv(FUNCTION_ENV.eventBusName, resources.eventBus.eventBusName);
     poller.setEnv(ENV.pollerConnectionMetrics, String(config.perConnectionMetrics));

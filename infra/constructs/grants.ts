@@ -3,6 +3,7 @@
  * AND sets the environment variable that names the resource, so a function can never be told about
  * a resource it may not use, nor be allowed one it is not told about.
  */
+import { Names, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -35,45 +36,62 @@ export function useTable(
   fn.setEnv(envName, table.tableName);
 }
 
+/** S3 object actions a function may be granted, each named for the SDK commands that need it. */
+export type ObjectAction =
+  /** `GetObject` and `HeadObject`. */
+  | 's3:GetObject'
+  /** `PutObject` (conditional too), and the create/upload/complete steps of a multipart upload. */
+  | 's3:PutObject'
+  /** `lib-storage`'s `Upload` aborts a failed multipart upload. */
+  | 's3:AbortMultipartUpload';
+
+/** What a function does under one key prefix of a bucket. */
+export interface PrefixAccess {
+  /** Object key prefix (`isdoc/`), ending in `/`. */
+  readonly prefix: string;
+  readonly actions: readonly ObjectAction[];
+}
+
 export interface BucketAccess {
-  /** Object key prefix the function may use (`isdoc/`); default: the whole bucket. */
-  readonly prefix?: string;
-  readonly read?: boolean;
-  readonly write?: boolean;
-  /** `s3:ListBucket` (within the prefix): lets HEAD of a missing key answer 404 instead of 403. */
-  readonly list?: boolean;
+  /** Object actions per key prefix: nothing outside these prefixes. */
+  readonly objects: readonly PrefixAccess[];
+  /**
+   * `s3:ListBucket` on the bucket without a condition: a `GetObject`/`HeadObject` of a missing key
+   * then answers 404 instead of 403. A GET or HEAD carries no `s3:prefix`, so a prefix-conditioned
+   * `ListBucket` would not do. Give it to every function that reads keys which may not exist yet.
+   */
+  readonly missingKeysAnswer404?: boolean;
 }
 
 export function useBucket(fn: AppFunction, bucket: s3.IBucket, envName: string, access: BucketAccess): void {
-  const prefix = access.prefix ?? '';
-  const objects = bucket.arnForObjects(`${prefix}*`);
-  const actions = [
-    ...(access.read ? ['s3:GetObject'] : []),
-    ...(access.write ? ['s3:PutObject', 's3:AbortMultipartUpload'] : []),
-  ];
-  if (actions.length === 0 && !access.list) {
-    throw new Error(`useBucket(${fn.handler}, ${envName}): expected read, write or list access`);
+  if (access.objects.length === 0 || access.objects.some((o) => o.actions.length === 0)) {
+    throw new Error(`useBucket(${fn.handler}, ${envName}): expected object actions for every prefix`);
   }
-  if (actions.length > 0) {
-    fn.function.addToRolePolicy(new iam.PolicyStatement({ actions, resources: [objects] }));
+  for (const { prefix, actions } of access.objects) {
+    if (!/^[^*?]+\/$/.test(prefix)) {
+      throw new Error(
+        `useBucket(${fn.handler}, ${envName}): prefix '${prefix}' must end in / and hold no wildcard`,
+      );
+    }
+    const objects = bucket.arnForObjects(`${prefix}*`);
+    fn.function.addToRolePolicy(
+      new iam.PolicyStatement({ actions: [...new Set(actions)].sort(), resources: [objects] }),
+    );
     acknowledgeWildcardResource(
       fn.role,
       objects,
-      `Object actions (${actions.join(', ')}) need object ARNs: the wildcard covers ${prefix ? `the ${prefix} prefix of ` : ''}one bucket only.`,
+      `Object actions (${actions.join(', ')}) need object ARNs: the wildcard covers the ${prefix} prefix of one bucket only.`,
     );
   }
-  if (access.list) {
+  if (access.missingKeysAnswer404) {
     fn.function.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:ListBucket'],
-        resources: [bucket.bucketArn],
-        ...(prefix ? { conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } } } : {}),
-      }),
+      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
     );
   }
   if (bucket.encryptionKey) {
-    if (access.read) bucket.encryptionKey.grantDecrypt(fn.function);
-    if (access.write) bucket.encryptionKey.grantEncryptDecrypt(fn.function);
+    const actions = new Set(access.objects.flatMap((o) => o.actions));
+    if (actions.has('s3:PutObject')) bucket.encryptionKey.grantEncryptDecrypt(fn.function);
+    else if (actions.has('s3:GetObject')) bucket.encryptionKey.grantDecrypt(fn.function);
   }
   fn.setEnv(envName, bucket.bucketName);
 }
@@ -88,9 +106,40 @@ export interface PutEventsScope {
   readonly detailTypePatterns?: readonly string[];
 }
 
+const isPattern = (value: string) => /[*?]/.test(value);
+
+/**
+ * The one `events:PutEvents` statement for `sources` and `detailTypes` (exact values or `StringLike`
+ * patterns). `events:source` and `events:detail-type` are multi-valued keys (one value per entry of
+ * the request), so each is tested with `ForAllValues:` — every entry must match — and a `Null`
+ * guard refuses a request that carries no value at all (where `ForAllValues` alone would hold).
+ * This is right whether IAM evaluates the keys as a set or as one value per entry.
+ */
+export function putEventsStatement(
+  bus: events.IEventBus,
+  sources: readonly string[],
+  detailTypes: readonly string[],
+): iam.PolicyStatement {
+  if (sources.length === 0 || detailTypes.length === 0) {
+    throw new Error('putEventsStatement: expected at least one source and one detail-type');
+  }
+  const operator = (values: readonly string[]) =>
+    values.some(isPattern) ? 'ForAllValues:StringLike' : 'ForAllValues:StringEquals';
+  const conditions: Record<string, Record<string, unknown>> = {
+    Null: { 'events:source': 'false', 'events:detail-type': 'false' },
+  };
+  const add = (op: string, key: string, values: readonly string[]) => {
+    conditions[op] = { ...conditions[op], [key]: [...new Set(values)] };
+  };
+  add(operator(sources), 'events:source', sources);
+  add(operator(detailTypes), 'events:detail-type', detailTypes);
+  return new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [bus.eventBusArn], conditions });
+}
+
 /**
  * `events:PutEvents` on the bus only for the given source and detail-types (IAM conditions on
- * `events:source` and `events:detail-type`): a function can forge no other event.
+ * `events:source` and `events:detail-type`, see `putEventsStatement`): a function can forge no
+ * other event. One statement, so one request may mix every detail-type the function publishes.
  */
 export function useEventBus(
   fn: AppFunction,
@@ -98,23 +147,11 @@ export function useEventBus(
   envName: string,
   scope: PutEventsScope,
 ): void {
-  const exact = scope.detailTypes ?? [];
-  const patterns = scope.detailTypePatterns ?? [];
-  if (exact.length === 0 && patterns.length === 0) {
+  const detailTypes = [...(scope.detailTypes ?? []), ...(scope.detailTypePatterns ?? [])];
+  if (detailTypes.length === 0) {
     throw new Error(`useEventBus(${fn.handler}): expected the detail-types the function publishes`);
   }
-  const statement = (conditions: Record<string, Record<string, unknown>>) =>
-    new iam.PolicyStatement({ actions: ['events:PutEvents'], resources: [bus.eventBusArn], conditions });
-  const sourceOperator = scope.source.includes('*') ? 'StringLike' : 'StringEquals';
-  const conditions = (operator: 'StringEquals' | 'StringLike', types: readonly string[]) => {
-    const merged: Record<string, Record<string, unknown>> = {
-      [sourceOperator]: { 'events:source': [scope.source] },
-    };
-    merged[operator] = { ...merged[operator], 'events:detail-type': [...types] };
-    return merged;
-  };
-  if (exact.length > 0) fn.function.addToRolePolicy(statement(conditions('StringEquals', exact)));
-  if (patterns.length > 0) fn.function.addToRolePolicy(statement(conditions('StringLike', patterns)));
+  fn.function.addToRolePolicy(putEventsStatement(bus, [scope.source], detailTypes));
   fn.setEnv(envName, bus.eventBusName);
 }
 
@@ -131,7 +168,52 @@ export function useQueueSend(fn: AppFunction, queue: sqs.IQueue, envName: string
   fn.setEnv(envName, queue.queueUrl);
 }
 
+/**
+ * Reading one secret: `secretsmanager:GetSecretValue` on it, the one call the functions make
+ * (`secret.grantRead` would add `DescribeSecret`, which none makes), and `kms:Decrypt` through
+ * Secrets Manager when the secret has a customer key (the AWS-managed key needs no grant).
+ */
+/** What an SQS event source mapping needs of its queue, and no more (what Lambda's poller calls). */
+export const QUEUE_CONSUME_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+
+export interface QueueConsumeOptions {
+  readonly batchSize: number;
+  readonly maxConcurrency?: number;
+}
+
+/**
+ * `fn` consumes `queue` through an event source mapping with partial batch failures. As
+ * `SqsEventSource` does (same construct id, so the same logical id), but the role gets only
+ * `ReceiveMessage`, `DeleteMessage` and `GetQueueAttributes`: `grantConsumeMessages` adds
+ * `ChangeMessageVisibility` and `GetQueueUrl`, which neither Lambda's poller nor the handlers call.
+ */
+export function useQueueConsume(fn: AppFunction, queue: sqs.IQueue, options: QueueConsumeOptions): void {
+  fn.function.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(queue.node)}`, {
+    eventSourceArn: queue.queueArn,
+    batchSize: options.batchSize,
+    ...(options.maxConcurrency !== undefined ? { maxConcurrency: options.maxConcurrency } : {}),
+    reportBatchItemFailures: true,
+  });
+  fn.function.addToRolePolicy(
+    new iam.PolicyStatement({ actions: QUEUE_CONSUME_ACTIONS, resources: [queue.queueArn] }),
+  );
+  queue.encryptionMasterKey?.grantDecrypt(fn.function);
+}
+
 export function useSecret(fn: AppFunction, secret: secretsmanager.ISecret, envName: string): void {
-  secret.grantRead(fn.function);
+  fn.function.addToRolePolicy(
+    new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+  );
+  if (secret.encryptionKey) {
+    fn.function.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['kms:Decrypt'],
+        resources: [secret.encryptionKey.keyArn],
+        conditions: {
+          StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(fn).region}.amazonaws.com` },
+        },
+      }),
+    );
+  }
   fn.setEnv(envName, secret.secretArn);
 }

@@ -32,23 +32,32 @@ export class EventLogGroup extends Construct {
 
   private readonly policy: logs.ResourcePolicy;
 
-  /** A rule target writing each matched event to this log group; the policy admits that rule (`aws:SourceArn`). */
+  /**
+   * A rule target writing each matched event to this log group. The policy admits the writers from
+   * this account (`aws:SourceAccount`) to create streams, and only the rules that target this log
+   * group (`aws:SourceArn`) to put events: a `PutLogEvents` delivery carries the rule's ARN, a
+   * `CreateLogStream` does not, so a `SourceArn` condition on it would refuse every stream.
+   */
   target(): events.IRuleTarget {
     return {
       bind: (rule) => {
-        // Only the rules that target this log group may write to it (aws:SourceArn), from this account.
+        const account = { 'aws:SourceAccount': Stack.of(this).account };
+        if (this.policy.document.isEmpty) {
+          this.policy.document.addStatements(
+            new iam.PolicyStatement({
+              principals: WRITERS(),
+              actions: ['logs:CreateLogStream'],
+              resources: [this.logGroup.logGroupArn],
+              conditions: { StringEquals: account },
+            }),
+          );
+        }
         this.policy.document.addStatements(
           new iam.PolicyStatement({
-            principals: [
-              new iam.ServicePrincipal('events.amazonaws.com'),
-              new iam.ServicePrincipal('delivery.logs.amazonaws.com'),
-            ],
-            actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            principals: WRITERS(),
+            actions: ['logs:PutLogEvents'],
             resources: [this.logGroup.logGroupArn],
-            conditions: {
-              StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
-              ArnEquals: { 'aws:SourceArn': rule.ruleRef.ruleArn },
-            },
+            conditions: { StringEquals: account, ArnEquals: { 'aws:SourceArn': rule.ruleRef.ruleArn } },
           }),
         );
         return { arn: this.targetArn };
@@ -56,3 +65,9 @@ export class EventLogGroup extends Construct {
     };
   }
 }
+
+/** The services that deliver a rule's events to a log group. */
+const WRITERS = () => [
+  new iam.ServicePrincipal('events.amazonaws.com'),
+  new iam.ServicePrincipal('delivery.logs.amazonaws.com'),
+];

@@ -17,7 +17,6 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -32,7 +31,7 @@ import type { StatefulResources } from '../stacks/stateful-stack.js';
 import type { AlarmTopic } from './alarm-topic.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from './app-function.js';
 import { FUNCTION_ENV } from './function-env.js';
-import { useEventBus, useQueueSend, useSecret, useTable } from './grants.js';
+import { useEventBus, useQueueConsume, useQueueSend, useSecret, useTable } from './grants.js';
 import { METRICS_NAMESPACE } from './metric-names.js';
 
 export const INTAKE_WEBHOOK_HANDLER = 'intake-webhook';
@@ -125,9 +124,7 @@ export class OrderIntake extends Construct {
       source: eventSourceOf(config),
       detailTypes: [intakeDetailType('Imported'), intakeDetailType('Rejected')],
     });
-    this.importer.function.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 2 }),
-    );
+    useQueueConsume(this.importer, this.queue, { batchSize: 10, maxConcurrency: 2 });
     for (const fn of [this.receiver, this.importer]) {
       for (const [name, value] of Object.entries(config.intakeSettings)) fn.setEnv(name, value);
     }

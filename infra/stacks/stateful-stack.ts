@@ -168,7 +168,7 @@ export class StatefulStack extends Stack implements StatefulResources {
     const lock = config.archiveRetentionMode;
     const retention = Duration.days(objectLockRetentionDays(config.archiveRetentionYears));
     const archiveTransitions = transitionsOf(config);
-    return new s3.Bucket(this, 'ArchiveBucket', {
+    const bucket = new s3.Bucket(this, 'ArchiveBucket', {
       versioned: true,
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -183,21 +183,36 @@ export class StatefulStack extends Stack implements StatefulResources {
         ? { objectLockDefaultRetention: s3.ObjectLockRetention.governance(retention) }
         : {}),
       lifecycleRules: [
-        {
-          id: 'colder-storage',
-          transitions: archiveTransitions,
-          noncurrentVersionTransitions: archiveTransitions.map((t) => ({
-            storageClass: t.storageClass,
-            transitionAfter: t.transitionAfter ?? Duration.days(0),
-          })),
-          abortIncompleteMultipartUploadAfter: Duration.days(7),
-        },
+        ...(archiveTransitions.length > 0
+          ? [
+              {
+                id: 'colder-storage',
+                // By default S3 transitions no object under 128 KiB (it would cost more in a colder
+                // class): the filter says so, so the rule claims no more than it does.
+                objectSizeGreaterThan: MIN_TRANSITION_BYTES,
+                transitions: archiveTransitions,
+                noncurrentVersionTransitions: archiveTransitions.map((t) => ({
+                  storageClass: t.storageClass,
+                  transitionAfter: t.transitionAfter ?? Duration.days(0),
+                })),
+              },
+            ]
+          : []),
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(7) },
       ],
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'archive/',
       // Accounting records: the bucket is never deleted with the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    if (archiveTransitions.length > 0) {
+      // CloudFormation types ObjectSizeGreaterThan as a string (a long); the L2 writes a number.
+      (bucket.node.defaultChild as s3.CfnBucket).addPropertyOverride(
+        'LifecycleConfiguration.Rules.0.ObjectSizeGreaterThan',
+        String(MIN_TRANSITION_BYTES),
+      );
+    }
+    return bucket;
   }
 
   /** Large event payloads, expiring after `claimCheckExpiryDays`. */
@@ -230,8 +245,16 @@ export class StatefulStack extends Stack implements StatefulResources {
     new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName });
     new CfnOutput(this, 'ArchiveBucketName', { value: this.archiveBucket.bucketName });
     new CfnOutput(this, 'CheckpointsTableName', { value: this.checkpointsTable.tableName });
+    new CfnOutput(this, 'ClaimCheckBucketName', {
+      description:
+        'Large event payloads (claims/) and the poll state (sync/: id lists of the deletion check)',
+      value: this.claimCheckBucket.bucketName,
+    });
   }
 }
+
+/** Objects at or under this size stay in S3 Standard: S3 transitions none of them (128 KiB). */
+export const MIN_TRANSITION_BYTES = 128 * 1024;
 
 /** Archive transitions to colder storage classes (a setting of 0 days leaves its class out). */
 function transitionsOf(config: InfraConfig): s3.Transition[] {

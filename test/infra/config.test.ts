@@ -10,17 +10,41 @@ const load = (context: Record<string, unknown>, env: Record<string, string> = {}
   loadInfraConfig({ context: (key) => context[key], env });
 
 describe('infra config', () => {
-  it('defaults: 1-minute rate, every document collection, COMPLIANCE 10 years, retain', () => {
+  it('defaults: 1-minute rate, every document collection, GOVERNANCE 10 years, retain, unreserved 50 s poller', () => {
     expect(defaultInfraConfig()).toMatchObject({
       stage: 'prod',
       scheduleRateMinutes: 1,
       collections: [...defaultPolledCollections],
-      archiveRetentionMode: 'COMPLIANCE',
+      archiveRetentionMode: 'GOVERNANCE',
       archiveRetentionYears: 10,
       removalPolicy: 'RETAIN',
       lagAlarmSeconds: 900,
+      pollerTimeoutSeconds: 50,
+      pollerReservedConcurrency: 0,
       actions: {},
     });
+  });
+
+  it('Object Lock by stage: GOVERNANCE for prod, OFF elsewhere; an explicit mode wins', () => {
+    expect(defaultInfraConfig({ stage: 'dev' }).archiveRetentionMode).toBe('OFF');
+    expect(defaultInfraConfig({ stage: 'prod' }).archiveRetentionMode).toBe('GOVERNANCE');
+    expect(defaultInfraConfig({ archiveRetentionMode: 'COMPLIANCE' }).archiveRetentionMode).toBe(
+      'COMPLIANCE',
+    );
+    expect(load({ stage: 'dev', archiveRetentionMode: 'governance' }).archiveRetentionMode).toBe(
+      'GOVERNANCE',
+    );
+  });
+
+  it('the poller timeout must be shorter than one tick (rate, or 60 s with the connection registry)', () => {
+    expect(load({ scheduleRateMinutes: 5, pollerTimeoutSeconds: 290 }).pollerTimeoutSeconds).toBe(290);
+    expect(() => load({ pollerTimeoutSeconds: 60 })).toThrow(
+      /pollerTimeoutSeconds .*expected less than one tick \(scheduleRateMinutes 1 = 60 s\)/,
+    );
+    expect(() => load({ scheduleRateMinutes: 5, pollerTimeoutSeconds: 300 })).toThrow(/pollerTimeoutSeconds/);
+    expect(() =>
+      load({ connectionRegistry: true, scheduleRateMinutes: 5, pollerTimeoutSeconds: 120 }),
+    ).toThrow(/pollerTimeoutSeconds .*connection fan-out ticks every 60 s/);
   });
 
   it('serviceVariant picks the poll set and the transfer routes, and checks named collections', () => {

@@ -84,7 +84,7 @@ describe('functions', () => {
 
   it('every function: Node 24, ARM64, its memory and timeout, tracing, its own log group', () => {
     const expected: Record<string, { memory: number; timeout: number }> = {
-      Poller: { memory: 512, timeout: 120 },
+      Poller: { memory: 512, timeout: 50 },
       ...Object.fromEntries(
         t.routes.map((r) => [`Route-${r.id}`, { memory: 512, timeout: r.timeoutSeconds }]),
       ),
@@ -113,17 +113,47 @@ describe('functions', () => {
   });
 
   it('memory and the poller timeout follow the configuration', () => {
-    const custom = buildTestApp({ pollerMemoryMb: 1024, pollerTimeoutSeconds: 300, actionMemoryMb: 256 });
+    const custom = buildTestApp({
+      pollerMemoryMb: 1024,
+      scheduleRateMinutes: 10,
+      pollerTimeoutSeconds: 300,
+      actionMemoryMb: 256,
+    });
     custom.statelessTemplate.hasResourceProperties('AWS::Lambda::Function', {
       MemorySize: 1024,
       Timeout: 300,
-      ReservedConcurrentExecutions: 1,
+      ReservedConcurrentExecutions: Match.absent(),
     });
     custom.statelessTemplate.resourcePropertiesCountIs(
       'AWS::Lambda::Function',
       { MemorySize: 256 },
       custom.routes.length + 2, // the intake's two functions run at the action memory too
     );
+  });
+
+  it('no function reserves concurrency by default (an account limited to 10 cannot); the poller may be given some', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      expect(fn.Properties.ReservedConcurrentExecutions, id).toBeUndefined();
+    }
+    const reserved = buildTestApp({ pollerReservedConcurrency: 1 });
+    reserved.statelessTemplate.resourcePropertiesCountIs(
+      'AWS::Lambda::Function',
+      { ReservedConcurrentExecutions: 1 },
+      1,
+    );
+  });
+
+  it('the poller times out before its next tick, by default and at any rate', () => {
+    const timeoutOf = (app: TestApp) =>
+      app.stateless.resolve(
+        (app.stateless.poller.function.node.defaultChild as unknown as { timeout: number }).timeout,
+      ) as number;
+    expect(timeoutOf(t)).toBeLessThan(60);
+    const slow = buildTestApp({ scheduleRateMinutes: 3, pollerTimeoutSeconds: 170 });
+    expect(timeoutOf(slow)).toBeLessThan(3 * 60);
+    slow.statelessTemplate.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(3 minutes)',
+    });
   });
 
   it('no role carries a managed policy (no AWSLambdaBasicExecutionRole)', () => {
@@ -135,17 +165,12 @@ describe('functions', () => {
 describe('least privilege per function', () => {
   const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
   const xray = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
-  const secret = ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'];
-  const sqsConsume = [
-    'sqs:ChangeMessageVisibility',
-    'sqs:DeleteMessage',
-    'sqs:GetQueueAttributes',
-    'sqs:GetQueueUrl',
-    'sqs:ReceiveMessage',
-  ];
+  const secret = ['secretsmanager:GetSecretValue'];
+  // What Lambda's SQS poller calls; no ChangeMessageVisibility or GetQueueUrl (nothing calls them).
+  const sqsConsume = ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'];
   const sorted = (...lists: readonly string[][]) => [...new Set(lists.flat())].sort();
 
-  it('poller: checkpoints, put events, claim-check writes, the secret', () => {
+  it('poller: checkpoints, put events, claim-check writes and poll state, the secret', () => {
     expect(actionsOf('Poller')).toEqual(
       sorted(
         logs,
@@ -153,9 +178,32 @@ describe('least privilege per function', () => {
         secret,
         ['events:PutEvents'],
         [...TABLE_ACCESS.checkpoints],
-        ['s3:AbortMultipartUpload', 's3:PutObject'],
+        ['s3:GetObject', 's3:ListBucket', 's3:PutObject'],
       ),
     );
+  });
+
+  it('poller: reads and writes its poll state under sync/, writes claims/, lists the bucket unconditioned', () => {
+    // The deletion check reads sync/<connection>/<collection>/ids.txt.gz, missing on the first run:
+    // without ListBucket (and a GET carries no s3:prefix) S3 answers 403 instead of 404.
+    const bucket = statementsOf('Poller').filter((s) =>
+      JSON.stringify(s.Resource).includes('ClaimCheckBucket'),
+    );
+    const byResource = (suffix: string) =>
+      bucket.filter((s) => JSON.stringify(s.Resource).endsWith(`${JSON.stringify(suffix)}]]}`));
+    expect(byResource('/sync/*')).toEqual([
+      expect.objectContaining({ Action: ['s3:GetObject', 's3:PutObject'] }),
+    ]);
+    expect(byResource('/claims/*')).toEqual([expect.objectContaining({ Action: 's3:PutObject' })]);
+    const list = bucket.filter((s) => [s.Action].flat().includes('s3:ListBucket'));
+    expect(list).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 's3:ListBucket',
+        Resource: { 'Fn::ImportValue': expect.stringContaining('ClaimCheckBucket') },
+      },
+    ]);
+    expect(bucket).toHaveLength(3);
   });
 
   it('transfer: idempotency, put events, the secret, its queue, sends to its DLQ; no bucket', () => {
@@ -192,16 +240,60 @@ describe('least privilege per function', () => {
     }
   });
 
-  it('archive: also writes, reads and lists only the isdoc/ prefix of the archive bucket', () => {
+  it('archive: reads and writes only isdoc/ objects; ListBucket unconditioned, so HEAD of a new key answers 404', () => {
     const statements = statementsOf('Route-archive-isdoc');
     const archive = statements.filter((s) => JSON.stringify(s.Resource).includes('ArchiveBucket'));
     expect(archive).toHaveLength(2);
-    expect(JSON.stringify(archive[0]!.Resource)).toContain('/isdoc/*');
-    expect(archive[1]).toMatchObject({
-      Action: 's3:ListBucket',
-      Condition: { StringLike: { 's3:prefix': ['isdoc/*'] } },
+    expect(archive[0]).toMatchObject({
+      Action: ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'],
     });
-    expect(actionsOf('Route-archive-isdoc')).toContain('s3:ListBucket');
+    expect(JSON.stringify(archive[0]!.Resource)).toMatch(/"\/isdoc\/\*"\]\]\}$/);
+    // A HEAD carries no s3:prefix: a prefix-conditioned ListBucket would leave a missing key at 403.
+    expect(archive[1]).toEqual({
+      Effect: 'Allow',
+      Action: 's3:ListBucket',
+      Resource: { 'Fn::ImportValue': expect.stringContaining('ArchiveBucket') },
+    });
+  });
+
+  it('no statement lists a bucket under an s3:prefix condition', () => {
+    const text = JSON.stringify(ofType('AWS::IAM::Policy'));
+    expect(text).not.toContain('s3:prefix');
+  });
+
+  it('every PutEvents statement: ForAllValues on source and detail-type, and a Null guard', () => {
+    const putEvents = ofType('AWS::IAM::Policy').flatMap(([id, p]) =>
+      (p.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement.filter((st) =>
+        [st.Action].flat().includes('events:PutEvents'),
+      ).map((st) => [id, st] as const),
+    );
+    // The poller, every route and scheduled function, the intake's two.
+    expect(putEvents.length).toBe(functionPaths().length + 2);
+    for (const [id, st] of putEvents) {
+      const condition = st.Condition as Record<string, Record<string, unknown>>;
+      expect(condition.Null, id).toEqual({ 'events:source': 'false', 'events:detail-type': 'false' });
+      const operators = Object.keys(condition).filter((op) => op !== 'Null');
+      for (const op of operators) expect(op, id).toMatch(/^ForAllValues:String(Equals|Like)$/);
+      const keys = operators.flatMap((op) => Object.keys(condition[op]!)).sort();
+      expect(keys, id).toEqual(['events:detail-type', 'events:source']);
+    }
+    expect(statementsOf('Poller').find((st) => st.Action === 'events:PutEvents')?.Condition).toEqual({
+      Null: { 'events:source': 'false', 'events:detail-type': 'false' },
+      'ForAllValues:StringEquals': { 'events:source': ['accounting.default'] },
+      'ForAllValues:StringLike': { 'events:detail-type': ['*.Created', '*.Updated', '*.Deleted'] },
+    });
+  });
+
+  it('no DescribeSecret anywhere: the functions only call GetSecretValue', () => {
+    for (const template of [t.statelessTemplate, t.statefulTemplate]) {
+      expect(JSON.stringify(template.toJSON())).not.toContain('secretsmanager:DescribeSecret');
+    }
+  });
+
+  it('only the archive may abort multipart uploads (the one function that streams a body of unknown length)', () => {
+    for (const path of functionPaths()) {
+      expect(actionsOf(path).includes('s3:AbortMultipartUpload'), path).toBe(path === 'Route-archive-isdoc');
+    }
   });
 
   it('send: action state table; tracker: state table, no queue, no idempotency', () => {
@@ -343,6 +435,20 @@ describe('routes', () => {
     }
   });
 
+  it('event source mappings keep their logical ids; no role may change visibility or look up queue URLs', () => {
+    for (const route of t.routes) {
+      const ids = ofType('AWS::Lambda::EventSourceMapping')
+        .filter(([, m]) =>
+          JSON.stringify(m.Properties.FunctionName).includes(functionId(`Route-${route.id}`)),
+        )
+        .map(([id]) => id);
+      expect(ids, route.id).toEqual([expect.stringMatching(/FunctionSqsEventSource/)]);
+    }
+    const policies = JSON.stringify(ofType('AWS::IAM::Policy'));
+    expect(policies).not.toContain('sqs:ChangeMessageVisibility');
+    expect(policies).not.toContain('sqs:GetQueueUrl');
+  });
+
   it('routeConcurrency overrides one route', () => {
     const custom = buildTestApp({ routeConcurrency: { 'archive-isdoc': 7 } });
     custom.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -437,6 +543,44 @@ describe('routes', () => {
     t.statelessTemplate.resourceCountIs('Custom::CloudwatchLogResourcePolicy', 0);
   });
 
+  it('the outcome log policy: CreateLogStream for this account, PutLogEvents only from its rules', () => {
+    // aws:SourceArn comes with PutLogEvents, not with CreateLogStream: under it no stream is ever made.
+    const [, policy] = ofType('AWS::Logs::ResourcePolicy')[0]!;
+    const statements = (
+      policyDocumentOf(policy.Properties.PolicyDocument) as {
+        Statement: { Action: string | string[]; Condition: Record<string, Record<string, unknown>> }[];
+      }
+    ).Statement;
+    const withAction = (action: string) => statements.filter((st) => [st.Action].flat().includes(action));
+    expect(withAction('logs:CreateLogStream')).toEqual([
+      expect.objectContaining({
+        Action: 'logs:CreateLogStream',
+        Condition: { StringEquals: { 'aws:SourceAccount': '111111111111' } },
+      }),
+    ]);
+    const puts = withAction('logs:PutLogEvents');
+    expect(puts).toHaveLength(2);
+    for (const st of puts) {
+      expect(st.Action).toBe('logs:PutLogEvents');
+      expect(st.Condition.ArnEquals).toEqual({ 'aws:SourceArn': expect.anything() });
+    }
+  });
+
+  it('no statement anywhere puts CreateLogStream under an aws:SourceArn condition', () => {
+    for (const template of [t.statelessTemplate, t.statefulTemplate]) {
+      const documents = Object.values(template.toJSON().Resources as Resources).flatMap((r) => {
+        const doc = r.Properties?.PolicyDocument;
+        return doc === undefined ? [] : [policyDocumentOf(doc)];
+      });
+      for (const doc of documents) {
+        for (const st of (doc as { Statement: { Action: unknown; Condition?: unknown }[] }).Statement) {
+          if (![st.Action].flat().includes('logs:CreateLogStream')) continue;
+          expect(JSON.stringify(st.Condition ?? {})).not.toContain('aws:SourceArn');
+        }
+      }
+    }
+  });
+
   it('an alarm e-mail subscribes to the topic', () => {
     const custom = buildTestApp({ alarmEmail: 'ops@example.com' });
     custom.statelessTemplate.hasResourceProperties('AWS::SNS::Subscription', {
@@ -445,6 +589,17 @@ describe('routes', () => {
     });
   });
 });
+
+/**
+ * A policy document as an object: as is, or parsed from its JSON text (a log group's resource
+ * policy), whose references (`Fn::Join` parts) become the text `TOKEN`.
+ */
+function policyDocumentOf(value: unknown): unknown {
+  if (typeof value === 'string') return JSON.parse(value);
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (join === undefined) return value;
+  return JSON.parse(join[1].map((part) => (typeof part === 'string' ? part : 'TOKEN')).join(join[0]));
+}
 
 function routeOf(id: string) {
   const found = t.stateless.routeResources.find((r) => r.route.id === id);

@@ -44,7 +44,7 @@ describe('tables', () => {
 });
 
 describe('buckets', () => {
-  it('archive: versioned, encrypted, private, Object Lock COMPLIANCE 10 years, colder classes, access logs', () => {
+  it('archive: versioned, encrypted, private, Object Lock GOVERNANCE 10 years, colder classes, access logs', () => {
     expect(bucketOf(t, 'ArchiveBucket')).toMatchObject({
       VersioningConfiguration: { Status: 'Enabled' },
       BucketEncryption: {
@@ -60,20 +60,46 @@ describe('buckets', () => {
       ObjectLockConfiguration: {
         ObjectLockEnabled: 'Enabled',
         // 10 years after the end of the document's year: 11 calendar years with their 3 possible leap days.
-        Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 11 * 365 + 3 } },
-      },
-      LifecycleConfiguration: {
-        Rules: [
-          expect.objectContaining({
-            Transitions: [
-              { StorageClass: 'GLACIER_IR', TransitionInDays: 90 },
-              { StorageClass: 'DEEP_ARCHIVE', TransitionInDays: 365 },
-            ],
-          }),
-        ],
+        Rule: { DefaultRetention: { Mode: 'GOVERNANCE', Days: 11 * 365 + 3 } },
       },
       LoggingConfiguration: { LogFilePrefix: 'archive/' },
     });
+  });
+
+  it('archive: transitions only objects over 128 KiB (S3 moves no smaller one); aborts stale uploads in a rule of its own', () => {
+    const rules = (
+      bucketOf(t, 'ArchiveBucket').LifecycleConfiguration as { Rules: Record<string, unknown>[] }
+    ).Rules;
+    expect(rules).toEqual([
+      expect.objectContaining({
+        Id: 'colder-storage',
+        // A string: CloudFormation's type for it (a number draws a validation warning).
+        ObjectSizeGreaterThan: String(128 * 1024),
+        Transitions: [
+          { StorageClass: 'GLACIER_IR', TransitionInDays: 90 },
+          { StorageClass: 'DEEP_ARCHIVE', TransitionInDays: 365 },
+        ],
+        NoncurrentVersionTransitions: [
+          { StorageClass: 'GLACIER_IR', TransitionInDays: 90 },
+          { StorageClass: 'DEEP_ARCHIVE', TransitionInDays: 365 },
+        ],
+      }),
+      {
+        Id: 'abort-incomplete-uploads',
+        Status: 'Enabled',
+        AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 },
+      },
+    ]);
+    // Every rule that transitions filters by size.
+    for (const rule of rules.filter((r) => r.Transitions || r.NoncurrentVersionTransitions)) {
+      expect(rule.ObjectSizeGreaterThan, String(rule.Id)).toBe(String(128 * 1024));
+    }
+    const none = buildTestApp({ archiveGlacierIrAfterDays: 0, archiveDeepArchiveAfterDays: 0 });
+    expect(
+      (bucketOf(none, 'ArchiveBucket').LifecycleConfiguration as { Rules: { Id: string }[] }).Rules.map(
+        (r) => r.Id,
+      ),
+    ).toEqual(['abort-incomplete-uploads']);
   });
 
   it('every bucket refuses plain HTTP (TLS-only policy)', () => {
@@ -88,6 +114,10 @@ describe('buckets', () => {
     });
   });
 
+  it('claim-check: named in an output (the first deployment checklist looks into it)', () => {
+    expect(t.statefulTemplate.toJSON().Outputs).toHaveProperty('ClaimCheckBucketName');
+  });
+
   it('claim-check: objects expire after the configured days', () => {
     expect(bucketOf(t, 'ClaimCheckBucket')).toMatchObject({
       LifecycleConfiguration: {
@@ -96,15 +126,23 @@ describe('buckets', () => {
     });
   });
 
-  it('a dev stage can switch Object Lock off; GOVERNANCE and other retention are configurable', () => {
-    const dev = buildTestApp({ stage: 'dev', archiveRetentionMode: 'OFF' });
+  it('Object Lock per stage: GOVERNANCE for prod, OFF for any other stage, COMPLIANCE only when chosen', () => {
+    const dev = buildTestApp({ stage: 'dev' });
     expect(bucketOf(dev, 'ArchiveBucket').ObjectLockEnabled).toBeFalsy();
     expect(bucketOf(dev, 'ArchiveBucket').ObjectLockConfiguration).toBeUndefined();
+    const off = buildTestApp({ archiveRetentionMode: 'OFF' });
+    expect(bucketOf(off, 'ArchiveBucket').ObjectLockEnabled).toBeFalsy();
     const gov = buildTestApp({ archiveRetentionMode: 'GOVERNANCE', archiveRetentionYears: 7 });
     expect(bucketOf(gov, 'ArchiveBucket').ObjectLockConfiguration).toEqual({
       ObjectLockEnabled: 'Enabled',
       Rule: { DefaultRetention: { Mode: 'GOVERNANCE', Days: 8 * 365 + 2 } },
     });
+    const compliance = buildTestApp({ stage: 'dev', archiveRetentionMode: 'COMPLIANCE' });
+    expect(bucketOf(compliance, 'ArchiveBucket').ObjectLockConfiguration).toEqual({
+      ObjectLockEnabled: 'Enabled',
+      Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 11 * 365 + 3 } },
+    });
+    expect(JSON.stringify(t.statefulTemplate.toJSON())).not.toContain('COMPLIANCE');
   });
 });
 

@@ -56,18 +56,28 @@ describe('template: who may put what on the bus', () => {
     );
     expect(statements.length).toBeGreaterThanOrEqual(8);
     for (const [id, s] of statements) {
+      // Multi-valued keys: every entry of a request must match (ForAllValues), and a request
+      // without them is refused (Null guard), so a forged source stays denied.
       const conditions = s.Condition as Record<string, Record<string, unknown>>;
-      expect(conditions.StringEquals?.['events:source'], id).toEqual([SOURCE]);
+      expect(conditions.Null, id).toEqual({ 'events:source': 'false', 'events:detail-type': 'false' });
+      expect(conditions['ForAllValues:StringEquals']?.['events:source'], id).toEqual([SOURCE]);
       const types =
-        conditions.StringEquals?.['events:detail-type'] ?? conditions.StringLike?.['events:detail-type'];
+        conditions['ForAllValues:StringEquals']?.['events:detail-type'] ??
+        conditions['ForAllValues:StringLike']?.['events:detail-type'];
       expect(types, id).toBeDefined();
       expect(JSON.stringify(types)).not.toContain('"*"');
+      expect(
+        Object.keys(conditions).filter((k) => /^String/.test(k)),
+        id,
+      ).toEqual([]);
     }
     const sendTypes = statements
       .filter(([id]) => id.includes('sendemail'))
       .map(
         ([, s]) =>
-          (s.Condition as { StringEquals: Record<string, unknown> }).StringEquals['events:detail-type'],
+          (s.Condition as Record<string, Record<string, unknown>>)['ForAllValues:StringEquals']![
+            'events:detail-type'
+          ],
       );
     expect(sendTypes).toEqual([['IssuedInvoice.EmailSent', 'Action.Failed']]);
   });
@@ -180,7 +190,8 @@ describe('template: retention, region, policies', () => {
   it('the outcome log group admits only its rules (aws:SourceArn) from this account', () => {
     const policy = ofType('AWS::Logs::ResourcePolicy')[0]![1];
     const text = JSON.stringify(policy.Properties.PolicyDocument);
-    expect(text.match(/aws:SourceAccount/g)).toHaveLength(2);
+    // One CreateLogStream statement for the account, one PutLogEvents statement per rule.
+    expect(text.match(/aws:SourceAccount/g)).toHaveLength(3);
     for (const rule of ['ActionOutcomesRule', 'ActionFailedRule']) {
       expect(text).toMatch(new RegExp(`ArnEquals.{0,40}aws:SourceArn.{0,40}${rule}[0-9A-F]+`));
     }
@@ -213,7 +224,8 @@ describe('template: retention, region, policies', () => {
 
   it('Object Lock covers the legal period: years after the end of the document year, leap days included', () => {
     armed.statefulTemplate.hasResourceProperties('AWS::S3::Bucket', {
-      ObjectLockConfiguration: { Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 4018 } } },
+      // GOVERNANCE unless COMPLIANCE is chosen (docs/deploy.md): the period is the same.
+      ObjectLockConfiguration: { Rule: { DefaultRetention: { Mode: 'GOVERNANCE', Days: 4018 } } },
     });
   });
 });

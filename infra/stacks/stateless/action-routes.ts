@@ -6,7 +6,6 @@ import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ACTION_FAILED, type OutcomeDetailType } from '../../../functions/core/events/action-events.js';
@@ -15,7 +14,7 @@ import type { Route, ScheduledAction } from '../../../functions/core/routes.js';
 import type { InfraConfig } from '../../config/schema.js';
 import { type AppFunction, visibilityTimeoutFor } from '../../constructs/app-function.js';
 import { FUNCTION_ENV } from '../../constructs/function-env.js';
-import { useQueueSend } from '../../constructs/grants.js';
+import { useQueueConsume, useQueueSend } from '../../constructs/grants.js';
 import { SERVICE } from '../../constructs/metric-names.js';
 import type { FunctionFactory } from './function-factory.js';
 import { deadLetterQueue, encryptedQueue } from './queues.js';
@@ -94,13 +93,10 @@ export function actionRoute(
   functions.actionSettings(fn);
   // Invalid events go straight to this route's DLQ on their first receive (action-runtime.ts).
   useQueueSend(fn, dlq, FUNCTION_ENV.deadLetterQueueUrl);
-  fn.function.addEventSource(
-    new SqsEventSource(queue, {
-      batchSize: config.actionBatchSize,
-      maxConcurrency: config.routeConcurrency[route.id] ?? route.maxConcurrency,
-      reportBatchItemFailures: true,
-    }),
-  );
+  useQueueConsume(fn, queue, {
+    batchSize: config.actionBatchSize,
+    maxConcurrency: config.routeConcurrency[route.id] ?? route.maxConcurrency,
+  });
   return { route, rule, queue, deadLetterQueue: dlq, fn };
 }
 
@@ -123,7 +119,6 @@ export function scheduledAction(
     serviceName: SERVICE.scheduled(action.id),
     memorySize: config.actionMemoryMb,
     timeout: Duration.seconds(action.timeoutSeconds),
-    reservedConcurrentExecutions: 1,
     publishes: outcomesOf(action.outcomes),
     everyConnection: config.connectionRegistry,
   });

@@ -11,6 +11,7 @@ import { eventSourceOf } from '../../config/names.js';
 import { idempotencyExpirySeconds } from '../../config/replay-horizon.js';
 import type { InfraConfig } from '../../config/schema.js';
 import { AppFunction, retentionOf } from '../../constructs/app-function.js';
+import { claimCheckAccessOf } from '../../constructs/claim-check-access.js';
 import { CONNECTION_SOURCE_PREFIX, type ConnectionPolling } from '../../constructs/connection-polling.js';
 import { FUNCTION_ENV } from '../../constructs/function-env.js';
 import { type PutEventsScope, useBucket, useEventBus, useSecret, useTable } from '../../constructs/grants.js';
@@ -102,18 +103,22 @@ export class FunctionFactory {
       useTable(fn, resources.idempotencyTable, FUNCTION_ENV.idempotencyTable, 'idempotency');
     if (access.actionState) useTable(fn, resources.actionStateTable, FUNCTION_ENV.actionStateTable, 'state');
     if (access.archiveWrite) {
+      // The archive heads a key before writing it (a missing one must answer 404), writes the ISDOC
+      // with a known length, and may stream a PDF of unknown length as a multipart upload.
       useBucket(fn, resources.archiveBucket, FUNCTION_ENV.archiveBucket, {
-        prefix: ARCHIVE_PREFIX,
-        read: true,
-        write: true,
-        list: true,
+        objects: [
+          { prefix: ARCHIVE_PREFIX, actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'] },
+        ],
+        missingKeysAnswer404: true,
       });
     }
     if (access.claimCheckWrite || access.claimCheckRead) {
-      useBucket(fn, resources.claimCheckBucket, FUNCTION_ENV.claimCheckBucket, {
-        read: access.claimCheckRead,
-        write: access.claimCheckWrite,
-      });
+      useBucket(
+        fn,
+        resources.claimCheckBucket,
+        FUNCTION_ENV.claimCheckBucket,
+        claimCheckAccessOf({ write: access.claimCheckWrite, read: access.claimCheckRead }),
+      );
     }
   }
 }

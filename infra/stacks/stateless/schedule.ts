@@ -18,6 +18,14 @@ export interface RateScheduleProps {
 /** Ticks `fn` every `rateMinutes`; a tick older than one interval is superseded by the next one. */
 export function rateSchedule(scope: Construct, id: string, props: RateScheduleProps): scheduler.Schedule {
   const { fn, rateMinutes, description, deadLetterQueue } = props;
+  // No function reserves concurrency (an account limited to 10 concurrent executions cannot): a run
+  // ends before the next tick instead, and the stores a run writes are conditional on what it read.
+  const timeout = fn.function.timeout?.toSeconds() ?? 3;
+  if (timeout >= rateMinutes * 60) {
+    throw new Error(
+      `${fn.handler}: timeout ${timeout} s must be shorter than its tick (${rateMinutes * 60} s), or runs overlap`,
+    );
+  }
   const maxEventAge = Duration.seconds(Math.max(60, rateMinutes * 60));
   // A tick that waits (throttled behind a running one) longer than one interval is stale: the
   // next tick does the same work. Errors are not retried either; the next tick retries.
