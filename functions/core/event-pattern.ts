@@ -33,7 +33,8 @@ export interface NestedPattern {
 
 export interface EventPatternSpec {
   source?: PatternValue[];
-  'detail-type': string[];
+  /** Absent: every detail-type (a pattern on `source` alone is valid in EventBridge). */
+  'detail-type'?: string[];
   detail?: NestedPattern;
 }
 
@@ -94,7 +95,9 @@ function matchesObject(pattern: NestedPattern, value: unknown): boolean {
 /** Whether `event` matches `pattern` under EventBridge's rules (the subset above). */
 export function matchesPattern(pattern: EventPatternSpec, event: PatternEvent): boolean {
   if (pattern.source !== undefined && !matchesLeaf(pattern.source, event.source)) return false;
-  if (!matchesLeaf(pattern['detail-type'], event['detail-type'])) return false;
+  if (pattern['detail-type'] !== undefined && !matchesLeaf(pattern['detail-type'], event['detail-type'])) {
+    return false;
+  }
   if (pattern.detail !== undefined && !matchesObject(pattern.detail, event.detail)) return false;
   return true;
 }
