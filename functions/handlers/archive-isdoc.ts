@@ -9,7 +9,10 @@ import { archiveIsdocAction } from '../core/actions/archive-isdoc.js';
 import { defineSqsAction } from './action-runtime.js';
 import { lazyHandler } from './lazy-handler.js';
 
-const action = defineSqsAction(archiveIsdocAction, { isdocSchema: createXsdIsdocSchema() });
+/** The schema check of this function (loaded on the first document, once per container). */
+export const isdocSchema = createXsdIsdocSchema();
+
+const action = defineSqsAction(archiveIsdocAction, { isdocSchema });
 
 export const { createEventEntry, createHandler } = action;
 

@@ -192,15 +192,22 @@ describe('least privilege per function', () => {
     }
   });
 
-  it('archive: also writes, reads and lists only the isdoc/ prefix of the archive bucket', () => {
+  it('archive: writes, reads and lists only isdoc/ of the archive bucket, and only writes rejected/isdoc/', () => {
     const statements = statementsOf('Route-archive-isdoc');
     const archive = statements.filter((s) => JSON.stringify(s.Resource).includes('ArchiveBucket'));
-    expect(archive).toHaveLength(2);
-    expect(JSON.stringify(archive[0]!.Resource)).toContain('/isdoc/*');
+    expect(archive).toHaveLength(3);
+    expect([archive[0]!.Action].flat().sort()).toEqual([
+      's3:AbortMultipartUpload',
+      's3:GetObject',
+      's3:PutObject',
+    ]);
+    expect(JSON.stringify(archive[0]!.Resource)).toContain('"/isdoc/*"');
     expect(archive[1]).toMatchObject({
       Action: 's3:ListBucket',
       Condition: { StringLike: { 's3:prefix': ['isdoc/*'] } },
     });
+    expect([archive[2]!.Action].flat().sort()).toEqual(['s3:AbortMultipartUpload', 's3:PutObject']);
+    expect(JSON.stringify(archive[2]!.Resource)).toContain('"/rejected/isdoc/*"');
     expect(actionsOf('Route-archive-isdoc')).toContain('s3:ListBucket');
   });
 

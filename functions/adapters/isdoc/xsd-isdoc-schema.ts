@@ -5,14 +5,19 @@
  * (`isdoc-schema-files.ts`, generated from `schema/*.xsd`); `xs:include` is resolved from memory
  * by an input provider that answers only for their names under a base of its own.
  *
- * libxml2-wasm instantiates its WebAssembly module when it is imported, so it is imported on the
- * first validation, and the schema is compiled once per process, then shared. Every parsed
- * document is disposed after its check.
+ * libxml2-wasm instantiates its WebAssembly module when it is imported (top-level await). It is
+ * imported statically: in a single-file bundle a lazily initialised copy deadlocks on the import
+ * cycles inside the package, so importing this module costs the instantiation, and only the
+ * archive's handler (and, lazily, the local runtime) imports it. The schema is compiled on the
+ * first validation, once per process, then shared. Every parsed document is disposed after its check.
  */
+import * as libxml2 from 'libxml2-wasm';
 import type { IsdocSchema, SchemaVerdict } from '../../core/actions/ports.js';
 import { ISDOC_SCHEMA_FILES } from './isdoc-schema-files.js';
+import { ISDOC_SCHEMA_NAME } from './isdoc-schema-name.js';
 
-export const ISDOC_SCHEMA_NAME = 'ISDOC 6.0.2';
+export { ISDOC_SCHEMA_NAME };
+
 const MAIN_SCHEMA = 'isdoc-invoice-6.0.2.xsd';
 /** Base of the embedded files; `xs:include schemaLocation="isdoc-core-6.0.2.xsd"` resolves below it. */
 const SCHEMA_BASE = 'isdoc-schema:///';
@@ -50,7 +55,7 @@ function messagesOf(error: unknown): string[] {
 
 async function load(now: () => number): Promise<Loaded> {
   const start = now();
-  const lib = await import('libxml2-wasm');
+  const lib = libxml2;
   const encoder = new TextEncoder();
   const buffers: Record<string, Uint8Array> = {};
   for (const [name, text] of Object.entries(ISDOC_SCHEMA_FILES))

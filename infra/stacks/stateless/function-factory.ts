@@ -16,7 +16,7 @@ import { FUNCTION_ENV } from '../../constructs/function-env.js';
 import { type PutEventsScope, useBucket, useEventBus, useSecret, useTable } from '../../constructs/grants.js';
 import { accessOf, type HandlerAccess } from '../../constructs/handler-access.js';
 import { METRICS_NAMESPACE } from '../../constructs/metric-names.js';
-import { ARCHIVE_PREFIX, type StatefulResources } from '../stateful-stack.js';
+import { ARCHIVE_PREFIX, REJECTED_ARCHIVE_PREFIX, type StatefulResources } from '../stateful-stack.js';
 
 export interface FunctionSpec {
   usedBy: string;
@@ -107,6 +107,11 @@ export class FunctionFactory {
         read: true,
         write: true,
         list: true,
+      });
+      // Documents refused by the schema in strict mode: written for inspection, never read back.
+      useBucket(fn, resources.archiveBucket, FUNCTION_ENV.archiveBucket, {
+        prefix: REJECTED_ARCHIVE_PREFIX,
+        write: true,
       });
     }
     if (access.claimCheckWrite || access.claimCheckRead) {
