@@ -50,6 +50,14 @@ describe.each(['sk', 'cz'] as const)(
       const counts: Record<string, { valid: number; invalid: number }> = {};
       const failures: string[] = [];
       try {
+        // Beside the seeded documents, those the service's activity makes: orders transferred to
+        // slips and invoices, and edited documents.
+        const made = new Set<string>();
+        for (let i = 0; i < 300; i += 1) {
+          const tick = sandbox.server.activity.tick();
+          if (tick.collection === 'IssuedInvoices' && tick.id) made.add(tick.id);
+        }
+        expect(made.size).toBeGreaterThan(0);
         for (const collection of [...served, ...generatedOnly[variant]]) {
           const records = all(sandbox, collection);
           // Every kind has documents to check: an empty kind would pass without checking anything.
@@ -59,6 +67,12 @@ describe.each(['sk', 'cz'] as const)(
             const xml = served.includes(collection)
               ? await viaApi(sandbox, collection, record.Id)
               : viaGenerator(sandbox, collection, record);
+            if (collection === 'IssuedInvoiceCorrectiveTaxDocuments') {
+              // A corrective document names the invoice it corrects.
+              expect(xml).toMatch(
+                /<OriginalDocumentReferences><OriginalDocumentReference id="original-1"><ID>[^<]+<\/ID>/,
+              );
+            }
             const verdict = await schema.validate(new TextEncoder().encode(xml));
             if (verdict.valid) count.valid += 1;
             else {
