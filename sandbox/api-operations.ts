@@ -7,7 +7,7 @@ import type { ApiRecord } from '../functions/accounting/api.js';
 import { findCollection, type ServiceVariant } from '../functions/accounting/collections.js';
 import { Domain } from './domain.js';
 import { json, notFound, ProblemError, parseJsonBody, type Reply } from './http.js';
-import { isdocXml } from './isdoc.js';
+import { type IsdocContext, isdocXml } from './isdoc.js';
 import { parseListQuery, queryMap } from './list-query.js';
 import type { ResolvedSandboxOptions } from './options.js';
 import { documentPdf } from './pdf.js';
@@ -191,6 +191,17 @@ export class ApiOperations {
     };
   }
 
+  /** The document's bank account (its `BankAccountId`) and, for a corrective document, the corrected one. */
+  private isdocContext(record: ApiRecord, currencyCode: string): IsdocContext {
+    const bankAccount = (this.state.refs.lists.get('BankAccounts') ?? []).find(
+      (a) => a.Id === record.BankAccountId,
+    );
+    const correctedId = record.CorrectedDocumentId;
+    const original =
+      typeof correctedId === 'string' ? this.state.get('IssuedInvoices', correctedId) : undefined;
+    return { currencyCode, national: this.state.refs.national, bankAccount, original: original ?? undefined };
+  }
+
   private isdoc(collection: string, id: string): Reply {
     const record = this.getVisible(collection, id);
     const createdAt = this.state.createdAt(collection, id) ?? 0;
@@ -201,7 +212,7 @@ export class ApiOperations {
       this.state.refs.national.homeCurrency;
     return {
       status: 200,
-      body: isdocXml(collection, record, String(currency), this.state.refs.national),
+      body: isdocXml(collection, record, this.isdocContext(record, String(currency))),
       contentType: 'application/xml; charset=utf-8',
       headers: {
         'Content-Disposition': `attachment; filename="${String(record.DocumentNumber ?? record.Id)}.isdoc"`,

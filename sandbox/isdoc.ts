@@ -5,7 +5,10 @@ import { money } from './random.js';
 
 export const ISDOC_NAMESPACE = 'http://isdoc.cz/namespace/2013';
 
-/** ISDOC document types: 1 invoice, 2 credit note, 3 debit note, 4 advance invoice (not a tax document). */
+/**
+ * ISDOC document types: 1 invoice, 2 credit note, 3 debit note, 4 advance invoice (not a tax
+ * document), 5 tax document of a received advance payment.
+ */
 const documentTypeCodes: Record<string, number> = {
   IssuedInvoices: 1,
   IssuedCreditNotes: 2,
@@ -13,6 +16,10 @@ const documentTypeCodes: Record<string, number> = {
   IssuedAdvanceInvoices: 4,
   IssuedTaxDocuments: 5,
 };
+
+/** The Czech variant's corrective tax document: a credit or a debit note by its sign. */
+const CORRECTIVE_COLLECTION = 'IssuedInvoiceCorrectiveTaxDocuments';
+const UUID_PATTERN = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
 
 function esc(value: unknown): string {
   return String(value ?? '')
@@ -142,27 +149,70 @@ function monetaryTotal(total: ReturnType<typeof totalsOf>): string[] {
   ];
 }
 
-function paymentMeans(n: NationalData, record: ApiRecord, payable: number): string {
-  if (!record.DueDate) return '';
-  return `<PaymentMeans><Payment><PaidAmount>${amount(payable)}</PaidAmount><PaymentMeansCode>42</PaymentMeansCode><Details><PaymentDueDate>${day(
-    record.DueDate,
-  )}</PaymentDueDate><ID>${esc(n.ownCompany.Iban)}</ID><VariableSymbol>${esc(
-    record.VariableSymbol,
-  )}</VariableSymbol></Details></Payment></PaymentMeans>`;
-}
-
 /** VAT percent of a VAT rate type in the company's rates. */
 function percentOf(n: NationalData, vatRateType: unknown): number {
   return n.vatPercent[String(vatRateType)] ?? 0;
 }
 
-/** Builds the ISDOC XML of `record` (a document of `collection`) of the company `n` describes. */
-export function isdocXml(
-  collection: string,
-  record: ApiRecord,
-  currencyCode: string,
-  n: NationalData,
-): string {
+/** The bank account a document is paid to: a row of `BankAccounts` (`AccountNumber, BankCode, BankName, Iban, Swift`). */
+export type IsdocBankAccount = ApiRecord;
+
+/** What the export needs beside the document: its currency, its bank account, the document it corrects. */
+export interface IsdocContext {
+  currencyCode: string;
+  /** The company that issues the document (its own party, VAT rates). */
+  national: NationalData;
+  /** The account of the document's `BankAccountId`; without one the payment is written as cash. */
+  bankAccount?: IsdocBankAccount | undefined;
+  /** The document a corrective document corrects (its `CorrectedDocumentId`), when known. */
+  original?: ApiRecord | undefined;
+}
+
+/**
+ * `PaymentMeans`: a bank transfer (code 42) names the whole bank-account group the schema requires
+ * after `PaymentDueDate` (`ID, BankCode, Name, IBAN, BIC`), then the variable symbol; without a
+ * bank account the payment is cash (code 10), which carries no details.
+ */
+function paymentMeans(record: ApiRecord, payable: number, account: IsdocBankAccount | undefined): string {
+  if (!record.DueDate) return '';
+  const head = `<PaymentMeans><Payment><PaidAmount>${amount(payable)}</PaidAmount>`;
+  if (!account) return `${head}<PaymentMeansCode>10</PaymentMeansCode></Payment></PaymentMeans>`;
+  return [
+    head,
+    '<PaymentMeansCode>42</PaymentMeansCode><Details>',
+    `<PaymentDueDate>${day(record.DueDate)}</PaymentDueDate>`,
+    `<ID>${esc(account.AccountNumber)}</ID>`,
+    `<BankCode>${esc(account.BankCode)}</BankCode>`,
+    `<Name>${esc(account.BankName)}</Name>`,
+    `<IBAN>${esc(account.Iban)}</IBAN>`,
+    `<BIC>${esc(account.Swift)}</BIC>`,
+    record.VariableSymbol ? `<VariableSymbol>${esc(record.VariableSymbol)}</VariableSymbol>` : '',
+    '</Details></Payment></PaymentMeans>',
+  ].join('');
+}
+
+/** ISDOC `DocumentType` of a document of `collection`; a corrective document by the sign of its total. */
+function documentTypeOf(collection: string, total: number): number {
+  if (collection === CORRECTIVE_COLLECTION) return total < 0 ? 2 : 3;
+  return documentTypeCodes[collection] ?? 1;
+}
+
+/** `OriginalDocumentReferences` of a corrective document: the corrected document's number, date and id. */
+function originalReference(record: ApiRecord, original: ApiRecord | undefined): string {
+  if (!record.CorrectedDocumentId || !original?.DocumentNumber) return '';
+  const uuid = String(original.Id ?? '');
+  return [
+    '<OriginalDocumentReferences><OriginalDocumentReference id="original-1">',
+    `<ID>${esc(original.DocumentNumber)}</ID>`,
+    original.IssueDate ? `<IssueDate>${day(original.IssueDate)}</IssueDate>` : '',
+    UUID_PATTERN.test(uuid) ? `<UUID>${esc(uuid.toUpperCase())}</UUID>` : '',
+    '</OriginalDocumentReference></OriginalDocumentReferences>',
+  ].join('');
+}
+
+/** Builds the ISDOC XML of `record` (a document of `collection`). */
+export function isdocXml(collection: string, record: ApiRecord, context: IsdocContext): string {
+  const n = context.national;
   const items = (record.Items as Record<string, unknown>[] | undefined) ?? [];
   const total = totalsOf(record);
   const address = (record.BusinessPartnerAddress ?? {}) as PartyData;
@@ -172,7 +222,7 @@ export function isdocXml(
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<Invoice xmlns="${ISDOC_NAMESPACE}" version="6.0.2">`,
-    `<DocumentType>${documentTypeCodes[collection] ?? 1}</DocumentType>`,
+    `<DocumentType>${documentTypeOf(collection, total.WithVat)}</DocumentType>`,
     `<ID>${esc(record.DocumentNumber)}</ID>`,
     `<UUID>${esc(String(record.Id).toUpperCase())}</UUID>`,
     '<IssuingSystem>accounting-events sandbox</IssuingSystem>',
@@ -181,15 +231,16 @@ export function isdocXml(
     `<VATApplicable>${vatApplicable ? 'true' : 'false'}</VATApplicable>`,
     '<ElectronicPossibilityAgreementReference></ElectronicPossibilityAgreementReference>',
     record.Note ? `<Note>${esc(record.Note)}</Note>` : '',
-    `<LocalCurrencyCode>${esc(currencyCode)}</LocalCurrencyCode>`,
+    `<LocalCurrencyCode>${esc(context.currencyCode)}</LocalCurrencyCode>`,
     '<CurrRate>1</CurrRate>',
     '<RefCurrRate>1</RefCurrRate>',
     `<AccountingSupplierParty>${party(n.ownCompany)}</AccountingSupplierParty>`,
     `<AccountingCustomerParty>${party(address)}</AccountingCustomerParty>`,
+    originalReference(record, context.original),
     `<InvoiceLines>${lines}</InvoiceLines>`,
     `<TaxTotal>${subTotals}<TaxAmount>${amount(total.Vat)}</TaxAmount></TaxTotal>`,
     ...monetaryTotal(total),
-    paymentMeans(n, record, total.WithVat),
+    paymentMeans(record, total.WithVat, context.bankAccount),
     '</Invoice>',
   ].join('\n');
 }

@@ -12,6 +12,7 @@ import { addLambdaContext, LambdaLogger } from '../adapters/aws/lambda-logger.js
 import { instrumentClient } from '../adapters/aws/lambda-tracer.js';
 import { createSqsDeadLetterSink } from '../adapters/aws/sqs-dead-letter-sink.js';
 import {
+  type ActionCapabilities,
   type ActionContext,
   type ActionPorts,
   type ActionResource,
@@ -98,6 +99,7 @@ export async function loadActionEnvironment(
   env: Env,
   action: { name: string; uses: readonly ActionResource[] },
   config: ActionFunctionConfig = loadActionFunctionConfig(env, action.uses),
+  capabilities: ActionCapabilities = {},
 ): Promise<ActionEnvironment> {
   const logger = new LambdaLogger({ level: config.logLevel, service: action.name });
   const clock = systemClock;
@@ -112,7 +114,14 @@ export async function loadActionEnvironment(
     // After an authentication failure: the secret again, past its cache (it may have been replaced).
     ...(secrets ? { reloadCredentials: async () => credentialsFrom(config, secrets) } : {}),
   });
-  const context: ActionContext = { config: config.actions, api, publisher: aws.publisher(), clock, logger };
+  const context: ActionContext = {
+    ...capabilities,
+    config: config.actions,
+    api,
+    publisher: aws.publisher(),
+    clock,
+    logger,
+  };
   const ports = actionPorts(context, awsStores(config.actions, aws));
   return { config, logger, aws, ports, deadline };
 }
@@ -120,20 +129,23 @@ export async function loadActionEnvironment(
 /**
  * One SQS action Lambda from its registry entry. Returns the core entry for one EventBridge event
  * (the SQS handler calls it per record), the SQS handler around it, and the handler built from the
- * environment (for `lazyHandler`).
+ * environment (for `lazyHandler`). `capabilities` are what only this function loads (the archive's
+ * schema check), given by its handler file so that no other bundle carries them.
  */
 export function defineSqsAction<
   R extends ActionResource,
   D extends { logger: Logger; config: Pick<ActionsConfig, 'eventSource'> },
->(action: EventActionDefinition<R, D>) {
+>(action: EventActionDefinition<R, D>, capabilities: ActionCapabilities = {}) {
   const createEventEntry = (deps: D): ActionEntry =>
     createActionEntry(action.name, deps.logger, action.run(deps), deps.config.eventSource);
   const createHandler = (deps: D & SqsHandlerDeps): SqsActionHandler =>
     createSqsActionHandler(action.name, createEventEntry(deps), deps.logger, deps.deadLetters, deps.deadline);
   const handlerFromEnv = async (env: Env): Promise<SqsActionHandler> => {
     const config = loadActionFunctionConfig(env, action.uses);
-    if (config.registry) return eachConnectionHandler(env, action, { ...config, registry: config.registry });
-    const e = await loadActionEnvironment(env, action, config);
+    if (config.registry) {
+      return eachConnectionHandler(env, action, { ...config, registry: config.registry }, capabilities);
+    }
+    const e = await loadActionEnvironment(env, action, config, capabilities);
     const deadLetters = deadLetterSinkOf(e.config.deadLetterQueueUrl, e.logger);
     return createHandler({
       ...action.deps(e.ports),
@@ -149,9 +161,10 @@ function eachConnectionHandler<R extends ActionResource, D>(
   env: Env,
   action: EventActionDefinition<R, D>,
   config: ActionFunctionConfig & { registry: NonNullable<ActionFunctionConfig['registry']> },
+  capabilities: ActionCapabilities,
 ): SqsActionHandler {
   const parts = registryParts(action.name, config);
-  const run = eachConnectionActionFromConfig(env, action, parts);
+  const run = eachConnectionActionFromConfig(env, action, parts, capabilities);
   const entry = createActionEntry(action.name, parts.logger, run, EACH_CONNECTION);
   const deadLetters = deadLetterSinkOf(config.deadLetterQueueUrl, parts.logger);
   return createSqsActionHandler(action.name, entry, parts.logger, deadLetters, parts.deadline);

@@ -15,6 +15,7 @@ import { createDynamoDbConnectionRegistry } from '../adapters/aws/dynamodb-conne
 import { createDynamoDbRateLimiter } from '../adapters/aws/dynamodb-rate-limiter.js';
 import { createConnectionSecretResolver } from '../adapters/connection-secrets.js';
 import {
+  type ActionCapabilities,
   type ActionResource,
   type ActionStores,
   actionPorts,
@@ -51,6 +52,8 @@ export interface EachConnectionActionDeps {
   stores: ActionStores;
   clock: Clock;
   logger: Logger;
+  /** What only this function loads (the archive's schema check). */
+  capabilities?: ActionCapabilities;
 }
 
 /** One connection's ports: its client (its limit set first), its settings, the shared bus and stores. */
@@ -59,7 +62,7 @@ function portsOf(deps: EachConnectionActionDeps) {
     deps.limiter?.setLimit(entry.name, entry.rateLimit);
     const api = await deps.clients.apiFor(entry);
     const { publisher, clock, logger } = deps;
-    return actionPorts({ config, api, publisher, clock, logger }, deps.stores);
+    return actionPorts({ ...deps.capabilities, config, api, publisher, clock, logger }, deps.stores);
   };
 }
 
@@ -139,8 +142,9 @@ export function eachConnectionActionFromConfig<R extends ActionResource, D>(
   env: Env,
   action: EventActionDefinition<R, D>,
   parts: FromConfigParts,
+  capabilities: ActionCapabilities = {},
 ): ActionFn {
-  return eachConnectionAction(action, connectionPortsFromConfig(env, parts));
+  return eachConnectionAction(action, { ...connectionPortsFromConfig(env, parts), capabilities });
 }
 
 /** A run of a scheduled action for every connection, from the function's configuration. */

@@ -10,6 +10,7 @@ import type { Sandbox } from '../../sandbox/index.js';
 import type { AccountingApi } from '../accounting/api.js';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
+import { createLazyIsdocSchema } from '../adapters/isdoc/lazy-isdoc-schema.js';
 import type { EventBridgeEvent } from '../adapters/local/local-bus.js';
 import { type ActionPorts, type ActionResource, actionPorts } from '../core/actions/action-definition.js';
 import { type ActionsConfig, loadActionsConfig } from '../core/actions/config.js';
@@ -88,7 +89,7 @@ function localPorts(
   const { api, stores, logger, clock } = options;
   const dynamoDb = stores.servers.dynamoDb;
   return actionPorts(
-    { config, api, publisher, clock, logger },
+    { config, api, publisher, clock, logger, isdocSchema: createLazyIsdocSchema() },
     {
       idempotency: createPowertoolsGuard({
         client: dynamoDb,

@@ -78,6 +78,7 @@ export const ENV = {
   actionsTransferIssuedOrderToReceivedInvoice: 'ACTIONS_TRANSFER_ISSUED_ORDER_TO_RECEIVED_INVOICE',
   actionsIsdocArchive: 'ACTIONS_ISDOC_ARCHIVE',
   actionsIsdocPdf: 'ACTIONS_ISDOC_PDF',
+  actionsIsdocSchemaStrict: 'ACTIONS_ISDOC_SCHEMA_STRICT',
   actionsIsdocMaxBytes: 'ACTIONS_ISDOC_MAX_BYTES',
   actionsIsdocNotReadyAttempts: 'ACTIONS_ISDOC_NOT_READY_ATTEMPTS',
   actionsIsdocNotReadyDelayMs: 'ACTIONS_ISDOC_NOT_READY_DELAY_MS',

@@ -129,6 +129,10 @@ export class AppFunction extends Construct {
         mainFields: ['module', 'main'],
         banner: REQUIRE_SHIM_BANNER,
         minify: true,
+        // Non-ASCII text as UTF-8, not escaped: libxml2-wasm carries its WebAssembly as a string, so
+        // the archive bundle is about 210 KB smaller. (This aws-cdk-lib builds no flag from the
+        // `charset` property, hence the argument.)
+        esbuildArgs: { '--charset': 'utf8' },
         sourceMap: true,
         sourceMapMode: SourceMapMode.DEFAULT,
         // Bundle the AWS SDK too: the code deployed is the code tested, whatever the runtime ships.

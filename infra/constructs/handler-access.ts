@@ -19,7 +19,10 @@ export interface HandlerAccess {
   readonly idempotency: boolean;
   /** Keeps small per-action state (open e-invoice sendings). */
   readonly actionState: boolean;
-  /** Writes ISDOC (and PDF) objects under `isdoc/` of the archive bucket. */
+  /**
+   * Writes ISDOC (and PDF) objects under `isdoc/` of the archive bucket (read and list there too),
+   * and documents the schema refused in strict mode under `rejected/isdoc/` (write only).
+   */
   readonly archiveWrite: boolean;
   /** Writes claim-check objects (payloads too large for one event). */
   readonly claimCheckWrite: boolean;

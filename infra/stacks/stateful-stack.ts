@@ -9,6 +9,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { REJECTED_KEY_PREFIX } from '../../functions/core/actions/archive-isdoc.js';
 import { CONNECTION_REGISTRY_TABLE_KEY } from '../../functions/core/connections/registry.js';
 import { RATE_LIMIT_TABLE_KEY } from '../../functions/core/connections/token-bucket.js';
 import { namePrefix } from '../config/names.js';
@@ -31,6 +32,11 @@ export const TABLE_KEYS = {
 
 /** Key prefix of archived ISDOC documents (see the archive action). */
 export const ARCHIVE_PREFIX = 'isdoc/';
+/**
+ * Key prefix of ISDOC documents refused by the schema in strict mode (`ACTIONS_ISDOC_SCHEMA_STRICT`),
+ * kept for inspection under `rejected/` + the key they would have had.
+ */
+export const REJECTED_ARCHIVE_PREFIX = `${REJECTED_KEY_PREFIX}${ARCHIVE_PREFIX}`;
 
 /**
  * Default Object Lock retention of an archived ISDOC, in days, for a legal retention of `years`.

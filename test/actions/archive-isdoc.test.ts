@@ -11,6 +11,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
 import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
+import { createXsdIsdocSchema } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
 import { parseActionEvent } from '../../functions/core/actions/action-event.js';
 import { archiveIsdoc, isdocKey } from '../../functions/core/actions/archive-isdoc.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
@@ -35,8 +36,12 @@ const bed = useActionTestBed({
 });
 
 const config = loadActionsConfig({ ACTIONS_ISDOC_NOT_READY_DEADLINE_SECONDS: '600' });
+const schema = createXsdIsdocSchema();
 
-function setup(objects: ObjectStore, options: { api?: AccountingApi; clock?: Clock } = {}) {
+function setup(
+  objects: ObjectStore,
+  options: { api?: AccountingApi; clock?: Clock; config?: typeof config } = {},
+) {
   const publisher = recordingPublisher();
   const logger = recordingLogger();
   const deps = {
@@ -45,7 +50,8 @@ function setup(objects: ObjectStore, options: { api?: AccountingApi; clock?: Clo
     publisher,
     clock: options.clock ?? clock,
     logger,
-    config,
+    schema,
+    config: options.config ?? config,
   };
   const entry = createActionEntry('archive-isdoc', logger, (event) => archiveIsdoc(deps, event));
   return { entry, publisher, logger };
@@ -110,6 +116,7 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
         'document-number': number,
         'event-id': event.id,
         sha256: sha,
+        'isdoc-schema': 'valid',
       },
     });
     expect(info?.lastModified).toEqual(firstWrite);
@@ -120,6 +127,10 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
       documentNumber: number,
       causationId: event.id,
       archive: { key, sha256: sha, size: stored.length, contentType: 'application/xml' },
+      schema: 'ISDOC 6.0.2',
+      schemaValid: true,
+      schemaErrors: [],
+      schemaErrorCount: 0,
     });
   });
 
@@ -152,7 +163,7 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
     const withPdf = loadActionsConfig({ ACTIONS_ISDOC_PDF: 'true' });
     const [, invoice] = await listAll(bed.sb.client, 'IssuedInvoices');
     const event = recordEvent('IssuedInvoice', invoice as ApiRecord);
-    const deps = { api: bed.sb.client, objects, publisher, clock, logger, config: withPdf };
+    const deps = { api: bed.sb.client, objects, publisher, clock, logger, schema, config: withPdf };
     await expect(archiveIsdoc(deps, parseActionEvent(event))).resolves.toMatchObject({ status: 'done' });
     const detail = publisher.ofType('IssuedInvoice.IsdocArchived')[0]?.detail as {
       archive: { key: string; pdfKey?: string };
@@ -206,6 +217,97 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
     const keys: string[] = [];
     for await (const o of objects.list('isdoc/')) keys.push(o.key);
     expect(keys).toEqual([]);
+  });
+});
+
+/** The sandbox's ISDOC of `record` as the service had written it before: the bank account cut to its number. */
+async function schemaInvalidApi(record: ApiRecord): Promise<{ api: AccountingApi; xml: string }> {
+  const download = await bed.sb.client.download('IssuedInvoices.isdoc', { params: { id: record.Id } });
+  const valid = 'body' in download ? (await bytesOf(download.body)).toString('utf8') : '';
+  const xml = valid.replace(/<BankCode>.*?<\/BIC>/, '');
+  expect(xml).not.toBe(valid);
+  const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
+  api.download = async () => ({ body: Readable.from([xml]), contentType: 'application/xml' });
+  return { api, xml };
+}
+
+async function keysUnder(objects: ObjectStore, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const o of objects.list(prefix)) keys.push(o.key);
+  return keys;
+}
+
+describe('ISDOC archive: the verdict of the ISDOC 6.0.2 schema', () => {
+  it('archives a document the schema rejects with the verdict invalid, in the metadata and the event', async () => {
+    const objects = await s3Store();
+    const [, , invoice] = await listAll(bed.sb.client, 'IssuedInvoices');
+    const record = invoice as ApiRecord;
+    const { api, xml } = await schemaInvalidApi(record);
+    const { entry, publisher } = setup(objects, { api });
+
+    await expect(entry(recordEvent('IssuedInvoice', record))).resolves.toMatchObject({ status: 'done' });
+    const detail = publisher.ofType('IssuedInvoice.IsdocArchived')[0]?.detail as {
+      archive: { key: string };
+      schemaValid: boolean;
+      schemaErrors: string[];
+      schemaErrorCount: number;
+    };
+    expect(detail).toMatchObject({ schema: 'ISDOC 6.0.2', schemaValid: false, schemaErrorCount: 1 });
+    expect(detail.schemaErrors).toEqual([
+      expect.stringMatching(/VariableSymbol'?: This element is not expected\. Expected is .*BankCode/),
+    ]);
+    expect((await objects.head(detail.archive.key))?.metadata['isdoc-schema']).toBe('invalid');
+    expect((await bytesOf(await objects.get(detail.archive.key))).toString('utf8')).toBe(xml);
+    expect(publisher.ofType('Action.Failed')).toHaveLength(0);
+  });
+
+  it('strict: refuses it with Action.Failed naming the schema errors, and keeps it under rejected/', async () => {
+    const objects = await s3Store();
+    const [, , , invoice] = await listAll(bed.sb.client, 'IssuedInvoices');
+    const record = invoice as ApiRecord;
+    const { api, xml } = await schemaInvalidApi(record);
+    const strict = loadActionsConfig({ ACTIONS_ISDOC_SCHEMA_STRICT: 'true' });
+    const { entry, publisher } = setup(objects, { api, config: strict });
+    const event = recordEvent('IssuedInvoice', record);
+
+    await expect(entry(event)).resolves.toMatchObject({ status: 'failed', reason: 'invalidDocument' });
+    expect(publisher.ofType('IssuedInvoice.IsdocArchived')).toHaveLength(0);
+    const failed = publisher.ofType('Action.Failed')[0]?.detail as
+      | { problem: Record<string, unknown> }
+      | undefined;
+    const problem = failed?.problem;
+    const key = isdocKey({
+      connection: CONNECTION,
+      recordType: 'IssuedInvoice',
+      documentNumber: String(record.DocumentNumber),
+      id: record.Id,
+      date: String(record.IssueDate),
+    });
+    expect(problem).toMatchObject({
+      kind: 'invalidDocument',
+      message: expect.stringMatching(
+        new RegExp(
+          `^the ISDOC fails the ISDOC 6\\.0\\.2 schema \\(1 error\\): .*BankCode.*; kept as rejected/${key}$`,
+        ),
+      ),
+      errors: { schema: [expect.stringContaining('BankCode')] },
+    });
+    expect(await keysUnder(objects, `isdoc/${CONNECTION}/`)).not.toContain(key);
+    const kept = await objects.head(`rejected/${key}`);
+    expect(kept?.metadata).toMatchObject({ 'isdoc-schema': 'invalid', 'document-id': record.Id });
+    expect((await bytesOf(await objects.get(`rejected/${key}`))).toString('utf8')).toBe(xml);
+  });
+
+  it('strict: a valid document is archived as usual', async () => {
+    const objects = await s3Store();
+    const [, , , , invoice] = await listAll(bed.sb.client, 'IssuedInvoices');
+    const strict = loadActionsConfig({ ACTIONS_ISDOC_SCHEMA_STRICT: 'true' });
+    const { entry, publisher } = setup(objects, { config: strict });
+    await expect(entry(recordEvent('IssuedInvoice', invoice as ApiRecord))).resolves.toMatchObject({
+      status: 'done',
+    });
+    expect(publisher.ofType('IssuedInvoice.IsdocArchived')[0]?.detail).toMatchObject({ schemaValid: true });
+    expect(await keysUnder(objects, 'rejected/')).toEqual([]);
   });
 });
 

@@ -19,6 +19,7 @@ import { createDynamoDbRateLimiter } from '../../functions/adapters/aws/dynamodb
 import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
 import { createConnectionSecretResolver } from '../../functions/adapters/connection-secrets.js';
+import { createXsdIsdocSchema } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
 import type { EventActionDefinition } from '../../functions/core/actions/action-definition.js';
 import { archiveIsdocAction } from '../../functions/core/actions/archive-isdoc.js';
 import { connectionActionsConfig } from '../../functions/core/actions/connection-actions.js';
@@ -144,7 +145,8 @@ async function deployment(entries: ReturnType<typeof entry>[]) {
     }),
     archive,
   };
-  const deps = { env: {}, registry, clients, limiter, publisher, stores, clock, logger };
+  const capabilities = { isdocSchema: createXsdIsdocSchema() };
+  const deps = { env: {}, registry, clients, limiter, publisher, stores, clock, logger, capabilities };
   // biome-ignore lint/suspicious/noExplicitAny: the registry holds entries of any dependencies
   const fn = (action: EventActionDefinition<any, any>) =>
     createActionEntry(action.name, logger, eachConnectionAction(action, deps), EACH_CONNECTION);

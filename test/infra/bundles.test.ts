@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildRoutes, buildScheduledActions, type Route } from '../../functions/core/routes.js';
 import { ENV } from '../../functions/shared/env-names.js';
@@ -52,7 +53,7 @@ describe('missing handler modules', () => {
 });
 
 describe('bundles', () => {
-  it('every existing handler bundles locally as minified ESM with a source map; sizes reported', () => {
+  it('every existing handler bundles locally as minified ESM with a source map; sizes reported', async () => {
     // Settings that switch every action on, so every handler module is in the list.
     const actions = actionsConfigOf(
       defaultInfraConfig({
@@ -88,6 +89,7 @@ describe('bundles', () => {
       { Properties: { Code?: { S3Key?: string } } }
     >;
     const sizes: Record<string, number> = {};
+    const dirs: Record<string, string> = {};
     for (const handler of present) {
       const path = handler === POLLER_HANDLER ? 'Poller' : `Route-bundle-${handler}`;
       const fn = t.stateless.node.findChild(path).node.findChild('Function');
@@ -96,6 +98,7 @@ describe('bundles', () => {
       ) as string;
       const key = resources[id]!.Properties.Code!.S3Key!;
       const dir = join(outdir, `asset.${key.replace(/\.zip$/, '')}`);
+      dirs[handler] = dir;
       const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
       expect(code.startsWith(REQUIRE_SHIM_BANNER), handler).toBe(true);
       expect(code, handler).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
@@ -105,5 +108,26 @@ describe('bundles', () => {
     }
     expect(Object.keys(sizes).sort()).toEqual([...present].sort());
     console.info('handler bundle sizes (bytes, minified index.mjs):', sizes);
+    // Only the archive carries libxml2 (its WebAssembly is a string in the bundle) …
+    for (const [handler, dir] of Object.entries(dirs)) {
+      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      // Non-ASCII text is written as UTF-8 (`--charset=utf8`), not as escapes: with escapes the
+      // archive bundle holds tens of thousands of `\x80`–`\xff` (libxml2's WebAssembly string).
+      expect(code.match(/\\x[89a-f][0-9a-f]/g)?.length ?? 0, handler).toBeLessThan(100);
+      expect(code.includes('xmlSchemaValidateDoc'), handler).toBe(handler === 'archive-isdoc');
+    }
+    // … and its bundle runs: it loads libxml2 and the embedded schema, and gives verdicts.
+    const archive = (await import(pathToFileURL(join(dirs['archive-isdoc']!, 'index.mjs')).href)) as {
+      isdocSchema: { validate(xml: Uint8Array): Promise<{ valid: boolean; errors: string[] }> };
+    };
+    const verdict = await archive.isdocSchema.validate(
+      new TextEncoder().encode(
+        '<Invoice xmlns="http://isdoc.cz/namespace/2013" version="6.0.2"><ID>FV1</ID></Invoice>',
+      ),
+    );
+    expect(verdict.valid).toBe(false);
+    expect(verdict.errors[0]).toMatch(
+      /Expected is \( \{http:\/\/isdoc\.cz\/namespace\/2013\}DocumentType \)/,
+    );
   }, 180_000); // esbuild runs once per handler: minutes on a loaded 2-core machine
 });

@@ -240,16 +240,16 @@ describe('least privilege per function', () => {
     }
   });
 
-  it('archive: reads and writes only isdoc/ objects; ListBucket unconditioned, so HEAD of a new key answers 404', () => {
+  it('archive: reads and writes isdoc/, only writes rejected/isdoc/; ListBucket unconditioned, so HEAD of a new key answers 404', () => {
     const statements = statementsOf('Route-archive-isdoc');
     const archive = statements.filter((s) => JSON.stringify(s.Resource).includes('ArchiveBucket'));
-    expect(archive).toHaveLength(2);
-    expect(archive[0]).toMatchObject({
-      Action: ['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject'],
-    });
-    expect(JSON.stringify(archive[0]!.Resource)).toMatch(/"\/isdoc\/\*"\]\]\}$/);
+    expect(archive).toHaveLength(3);
+    const isdoc = archive.find((s) => /"\/isdoc\/\*"\]\]\}$/.test(JSON.stringify(s.Resource)));
+    expect([isdoc?.Action].flat().sort()).toEqual(['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject']);
+    const rejected = archive.find((s) => JSON.stringify(s.Resource).includes('"/rejected/isdoc/*"'));
+    expect([rejected?.Action].flat().sort()).toEqual(['s3:AbortMultipartUpload', 's3:PutObject']);
     // A HEAD carries no s3:prefix: a prefix-conditioned ListBucket would leave a missing key at 403.
-    expect(archive[1]).toEqual({
+    expect(archive.find((s) => s.Action === 's3:ListBucket')).toEqual({
       Effect: 'Allow',
       Action: 's3:ListBucket',
       Resource: { 'Fn::ImportValue': expect.stringContaining('ArchiveBucket') },

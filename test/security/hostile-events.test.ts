@@ -16,6 +16,7 @@ import { InvalidArgumentError } from '../../functions/accounting/errors.js';
 import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
 import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
+import { createXsdIsdocSchema } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
 import { type ActionsConfig, loadActionsConfig } from '../../functions/core/actions/config.js';
 import type { OpenSendings } from '../../functions/core/actions/open-sendings.js';
 import type { ActionEntry } from '../../functions/core/actions/run-action.js';
@@ -79,7 +80,7 @@ async function armedEntries(actions: ActionsConfig): Promise<Record<string, Acti
   const base = { api: sb.client, publisher, clock, logger, config: actions };
   return {
     'transfer-documents': transferEntry({ ...base, guard }),
-    'archive-isdoc': archiveEntry({ ...base, objects }),
+    'archive-isdoc': archiveEntry({ ...base, objects, schema: createXsdIsdocSchema() }),
     'send-invoice': sendEntry({ ...base, guard, sendings }),
   };
 }

@@ -14,7 +14,7 @@ import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from
 import type { RouteSpec, ScheduleSpec } from '../route-spec.js';
 import type { ActionsConfig } from './config.js';
 import type { OpenSendings } from './open-sendings.js';
-import type { IdempotencyGuard } from './ports.js';
+import type { IdempotencyGuard, IsdocSchema } from './ports.js';
 import type { ActionFn } from './run-action.js';
 
 /** What an action may keep state in, beyond the service and the bus; each is granted by infra. */
@@ -30,8 +30,16 @@ export interface ActionStores {
 export type ActionResource = keyof ActionStores;
 export const actionResources = ['idempotency', 'actionState', 'archive'] as const satisfies ActionResource[];
 
+/**
+ * Capabilities only some functions load, given by their handler (so no other bundle carries
+ * them): the ISDOC schema check (libxml2 as WebAssembly) of the archive function.
+ */
+export interface ActionCapabilities {
+  readonly isdocSchema?: IsdocSchema;
+}
+
 /** One connection's context: every action may use the service, the bus, the clock, the logger and the settings. */
-export interface ActionContext {
+export interface ActionContext extends ActionCapabilities {
   readonly config: ActionsConfig;
   readonly api: AccountingApi;
   readonly publisher: EventPublisher;

@@ -1,6 +1,9 @@
 /**
  * The ISDOC archive action: for each new or changed issued (advance) invoice, download its ISDOC,
- * validate it, and store it under a deterministic key with its SHA-256 and metadata.
+ * check it (structure, then the official ISDOC 6.0.2 schema), and store it under a deterministic
+ * key with its SHA-256, the schema's verdict (`isdoc-schema: valid|invalid`) and metadata. A
+ * document the schema rejects is archived with the verdict `invalid` and announced so; with
+ * `ACTIONS_ISDOC_SCHEMA_STRICT` it is refused (`Action.Failed`) and kept under `rejected/` instead.
  *
  * Why buffer (with a cap) instead of streaming straight to S3: validation needs the whole
  * document before anything is written (a half-validated object must never appear under the
@@ -27,13 +30,15 @@ import { ObjectExistsError } from '../errors.js';
 import { ACTION_FAILED, isdocArchivedType, type Problem, type SourceRef } from '../events/action-events.js';
 import { recordDetailType } from '../events/envelope.js';
 import type { Clock, EventPublisher, Logger, ObjectInfo, ObjectStore } from '../ports.js';
+import type { ActionPorts } from './action-definition.js';
 import { actionContextDeps, defineEventAction, eventSourceOf } from './action-definition.js';
 import { type ActionEvent, resolveRecord, stringField } from './action-event.js';
 import type { ActionsConfig } from './config.js';
 import { IsdocInvalidError, RetryLaterError } from './errors.js';
-import { validateIsdoc } from './isdoc-validation.js';
+import { checkIsdoc, type IsdocVerdict } from './isdoc-validation.js';
 import type { ActionOutcome } from './outcomes.js';
 import { type OutcomeContext, outcomeBase, problemOf, publishFailure, publishOutcome } from './outcomes.js';
+import type { IsdocSchema } from './ports.js';
 
 export const ARCHIVE_ACTION = 'archive.isdoc';
 export const ISDOC_CONTENT_TYPE = 'application/xml';
@@ -44,8 +49,13 @@ export interface ArchiveDeps {
   publisher: EventPublisher;
   clock: Clock;
   logger: Logger;
+  /** The official ISDOC schema check. */
+  schema: IsdocSchema;
   config: Pick<ActionsConfig, 'isdoc' | 'archiveBucket' | 'eventSource'>;
 }
+
+/** Key prefix of documents refused in strict mode: `rejected/` + the key they would have had. */
+export const REJECTED_KEY_PREFIX = 'rejected/';
 
 /** A key segment: keeps letters, digits, `-`, `_`, `.`; anything else becomes `-`. */
 function segment(value: string): string {
@@ -157,8 +167,13 @@ async function downloadIsdoc(run: ArchiveRun): Promise<Readable | ActionOutcome>
   throw new RetryLaterError('ISDOC export not ready (204)', isdoc.notReadyDelayMs);
 }
 
-/** 2. Buffer (capped) and validate before anything is written. */
-async function readValidIsdoc(run: ArchiveRun, body: Readable): Promise<Buffer | ActionOutcome> {
+interface Checked {
+  bytes: Buffer;
+  verdict: IsdocVerdict;
+}
+
+/** 2. Buffer (capped) and check before anything is written: structure, then the schema. */
+async function readCheckedIsdoc(run: ArchiveRun, body: Readable): Promise<Checked | ActionOutcome> {
   const { maxBytes } = run.deps.config.isdoc;
   let bytes: Buffer;
   try {
@@ -169,30 +184,30 @@ async function readValidIsdoc(run: ArchiveRun, body: Readable): Promise<Buffer |
     }
     throw error;
   }
+  let verdict: IsdocVerdict;
   try {
-    validateIsdoc(bytes.toString('utf8'), run.documentNumber);
+    verdict = await checkIsdoc(bytes, run.documentNumber, run.deps.schema);
   } catch (error) {
     if (error instanceof IsdocInvalidError) return fail(run, problemOf('invalidDocument', error.message));
     throw error;
   }
-  return bytes;
+  if (!verdict.valid) {
+    run.deps.logger.warn('isdoc fails the schema', {
+      ...run.log,
+      schema: verdict.schema,
+      errorCount: verdict.errorCount,
+      firstError: verdict.errors[0] ?? '',
+      strict: run.deps.config.isdoc.schemaStrict,
+    });
+  }
+  return { bytes, verdict };
 }
 
-type WriteDecision = 'write-new' | 'replace' | 'same' | 'stale' | 'republish';
-
-interface Stored {
-  key: string;
-  bytes: Buffer;
-  sha256Hex: string;
-  metadata: Record<string, string>;
-  decision: Exclude<WriteDecision, 'write-new'>;
-}
-
-/** 3. Write once per version: compare with what the key holds, write a new key only if absent. */
-async function storeOnce(run: ArchiveRun, bytes: Buffer): Promise<Stored> {
-  const { deps, event, record } = run;
+/** The object's key and metadata: the document's identity, its checksum and the schema's verdict. */
+function objectOf(run: ArchiveRun, checked: Checked) {
+  const { event, record } = run;
   const { envelope } = event;
-  const sha256Hex = createHash('sha256').update(bytes).digest('hex');
+  const sha256Hex = createHash('sha256').update(checked.bytes).digest('hex');
   const sha256Base64 = Buffer.from(sha256Hex, 'hex').toString('base64');
   const date =
     stringField(record, 'IssueDate') ?? record.ModificationInfo?.CreatedDate ?? envelope.modifiedDate ?? '';
@@ -209,7 +224,49 @@ async function storeOnce(run: ArchiveRun, bytes: Buffer): Promise<Stored> {
     'modified-date': encodeURIComponent(envelope.modifiedDate ?? ''),
     'event-id': encodeURIComponent(event.eventId),
     sha256: sha256Hex,
+    'isdoc-schema': checked.verdict.valid ? 'valid' : 'invalid',
   };
+  return { key, sha256Hex, sha256Base64, metadata };
+}
+
+/**
+ * Strict mode, a document the schema rejects: kept under `rejected/` for inspection (a later
+ * delivery writes a new version), then refused with the schema's first errors.
+ */
+async function reject(run: ArchiveRun, checked: Checked): Promise<ActionOutcome> {
+  const { key, sha256Base64, metadata } = objectOf(run, checked);
+  const rejectedKey = `${REJECTED_KEY_PREFIX}${key}`;
+  await run.deps.objects.put({
+    key: rejectedKey,
+    body: checked.bytes,
+    contentType: ISDOC_CONTENT_TYPE,
+    contentLength: checked.bytes.length,
+    checksumSha256: sha256Base64,
+    metadata,
+  });
+  const { verdict } = checked;
+  const message = `the ISDOC fails the ${verdict.schema} schema (${verdict.errorCount} error${
+    verdict.errorCount === 1 ? '' : 's'
+  }): ${verdict.errors.slice(0, 3).join('; ')}; kept as ${rejectedKey}`;
+  return fail(run, { ...problemOf('invalidDocument', message), errors: { schema: verdict.errors } });
+}
+
+type WriteDecision = 'write-new' | 'replace' | 'same' | 'stale' | 'republish';
+
+interface Stored {
+  key: string;
+  bytes: Buffer;
+  sha256Hex: string;
+  metadata: Record<string, string>;
+  decision: Exclude<WriteDecision, 'write-new'>;
+}
+
+/** 3. Write once per version: compare with what the key holds, write a new key only if absent. */
+async function storeOnce(run: ArchiveRun, checked: Checked): Promise<Stored> {
+  const { deps, event } = run;
+  const { envelope } = event;
+  const { bytes } = checked;
+  const { key, sha256Hex, sha256Base64, metadata } = objectOf(run, checked);
   const put = (ifNoneMatch: boolean) =>
     deps.objects.put({
       key,
@@ -272,7 +329,12 @@ async function archivePdf(run: ArchiveRun, stored: Stored): Promise<string | und
   return pdfKey;
 }
 
-async function announceArchived(run: ArchiveRun, stored: Stored, pdfKey: string | undefined) {
+async function announceArchived(
+  run: ArchiveRun,
+  stored: Stored,
+  verdict: IsdocVerdict,
+  pdfKey: string | undefined,
+) {
   const { deps, event } = run;
   await publishOutcome(
     deps.publisher,
@@ -289,6 +351,10 @@ async function announceArchived(run: ArchiveRun, stored: Stored, pdfKey: string 
         contentType: ISDOC_CONTENT_TYPE,
         ...(pdfKey ? { pdfKey } : {}),
       },
+      schema: verdict.schema,
+      schemaValid: verdict.valid,
+      schemaErrors: verdict.errors,
+      schemaErrorCount: verdict.errorCount,
     },
     deps.clock.now(),
   );
@@ -305,9 +371,10 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
   if (isOutcome(run)) return run;
   const body = await downloadIsdoc(run);
   if (isOutcome(body)) return body;
-  const bytes = await readValidIsdoc(run, body);
-  if (isOutcome(bytes)) return bytes;
-  const stored = await storeOnce(run, bytes);
+  const checked = await readCheckedIsdoc(run, body);
+  if (isOutcome(checked)) return checked;
+  if (!checked.verdict.valid && deps.config.isdoc.schemaStrict) return reject(run, checked);
+  const stored = await storeOnce(run, checked);
   if (stored.decision === 'same' || stored.decision === 'stale') {
     deps.logger.info('isdoc already archived', { ...run.log, key: stored.key, decision: stored.decision });
     return {
@@ -315,14 +382,27 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
       reason: stored.decision === 'same' ? 'same checksum' : 'newer version stored',
     };
   }
-  await announceArchived(run, stored, await archivePdf(run, stored));
+  await announceArchived(run, stored, checked.verdict, await archivePdf(run, stored));
   if (stored.decision === 'republish') {
     // Nothing written: only the announcement of an earlier attempt of this event is repeated (same key).
     deps.logger.info('isdoc archive re-announced', { ...run.log, key: stored.key });
     return { status: 'duplicate', reason: 're-announced' };
   }
-  deps.logger.info('isdoc archived', { ...run.log, key: stored.key, size: bytes.length });
+  deps.logger.info('isdoc archived', {
+    ...run.log,
+    key: stored.key,
+    size: checked.bytes.length,
+    schemaValid: checked.verdict.valid,
+  });
   return { status: 'done' };
+}
+
+/** The schema check the handler gave; without it the archive cannot give its verdict, so it does not start. */
+function isdocSchemaOf(ports: Pick<ActionPorts<'archive'>, 'isdocSchema'>): IsdocSchema {
+  if (!ports.isdocSchema) {
+    throw new Error('archive-isdoc: no ISDOC schema check given (the handler passes isdocSchema)');
+  }
+  return ports.isdocSchema;
 }
 
 /** The registry entry (registry.ts): one route for the ISDOC record types while the archive is on. */
@@ -330,7 +410,7 @@ export const archiveIsdocAction = defineEventAction({
   name: 'archive-isdoc',
   uses: ['archive'],
   outcomes: [...isdocRecordTypes.map(isdocArchivedType), ACTION_FAILED],
-  deps: (p): ArchiveDeps => ({ ...actionContextDeps(p), objects: p.archive }),
+  deps: (p): ArchiveDeps => ({ ...actionContextDeps(p), objects: p.archive, schema: isdocSchemaOf(p) }),
   run: (deps: ArchiveDeps) => (event) => archiveIsdoc(deps, event),
   routes: (config) =>
     config.isdoc.enabled

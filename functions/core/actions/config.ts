@@ -84,6 +84,7 @@ const envSchema = z
     [ENV.actionsTransferIssuedOrderToReceivedInvoice]: flag(false),
     [ENV.actionsIsdocArchive]: flag(true),
     [ENV.actionsIsdocPdf]: flag(false),
+    [ENV.actionsIsdocSchemaStrict]: flag(false),
     [ENV.actionsIsdocMaxBytes]: positiveInt(10 * 1024 * 1024),
     [ENV.actionsIsdocNotReadyAttempts]: positiveInt(3),
     [ENV.actionsIsdocNotReadyDelayMs]: positiveInt(2000),
@@ -144,6 +145,11 @@ export interface ActionsConfig {
   isdoc: {
     enabled: boolean;
     pdf: boolean;
+    /**
+     * Refuse a document the ISDOC 6.0.2 schema rejects (`Action.Failed`, kept under `rejected/`)
+     * instead of archiving it with the verdict `invalid` (`ACTIONS_ISDOC_SCHEMA_STRICT`).
+     */
+    schemaStrict: boolean;
     maxBytes: number;
     notReadyAttempts: number;
     notReadyDelayMs: number;
@@ -185,6 +191,7 @@ export function loadActionsConfig(env: Env): ActionsConfig {
     isdoc: {
       enabled: e[ENV.actionsIsdocArchive],
       pdf: e[ENV.actionsIsdocPdf],
+      schemaStrict: e[ENV.actionsIsdocSchemaStrict],
       maxBytes: e[ENV.actionsIsdocMaxBytes],
       notReadyAttempts: e[ENV.actionsIsdocNotReadyAttempts],
       notReadyDelayMs: e[ENV.actionsIsdocNotReadyDelayMs],

@@ -1,10 +1,15 @@
 /**
- * Checks that bytes are an ISDOC invoice of the expected document before they are archived:
- * well-formed XML, root element `Invoice` in the ISDOC namespace, a `version` attribute, and an
- * `ID` equal to the document number.
+ * Checks an ISDOC before it is archived, in two steps:
+ * 1. structure (`validateIsdoc`): well-formed XML, root element `Invoice` in the ISDOC namespace, a
+ *    `version` attribute, and an `ID` equal to the document number. A document that fails this is
+ *    not an ISDOC of this document at all; the message says so more plainly than a schema would.
+ * 2. the official ISDOC 6.0.2 schema (`checkIsdoc`, through the `IsdocSchema` port): its verdict,
+ *    with the first errors, bounded for events and logs.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { SCHEMA_ERROR_MAX_CHARS, SCHEMA_ERRORS_MAX } from '../events/action-events.js';
 import { IsdocInvalidError } from './errors.js';
+import type { IsdocSchema } from './ports.js';
 
 export const ISDOC_NAMESPACE = 'http://isdoc.cz/namespace/2013';
 
@@ -70,4 +75,40 @@ export function validateIsdoc(xml: string, documentNumber: string): IsdocInfo {
     problems.push(`ID is '${id}', expected the document number '${documentNumber}'`);
   if (problems.length > 0) throw new IsdocInvalidError(problems);
   return { version: String(version), id: id ?? '' };
+}
+
+/** The verdict of the schema on a structurally sound ISDOC. */
+export interface IsdocVerdict {
+  /** The schema, e.g. `ISDOC 6.0.2`. */
+  schema: string;
+  valid: boolean;
+  /** The first errors (at most `SCHEMA_ERRORS_MAX`, each cut to `SCHEMA_ERROR_MAX_CHARS`). */
+  errors: string[];
+  /** How many errors the schema reported in all. */
+  errorCount: number;
+}
+
+function bounded(message: string): string {
+  return message.length <= SCHEMA_ERROR_MAX_CHARS
+    ? message
+    : `${message.slice(0, SCHEMA_ERROR_MAX_CHARS - 1)}…`;
+}
+
+/**
+ * Structure first (throws `IsdocInvalidError` for what is not an ISDOC of `documentNumber`), then
+ * the schema's verdict.
+ */
+export async function checkIsdoc(
+  bytes: Uint8Array,
+  documentNumber: string,
+  schema: IsdocSchema,
+): Promise<IsdocVerdict> {
+  validateIsdoc(new TextDecoder().decode(bytes), documentNumber);
+  const verdict = await schema.validate(bytes);
+  return {
+    schema: schema.name,
+    valid: verdict.valid,
+    errors: verdict.errors.slice(0, SCHEMA_ERRORS_MAX).map(bounded),
+    errorCount: verdict.errors.length,
+  };
 }

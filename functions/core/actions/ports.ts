@@ -22,3 +22,21 @@ export interface IdempotencyKeyParts {
 export interface IdempotencyGuard {
   run<T>(key: IdempotencyKeyParts, fn: () => Promise<T>, options?: { remainingTimeMs?: number }): Promise<T>;
 }
+
+/** The verdict of an XML Schema on one document. */
+export interface SchemaVerdict {
+  valid: boolean;
+  /** The schema's messages, in document order (empty when valid). */
+  errors: string[];
+}
+
+/**
+ * Validates ISDOC documents against the official ISDOC schema (adapter:
+ * `functions/adapters/isdoc/xsd-isdoc-schema.ts`, libxml2 as WebAssembly). Asynchronous because the
+ * schema is loaded on first use; a document that is not well-formed XML is invalid, not an error.
+ */
+export interface IsdocSchema {
+  /** What the verdict is against, e.g. `ISDOC 6.0.2`. */
+  readonly name: string;
+  validate(xml: Uint8Array): Promise<SchemaVerdict>;
+}

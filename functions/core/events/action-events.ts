@@ -95,6 +95,10 @@ export function transferredSchema(sourceType: TransferSourceType) {
 }
 export type TransferredDetail = z.infer<ReturnType<typeof transferredSchema>>;
 
+/** At most this many schema errors travel in an event, each cut to `SCHEMA_ERROR_MAX_CHARS`. */
+export const SCHEMA_ERRORS_MAX = 10;
+export const SCHEMA_ERROR_MAX_CHARS = 300;
+
 export function isdocArchivedSchema(recordType: IsdocRecordType) {
   return z
     .object({
@@ -108,8 +112,27 @@ export function isdocArchivedSchema(recordType: IsdocRecordType) {
         contentType: z.string().min(1),
         pdfKey: z.string().min(1).optional().describe('Object key of the PDF, when archived too.'),
       }),
+      schema: z.string().min(1).describe('The schema the document was checked against: `ISDOC 6.0.2`.'),
+      schemaValid: z
+        .boolean()
+        .describe(
+          'Whether the document passes the official ISDOC schema (also the object metadata `isdoc-schema`: `valid` or `invalid`).',
+        ),
+      schemaErrors: z
+        .array(z.string().max(SCHEMA_ERROR_MAX_CHARS))
+        .max(SCHEMA_ERRORS_MAX)
+        .describe(
+          `The schema's first errors (at most ${SCHEMA_ERRORS_MAX}, each cut to ${SCHEMA_ERROR_MAX_CHARS} characters); empty when valid.`,
+        ),
+      schemaErrorCount: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe('How many errors the schema reported in all.'),
     })
-    .describe(`The ISDOC of an ${recordType} version was validated and archived.`);
+    .describe(
+      `The ISDOC of an ${recordType} version was checked and archived, with the verdict of the ISDOC schema.`,
+    );
 }
 export type IsdocArchivedDetail = z.infer<ReturnType<typeof isdocArchivedSchema>>;
 
@@ -226,7 +249,7 @@ export const actionEvents: CatalogEntry<OutcomeDetailType>[] = [
   ...isdocRecordTypes.map(
     (recordType): CatalogEntry<IsdocArchivedType> => ({
       detailType: isdocArchivedType(recordType),
-      description: `The ISDOC of an ${recordType} version was validated and archived to S3.`,
+      description: `The ISDOC of an ${recordType} version was archived to S3 with the verdict of the official ISDOC 6.0.2 schema.`,
       schema: isdocArchivedSchema(recordType),
       example: {
         ...exampleBase(recordType, example.invoice, 'IsdocArchived', 'archive.isdoc', 'FV2026000042'),
@@ -237,6 +260,10 @@ export const actionEvents: CatalogEntry<OutcomeDetailType>[] = [
           size: 4187,
           contentType: 'application/xml',
         },
+        schema: 'ISDOC 6.0.2',
+        schemaValid: true,
+        schemaErrors: [],
+        schemaErrorCount: 0,
       },
     }),
   ),

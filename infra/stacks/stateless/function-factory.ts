@@ -17,7 +17,7 @@ import { FUNCTION_ENV } from '../../constructs/function-env.js';
 import { type PutEventsScope, useBucket, useEventBus, useSecret, useTable } from '../../constructs/grants.js';
 import { accessOf, type HandlerAccess } from '../../constructs/handler-access.js';
 import { METRICS_NAMESPACE } from '../../constructs/metric-names.js';
-import { ARCHIVE_PREFIX, type StatefulResources } from '../stateful-stack.js';
+import { ARCHIVE_PREFIX, REJECTED_ARCHIVE_PREFIX, type StatefulResources } from '../stateful-stack.js';
 
 export interface FunctionSpec {
   usedBy: string;
@@ -108,6 +108,8 @@ export class FunctionFactory {
       useBucket(fn, resources.archiveBucket, FUNCTION_ENV.archiveBucket, {
         objects: [
           { prefix: ARCHIVE_PREFIX, actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'] },
+          // Documents refused by the schema in strict mode: written for inspection, never read back.
+          { prefix: REJECTED_ARCHIVE_PREFIX, actions: ['s3:PutObject', 's3:AbortMultipartUpload'] },
         ],
         missingKeysAnswer404: true,
       });
