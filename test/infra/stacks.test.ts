@@ -245,7 +245,11 @@ describe('least privilege per function', () => {
     const archive = statements.filter((s) => JSON.stringify(s.Resource).includes('ArchiveBucket'));
     expect(archive).toHaveLength(3);
     const isdoc = archive.find((s) => /"\/isdoc\/\*"\]\]\}$/.test(JSON.stringify(s.Resource)));
-    expect([isdoc?.Action].flat().sort()).toEqual(['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject']);
+    expect([isdoc?.Action].flat().sort()).toEqual([
+      's3:AbortMultipartUpload',
+      's3:GetObject',
+      's3:PutObject',
+    ]);
     const rejected = archive.find((s) => JSON.stringify(s.Resource).includes('"/rejected/isdoc/*"'));
     expect([rejected?.Action].flat().sort()).toEqual(['s3:AbortMultipartUpload', 's3:PutObject']);
     // A HEAD carries no s3:prefix: a prefix-conditioned ListBucket would leave a missing key at 403.
