@@ -144,3 +144,30 @@ export function failedInvocations(d: Deployment): string {
     )
     .join('\n');
 }
+
+/** Ticks until a tick's polls publish nothing (what the last ones changed is polled too); at most `max`. */
+export async function tickUntilIdle(d: Deployment, pollerPrefix: string, max = 5): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    const mark = d.invocations.length;
+    await d.tick();
+    const published = d.invocations
+      .slice(mark)
+      .filter((inv) => inv.fn.startsWith(pollerPrefix))
+      .reduce(
+        (sum, inv) => sum + Number((inv.result.result as { published?: number } | null)?.published ?? 0),
+        0,
+      );
+    if (published === 0) return;
+  }
+  throw new Error(`still publishing after ${max} ticks`);
+}
+
+/** Requests the sandbox answered since `before`, per endpoint (for a failure message). */
+export function requestsSince(d: Deployment, before: Record<string, number>): Record<string, number> {
+  const now = d.sandbox.requestCounts().byEndpoint;
+  return Object.fromEntries(
+    Object.entries(now)
+      .map(([k, v]) => [k, v - (before[k] ?? 0)] as const)
+      .filter(([, v]) => v > 0),
+  );
+}
