@@ -5,6 +5,9 @@
  *
  * Prices: `unitPrice` is the price of one unit before the line's discount, with VAT when
  * `pricesIncludeVat` is true, else without. `vatRatePercent` is the shop's rate (e.g. 23).
+ * `lineTotal` is what the shop charges for the line after every discount, in the same price mode;
+ * `totals` are the shop's own total with VAT and VAT per rate: the import reconciles the order
+ * against them to the cent.
  */
 import * as z from 'zod';
 
@@ -17,6 +20,7 @@ export function isIntakeSource(value: string): value is IntakeSource {
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 const money = z.number().finite().min(0).max(1e9);
+const signedMoney = z.number().finite().min(-1e9).max(1e9);
 const percent = z.number().finite().min(0).max(100);
 
 export const contactSchema = z
@@ -48,15 +52,31 @@ export const orderLineSchema = z
     unitPrice: money,
     vatRatePercent: percent,
     discountPercent: percent.optional(),
+    lineTotal: money
+      .optional()
+      .describe("The line's amount after every discount (same price mode); wins over discountPercent."),
   })
   .strict();
 export type OrderLine = z.infer<typeof orderLineSchema>;
 
 export const feeSchema = z
-  .object({ name: text(255), price: money, vatRatePercent: percent })
+  .object({ name: text(255), price: signedMoney, vatRatePercent: percent })
   .strict()
-  .describe('Shipping or a payment fee: one item of quantity 1.');
+  .describe('Shipping or a fee (negative for a discount given as a fee): one item of quantity 1.');
 export type Fee = z.infer<typeof feeSchema>;
+
+/** VAT of one rate, in the order's currency. */
+export const rateVatSchema = z.object({ ratePercent: percent, vat: signedMoney }).strict();
+export type RateVat = z.infer<typeof rateVatSchema>;
+
+/** An order's total with VAT and its VAT per rate: the shop's, ours (mapped) or the service's. */
+export const orderTotalsSchema = z
+  .object({
+    total: signedMoney.describe('Total with VAT.'),
+    vatByRate: z.array(rateVatSchema).max(20).describe('VAT per rate; a rate without VAT may be left out.'),
+  })
+  .strict();
+export type OrderTotals = z.infer<typeof orderTotalsSchema>;
 
 export const shopOrderSchema = z
   .object({
@@ -71,6 +91,9 @@ export const shopOrderSchema = z
     shipping: z.array(feeSchema).max(20).default([]),
     paymentFees: z.array(feeSchema).max(20).default([]),
     note: z.string().max(2000).optional(),
+    totals: orderTotalsSchema
+      .optional()
+      .describe("The shop's own totals; the order is imported only when the mapped order equals them."),
   })
   .strict();
 export type ShopOrder = z.infer<typeof shopOrderSchema>;
