@@ -8,9 +8,11 @@
  *
  * The signing secrets live in their own Secrets Manager secret (`{"shopify","woocommerce",
  * "generic"}`), created empty: every source stays disabled (404) until its secret is stored.
- * The body limit is the endpoint's own (`INTAKE_MAX_BODY_BYTES`, 413): an HTTP API's payload
- * limit (10 MB) is fixed. Alarms: DLQ not empty, oldest message age, either function's errors,
- * the API's 5xx.
+ * The body limit is the endpoint's own (`INTAKE_MAX_BODY_BYTES`, 4 MiB, 413): an HTTP API's payload
+ * limit (10 MB) is fixed, a synchronous Lambda invocation's is 6 MB. An accepted order whose queue
+ * message would pass SQS's 256 KiB is claim-checked: the receiver may only put objects under
+ * `intake-orders/` of the claim-check bucket and the importer may only get them. Alarms: DLQ not
+ * empty, oldest message age, either function's errors, the API's 5xx.
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
@@ -23,6 +25,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { intakeDetailType } from '../../functions/core/events/intake-events.js';
+import { ORDER_CLAIM_PREFIX } from '../../functions/core/intake/order-claim-check.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { INTAKE_ENV } from '../../functions/shared/intake-env-names.js';
 import { eventSourceOf } from '../config/names.js';
@@ -32,7 +35,7 @@ import type { StatefulResources } from '../stacks/stateful-stack.js';
 import type { AlarmTopic } from './alarm-topic.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from './app-function.js';
 import { FUNCTION_ENV } from './function-env.js';
-import { useEventBus, useQueueSend, useSecret, useTable } from './grants.js';
+import { useBucket, useEventBus, useQueueSend, useSecret, useTable } from './grants.js';
 import { METRICS_NAMESPACE } from './metric-names.js';
 
 export const INTAKE_WEBHOOK_HANDLER = 'intake-webhook';
@@ -102,6 +105,11 @@ export class OrderIntake extends Construct {
     });
     useSecret(this.receiver, this.secret, INTAKE_ENV.secretsSecret);
     useQueueSend(this.receiver, this.queue, INTAKE_ENV.queueUrl);
+    // Orders too large for a queue message: written under their own prefix only.
+    useBucket(this.receiver, resources.claimCheckBucket, FUNCTION_ENV.claimCheckBucket, {
+      write: true,
+      prefix: ORDER_CLAIM_PREFIX,
+    });
     useEventBus(this.receiver, resources.eventBus, FUNCTION_ENV.eventBusName, {
       source: eventSourceOf(config),
       detailTypes: [intakeDetailType('Received'), intakeDetailType('Rejected')],
@@ -120,6 +128,10 @@ export class OrderIntake extends Construct {
       if (config.accountingAuthUrl) this.importer.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
     }
     useTable(this.importer, resources.idempotencyTable, FUNCTION_ENV.idempotencyTable, 'idempotency');
+    useBucket(this.importer, resources.claimCheckBucket, FUNCTION_ENV.claimCheckBucket, {
+      read: true,
+      prefix: ORDER_CLAIM_PREFIX,
+    });
     this.importer.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(idempotencyExpirySeconds(config)));
     useEventBus(this.importer, resources.eventBus, FUNCTION_ENV.eventBusName, {
       source: eventSourceOf(config),

@@ -103,6 +103,27 @@ describe('order intake stack', () => {
     expect(loadIntakeConfig(plain).mapping.orderNumberField).toBe('Note');
   });
 
+  it('claim checks of large orders: the endpoint only puts and the import only gets objects under intake-orders/', () => {
+    type Statement = { Action: string | string[]; Resource: unknown };
+    const s3Statements = (fnId: string) =>
+      (JSON.parse(policyOf(fnId)) as { Statement: Statement[] }[])
+        .flatMap((d) => d.Statement)
+        .filter((st) => [st.Action].flat().some((a) => a.startsWith('s3:')));
+    const receiver = s3Statements('Receiver');
+    const importer = s3Statements('Importer');
+    expect(receiver.flatMap((st) => [st.Action].flat()).sort()).toEqual([
+      's3:AbortMultipartUpload',
+      's3:PutObject',
+    ]);
+    expect(importer.flatMap((st) => [st.Action].flat())).toEqual(['s3:GetObject']);
+    for (const st of [...receiver, ...importer])
+      expect(JSON.stringify(st.Resource)).toContain('/intake-orders/*');
+    for (const part of ['Receiver', 'Importer']) {
+      const env = fnOf(part)[1].Properties.Environment as { Variables: Record<string, unknown> };
+      expect(Object.keys(env.Variables)).toContain('CLAIM_CHECK_BUCKET');
+    }
+  });
+
   it('alarms on the DLQ, the queue age, both functions and the API 5xx, to the alarm topic', () => {
     const names = ofType('AWS::CloudWatch::Alarm')
       .map(([id]) => id)

@@ -117,7 +117,7 @@ export const shopifyOrderArbitrary = fc
   })
   .map(shopifyOrderOf);
 
-type ShopifySpec = {
+export type ShopifySpec = {
   taxesIncluded: boolean;
   lines: { quantity: number; priceCents: number; rate: number }[];
   shipping: { priceCents: number; rate: number }[];
@@ -127,7 +127,7 @@ type ShopifySpec = {
 };
 
 /** A Shopify order and its totals as Shopify computes them. */
-function shopifyOrderOf(spec: ShopifySpec): { payload: Record<string, unknown>; totals: OrderTotals } {
+export function shopifyOrderOf(spec: ShopifySpec): { payload: Record<string, unknown>; totals: OrderTotals } {
   const set = (cents: number) => ({
     shop_money: { amount: dec(cents), currency_code: 'EUR' },
     presentment_money: {
@@ -400,3 +400,72 @@ export const wooOrderArbitrary = fc
     };
     return { payload, totals };
   });
+
+/**
+ * A Shopify order of `lineCount` lines with every field the Order resource gives a line (variant,
+ * vendor, properties, price and discount sets in shop and presentment money, tax lines): an
+ * automatic 5 % discount across the order, a discount code on shipping, taxes not included.
+ */
+export function largeShopifyOrder(lineCount: number): {
+  payload: Record<string, unknown>;
+  totals: OrderTotals;
+} {
+  const spec: ShopifySpec = {
+    taxesIncluded: false,
+    lines: Array.from({ length: lineCount }, (_, i) => ({
+      quantity: 1 + (i % 4),
+      priceCents: 199 + ((i * 7919) % 9_000),
+      rate: RATES[i % 3] ?? 23,
+    })),
+    shipping: [{ priceCents: 690, rate: 23 }],
+    discounts: [
+      {
+        type: 'automatic',
+        valueType: 'percentage',
+        percent: 5,
+        amountCents: 0,
+        allocation: 'across',
+        selection: 'all',
+        target: 'line_item',
+        mask: 1,
+      },
+      {
+        type: 'discount_code',
+        valueType: 'fixed_amount',
+        percent: 0,
+        amountCents: 300,
+        allocation: 'each',
+        selection: 'all',
+        target: 'shipping_line',
+        mask: 1,
+      },
+    ],
+    legacyTotalDiscount: false,
+    presentmentRate: 1,
+  };
+  const { payload, totals } = shopifyOrderOf(spec);
+  const lines = (payload.line_items as Record<string, unknown>[]).map((line, i) => ({
+    ...line,
+    id: 14_200_000_000_000 + i,
+    admin_graphql_api_id: `gid://shopify/LineItem/${14_200_000_000_000 + i}`,
+    variant_id: 45_100_000_000 + i,
+    product_id: 9_100_000_000 + Math.floor(i / 3),
+    title: `Kancelársky papier Premium A4 ${80 + (i % 5) * 10} g, balenie ${i + 1}`,
+    variant_title: `${['biely', 'recyklovaný', 'krémový'][i % 3]} / ${500 + (i % 2) * 250} listov`,
+    name: `Kancelársky papier Premium A4 ${80 + (i % 5) * 10} g, balenie ${i + 1} - ${['biely', 'recyklovaný', 'krémový'][i % 3]}`,
+    vendor: 'Papiernictvo Žilina s.r.o.',
+    current_quantity: line.quantity,
+    fulfillable_quantity: line.quantity,
+    fulfillment_service: 'manual',
+    fulfillment_status: null,
+    gift_card: false,
+    grams: 2500,
+    product_exists: true,
+    requires_shipping: true,
+    variant_inventory_management: 'shopify',
+    properties: [{ name: 'Poznámka k balíku', value: 'Zabaliť samostatne' }],
+    duties: [],
+    attributed_staffs: [],
+  }));
+  return { payload: { ...payload, line_items: lines, name: '#9250', order_number: 9250 }, totals };
+}

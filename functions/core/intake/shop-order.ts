@@ -12,6 +12,8 @@
 import * as z from 'zod';
 
 export const intakeSources = ['shopify', 'woocommerce', 'generic'] as const;
+/** Most lines one order may have (a queued order over the queue's message size is claim-checked). */
+export const MAX_ORDER_LINES = 2000;
 export type IntakeSource = (typeof intakeSources)[number];
 
 export function isIntakeSource(value: string): value is IntakeSource {
@@ -87,7 +89,7 @@ export const shopOrderSchema = z
     pricesIncludeVat: z.boolean(),
     customer: contactSchema,
     shippingAddress: contactSchema.optional(),
-    lines: z.array(orderLineSchema).min(1).max(500),
+    lines: z.array(orderLineSchema).min(1).max(MAX_ORDER_LINES),
     shipping: z.array(feeSchema).max(20).default([]),
     paymentFees: z.array(feeSchema).max(20).default([]),
     note: z.string().max(2000).optional(),
@@ -98,16 +100,34 @@ export const shopOrderSchema = z
   .strict();
 export type ShopOrder = z.infer<typeof shopOrderSchema>;
 
-/** What the intake endpoint queues for the import (one per accepted delivery). */
-export const intakeMessageSchema = z.object({
+const messageFields = {
   version: z.literal(1),
   connection: z.string().min(1),
   source: z.enum(intakeSources),
   deliveryId: z.string().min(1).max(128),
   receivedAt: z.iso.datetime({ offset: true }),
-  order: shopOrderSchema,
-});
+};
+
+/** What the import handles: one accepted delivery with its order. */
+export const intakeMessageSchema = z.object({ ...messageFields, order: shopOrderSchema });
 export type IntakeMessage = z.infer<typeof intakeMessageSchema>;
+
+/** Where a claim-checked order is stored: the object's key, size and SHA-256 (hex) of its JSON. */
+export const orderRefSchema = z
+  .object({
+    key: z.string().min(1).max(1024),
+    bytes: z.number().int().positive(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected a lower-case hex SHA-256'),
+  })
+  .strict();
+export type OrderRef = z.infer<typeof orderRefSchema>;
+
+/** A queued message whose order was too large for the queue: the order is in the object store. */
+export const claimCheckedMessageSchema = z.object({ ...messageFields, orderRef: orderRefSchema });
+export type ClaimCheckedMessage = z.infer<typeof claimCheckedMessageSchema>;
+
+/** What travels on the queue: the order itself, or a reference to it. */
+export type QueuedIntakeMessage = IntakeMessage | ClaimCheckedMessage;
 
 /** The key of one shop order: connection, source and the shop's order id. */
 export function intakeRecordId(source: IntakeSource, shopOrderId: string): string {

@@ -12,7 +12,7 @@
  * `total_price` and the VAT of the lines' and shipping lines' `tax_lines`, per rate.
  */
 import * as z from 'zod';
-import { toCents } from './order-totals.js';
+import { normaliseTotals, toCents } from './order-totals.js';
 import type { Contact, Fee, OrderLine, RateVat, ShopOrder } from './shop-order.js';
 
 const decimal = z
@@ -238,6 +238,6 @@ export function shopifyToShopOrder(order: ShopifyOrder, fields: PlatformFieldNam
     shipping,
     paymentFees: [],
     ...(note ? { note } : {}),
-    totals: { total: inShopMoney(order.total_price, order.total_price_set), vatByRate },
+    totals: normaliseTotals({ total: inShopMoney(order.total_price, order.total_price_set), vatByRate }),
   };
 }

@@ -10,7 +10,7 @@
  * (else the charges' `total_tax`).
  */
 import * as z from 'zod';
-import { toCents } from './order-totals.js';
+import { normaliseTotals, toCents } from './order-totals.js';
 import type { Contact, Fee, OrderLine, RateVat, ShopOrder } from './shop-order.js';
 import type { PlatformFieldNames } from './shopify-order.js';
 
@@ -187,6 +187,6 @@ export function wooToShopOrder(order: WooOrder, fields: PlatformFieldNames): Sho
     shipping: order.shipping_lines.map((s) => fee(s.method_title, s)),
     paymentFees: order.fee_lines.map((f) => fee(f.name, f)),
     ...(note ? { note } : {}),
-    totals: { total: order.total, vatByRate: shopVat(order) },
+    totals: normaliseTotals({ total: order.total, vatByRate: shopVat(order) }),
   };
 }
