@@ -31,7 +31,8 @@ function order250() {
 /** The sandbox's totals of the received order created for `id`. */
 function importedTotals(id: number) {
   const [record] = ordersWithMarker(bed, orderMarker('shopify', String(id)));
-  const recap = record?.DocumentRecapitulation as {
+  if (!record) throw new Error(`no received order for ${id}`);
+  const recap = record.DocumentRecapitulation as {
     TotalPrice: number;
     VatRateSums: { Vat: number; VatRateType: string }[];
   };
@@ -41,7 +42,7 @@ function importedTotals(id: number) {
     SecondReducedVatRate: 5,
   };
   return {
-    items: (record?.Items as unknown[]).length,
+    items: (record.Items as unknown[]).length,
     totals: centsOf({
       total: recap.TotalPrice,
       vatByRate: recap.VatRateSums.map((s) => ({ ratePercent: percent[s.VatRateType] ?? 0, vat: s.Vat })),
