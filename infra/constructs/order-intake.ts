@@ -105,11 +105,6 @@ export class OrderIntake extends Construct {
     });
     useSecret(this.receiver, this.secret, INTAKE_ENV.secretsSecret);
     useQueueSend(this.receiver, this.queue, INTAKE_ENV.queueUrl);
-    // Orders too large for a queue message: written under their own prefix only.
-    useBucket(this.receiver, resources.claimCheckBucket, FUNCTION_ENV.claimCheckBucket, {
-      write: true,
-      prefix: ORDER_CLAIM_PREFIX,
-    });
     useEventBus(this.receiver, resources.eventBus, FUNCTION_ENV.eventBusName, {
       source: eventSourceOf(config),
       detailTypes: [intakeDetailType('Received'), intakeDetailType('Rejected')],
@@ -128,10 +123,7 @@ export class OrderIntake extends Construct {
       if (config.accountingAuthUrl) this.importer.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
     }
     useTable(this.importer, resources.idempotencyTable, FUNCTION_ENV.idempotencyTable, 'idempotency');
-    useBucket(this.importer, resources.claimCheckBucket, FUNCTION_ENV.claimCheckBucket, {
-      read: true,
-      prefix: ORDER_CLAIM_PREFIX,
-    });
+    this.claimCheckGrants(resources);
     this.importer.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(idempotencyExpirySeconds(config)));
     useEventBus(this.importer, resources.eventBus, FUNCTION_ENV.eventBusName, {
       source: eventSourceOf(config),
@@ -146,6 +138,14 @@ export class OrderIntake extends Construct {
 
     ({ api: this.api, stage: this.stage } = this.httpApi(config, removalPolicy));
     this.alarms(props.alarmTopic);
+  }
+
+  /** Orders too large for a queue message, under their own prefix: the endpoint puts, the import gets. */
+  private claimCheckGrants(resources: StatefulResources): void {
+    const { claimCheckBucket } = resources;
+    const env = FUNCTION_ENV.claimCheckBucket;
+    useBucket(this.receiver, claimCheckBucket, env, { write: true, prefix: ORDER_CLAIM_PREFIX });
+    useBucket(this.importer, claimCheckBucket, env, { read: true, prefix: ORDER_CLAIM_PREFIX });
   }
 
   private fn(

@@ -114,30 +114,8 @@ export async function importOrder(
   const since = searchSince(message, deps.config.lookbackSeconds);
   const events = { ...deps, eventSource: deps.config.eventSource };
 
-  const imported = async (
-    record: ApiRecord,
-    warnings: Created['warnings'],
-    recovered: boolean,
-  ): Promise<ImportRecordResult> => {
-    const documentNumber = typeof record.DocumentNumber === 'string' ? record.DocumentNumber : null;
-    if (await serviceTotalsDiffer(deps, events, origin, message, record)) {
-      return {
-        result: 'imported',
-        receivedOrderId: record.Id,
-        documentNumber,
-        recovered,
-        totalsDiffer: true,
-      };
-    }
-    await publishIntakeEvent(events, origin, 'Imported', {
-      receivedOrderId: record.Id,
-      documentNumber,
-      warnings,
-      recovered,
-    });
-    if (warnings.length > 0) deps.logger.warn('import warnings', { ...log, warnings });
-    return { result: 'imported', receivedOrderId: record.Id, documentNumber, recovered };
-  };
+  const imported = (record: ApiRecord, warnings: Created['warnings'], recovered: boolean) =>
+    announceImported({ deps, events, origin, message }, record, warnings, recovered);
 
   let ran = false;
   const once = async (): Promise<ImportRecordResult> => {
@@ -200,6 +178,46 @@ async function buildRequest(deps: ImportDeps, message: IntakeMessage) {
     deps.references.invalidate();
     return map();
   }
+}
+
+type ImportContext = {
+  deps: ImportDeps;
+  events: ImportDeps & { eventSource: string };
+  origin: IntakeEventOrigin;
+  message: IntakeMessage;
+};
+
+/** `EshopOrder.Imported` for the received order, unless the service's totals differ from the shop's. */
+async function announceImported(
+  { deps, events, origin, message }: ImportContext,
+  record: ApiRecord,
+  warnings: Created['warnings'],
+  recovered: boolean,
+): Promise<ImportRecordResult> {
+  const documentNumber = typeof record.DocumentNumber === 'string' ? record.DocumentNumber : null;
+  const result: ImportRecordResult = {
+    result: 'imported',
+    receivedOrderId: record.Id,
+    documentNumber,
+    recovered,
+  };
+  if (await serviceTotalsDiffer(deps, events, origin, message, record))
+    return { ...result, totalsDiffer: true };
+  await publishIntakeEvent(events, origin, 'Imported', {
+    receivedOrderId: record.Id,
+    documentNumber,
+    warnings,
+    recovered,
+  });
+  if (warnings.length > 0) {
+    deps.logger.warn('import warnings', {
+      source: origin.source,
+      shopOrderId: origin.shopOrderId,
+      deliveryId: message.deliveryId,
+      warnings,
+    });
+  }
+  return result;
 }
 
 /**
