@@ -1,4 +1,5 @@
 /** The order intake on AWS: HTTP API → verify function → FIFO queue (+ DLQ) → import function. */
+import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
@@ -122,6 +123,52 @@ describe('order intake stack', () => {
       const env = fnOf(part)[1].Properties.Environment as { Variables: Record<string, unknown> };
       expect(Object.keys(env.Variables)).toContain('CLAIM_CHECK_BUCKET');
     }
+  });
+
+  it('IAM evaluation: only the endpoint writes, and only the import reads, claim-checked orders', async () => {
+    const claims = 'arn:aws:s3:::claim-check-bucket';
+    /** CloudFormation tokens → ARNs: the claim-check bucket's by name, anything else a foreign one. */
+    const resolve = (value: unknown): unknown => {
+      if (typeof value === 'string' || value === null || typeof value !== 'object') return value;
+      if (Array.isArray(value)) return value.map(resolve);
+      const v = value as Record<string, unknown>;
+      if ('Fn::Join' in v) {
+        const [sep, parts] = v['Fn::Join'] as [string, unknown[]];
+        return parts.map(resolve).join(sep);
+      }
+      if ('Fn::ImportValue' in v)
+        return String(v['Fn::ImportValue']).includes('ClaimCheckBucket')
+          ? claims
+          : 'arn:aws:s3:::other-bucket';
+      if ('Fn::GetAtt' in v || 'Ref' in v) return 'arn:aws:s3:::other-bucket';
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)]));
+    };
+    const allowed = async (fn: string, action: string, key: string) => {
+      const documents = JSON.parse(policyOf(fn)) as unknown[];
+      const result = await runSimulation(
+        {
+          request: {
+            principal: 'arn:aws:iam::111111111111:role/fn',
+            action,
+            resource: { resource: `${claims}/${key}`, accountId: '111111111111' },
+            contextVariables: {},
+          },
+          identityPolicies: documents.map((d, i) => ({ name: `p${i}`, policy: resolve(d) })),
+          serviceControlPolicies: [],
+          resourceControlPolicies: [],
+        },
+        {},
+      );
+      if (result.resultType === 'error') throw new Error(result.errors.message);
+      return result.overallResult;
+    };
+    const order = 'intake-orders/acme/shopify/0a1b.json';
+    expect(await allowed('Receiver', 's3:PutObject', order)).toBe('Allowed');
+    expect(await allowed('Receiver', 's3:PutObject', 'records/acme/x.json')).toBe('ImplicitlyDenied');
+    expect(await allowed('Receiver', 's3:GetObject', order)).toBe('ImplicitlyDenied');
+    expect(await allowed('Importer', 's3:GetObject', order)).toBe('Allowed');
+    expect(await allowed('Importer', 's3:GetObject', 'records/acme/x.json')).toBe('ImplicitlyDenied');
+    expect(await allowed('Importer', 's3:PutObject', order)).toBe('ImplicitlyDenied');
   });
 
   it('alarms on the DLQ, the queue age, both functions and the API 5xx, to the alarm topic', () => {
