@@ -290,11 +290,11 @@ describe('intake endpoint (local HTTP, sandbox, dynalite)', () => {
     expect(receivedOrderCount(bed)).toBe(before);
     expect(started.publisher.events).toHaveLength(0);
     const ignored = started.logger.lines.filter((l) => l.data?.reason === 'topic ignored');
-    expect(ignored.map((l) => [l.level, l.data?.topic, l.data?.status])).toEqual([
-      ['info', 'orders/updated', 200],
-      ['info', 'orders/cancelled', 200],
-      ['info', 'order.updated', 200],
-      ['info', 'order.deleted', 200],
+    expect(ignored.map((l) => [l.level, l.message, l.data?.topic, l.data?.status])).toEqual([
+      ['info', 'intake request ignored', 'orders/updated', 200],
+      ['info', 'intake request ignored', 'orders/cancelled', 200],
+      ['info', 'intake request ignored', 'order.updated', 200],
+      ['info', 'intake request ignored', 'order.deleted', 200],
     ]);
   });
 

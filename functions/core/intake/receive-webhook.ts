@@ -69,6 +69,9 @@ export const TOPIC_HEADERS: Partial<Record<IntakeSource, [string, string]>> = {
   woocommerce: ['x-wc-webhook-topic', 'order.created'],
 };
 
+/** The log reason of a signed delivery of a topic the intake does not import. */
+const IGNORED = 'topic ignored';
+
 const reply = (status: number, body: Record<string, unknown>, headers?: Record<string, string>) => ({
   status,
   body,
@@ -120,6 +123,7 @@ export async function receiveWebhook(deps: ReceiveDeps, request: IntakeRequest):
       ...data,
     };
     if (status >= 400) logger.warn('intake request refused', entry);
+    else if (reason === IGNORED) logger.info('intake request ignored', entry);
     else logger.info('intake request accepted', entry);
   };
   if (!isIntakeSource(source) || !secret) {
@@ -172,7 +176,7 @@ async function acceptSigned(
     // Signed, but not an order to create (orders/updated, order.deleted, …): answered 2xx so the
     // shop neither retries it nor disables the webhook; nothing is queued.
     const ignored = givenTopic.slice(0, 64);
-    log(200, 'topic ignored', { deliveryId, topic: ignored });
+    log(200, IGNORED, { deliveryId, topic: ignored });
     return reply(200, { ignored: true, topic: ignored });
   }
   let json: unknown;
