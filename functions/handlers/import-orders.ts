@@ -15,9 +15,10 @@ import { RetryLaterError } from '../core/actions/errors.js';
 import type { EntryResult, RunOptions } from '../core/actions/run-action.js';
 import { type ImportDeps, importOrder } from '../core/intake/import-order.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
+import { OrderClaimCheckError, withClaimedOrder } from '../core/intake/order-claim-check.js';
 import { createReferenceCache } from '../core/intake/references.js';
 import { intakeMessageSchema } from '../core/intake/shop-order.js';
-import type { Clock } from '../core/ports.js';
+import type { Clock, ObjectStore } from '../core/ports.js';
 import { loadSections } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
 import { loadActionFunctionConfig } from './action-config.js';
@@ -34,10 +35,22 @@ export type ImportEntry = (raw: unknown, options?: RunOptions) => Promise<EntryR
 /** One connection's import dependencies, or those of the connection each message names (the registry). */
 export type ImportDepsSource = ImportDeps | ConnectionImports;
 
-/** One queued message (parsed JSON) → the import; `invalid` when it is not an intake message. */
-export function createImportEntry(source: ImportDepsSource): ImportEntry {
+/**
+ * One queued message (parsed JSON) → the import; `invalid` when it is not an intake message or its
+ * claim-checked order cannot be read back as stored (`orderStore`: where the endpoint put it).
+ */
+export function createImportEntry(source: ImportDepsSource, orderStore?: ObjectStore): ImportEntry {
   return async (raw, options = {}) => {
-    const parsed = intakeMessageSchema.safeParse(raw);
+    let message: unknown;
+    try {
+      message = await withClaimedOrder(raw, orderStore);
+    } catch (error) {
+      if (!(error instanceof OrderClaimCheckError)) throw error;
+      if (options.logInvalid !== false)
+        source.logger.error('invalid intake message', { issues: [error.message] });
+      return { status: 'invalid', reason: error.message.slice(0, 500) };
+    }
+    const parsed = intakeMessageSchema.safeParse(message);
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`);
       if (options.logInvalid !== false) source.logger.error('invalid intake message', { issues });
@@ -52,8 +65,8 @@ export class InvalidIntakeMessageError extends Error {
   override readonly name = 'InvalidIntakeMessageError';
 }
 
-export function createHandler(deps: ImportDepsSource) {
-  const entry = createImportEntry(deps);
+export function createHandler(deps: ImportDepsSource, orderStore?: ObjectStore) {
+  const entry = createImportEntry(deps, orderStore);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     const processor = new SqsFifoPartialProcessorAsync();
     const recordHandler = async (record: SQSRecord): Promise<void> => {
@@ -99,6 +112,12 @@ function importAttempts(aws: AwsAdapters, actions: ActionsConfig, clock: Clock) 
   });
 }
 
+/** The store of claim-checked orders (the claim-check bucket), when the stack set one. */
+function orderStoreOf(aws: AwsAdapters, env: Readonly<Record<string, string | undefined>>) {
+  const bucket = env[ENV.claimCheckBucket];
+  return bucket ? aws.objectStore(bucket) : undefined;
+}
+
 export async function handlerFromEnv(env: Readonly<Record<string, string | undefined>>) {
   // The action function's sections and the intake's, in one error.
   const { action: actionConfig, intake: config } = loadSections({
@@ -116,6 +135,7 @@ export async function handlerFromEnv(env: Readonly<Record<string, string | undef
         { guard: c.stores.idempotency, attempts, publisher, clock, logger, config },
         { ...c, referenceCacheSeconds: config.referenceCacheSeconds },
       ),
+      orderStoreOf(parts.aws, env),
     );
   }
   const { ports, aws } = await loadActionEnvironment(
@@ -124,16 +144,19 @@ export async function handlerFromEnv(env: Readonly<Record<string, string | undef
     actionConfig,
   );
   const { api, clock, logger, publisher } = ports;
-  return createHandler({
-    api,
-    guard: ports.idempotency,
-    attempts: importAttempts(aws, actionConfig.actions, clock),
-    publisher,
-    clock,
-    logger,
-    references: createReferenceCache(api, clock, config.referenceCacheSeconds),
-    config,
-  });
+  return createHandler(
+    {
+      api,
+      guard: ports.idempotency,
+      attempts: importAttempts(aws, actionConfig.actions, clock),
+      publisher,
+      clock,
+      logger,
+      references: createReferenceCache(api, clock, config.referenceCacheSeconds),
+      config,
+    },
+    orderStoreOf(aws, env),
+  );
 }
 
 export const handler = lazyHandler(() => handlerFromEnv(process.env));

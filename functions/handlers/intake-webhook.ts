@@ -1,7 +1,8 @@
 /**
  * Intake endpoint Lambda behind the HTTP API (`ANY /intake/{source}`, payload format 2.0): only
  * verifies, validates, queues and answers 202; the import Lambda creates the order. The raw body
- * (base64-decoded when API Gateway encoded it) is what the signature is checked on.
+ * (base64-decoded when API Gateway encoded it) is what the signature is checked on. An order too
+ * large for a queue message is claim-checked in the claim-check bucket (`CLAIM_CHECK_BUCKET`).
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -13,6 +14,7 @@ import { loadIntakeConfig } from '../core/intake/intake-config.js';
 import { type ReceiveDeps, receiveWebhook } from '../core/intake/receive-webhook.js';
 import { systemClock } from '../shared/clock.js';
 import { loadLogLevel, loadSections } from '../shared/config.js';
+import { ENV } from '../shared/env-names.js';
 import { INTAKE_ENV } from '../shared/intake-env-names.js';
 import { createLogger } from '../shared/logger.js';
 import { lazyHandler } from './lazy-handler.js';
@@ -59,9 +61,11 @@ export async function handlerFromEnv(
   const secretId = env[INTAKE_ENV.secretsSecret];
   const secrets = secretId ? await loadIntakeSecrets(aws.clients.secretsManager, secretId) : {};
   const config = loadIntakeConfig({ ...env, ...secrets });
+  const claimCheckBucket = env[ENV.claimCheckBucket];
   return createHandler({
     config,
     queue: createSqsIntakeQueue({ client: new SQSClient({}), queueUrl }),
+    ...(claimCheckBucket ? { orderStore: aws.objectStore(claimCheckBucket) } : {}),
     publisher: aws.publisher(),
     clock: systemClock,
     logger,

@@ -42,7 +42,8 @@ const customers = [
   },
 ];
 
-const money = (n: number) => n.toFixed(2);
+const money = (n: number) => (Math.round(n * 100 + 1e-9) / 100).toFixed(2);
+const cents = (n: number) => Math.round(n * 100 + 1e-9);
 const pick = <T>(list: readonly T[], n: number): T => list[n % list.length] as T;
 
 function linesFor(n: number) {
@@ -64,8 +65,40 @@ export function sampleOrder(
   return genericOrder(n, now);
 }
 
+/** Shopify's lines with VAT included: the tax inside each line's price, rounded per line. */
+function shopifyLines(n: number) {
+  return linesFor(n).map((p, i) => {
+    const price = money(p.price * (1 + p.vat / 100));
+    const gross = cents(Number(price) * p.quantity);
+    const tax = Math.round((gross * p.vat) / (100 + p.vat));
+    return {
+      id: 13_000_000_000 + n * 10 + i,
+      title: p.name,
+      name: p.name,
+      sku: p.sku,
+      quantity: p.quantity,
+      price,
+      price_set: { shop_money: { amount: price, currency_code: 'EUR' } },
+      total_discount: '0.00',
+      discount_allocations: [],
+      taxable: true,
+      tax_lines: [{ title: 'DPH', rate: p.vat / 100, price: money(tax / 100) }],
+      gross,
+      tax,
+    };
+  });
+}
+
 function shopifyOrder(n: number, now: Date): Record<string, unknown> {
   const c = pick(customers, n);
+  const lines = shopifyLines(n);
+  const taxByRate = new Map<number, number>([[0.23, 92]]);
+  for (const l of lines) {
+    const rate = l.tax_lines[0]?.rate ?? 0;
+    taxByRate.set(rate, (taxByRate.get(rate) ?? 0) + l.tax);
+  }
+  const total = lines.reduce((sum, l) => sum + l.gross, 0) + 490;
+  const totalTax = [...taxByRate.values()].reduce((a, b) => a + b, 0);
   const address = {
     first_name: c.first,
     last_name: c.last,
@@ -97,17 +130,16 @@ function shopifyOrder(n: number, now: Date): Record<string, unknown> {
     customer: { id: 7_200_000_000 + n, email: c.email, first_name: c.first, last_name: c.last },
     billing_address: address,
     shipping_address: address,
-    line_items: linesFor(n).map((p, i) => ({
-      id: 13_000_000_000 + n * 10 + i,
-      title: p.name,
-      name: p.name,
-      sku: p.sku,
-      quantity: p.quantity,
-      price: money(p.price * (1 + p.vat / 100)),
-      total_discount: '0.00',
-      taxable: true,
-      tax_lines: [{ title: 'DPH', rate: p.vat / 100, price: money(p.price * (p.vat / 100) * p.quantity) }],
+    total_price: money(total / 100),
+    total_price_set: { shop_money: { amount: money(total / 100), currency_code: 'EUR' } },
+    total_tax: money(totalTax / 100),
+    tax_lines: [...taxByRate.entries()].map(([rate, tax]) => ({
+      title: 'DPH',
+      rate,
+      price: money(tax / 100),
     })),
+    discount_applications: [],
+    line_items: lines.map(({ gross: _g, tax: _t, ...line }) => line),
     shipping_lines: [
       {
         id: 4_100_000_000 + n,
@@ -168,6 +200,17 @@ function wooBilling(c: (typeof customers)[number]) {
 function wooOrder(n: number, now: Date): Record<string, unknown> {
   const c = pick(customers, n);
   const billing = wooBilling(c);
+  const lines = wooLines(n);
+  // Fees count in a rate's tax_total, shipping in its shipping_tax_total (both at 23 % here).
+  const taxOf = (id: number) =>
+    lines.filter((l) => l.taxes[0]?.id === id).reduce((sum, l) => sum + cents(Number(l.total_tax)), 0) +
+    (id === 1 ? 35 : 0);
+  const total =
+    lines.reduce((sum, l) => sum + cents(Number(l.total)) + cents(Number(l.total_tax)), 0) +
+    350 +
+    81 +
+    150 +
+    35;
   return {
     id: 7000 + n,
     parent_id: 0,
@@ -186,13 +229,15 @@ function wooOrder(n: number, now: Date): Record<string, unknown> {
     payment_method: 'cod',
     payment_method_title: 'Dobierka',
     meta_data: c.ico ? [{ id: 900 + n, key: '_billing_ico', value: c.ico }] : [],
-    line_items: wooLines(n),
+    total: money(total / 100),
+    total_tax: money(([1, 2, 3].reduce((sum, id) => sum + taxOf(id), 0) + 81) / 100),
+    line_items: lines,
     tax_lines: wooRates.map((r, i) => ({
       id: 500 + i,
       ...r,
       compound: false,
-      tax_total: '0.00',
-      shipping_tax_total: '0.00',
+      tax_total: money(taxOf(r.rate_id) / 100),
+      shipping_tax_total: r.rate_id === 1 ? '0.81' : '0.00',
     })),
     shipping_lines: [
       {

@@ -11,8 +11,8 @@ import { createLocalIntakeQueue, type LocalIntakeQueue } from '../adapters/local
 import type { EntryResult } from '../core/actions/run-action.js';
 import { type IntakeConfig, loadIntakeConfig } from '../core/intake/intake-config.js';
 import { createReferenceCache } from '../core/intake/references.js';
-import { type IntakeMessage, type IntakeSource, intakeSources } from '../core/intake/shop-order.js';
-import type { Clock, EventPublisher, Logger } from '../core/ports.js';
+import { type IntakeSource, intakeSources, type QueuedIntakeMessage } from '../core/intake/shop-order.js';
+import type { Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
 import { createImportEntry } from '../handlers/import-orders.js';
 import { ENV } from '../shared/env-names.js';
 import { createIntakeHttpServerFor } from './local-intake-server.js';
@@ -41,10 +41,12 @@ export async function startLocalIntake(options: {
   eventSource: string;
   clock: Clock;
   logger: Logger;
+  /** Where orders too large for a queue message are claim-checked (the local runtime: its object store). */
+  orderStore?: ObjectStore;
   /** Holds the imports back until it resolves (see the local queue's `gate`). */
   gate?: () => Promise<void>;
   onResult?: (
-    message: IntakeMessage,
+    message: QueuedIntakeMessage,
     result: EntryResult | { status: 'dead-lettered'; reason: string },
   ) => void;
 }): Promise<LocalIntake> {
@@ -61,16 +63,19 @@ export async function startLocalIntake(options: {
     expiresAfterSeconds,
   });
   const attempts = createDynamoDbImportAttempts({ ...options.idempotency, expiresAfterSeconds, clock });
-  const entry = createImportEntry({
-    api,
-    guard,
-    attempts,
-    publisher,
-    clock,
-    logger,
-    references: createReferenceCache(api, clock, config.referenceCacheSeconds),
-    config,
-  });
+  const entry = createImportEntry(
+    {
+      api,
+      guard,
+      attempts,
+      publisher,
+      clock,
+      logger,
+      references: createReferenceCache(api, clock, config.referenceCacheSeconds),
+      config,
+    },
+    options.orderStore,
+  );
   const queue = createLocalIntakeQueue({
     handle: (message) => entry(message, { remainingTimeMs: 60_000 }),
     clock,
@@ -81,7 +86,14 @@ export async function startLocalIntake(options: {
   const server = await createIntakeHttpServerFor({
     port: options.port,
     ...(options.host ? { host: options.host } : {}),
-    deps: { config, queue, publisher, clock, logger },
+    deps: {
+      config,
+      queue,
+      publisher,
+      clock,
+      logger,
+      ...(options.orderStore ? { orderStore: options.orderStore } : {}),
+    },
   });
   return {
     url: server.url,

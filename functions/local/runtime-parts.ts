@@ -281,6 +281,7 @@ export async function openIntake(
     ...options.intake,
     api: parts.api,
     idempotency: { client: parts.stores.servers.dynamoDb, tableName: LOCAL_RESOURCES.idempotencyTable },
+    orderStore: parts.stores.archive,
     publisher: parts.bus,
     env: options.env,
     connection: parts.connection,

@@ -10,6 +10,8 @@ export const INTAKE_ENV = {
   /** On AWS: Secrets Manager secret (ARN or name) holding the three secrets above as JSON keys. */
   secretsSecret: 'INTAKE_SECRETS_SECRET',
   maxBodyBytes: 'INTAKE_MAX_BODY_BYTES',
+  /** A queue message over this many bytes carries a claim check of its order instead. */
+  maxQueueMessageBytes: 'INTAKE_QUEUE_MESSAGE_MAX_BYTES',
   /** On AWS: the FIFO queue the endpoint sends accepted orders to. */
   queueUrl: 'INTAKE_QUEUE_URL',
   // Mapping options

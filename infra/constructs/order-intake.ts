@@ -8,9 +8,11 @@
  *
  * The signing secrets live in their own Secrets Manager secret (`{"shopify","woocommerce",
  * "generic"}`), created empty: every source stays disabled (404) until its secret is stored.
- * The body limit is the endpoint's own (`INTAKE_MAX_BODY_BYTES`, 413): an HTTP API's payload
- * limit (10 MB) is fixed. Alarms: DLQ not empty, oldest message age, either function's errors,
- * the API's 5xx.
+ * The body limit is the endpoint's own (`INTAKE_MAX_BODY_BYTES`, 4 MiB, 413): an HTTP API's payload
+ * limit (10 MB) is fixed, a synchronous Lambda invocation's is 6 MB. An accepted order whose queue
+ * message would pass SQS's 256 KiB is claim-checked: the receiver may only put objects under
+ * `intake-orders/` of the claim-check bucket and the importer may only get them. Alarms: DLQ not
+ * empty, oldest message age, either function's errors, the API's 5xx.
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
@@ -22,6 +24,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { intakeDetailType } from '../../functions/core/events/intake-events.js';
+import { ORDER_CLAIM_PREFIX } from '../../functions/core/intake/order-claim-check.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { INTAKE_ENV } from '../../functions/shared/intake-env-names.js';
 import { eventSourceOf } from '../config/names.js';
@@ -31,7 +34,7 @@ import type { StatefulResources } from '../stacks/stateful-stack.js';
 import type { AlarmTopic } from './alarm-topic.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from './app-function.js';
 import { FUNCTION_ENV } from './function-env.js';
-import { useEventBus, useQueueConsume, useQueueSend, useSecret, useTable } from './grants.js';
+import { useBucket, useEventBus, useQueueConsume, useQueueSend, useSecret, useTable } from './grants.js';
 import { METRICS_NAMESPACE } from './metric-names.js';
 
 export const INTAKE_WEBHOOK_HANDLER = 'intake-webhook';
@@ -119,6 +122,7 @@ export class OrderIntake extends Construct {
       if (config.accountingAuthUrl) this.importer.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
     }
     useTable(this.importer, resources.idempotencyTable, FUNCTION_ENV.idempotencyTable, 'idempotency');
+    this.claimCheckGrants(resources);
     this.importer.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(idempotencyExpirySeconds(config)));
     useEventBus(this.importer, resources.eventBus, FUNCTION_ENV.eventBusName, {
       source: eventSourceOf(config),
@@ -131,6 +135,20 @@ export class OrderIntake extends Construct {
 
     ({ api: this.api, stage: this.stage } = this.httpApi(config, removalPolicy));
     this.alarms(props.alarmTopic);
+  }
+
+  /** Orders too large for a queue message, under their own prefix: the endpoint puts, the import gets. */
+  private claimCheckGrants(resources: StatefulResources): void {
+    const { claimCheckBucket } = resources;
+    const env = FUNCTION_ENV.claimCheckBucket;
+    useBucket(this.receiver, claimCheckBucket, env, {
+      objects: [{ prefix: ORDER_CLAIM_PREFIX, actions: ['s3:PutObject'] }],
+    });
+    useBucket(this.importer, claimCheckBucket, env, {
+      objects: [{ prefix: ORDER_CLAIM_PREFIX, actions: ['s3:GetObject'] }],
+      // An expired claim check answers 404 ("expired or never stored"), not 403.
+      missingKeysAnswer404: true,
+    });
   }
 
   private fn(

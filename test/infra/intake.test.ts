@@ -1,4 +1,5 @@
 /** The order intake on AWS: HTTP API → verify function → FIFO queue (+ DLQ) → import function. */
+import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
@@ -101,6 +102,73 @@ describe('order intake stack', () => {
     // The function's own loader accepts what the stack sets (no secret in the environment).
     const plain = Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string'));
     expect(loadIntakeConfig(plain).mapping.orderNumberField).toBe('Note');
+  });
+
+  it('claim checks of large orders: the endpoint only puts and the import only gets objects under intake-orders/ (and may tell a missing one)', () => {
+    type Statement = { Action: string | string[]; Resource: unknown };
+    const s3Statements = (fnId: string) =>
+      (JSON.parse(policyOf(fnId)) as { Statement: Statement[] }[])
+        .flatMap((d) => d.Statement)
+        .filter((st) => [st.Action].flat().some((a) => a.startsWith('s3:')));
+    const receiver = s3Statements('Receiver');
+    const importer = s3Statements('Importer');
+    // The order is a string of known length: one PutObject, never a multipart upload.
+    expect(receiver.flatMap((st) => [st.Action].flat())).toEqual(['s3:PutObject']);
+    expect(importer.flatMap((st) => [st.Action].flat()).sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
+    for (const st of [...receiver, ...importer].filter((s) => s.Action !== 's3:ListBucket'))
+      expect(JSON.stringify(st.Resource)).toContain('/intake-orders/*');
+    // ListBucket without a condition: an expired claim check answers 404, not 403.
+    expect(importer.find((s) => s.Action === 's3:ListBucket')).not.toHaveProperty('Condition');
+    for (const part of ['Receiver', 'Importer']) {
+      const env = fnOf(part)[1].Properties.Environment as { Variables: Record<string, unknown> };
+      expect(Object.keys(env.Variables)).toContain('CLAIM_CHECK_BUCKET');
+    }
+  });
+
+  it('IAM evaluation: only the endpoint writes, and only the import reads, claim-checked orders', async () => {
+    const claims = 'arn:aws:s3:::claim-check-bucket';
+    /** CloudFormation tokens → ARNs: the claim-check bucket's by name, anything else a foreign one. */
+    const resolve = (value: unknown): unknown => {
+      if (typeof value === 'string' || value === null || typeof value !== 'object') return value;
+      if (Array.isArray(value)) return value.map(resolve);
+      const v = value as Record<string, unknown>;
+      if ('Fn::Join' in v) {
+        const [sep, parts] = v['Fn::Join'] as [string, unknown[]];
+        return parts.map(resolve).join(sep);
+      }
+      if ('Fn::ImportValue' in v)
+        return String(v['Fn::ImportValue']).includes('ClaimCheckBucket')
+          ? claims
+          : 'arn:aws:s3:::other-bucket';
+      if ('Fn::GetAtt' in v || 'Ref' in v) return 'arn:aws:s3:::other-bucket';
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)]));
+    };
+    const allowed = async (fn: string, action: string, key: string) => {
+      const documents = JSON.parse(policyOf(fn)) as unknown[];
+      const result = await runSimulation(
+        {
+          request: {
+            principal: 'arn:aws:iam::111111111111:role/fn',
+            action,
+            resource: { resource: `${claims}/${key}`, accountId: '111111111111' },
+            contextVariables: {},
+          },
+          identityPolicies: documents.map((d, i) => ({ name: `p${i}`, policy: resolve(d) })),
+          serviceControlPolicies: [],
+          resourceControlPolicies: [],
+        },
+        {},
+      );
+      if (result.resultType === 'error') throw new Error(result.errors.message);
+      return result.overallResult;
+    };
+    const order = 'intake-orders/acme/shopify/0a1b.json';
+    expect(await allowed('Receiver', 's3:PutObject', order)).toBe('Allowed');
+    expect(await allowed('Receiver', 's3:PutObject', 'records/acme/x.json')).toBe('ImplicitlyDenied');
+    expect(await allowed('Receiver', 's3:GetObject', order)).toBe('ImplicitlyDenied');
+    expect(await allowed('Importer', 's3:GetObject', order)).toBe('Allowed');
+    expect(await allowed('Importer', 's3:GetObject', 'records/acme/x.json')).toBe('ImplicitlyDenied');
+    expect(await allowed('Importer', 's3:PutObject', order)).toBe('ImplicitlyDenied');
   });
 
   it('alarms on the DLQ, the queue age, both functions and the API 5xx, to the alarm topic', () => {

@@ -52,6 +52,9 @@ function czechShopifyOrder() {
     currency: 'CZK',
     presentment_currency: 'CZK',
     taxes_included: true,
+    // 2 × 112 + 3 × 121 + 121 shipping, VAT 24 + 63 + 21.
+    total_price: '708.00',
+    total_tax: '108.00',
     financial_status: 'paid',
     note: 'Doručit po 16:00.',
     note_attributes: [{ name: 'ico', value: '27074358' }],
@@ -95,7 +98,7 @@ describe('a Czech shop order in the cz variant', () => {
       secret: SECRETS.INTAKE_SHOPIFY_SECRET,
       body: JSON.stringify(order),
     });
-    expect(res.status).toBe(202);
+    expect(res.status, res.body).toBe(202);
     await started.intake.queue.drain();
 
     const created = ordersWithMarker(bed, orderMarker('shopify', String(order.id)));

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { RetryLaterError } from '../../functions/core/actions/errors.js';
 import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
 import type { EnqueueOptions, IntakeQueue } from '../../functions/core/intake/ports.js';
-import type { IntakeMessage } from '../../functions/core/intake/shop-order.js';
+import type { QueuedIntakeMessage } from '../../functions/core/intake/shop-order.js';
 import { hmacBase64, signHeaders } from '../../functions/core/intake/signatures.js';
 import { createHandler as createImportHandler } from '../../functions/handlers/import-orders.js';
 import { createHandler as createWebhookHandler } from '../../functions/handlers/intake-webhook.js';
@@ -13,8 +13,10 @@ import { systemClock } from '../../functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
 import { SECRETS } from './support.js';
 
-function recordingQueue(): IntakeQueue & { sent: { message: IntakeMessage; options: EnqueueOptions }[] } {
-  const sent: { message: IntakeMessage; options: EnqueueOptions }[] = [];
+function recordingQueue(): IntakeQueue & {
+  sent: { message: QueuedIntakeMessage; options: EnqueueOptions }[];
+} {
+  const sent: { message: QueuedIntakeMessage; options: EnqueueOptions }[] = [];
   return {
     sent,
     async send(message, options) {

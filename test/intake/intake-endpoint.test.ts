@@ -149,6 +149,7 @@ describe('intake endpoint (local HTTP, sandbox, dynalite)', () => {
     const wooBody = JSON.stringify(sampleOrder('woocommerce', nextN()));
     const stale = new Date(Date.now() - 6 * 60_000);
     const genericBody = JSON.stringify(sampleOrder('generic', nextN()));
+    const tooLarge = `{"x":"${'a'.repeat(4 * 1024 * 1024)}"}`;
     const cases: [string, Promise<{ status: number; body: string }>, number][] = [
       ['no signature', post('/intake/shopify', { headers: json, body }), 401],
       [
@@ -176,11 +177,8 @@ describe('intake endpoint (local HTTP, sandbox, dynalite)', () => {
         401,
       ],
       [
-        'too large',
-        post('/intake/shopify', {
-          headers: signed(`{"x":"${'a'.repeat(300_000)}"}`),
-          body: `{"x":"${'a'.repeat(300_000)}"}`,
-        }),
+        'too large (over the 4 MiB default)',
+        post('/intake/shopify', { headers: signed(tooLarge), body: tooLarge }),
         413,
       ],
       ['malformed JSON', post('/intake/shopify', { headers: signed('{"id": 1,'), body: '{"id": 1,' }), 400],
@@ -214,9 +212,9 @@ describe('intake endpoint (local HTTP, sandbox, dynalite)', () => {
         415,
       ],
       [
-        'wrong topic',
-        post('/intake/shopify', { headers: { ...good, ...json, 'x-shopify-topic': 'orders/delete' }, body }),
-        422,
+        'unsigned delivery of a topic the intake ignores',
+        post('/intake/shopify', { headers: { ...json, 'x-shopify-topic': 'orders/updated' }, body }),
+        401,
       ],
     ];
     for (const [name, pending, expected] of cases) {
@@ -239,6 +237,65 @@ describe('intake endpoint (local HTTP, sandbox, dynalite)', () => {
     // Nothing secret or from the body reached the logs.
     const logged = JSON.stringify(started.logger.lines);
     for (const secret of Object.values(SECRETS)) expect(logged).not.toContain(secret);
+  });
+
+  it('answers a signed delivery of a topic it does not import 200 ignored, and queues nothing', async () => {
+    started = await startIntake(bed);
+    const before = receivedOrderCount(bed);
+    const shopify = JSON.stringify(sampleOrder('shopify', nextN()));
+    const woo = JSON.stringify(sampleOrder('woocommerce', nextN()));
+    const json = { 'content-type': 'application/json' };
+    for (const [source, topicHeader, topic, body, secret, signatureHeader] of [
+      [
+        'shopify',
+        'x-shopify-topic',
+        'orders/updated',
+        shopify,
+        SECRETS.INTAKE_SHOPIFY_SECRET,
+        'x-shopify-hmac-sha256',
+      ],
+      [
+        'shopify',
+        'x-shopify-topic',
+        'orders/cancelled',
+        shopify,
+        SECRETS.INTAKE_SHOPIFY_SECRET,
+        'x-shopify-hmac-sha256',
+      ],
+      [
+        'woocommerce',
+        'x-wc-webhook-topic',
+        'order.updated',
+        woo,
+        SECRETS.INTAKE_WOOCOMMERCE_SECRET,
+        'x-wc-webhook-signature',
+      ],
+      [
+        'woocommerce',
+        'x-wc-webhook-topic',
+        'order.deleted',
+        '{"id":7001}',
+        SECRETS.INTAKE_WOOCOMMERCE_SECRET,
+        'x-wc-webhook-signature',
+      ],
+    ] as const) {
+      const res = await post(`/intake/${source}`, {
+        headers: { ...json, [topicHeader]: topic, [signatureHeader]: hmacBase64(secret, body) },
+        body,
+      });
+      expect(res.status, `${source} ${topic}`).toBe(200);
+      expect(JSON.parse(res.body)).toEqual({ ignored: true, topic });
+    }
+    await started.intake.queue.drain();
+    expect(receivedOrderCount(bed)).toBe(before);
+    expect(started.publisher.events).toHaveLength(0);
+    const ignored = started.logger.lines.filter((l) => l.data?.reason === 'topic ignored');
+    expect(ignored.map((l) => [l.level, l.message, l.data?.topic, l.data?.status])).toEqual([
+      ['info', 'intake request ignored', 'orders/updated', 200],
+      ['info', 'intake request ignored', 'orders/cancelled', 200],
+      ['info', 'intake request ignored', 'order.updated', 200],
+      ['info', 'intake request ignored', 'order.deleted', 200],
+    ]);
   });
 
   it('replays of an accepted delivery create nothing more', async () => {

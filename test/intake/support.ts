@@ -1,6 +1,7 @@
 /** Test bed of the order intake: sandbox + dynalite + the local intake endpoint on an ephemeral port. */
 import { afterAll, beforeAll } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
+import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
 import { type LocalIntake, startLocalIntake } from '../../functions/local/local-intake.js';
 import {
   type RecordingLogger,
@@ -45,14 +46,25 @@ export interface StartedIntake {
 
 export async function startIntake(
   bed: IntakeBed,
-  options: { api?: AccountingApi; env?: Record<string, string>; tableName?: string } = {},
+  options: {
+    api?: AccountingApi;
+    env?: Record<string, string>;
+    tableName?: string;
+    /** Where large orders are claim-checked: a fresh bucket of the embedded S3 unless `false`. */
+    orderStore?: false;
+  } = {},
 ): Promise<StartedIntake> {
   const publisher = recordingPublisher();
   const logger = recordingLogger();
   const tableName = options.tableName ?? (await bed.servers.idempotencyTable());
+  const orderStore =
+    options.orderStore === false
+      ? undefined
+      : createS3ObjectStore({ client: bed.servers.s3, bucket: await bed.servers.bucket('intake-orders') });
   const intake = await startLocalIntake({
     port: 0,
     api: options.api ?? bed.sb.client,
+    ...(orderStore ? { orderStore } : {}),
     idempotency: { client: bed.servers.dynamoDb, tableName },
     publisher,
     env: { ...SECRETS, ...(options.env ?? {}) },

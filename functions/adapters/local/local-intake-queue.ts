@@ -8,13 +8,13 @@
 import { RetryLaterError } from '../../core/actions/errors.js';
 import type { EntryResult } from '../../core/actions/run-action.js';
 import type { EnqueueOptions, IntakeQueue } from '../../core/intake/ports.js';
-import type { IntakeMessage } from '../../core/intake/shop-order.js';
+import type { QueuedIntakeMessage } from '../../core/intake/shop-order.js';
 import type { Clock, Logger } from '../../core/ports.js';
 
 export const DEDUPLICATION_WINDOW_MS = 5 * 60_000;
 
 export interface LocalIntakeQueueOptions {
-  handle: (message: IntakeMessage) => Promise<EntryResult>;
+  handle: (message: QueuedIntakeMessage) => Promise<EntryResult>;
   clock: Clock;
   logger: Logger;
   maxAttempts?: number;
@@ -24,7 +24,7 @@ export interface LocalIntakeQueueOptions {
   /** Awaited before each message is handled: holds the imports back (the benchmark measures the endpoint alone). */
   gate?: () => Promise<void>;
   onResult?: (
-    message: IntakeMessage,
+    message: QueuedIntakeMessage,
     result: EntryResult | { status: 'dead-lettered'; reason: string },
   ) => void;
 }
@@ -32,12 +32,12 @@ export interface LocalIntakeQueueOptions {
 export interface LocalIntakeQueue extends IntakeQueue {
   /** Resolves when every queued message was handled (or dead-lettered). */
   drain(): Promise<void>;
-  deadLetters(): readonly { message: IntakeMessage; reason: string }[];
+  deadLetters(): readonly { message: QueuedIntakeMessage; reason: string }[];
   /** Messages dropped as repeats inside the deduplication window. */
   deduplicated(): number;
 }
 
-type DeadLetter = { message: IntakeMessage; reason: string };
+type DeadLetter = { message: QueuedIntakeMessage; reason: string };
 
 /** A small semaphore: at most `limit` holders at a time, the others wait in arrival order. */
 function createSemaphore(limit: number) {
@@ -66,7 +66,7 @@ const reasonOf = (error: unknown): string =>
 async function handleWithRetries(
   options: LocalIntakeQueueOptions,
   dead: DeadLetter[],
-  message: IntakeMessage,
+  message: QueuedIntakeMessage,
 ): Promise<void> {
   const maxAttempts = options.maxAttempts ?? 8;
   const baseDelay = options.baseDelayMs ?? 100;
@@ -82,7 +82,7 @@ async function handleWithRetries(
       if (attempt >= maxAttempts) {
         options.logger.warn('intake message dead-lettered', {
           source: message.source,
-          shopOrderId: message.order.id,
+          ...('order' in message ? { shopOrderId: message.order.id } : { orderRef: message.orderRef.key }),
           reason,
         });
         dead.push({ message, reason });
@@ -103,7 +103,7 @@ export function createLocalIntakeQueue(options: LocalIntakeQueueOptions): LocalI
   // At most `concurrency` groups import at a time.
   const slots = createSemaphore(Math.max(1, options.concurrency ?? 2));
   return {
-    async send(message: IntakeMessage, enqueue: EnqueueOptions): Promise<void> {
+    async send(message: QueuedIntakeMessage, enqueue: EnqueueOptions): Promise<void> {
       const now = options.clock.now().getTime();
       for (const [id, at] of seen) if (now - at > DEDUPLICATION_WINDOW_MS) seen.delete(id);
       if (seen.has(enqueue.deduplicationId)) {

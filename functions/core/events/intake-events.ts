@@ -62,6 +62,17 @@ export const eshopOrderImportedSchema = z
 export type EshopOrderImportedDetail = z.infer<typeof eshopOrderImportedSchema>;
 
 export const rejectionStages = ['validation', 'mapping', 'service'] as const;
+/** Rejections with figures: `totals` — the order's totals differ from the shop's own. */
+export const rejectionReasons = ['totals'] as const;
+
+const totalsFigures = z
+  .object({
+    total: z.number().describe('Total with VAT.'),
+    vatByRate: z
+      .array(z.object({ ratePercent: z.number().min(0).max(100), vat: z.number() }))
+      .describe('VAT per rate (rates without VAT left out), highest rate first.'),
+  })
+  .describe('Totals of an order in its currency.');
 
 export const eshopOrderRejectedSchema = z
   .object({
@@ -70,8 +81,34 @@ export const eshopOrderRejectedSchema = z
       .enum(rejectionStages)
       .describe('Where it failed: the shop payload, the mapping, or the service.'),
     reasons: z.array(z.string().min(1)).min(1).describe('Every problem found, field first.'),
+    reason: z
+      .enum(rejectionReasons)
+      .optional()
+      .describe(
+        "`totals`: the total with VAT or the VAT of a rate differs from the shop's own, to the cent (`totals` holds the figures).",
+      ),
+    totals: z
+      .object({
+        currency: z.string().length(3),
+        shop: totalsFigures.describe("The shop's own totals."),
+        ours: totalsFigures.describe('The mapped order as the service prices it.'),
+        service: totalsFigures
+          .optional()
+          .describe('The totals the service computed for the order it created (stage `service`).'),
+      })
+      .optional()
+      .describe('With reason `totals`: the figures compared.'),
+    receivedOrderId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Stage `service` with reason `totals` only: the received order the service created with other totals than the shop's; it needs a correction by hand.",
+      ),
   })
-  .describe('A signed shop order could not be imported; nothing was created.');
+  .describe(
+    'A signed shop order could not be imported as the shop sent it: nothing was created, except when the service computed other totals for the order it created (reason `totals`, stage `service`, `receivedOrderId`).',
+  );
 export type EshopOrderRejectedDetail = z.infer<typeof eshopOrderRejectedSchema>;
 
 const base = (change: IntakeChange) => ({
@@ -118,7 +155,25 @@ export const intakeEvents: CatalogEntry<IntakeDetailType>[] = [
     example: {
       ...base('Rejected'),
       stage: 'mapping',
-      reasons: ["lines[1]: VAT rate 21 % is not one of the connection's VAT rates"],
+      reasons: ["total: the shop's 131.88, ours 137.55", "vat 23 %: the shop's 18.10, ours 19.16"],
+      reason: 'totals',
+      totals: {
+        currency: 'EUR',
+        shop: {
+          total: 131.88,
+          vatByRate: [
+            { ratePercent: 23, vat: 18.1 },
+            { ratePercent: 5, vat: 1.67 },
+          ],
+        },
+        ours: {
+          total: 137.55,
+          vatByRate: [
+            { ratePercent: 23, vat: 19.16 },
+            { ratePercent: 5, vat: 1.67 },
+          ],
+        },
+      },
     },
   },
 ];

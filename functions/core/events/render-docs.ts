@@ -9,6 +9,12 @@ import { type CatalogEntry, EVENT_CATALOG_VERSION } from './catalog-entry.js';
 /** Catalog changelog, newest first (rendered into docs/events.md). */
 export const catalogChangelog: readonly { version: number; changes: readonly string[] }[] = [
   {
+    version: 4,
+    changes: [
+      '`EshopOrder.Rejected` may carry `reason: "totals"` with `totals` (`currency`, the shop\'s, ours and, at stage `service`, the service\'s total with VAT and VAT per rate) and, at stage `service`, the `receivedOrderId` the service created with other totals. Additive: the existing fields are unchanged.',
+    ],
+  },
+  {
     version: 3,
     changes: [
       'New: `Connection.Unhealthy` (once when a connection stops working as a whole: refused credentials, a missing or malformed secret, no answer) and `Connection.Recovered` (once when it works again). Additive: no existing detail-type changed.',

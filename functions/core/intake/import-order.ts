@@ -20,9 +20,10 @@ import type { Clock, EventPublisher, Logger } from '../ports.js';
 import type { IntakeConfig } from './intake-config.js';
 import { type IntakeEventOrigin, publishIntakeEvent } from './intake-events-out.js';
 import { MappingError, mapShopOrder, orderMarker } from './map-order.js';
+import { normaliseTotals, TotalsMismatchError, totalsDifferences } from './order-totals.js';
 import type { ImportAttempts } from './ports.js';
-import type { ReferenceCache } from './references.js';
-import { type IntakeMessage, intakeRecordId } from './shop-order.js';
+import type { IntakeReferences, ReferenceCache } from './references.js';
+import { type IntakeMessage, intakeRecordId, type OrderTotals } from './shop-order.js';
 
 export const IMPORT_ACTION = 'intake.importOrder';
 export const CREATE_OPERATION = 'ReceivedOrders.create';
@@ -43,6 +44,39 @@ interface ImportRecordResult {
   receivedOrderId: string;
   documentNumber: string | null;
   recovered: boolean;
+  /** The service's totals differ from the shop's (announced as a rejection). */
+  totalsDiffer?: boolean;
+}
+
+/**
+ * The totals the service computed for a received order (`DocumentRecapitulation`: `TotalPrice`
+ * and `VatRateSums`), with each VAT rate type's percent on `at`; undefined when the record carries
+ * none or names a rate type the connection's list lacks.
+ */
+export function serviceTotals(
+  record: ApiRecord,
+  refs: IntakeReferences,
+  at: number,
+): OrderTotals | undefined {
+  const recap = record.DocumentRecapitulation as
+    | { TotalPrice?: unknown; VatRateSums?: { Vat?: unknown; VatRateType?: unknown }[] | null }
+    | null
+    | undefined;
+  if (!recap || typeof recap.TotalPrice !== 'number') return undefined;
+  const vatByRate: OrderTotals['vatByRate'] = [];
+  for (const sum of recap.VatRateSums ?? []) {
+    if (typeof sum.Vat !== 'number') return undefined;
+    const valid = refs.vatRates.filter(
+      (r) =>
+        r.type === sum.VatRateType &&
+        (r.validFrom === undefined || r.validFrom <= at) &&
+        (r.validTo === undefined || at <= r.validTo),
+    );
+    const percent = valid[0]?.percent ?? (sum.VatRateType === 'ZeroVatRate' ? 0 : undefined);
+    if (percent === undefined) return undefined;
+    vatByRate.push({ ratePercent: percent, vat: sum.Vat });
+  }
+  return { total: recap.TotalPrice, vatByRate };
 }
 
 /** A received order carrying `marker` in its internal note, modified since `since`, or undefined. */
@@ -80,21 +114,8 @@ export async function importOrder(
   const since = searchSince(message, deps.config.lookbackSeconds);
   const events = { ...deps, eventSource: deps.config.eventSource };
 
-  const imported = async (
-    record: ApiRecord,
-    warnings: Created['warnings'],
-    recovered: boolean,
-  ): Promise<ImportRecordResult> => {
-    const documentNumber = typeof record.DocumentNumber === 'string' ? record.DocumentNumber : null;
-    await publishIntakeEvent(events, origin, 'Imported', {
-      receivedOrderId: record.Id,
-      documentNumber,
-      warnings,
-      recovered,
-    });
-    if (warnings.length > 0) deps.logger.warn('import warnings', { ...log, warnings });
-    return { result: 'imported', receivedOrderId: record.Id, documentNumber, recovered };
-  };
+  const imported = (record: ApiRecord, warnings: Created['warnings'], recovered: boolean) =>
+    announceImported({ deps, events, origin, message }, record, warnings, recovered);
 
   let ran = false;
   const once = async (): Promise<ImportRecordResult> => {
@@ -133,6 +154,7 @@ export async function importOrder(
       options,
     );
     if (!ran) return { status: 'duplicate', reason: `already imported as ${result.receivedOrderId}` };
+    if (result.totalsDiffer) return { status: 'failed', reason: 'totals' };
     return { status: 'done' };
   } catch (error) {
     return rejectOrRethrow(deps, events, origin, message, error);
@@ -158,6 +180,94 @@ async function buildRequest(deps: ImportDeps, message: IntakeMessage) {
   }
 }
 
+type ImportContext = {
+  deps: ImportDeps;
+  events: ImportDeps & { eventSource: string };
+  origin: IntakeEventOrigin;
+  message: IntakeMessage;
+};
+
+/** `EshopOrder.Imported` for the received order, unless the service's totals differ from the shop's. */
+async function announceImported(
+  { deps, events, origin, message }: ImportContext,
+  record: ApiRecord,
+  warnings: Created['warnings'],
+  recovered: boolean,
+): Promise<ImportRecordResult> {
+  const documentNumber = typeof record.DocumentNumber === 'string' ? record.DocumentNumber : null;
+  const result: ImportRecordResult = {
+    result: 'imported',
+    receivedOrderId: record.Id,
+    documentNumber,
+    recovered,
+  };
+  if (await serviceTotalsDiffer(deps, events, origin, message, record))
+    return { ...result, totalsDiffer: true };
+  await publishIntakeEvent(events, origin, 'Imported', {
+    receivedOrderId: record.Id,
+    documentNumber,
+    warnings,
+    recovered,
+  });
+  if (warnings.length > 0) {
+    deps.logger.warn('import warnings', {
+      source: origin.source,
+      shopOrderId: origin.shopOrderId,
+      deliveryId: message.deliveryId,
+      warnings,
+    });
+  }
+  return result;
+}
+
+/**
+ * Compares the service's totals of the created (or found) order with the shop's; on a difference
+ * announces the rejection with every figure and says so. Without the shop's or the service's
+ * totals there is nothing to compare.
+ */
+async function serviceTotalsDiffer(
+  deps: ImportDeps,
+  events: ImportDeps & { eventSource: string },
+  origin: IntakeEventOrigin,
+  message: IntakeMessage,
+  record: ApiRecord,
+): Promise<boolean> {
+  const shop = message.order.totals;
+  if (!shop) return false;
+  const at = message.order.createdAt ? Date.parse(message.order.createdAt) : Date.parse(message.receivedAt);
+  const service = serviceTotals(record, await deps.references.get(), at);
+  if (!service) return false;
+  const reasons = totalsDifferences(shop, service, "the service's");
+  if (reasons.length === 0) return false;
+  deps.logger.error('imported order totals differ from the shop', {
+    source: origin.source,
+    shopOrderId: origin.shopOrderId,
+    deliveryId: message.deliveryId,
+    receivedOrderId: record.Id,
+    reasons,
+  });
+  const figures = normaliseTotals(shop);
+  await publishIntakeEvent(
+    events,
+    origin,
+    'Rejected',
+    {
+      stage: 'service',
+      reasons,
+      reason: 'totals',
+      totals: {
+        currency: message.order.currency,
+        shop: figures,
+        ours: figures,
+        service: normaliseTotals(service),
+      },
+      receivedOrderId: record.Id,
+    },
+    message.deliveryId,
+  );
+  return true;
+}
+
 async function rejectOrRethrow(
   deps: ImportDeps,
   events: ImportDeps & { eventSource: string },
@@ -168,6 +278,27 @@ async function rejectOrRethrow(
   const log = { source: origin.source, shopOrderId: origin.shopOrderId, deliveryId: message.deliveryId };
   let stage: 'mapping' | 'service' | undefined;
   let reasons: string[] = [];
+  if (error instanceof TotalsMismatchError) {
+    deps.logger.warn('import rejected', {
+      ...log,
+      stage: 'mapping',
+      reason: 'totals',
+      reasons: error.reasons,
+    });
+    await publishIntakeEvent(
+      events,
+      origin,
+      'Rejected',
+      {
+        stage: 'mapping',
+        reasons: error.reasons,
+        reason: 'totals',
+        totals: { currency: message.order.currency, shop: error.shop, ours: error.ours },
+      },
+      message.deliveryId,
+    );
+    return { status: 'failed', reason: 'totals' };
+  }
   if (error instanceof MappingError) {
     stage = 'mapping';
     reasons = error.reasons;

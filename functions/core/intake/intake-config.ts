@@ -33,6 +33,24 @@ const positiveInt = (fallback: number) =>
     .positive()
     .optional()
     .transform((v) => v ?? fallback);
+const bytesUpTo = (fallback: number, max: number, what: string) =>
+  z.coerce
+    .number({ error: `expected a whole number of bytes up to ${max} (${what})` })
+    .int({ error: `expected a whole number of bytes up to ${max} (${what})` })
+    .min(1024, { error: `expected at least 1024 bytes (${what})` })
+    .max(max, { error: `expected at most ${max} bytes (${what})` })
+    .optional()
+    .transform((v) => v ?? fallback);
+
+/**
+ * The default and the most the body limit may be: 4 MiB, which base64-encoded (4/3) with the
+ * request's headers still fits Lambda's 6 MB synchronous invocation payload; an HTTP API takes
+ * 10 MB. A 250-line Shopify order is about a third of a megabyte.
+ */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** SQS's message size: a larger queue message is claim-checked (core/intake/order-claim-check.ts). */
+export const MAX_QUEUE_MESSAGE_BYTES = 256 * 1024;
+
 const secret = z.string().min(16, { error: 'expected at least 16 characters' }).optional();
 
 const envSchema = z.object({
@@ -49,7 +67,12 @@ const envSchema = z.object({
       ctx.addIssue({ code: 'custom', message: (error as Error).message });
     }
   }),
-  [INTAKE_ENV.maxBodyBytes]: positiveInt(256 * 1024),
+  [INTAKE_ENV.maxBodyBytes]: bytesUpTo(MAX_BODY_BYTES, MAX_BODY_BYTES, 'a Lambda invocation carries 6 MB'),
+  [INTAKE_ENV.maxQueueMessageBytes]: bytesUpTo(
+    MAX_QUEUE_MESSAGE_BYTES,
+    1024 * 1024,
+    'an SQS message carries up to 1 MiB',
+  ),
   [INTAKE_ENV.orderNumberField]: z
     .enum(orderNumberFields, { error: 'expected Doklad, Text or Note' })
     .optional(),
@@ -100,6 +123,8 @@ export interface IntakeConfig {
   /** Sources with a secret; the others answer 404. Never logged. */
   secrets: Partial<Record<IntakeSource, string>>;
   maxBodyBytes: number;
+  /** A queue message over this is claim-checked: the order goes to the object store. */
+  maxQueueMessageBytes: number;
   mapping: MappingOptions;
   referenceCacheSeconds: number;
   /** How far before the shop's order date the import looks for an order it created already. */
@@ -130,6 +155,7 @@ export function loadIntakeConfig(env: Env): IntakeConfig {
     eventSource: e[ENV.eventSource] ?? `accounting.${e[ENV.connection]}`,
     secrets,
     maxBodyBytes: e[INTAKE_ENV.maxBodyBytes],
+    maxQueueMessageBytes: e[INTAKE_ENV.maxQueueMessageBytes],
     mapping: {
       orderNumberField,
       orderText: e[INTAKE_ENV.orderText],

@@ -1,12 +1,13 @@
 /**
  * A shop order → the service's create-received-order request. Pure: the references and the
  * options come in. Every problem is collected (`MappingError.reasons`), so one rejection names
- * them all.
+ * them all. An order whose mapped totals differ from the shop's own throws `TotalsMismatchError`.
  */
 
 import { requestSchemaFor } from '../../accounting/request-bodies.js';
 import type { CreateReceivedOrderDto, CreateReceivedOrderItemDto } from '../../accounting/request-schemas.js';
 import type { MappingOptions } from './intake-config.js';
+import { assertTotalsMatch, type PricedItem, priceLine, toCents, totalsOfItems } from './order-totals.js';
 import { type IntakeReferences, normaliseRegistrationNumber, type VatRateType } from './references.js';
 import type { Contact, IntakeSource, ShopOrder } from './shop-order.js';
 
@@ -102,26 +103,42 @@ function documentAddress(order: ShopOrder, refs: IntakeReferences, options: Mapp
   };
 }
 
-/** Lines, shipping and payment fees → items; `rateType` collects the rates it cannot map. */
+/**
+ * Lines, shipping and payment fees → items, and the same items as the service prices them (for the
+ * reconciliation); `rateType` collects the rates it cannot map. A line with a `lineTotal` gets the
+ * unit price and discount that make the service's price of the line equal it.
+ */
 function itemsOf(
   order: ShopOrder,
   refs: IntakeReferences,
   options: MappingOptions,
   rateType: (percent: number, where: string) => VatRateType | undefined,
-): ReceivedOrderItemRequest[] {
+): { items: ReceivedOrderItemRequest[]; priced: PricedItem[] } {
   const priceType = order.pricesIncludeVat ? 'WithVat' : 'WithoutVat';
   const items: ReceivedOrderItemRequest[] = [];
+  const priced: PricedItem[] = [];
   order.lines.forEach((line, i) => {
     const type = rateType(line.vatRatePercent, `lines[${i}]`);
     const priceListItemId =
       options.matchPriceList && line.sku ? refs.priceListItems.get(line.sku.toUpperCase()) : undefined;
+    const price =
+      line.lineTotal === undefined
+        ? { unitPrice: line.unitPrice, discountPercent: line.discountPercent ?? 0 }
+        : priceLine(line.quantity, line.unitPrice, toCents(line.lineTotal));
     const common = {
       Quantity: line.quantity,
-      UnitPrice: line.unitPrice,
+      UnitPrice: price.unitPrice,
       UnitPriceVatType: priceType,
       VatRateType: type ?? null,
-      DiscountPercentage: line.discountPercent ?? 0,
+      DiscountPercentage: price.discountPercent,
     } as const;
+    priced.push({
+      quantity: line.quantity,
+      unitPrice: price.unitPrice,
+      discountPercent: price.discountPercent,
+      pricesIncludeVat: order.pricesIncludeVat,
+      ratePercent: line.vatRatePercent,
+    });
     if (priceListItemId) items.push({ PriceListItem: { PriceListItemId: priceListItemId, ...common } });
     else
       items.push({
@@ -144,6 +161,13 @@ function itemsOf(
   for (const { fee, code, where } of fees) {
     if (fee.price === 0) continue;
     const type = rateType(fee.vatRatePercent, where);
+    priced.push({
+      quantity: 1,
+      unitPrice: fee.price,
+      discountPercent: 0,
+      pricesIncludeVat: order.pricesIncludeVat,
+      ratePercent: fee.vatRatePercent,
+    });
     items.push({
       TextItem: {
         Code: code,
@@ -156,7 +180,7 @@ function itemsOf(
       },
     });
   }
-  return items;
+  return { items, priced };
 }
 
 export function mapShopOrder(
@@ -173,10 +197,12 @@ export function mapShopOrder(
     if (!type) reasons.push(`${where}: VAT rate ${percent} % is not one of the connection's VAT rates`);
     return type;
   };
-  const items = itemsOf(order, refs, options, rateType);
+  const { items, priced } = itemsOf(order, refs, options, rateType);
   const currency = refs.currencies.get(order.currency);
   if (!currency) reasons.push(`currency: ${order.currency} is not one of the connection's currencies`);
   if (reasons.length > 0) throw new MappingError(reasons);
+  // The invariant: the order as the service will price it equals the shop's own totals, to the cent.
+  if (order.totals) assertTotalsMatch(order.totals, totalsOfItems(priced));
 
   const marker = orderMarker(source, order.id);
   const text = options.orderText.replaceAll('{number}', order.number);

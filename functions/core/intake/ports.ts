@@ -1,5 +1,5 @@
 /** Ports of the order intake beyond `core/ports.ts`. */
-import type { IntakeMessage } from './shop-order.js';
+import type { QueuedIntakeMessage } from './shop-order.js';
 
 export interface EnqueueOptions {
   /** Same delivery → same id: a FIFO queue drops the repeat inside its 5-minute window. */
@@ -8,9 +8,12 @@ export interface EnqueueOptions {
   groupId: string;
 }
 
-/** Where the endpoint hands an accepted order to the import (SQS FIFO on AWS, in process locally). */
+/**
+ * Where the endpoint hands an accepted order to the import (SQS FIFO on AWS, in process locally):
+ * the order itself, or its claim check when the message would be over the queue's size.
+ */
 export interface IntakeQueue {
-  send(message: IntakeMessage, options: EnqueueOptions): Promise<void>;
+  send(message: QueuedIntakeMessage, options: EnqueueOptions): Promise<void>;
 }
 
 /**

@@ -4,15 +4,18 @@
  * raw body, only then parse and validate, queue the order for the import and answer 202.
  *
  * Answers: 404 unknown or disabled source (no secret) · 405 not POST · 415 not JSON · 413 body
- * over the limit · 401 missing, wrong or stale signature · 400 malformed JSON · 422 schema
- * failure (the problems listed) · 202 queued. Nothing is queued on any 4xx. Logs carry the
- * source, the status and the reason, never a body, a header value or a secret.
+ * over the limit · 401 missing, wrong or stale signature · 200 `{ignored: true}` a signed delivery
+ * of a topic the intake does not import (a shop retries, then drops, a webhook that keeps failing)
+ * · 400 malformed JSON · 422 schema failure (the problems listed) · 202 queued. Nothing is queued
+ * on any 4xx or an ignored topic. Logs carry the source, the status and the reason, never a body,
+ * a header value (the topic name excepted) or a secret.
  */
 import { createHash } from 'node:crypto';
 import type * as z from 'zod';
-import type { Clock, EventPublisher, Logger } from '../ports.js';
+import type { Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
 import type { IntakeConfig } from './intake-config.js';
 import { publishIntakeEvent } from './intake-events-out.js';
+import { queueOrder } from './order-claim-check.js';
 import type { IntakeQueue } from './ports.js';
 import {
   type IntakeMessage,
@@ -43,8 +46,13 @@ export interface IntakeResponse {
 }
 
 export interface ReceiveDeps {
-  config: Pick<IntakeConfig, 'connection' | 'eventSource' | 'secrets' | 'maxBodyBytes' | 'mapping'>;
+  config: Pick<
+    IntakeConfig,
+    'connection' | 'eventSource' | 'secrets' | 'maxBodyBytes' | 'maxQueueMessageBytes' | 'mapping'
+  >;
   queue: IntakeQueue;
+  /** Where an order too large for a queue message is claim-checked. */
+  orderStore?: ObjectStore;
   publisher: EventPublisher;
   clock: Clock;
   logger: Logger;
@@ -55,10 +63,14 @@ const DELIVERY_HEADERS: Record<IntakeSource, string> = {
   woocommerce: 'x-wc-webhook-delivery-id',
   generic: 'webhook-id',
 };
-const TOPIC_HEADERS: Partial<Record<IntakeSource, [string, string]>> = {
+/** The topic header and the one topic imported; a delivery without the header is taken as that topic. */
+export const TOPIC_HEADERS: Partial<Record<IntakeSource, [string, string]>> = {
   shopify: ['x-shopify-topic', 'orders/create'],
   woocommerce: ['x-wc-webhook-topic', 'order.created'],
 };
+
+/** The log reason of a signed delivery of a topic the intake does not import. */
+const IGNORED = 'topic ignored';
 
 const reply = (status: number, body: Record<string, unknown>, headers?: Record<string, string>) => ({
   status,
@@ -111,6 +123,7 @@ export async function receiveWebhook(deps: ReceiveDeps, request: IntakeRequest):
       ...data,
     };
     if (status >= 400) logger.warn('intake request refused', entry);
+    else if (reason === IGNORED) logger.info('intake request ignored', entry);
     else logger.info('intake request accepted', entry);
   };
   if (!isIntakeSource(source) || !secret) {
@@ -157,6 +170,15 @@ async function acceptSigned(
   const deliveryId =
     request.headers[DELIVERY_HEADERS[source]]?.trim().slice(0, 128) ||
     createHash('sha256').update(request.body).digest('hex');
+  const topic = TOPIC_HEADERS[source];
+  const givenTopic = topic ? request.headers[topic[0]]?.trim() : undefined;
+  if (topic && givenTopic !== undefined && givenTopic !== topic[1]) {
+    // Signed, but not an order to create (orders/updated, order.deleted, …): answered 2xx so the
+    // shop neither retries it nor disables the webhook; nothing is queued.
+    const ignored = givenTopic.slice(0, 64);
+    log(200, IGNORED, { deliveryId, topic: ignored });
+    return reply(200, { ignored: true, topic: ignored });
+  }
   let json: unknown;
   try {
     json = JSON.parse(request.body.toString('utf8'));
@@ -164,15 +186,10 @@ async function acceptSigned(
     log(400, 'malformed JSON', { deliveryId });
     return reply(400, { error: 'malformed JSON', problems: ['(body): not valid JSON'] });
   }
-  const topic = TOPIC_HEADERS[source];
-  const givenTopic = topic ? request.headers[topic[0]] : undefined;
-  const result =
-    topic && givenTopic !== undefined && givenTopic !== topic[1]
-      ? { problems: [`${topic[0]}: expected ${topic[1]}`] }
-      : toShopOrder(source, json, {
-          registrationNumber: config.mapping.registrationNumberFields,
-          vatNumber: config.mapping.vatNumberFields,
-        });
+  const result = toShopOrder(source, json, {
+    registrationNumber: config.mapping.registrationNumberFields,
+    vatNumber: config.mapping.vatNumberFields,
+  });
   if ('problems' in result) {
     log(422, 'schema', { deliveryId, problems: result.problems.slice(0, 20) });
     const shopOrderId = idOf(json);
@@ -196,10 +213,11 @@ async function acceptSigned(
     receivedAt: deps.clock.now().toISOString(),
     order,
   };
-  await deps.queue.send(message, {
-    deduplicationId: `${source}:${deliveryId}`,
-    groupId: `${source}:${order.id}`,
-  });
+  const queued = await queueOrder(
+    { queue: deps.queue, orderStore: deps.orderStore, maxMessageBytes: config.maxQueueMessageBytes },
+    message,
+    { deduplicationId: `${source}:${deliveryId}`, groupId: `${source}:${order.id}` },
+  );
   await publishIntakeEvent(
     { ...deps, eventSource: config.eventSource },
     { connection: config.connection, source, shopOrderId: order.id, orderNumber: order.number },
@@ -207,6 +225,12 @@ async function acceptSigned(
     { deliveryId, lineCount: order.lines.length, currency: order.currency },
     deliveryId,
   );
-  log(202, 'queued', { deliveryId, shopOrderId: order.id });
+  log(202, 'queued', {
+    deliveryId,
+    shopOrderId: order.id,
+    lineCount: order.lines.length,
+    messageBytes: queued.messageBytes,
+    claimChecked: queued.claimChecked,
+  });
   return reply(202, { accepted: true, id: `${source}:${order.id}` });
 }

@@ -5,10 +5,15 @@
  *
  * Prices: `unitPrice` is the price of one unit before the line's discount, with VAT when
  * `pricesIncludeVat` is true, else without. `vatRatePercent` is the shop's rate (e.g. 23).
+ * `lineTotal` is what the shop charges for the line after every discount, in the same price mode;
+ * `totals` are the shop's own total with VAT and VAT per rate: the import reconciles the order
+ * against them to the cent.
  */
 import * as z from 'zod';
 
 export const intakeSources = ['shopify', 'woocommerce', 'generic'] as const;
+/** Most lines one order may have (a queued order over the queue's message size is claim-checked). */
+export const MAX_ORDER_LINES = 2000;
 export type IntakeSource = (typeof intakeSources)[number];
 
 export function isIntakeSource(value: string): value is IntakeSource {
@@ -17,6 +22,7 @@ export function isIntakeSource(value: string): value is IntakeSource {
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 const money = z.number().finite().min(0).max(1e9);
+const signedMoney = z.number().finite().min(-1e9).max(1e9);
 const percent = z.number().finite().min(0).max(100);
 
 export const contactSchema = z
@@ -48,15 +54,31 @@ export const orderLineSchema = z
     unitPrice: money,
     vatRatePercent: percent,
     discountPercent: percent.optional(),
+    lineTotal: money
+      .optional()
+      .describe("The line's amount after every discount (same price mode); wins over discountPercent."),
   })
   .strict();
 export type OrderLine = z.infer<typeof orderLineSchema>;
 
 export const feeSchema = z
-  .object({ name: text(255), price: money, vatRatePercent: percent })
+  .object({ name: text(255), price: signedMoney, vatRatePercent: percent })
   .strict()
-  .describe('Shipping or a payment fee: one item of quantity 1.');
+  .describe('Shipping or a fee (negative for a discount given as a fee): one item of quantity 1.');
 export type Fee = z.infer<typeof feeSchema>;
+
+/** VAT of one rate, in the order's currency. */
+export const rateVatSchema = z.object({ ratePercent: percent, vat: signedMoney }).strict();
+export type RateVat = z.infer<typeof rateVatSchema>;
+
+/** An order's total with VAT and its VAT per rate: the shop's, ours (mapped) or the service's. */
+export const orderTotalsSchema = z
+  .object({
+    total: signedMoney.describe('Total with VAT.'),
+    vatByRate: z.array(rateVatSchema).max(20).describe('VAT per rate; a rate without VAT may be left out.'),
+  })
+  .strict();
+export type OrderTotals = z.infer<typeof orderTotalsSchema>;
 
 export const shopOrderSchema = z
   .object({
@@ -67,24 +89,45 @@ export const shopOrderSchema = z
     pricesIncludeVat: z.boolean(),
     customer: contactSchema,
     shippingAddress: contactSchema.optional(),
-    lines: z.array(orderLineSchema).min(1).max(500),
+    lines: z.array(orderLineSchema).min(1).max(MAX_ORDER_LINES),
     shipping: z.array(feeSchema).max(20).default([]),
     paymentFees: z.array(feeSchema).max(20).default([]),
     note: z.string().max(2000).optional(),
+    totals: orderTotalsSchema
+      .optional()
+      .describe("The shop's own totals; the order is imported only when the mapped order equals them."),
   })
   .strict();
 export type ShopOrder = z.infer<typeof shopOrderSchema>;
 
-/** What the intake endpoint queues for the import (one per accepted delivery). */
-export const intakeMessageSchema = z.object({
+const messageFields = {
   version: z.literal(1),
   connection: z.string().min(1),
   source: z.enum(intakeSources),
   deliveryId: z.string().min(1).max(128),
   receivedAt: z.iso.datetime({ offset: true }),
-  order: shopOrderSchema,
-});
+};
+
+/** What the import handles: one accepted delivery with its order. */
+export const intakeMessageSchema = z.object({ ...messageFields, order: shopOrderSchema });
 export type IntakeMessage = z.infer<typeof intakeMessageSchema>;
+
+/** Where a claim-checked order is stored: the object's key, size and SHA-256 (hex) of its JSON. */
+export const orderRefSchema = z
+  .object({
+    key: z.string().min(1).max(1024),
+    bytes: z.number().int().positive(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected a lower-case hex SHA-256'),
+  })
+  .strict();
+export type OrderRef = z.infer<typeof orderRefSchema>;
+
+/** A queued message whose order was too large for the queue: the order is in the object store. */
+export const claimCheckedMessageSchema = z.object({ ...messageFields, orderRef: orderRefSchema });
+export type ClaimCheckedMessage = z.infer<typeof claimCheckedMessageSchema>;
+
+/** What travels on the queue: the order itself, or a reference to it. */
+export type QueuedIntakeMessage = IntakeMessage | ClaimCheckedMessage;
 
 /** The key of one shop order: connection, source and the shop's order id. */
 export function intakeRecordId(source: IntakeSource, shopOrderId: string): string {

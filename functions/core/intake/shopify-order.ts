@@ -1,11 +1,19 @@
 /**
  * Shopify's `orders/create` webhook payload (the Order resource of the Admin REST API) → the
  * shop order. Only the fields the import needs are read; every other field passes. Money is a
- * decimal string; `taxes_included` says whether line prices include VAT; a line's VAT rate is
- * in `tax_lines[].rate` as a fraction (0.23).
+ * decimal string, booked in the shop's currency (`*_set.shop_money` where given, else the plain
+ * field, which is in the shop's currency too); `taxes_included` says whether prices include VAT;
+ * a line's VAT rate is the sum of its `tax_lines[].rate` (fractions, 0.23).
+ *
+ * Discounts: every discount application (code, automatic, manual, script; across or each; on the
+ * lines or on shipping) is allocated by Shopify to the lines it touches, in each line's and
+ * shipping line's `discount_allocations`; `total_discount` is read only when a line has no
+ * allocations (it is "0.00" beside them in newer API versions). The shop's totals are
+ * `total_price` and the VAT of the lines' and shipping lines' `tax_lines`, per rate.
  */
 import * as z from 'zod';
-import type { Contact, Fee, OrderLine, ShopOrder } from './shop-order.js';
+import { normaliseTotals, toCents } from './order-totals.js';
+import type { Contact, Fee, OrderLine, RateVat, ShopOrder } from './shop-order.js';
 
 const decimal = z
   .union([z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string'), z.number().finite()])
@@ -14,7 +22,23 @@ const optionalText = z
   .string()
   .nullish()
   .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined));
-const taxLines = z.array(z.looseObject({ rate: z.number().min(0).max(1) })).default([]);
+/** A `*_set` money bag; only the shop's money is booked. */
+const moneySet = z.looseObject({ shop_money: z.looseObject({ amount: decimal }) }).nullish();
+const inShopMoney = (amount: number, set: z.infer<typeof moneySet>): number =>
+  set?.shop_money.amount ?? amount;
+
+const taxLines = z
+  .array(z.looseObject({ rate: z.number().min(0).max(1), price: decimal, price_set: moneySet }))
+  .default([]);
+const discountAllocations = z
+  .array(
+    z.looseObject({
+      amount: decimal,
+      amount_set: moneySet,
+      discount_application_index: z.number().int().min(0).optional(),
+    }),
+  )
+  .default([]);
 
 const addressSchema = z.looseObject({
   first_name: optionalText,
@@ -54,14 +78,43 @@ export const shopifyOrderSchema = z.looseObject({
         sku: optionalText,
         quantity: z.number().int().positive(),
         price: decimal,
+        price_set: moneySet,
         total_discount: decimal.default(0),
+        total_discount_set: moneySet,
+        discount_allocations: discountAllocations,
+        taxable: z.boolean().optional(),
         tax_lines: taxLines,
       }),
     )
     .min(1),
   shipping_lines: z
-    .array(z.looseObject({ title: z.string().min(1), price: decimal, tax_lines: taxLines }))
+    .array(
+      z.looseObject({
+        title: z.string().min(1),
+        price: decimal,
+        price_set: moneySet,
+        discount_allocations: discountAllocations,
+        tax_lines: taxLines,
+      }),
+    )
     .default([]),
+  discount_applications: z
+    .array(
+      z.looseObject({
+        type: z.string().optional(),
+        code: optionalText,
+        title: optionalText,
+        description: optionalText,
+        value: decimal.optional(),
+        value_type: z.string().optional(),
+        allocation_method: z.string().optional(),
+        target_selection: z.string().optional(),
+        target_type: z.string().optional(),
+      }),
+    )
+    .default([]),
+  total_price: decimal,
+  total_price_set: moneySet,
 });
 export type ShopifyOrder = z.infer<typeof shopifyOrderSchema>;
 
@@ -101,24 +154,63 @@ export interface PlatformFieldNames {
   vatNumber: readonly string[];
 }
 
+type TaxLines = ShopifyOrder['line_items'][number]['tax_lines'];
+type Allocations = ShopifyOrder['line_items'][number]['discount_allocations'];
+
+/** Cents of the discounts allocated to a line (shop money). */
+const allocatedCents = (allocations: Allocations): number =>
+  allocations.reduce((sum, a) => sum + toCents(inShopMoney(a.amount, a.amount_set)), 0);
+
+/** The line's VAT (its tax lines, shop money) under the line's rate. */
+function vatOf(lines: TaxLines, into: RateVat[]): void {
+  if (lines.length === 0) return;
+  const cents = lines.reduce((sum, t) => sum + toCents(inShopMoney(t.price, t.price_set)), 0);
+  into.push({ ratePercent: ratePercent(lines), vat: cents / 100 });
+}
+
+/** One line per discount application: what the customer saw (code or title, kind, value). */
+function discountNote(order: ShopifyOrder): string | undefined {
+  const described = order.discount_applications.map((d) => {
+    const name = d.code ?? d.title ?? d.description ?? 'discount';
+    const value =
+      d.value === undefined
+        ? ''
+        : d.value_type === 'percentage'
+          ? `, ${d.value} %`
+          : `, ${d.value.toFixed(2)} ${order.currency}`;
+    const kind = (d.type ?? 'discount').replaceAll('_', ' ');
+    const target = d.target_type === 'shipping_line' ? ', shipping' : '';
+    return `${name} (${kind}${value}${target})`;
+  });
+  return described.length > 0 ? `Discounts: ${described.join('; ')}` : undefined;
+}
+
 export function shopifyToShopOrder(order: ShopifyOrder, fields: PlatformFieldNames): ShopOrder {
+  const vatByRate: RateVat[] = [];
   const lines: OrderLine[] = order.line_items.map((l) => {
-    const gross = l.price * l.quantity;
-    const discount = gross > 0 ? Math.min(100, Math.round((l.total_discount / gross) * 10000) / 100) : 0;
+    const unitPrice = inShopMoney(l.price, l.price_set);
+    const discountCents =
+      l.discount_allocations.length > 0
+        ? allocatedCents(l.discount_allocations)
+        : toCents(inShopMoney(l.total_discount, l.total_discount_set));
+    const taxes = l.taxable === false ? [] : l.tax_lines;
+    vatOf(taxes, vatByRate);
     return {
       ...(l.sku ? { sku: l.sku } : {}),
       name: l.name ?? l.title,
       quantity: l.quantity,
-      unitPrice: l.price,
-      vatRatePercent: ratePercent(l.tax_lines),
-      ...(discount > 0 ? { discountPercent: discount } : {}),
+      unitPrice,
+      vatRatePercent: ratePercent(taxes),
+      lineTotal: Math.max(0, toCents(unitPrice * l.quantity) - discountCents) / 100,
     };
   });
-  const shipping: Fee[] = order.shipping_lines.map((s) => ({
-    name: s.title,
-    price: s.price,
-    vatRatePercent: ratePercent(s.tax_lines),
-  }));
+  const shipping: Fee[] = order.shipping_lines.map((s) => {
+    vatOf(s.tax_lines, vatByRate);
+    const price = toCents(inShopMoney(s.price, s.price_set)) - allocatedCents(s.discount_allocations);
+    return { name: s.title, price: Math.max(0, price) / 100, vatRatePercent: ratePercent(s.tax_lines) };
+  });
+  const discounts = discountNote(order);
+  const note = [order.note, discounts].filter(Boolean).join('\n').slice(0, 2000);
   const registrationNumber = attribute(order, fields.registrationNumber);
   const vatNumber = attribute(order, fields.vatNumber);
   const email = order.email ?? order.customer?.email;
@@ -145,6 +237,7 @@ export function shopifyToShopOrder(order: ShopifyOrder, fields: PlatformFieldNam
     lines,
     shipping,
     paymentFees: [],
-    ...(order.note ? { note: order.note } : {}),
+    ...(note ? { note } : {}),
+    totals: normaliseTotals({ total: inShopMoney(order.total_price, order.total_price_set), vatByRate }),
   };
 }

@@ -1,12 +1,17 @@
 /**
  * WooCommerce's `order.created` webhook payload (the Order of the REST API v3) → the shop order.
- * Money is a decimal string. Line `total` is the line's price after discounts and without tax,
- * whatever `prices_include_tax` says, so the import takes it without VAT. A line's VAT rate comes
- * from its `taxes[].id` → `tax_lines[].rate_id` → `rate_percent`; without those, from
- * `total_tax / total`.
+ * Money is a decimal string. A line's `subtotal` is its price before coupons and `total` after
+ * them, both without tax whatever `prices_include_tax` says (`subtotal_tax` / `total_tax` hold the
+ * tax). With `prices_include_tax` the order is booked with VAT (total + total_tax, which is what the
+ * customer saw), else without. Shipping and fees (`fee_lines`, negative for a discount given as a
+ * fee) are items of their own. A charge's VAT rate comes from its `taxes[].id` →
+ * `tax_lines[].rate_id` → `rate_percent`; without those, from `total_tax / total`. The shop's
+ * totals are the order's `total` and, per rate, the `tax_lines`' `tax_total` + `shipping_tax_total`
+ * (else the charges' `total_tax`).
  */
 import * as z from 'zod';
-import type { Contact, Fee, OrderLine, ShopOrder } from './shop-order.js';
+import { normaliseTotals, toCents } from './order-totals.js';
+import type { Contact, Fee, OrderLine, RateVat, ShopOrder } from './shop-order.js';
 import type { PlatformFieldNames } from './shopify-order.js';
 
 const decimal = z
@@ -41,6 +46,8 @@ export const wooOrderSchema = z.looseObject({
   number: z.union([z.string().min(1), z.number().int()]).transform(String),
   date_created_gmt: z.string().optional(),
   currency: z.string().regex(/^[A-Z]{3}$/),
+  prices_include_tax: z.boolean().default(false),
+  total: decimal,
   customer_note: optionalText,
   billing: addressSchema,
   shipping: addressSchema.nullish(),
@@ -52,12 +59,29 @@ export const wooOrderSchema = z.looseObject({
         sku: optionalText,
         quantity: z.number().positive(),
         subtotal: decimal,
+        subtotal_tax: decimal.default(0),
         ...chargeFields,
       }),
     )
     .min(1),
   tax_lines: z
-    .array(z.looseObject({ rate_id: z.number().int(), rate_percent: z.number().min(0).max(100).optional() }))
+    .array(
+      z.looseObject({
+        rate_id: z.number().int(),
+        rate_percent: z.number().min(0).max(100).optional(),
+        tax_total: decimal.optional(),
+        shipping_tax_total: decimal.optional(),
+      }),
+    )
+    .default([]),
+  coupon_lines: z
+    .array(
+      z.looseObject({
+        code: z.string().min(1),
+        discount: decimal.default(0),
+        discount_tax: decimal.default(0),
+      }),
+    )
     .default([]),
   shipping_lines: z.array(z.looseObject({ method_title: z.string().min(1), ...chargeFields })).default([]),
   fee_lines: z.array(z.looseObject({ name: z.string().min(1), ...chargeFields })).default([]),
@@ -78,7 +102,7 @@ function rateOf(
       percents.reduce((a, b) => a + b, 0),
       2,
     );
-  return charge.total > 0 ? round((charge.total_tax / charge.total) * 100, 0) : 0;
+  return charge.total !== 0 ? round((charge.total_tax / charge.total) * 100, 0) : 0;
 }
 
 function contactOf(a: Address, extra: Partial<Contact>): Contact {
@@ -102,23 +126,47 @@ function meta(order: WooOrder, keys: readonly string[]): string | undefined {
   return typeof hit?.value === 'string' && hit.value.trim() !== '' ? hit.value.trim() : undefined;
 }
 
-export function wooToShopOrder(order: WooOrder, fields: PlatformFieldNames): ShopOrder {
-  const lines: OrderLine[] = order.line_items.map((l) => {
-    const discount = l.subtotal > 0 ? Math.min(100, round((1 - l.total / l.subtotal) * 100, 2)) : 0;
-    return {
-      ...(l.sku ? { sku: l.sku } : {}),
-      name: l.name,
-      quantity: l.quantity,
-      unitPrice: round(l.subtotal / l.quantity, 6),
-      vatRatePercent: rateOf(order, l),
-      ...(discount > 0 ? { discountPercent: discount } : {}),
-    };
+type Charge = { total: number; total_tax: number; taxes: { id: number }[] };
+
+/** The shop's VAT per rate: the order's tax lines when they carry their rates and sums, else the charges'. */
+function shopVat(order: WooOrder): RateVat[] {
+  const lines = order.tax_lines;
+  if (lines.length > 0 && lines.every((t) => t.rate_percent !== undefined && t.tax_total !== undefined)) {
+    return lines.map((t) => ({
+      ratePercent: t.rate_percent ?? 0,
+      vat: (toCents(t.tax_total ?? 0) + toCents(t.shipping_tax_total ?? 0)) / 100,
+    }));
+  }
+  const charges: Charge[] = [...order.line_items, ...order.shipping_lines, ...order.fee_lines];
+  return charges.map((c) => ({ ratePercent: rateOf(order, c), vat: toCents(c.total_tax) / 100 }));
+}
+
+function couponNote(order: WooOrder): string | undefined {
+  const coupons = order.coupon_lines.map((c) => {
+    const amount = order.prices_include_tax ? c.discount + c.discount_tax : c.discount;
+    return `${c.code} (−${amount.toFixed(2)} ${order.currency})`;
   });
-  const fee = (name: string, c: { total: number; total_tax: number; taxes: { id: number }[] }): Fee => ({
+  return coupons.length > 0 ? `Coupons: ${coupons.join('; ')}` : undefined;
+}
+
+export function wooToShopOrder(order: WooOrder, fields: PlatformFieldNames): ShopOrder {
+  const inclusive = order.prices_include_tax;
+  /** A charge's price in the order's price mode, in cents. */
+  const cents = (net: number, tax: number) => toCents(net) + (inclusive ? toCents(tax) : 0);
+  const lines: OrderLine[] = order.line_items.map((l) => ({
+    ...(l.sku ? { sku: l.sku } : {}),
+    name: l.name,
+    quantity: l.quantity,
+    unitPrice: round(cents(l.subtotal, l.subtotal_tax) / 100 / l.quantity, 6),
+    vatRatePercent: rateOf(order, l),
+    lineTotal: Math.max(0, cents(l.total, l.total_tax)) / 100,
+  }));
+  const fee = (name: string, c: Charge): Fee => ({
     name,
-    price: c.total,
+    price: cents(c.total, c.total_tax) / 100,
     vatRatePercent: rateOf(order, c),
   });
+  const note = [order.customer_note, couponNote(order)].filter(Boolean).join('\n').slice(0, 2000);
   const registrationNumber = meta(order, fields.registrationNumber);
   const vatNumber = meta(order, fields.vatNumber);
   const created = order.date_created_gmt ? `${order.date_created_gmt.replace(/Z$/, '')}Z` : undefined;
@@ -129,7 +177,7 @@ export function wooToShopOrder(order: WooOrder, fields: PlatformFieldNames): Sho
     number: order.number,
     ...(created && !Number.isNaN(Date.parse(created)) ? { createdAt: created } : {}),
     currency: order.currency,
-    pricesIncludeVat: false,
+    pricesIncludeVat: inclusive,
     customer: contactOf(order.billing, {
       ...(registrationNumber ? { registrationNumber } : {}),
       ...(vatNumber ? { vatNumber } : {}),
@@ -138,6 +186,7 @@ export function wooToShopOrder(order: WooOrder, fields: PlatformFieldNames): Sho
     lines,
     shipping: order.shipping_lines.map((s) => fee(s.method_title, s)),
     paymentFees: order.fee_lines.map((f) => fee(f.name, f)),
-    ...(order.customer_note ? { note: order.customer_note } : {}),
+    ...(note ? { note } : {}),
+    totals: normaliseTotals({ total: order.total, vatByRate: shopVat(order) }),
   };
 }

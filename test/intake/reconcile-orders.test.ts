@@ -1,0 +1,212 @@
+/**
+ * The reconciliation on the platforms' own payloads (fixtures modelled on the Shopify Order and
+ * WooCommerce Order REST resources) and against the sandbox: the reported discount-allocation
+ * order imports at the shop's total, an order whose totals cannot be reproduced is refused with
+ * both figures and creates nothing, and a service that computes other totals is flagged.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { AccountingApi } from '../../functions/accounting/api.js';
+import { createDynamoDbImportAttempts } from '../../functions/adapters/aws/dynamodb-import-attempts.js';
+import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
+import type { ImportDeps } from '../../functions/core/intake/import-order.js';
+import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
+import { mapShopOrder, orderMarker } from '../../functions/core/intake/map-order.js';
+import { createReferenceCache } from '../../functions/core/intake/references.js';
+import {
+  type IntakeMessage,
+  type IntakeSource,
+  type ShopOrder,
+  shopOrderSchema,
+} from '../../functions/core/intake/shop-order.js';
+import { shopifyOrderSchema, shopifyToShopOrder } from '../../functions/core/intake/shopify-order.js';
+import { wooOrderSchema, wooToShopOrder } from '../../functions/core/intake/woocommerce-order.js';
+import { createImportEntry } from '../../functions/handlers/import-orders.js';
+import { systemClock } from '../../functions/shared/clock.js';
+import { recordingLogger, recordingPublisher } from '../actions/support.js';
+import { ordersWithMarker, receivedOrderCount, useIntakeBed } from './support.js';
+import { centsOf, refs, servicePricing } from './support-orders.js';
+
+const fixture = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL(`../fixtures/intake/${name}`, import.meta.url), 'utf8'));
+const fields = { registrationNumber: ['ico'], vatNumber: ['ic_dph'] };
+const mapping = loadIntakeConfig({ INTAKE_ORDER_NUMBER_FIELD: 'Note' }).mapping;
+
+function shopOrder(source: IntakeSource, payload: unknown): ShopOrder {
+  return shopOrderSchema.parse(
+    source === 'shopify'
+      ? shopifyToShopOrder(shopifyOrderSchema.parse(payload), fields)
+      : wooToShopOrder(wooOrderSchema.parse(payload), fields),
+  );
+}
+
+const FIXTURES = [
+  ['shopify', 'shopify-discount-allocations.json', { total: 13188, vat: { '23': 1810, '5': 167 } }],
+  [
+    'shopify',
+    'shopify-taxes-included-shipping-discount.json',
+    { total: 4470, vat: { '19': 530, '23': 215 } },
+  ],
+  [
+    'woocommerce',
+    'woocommerce-coupons-fees-prices-with-tax.json',
+    { total: 5380, vat: { '23': 587, '5': 107 } },
+  ],
+] as const;
+
+describe('platform payloads map to the shop totals, to the cent', () => {
+  for (const [source, name, expected] of FIXTURES) {
+    it(`${name}: the service prices the request at the shop's total and VAT per rate`, () => {
+      const order = shopOrder(source, fixture(name));
+      expect(centsOf(order.totals ?? { total: 0, vatByRate: [] })).toEqual(expected);
+      const request = mapShopOrder(source, order, refs, mapping, new Date('2026-11-22T12:00:00Z'));
+      expect(centsOf(servicePricing(request))).toEqual(expected);
+    });
+  }
+
+  it('names the discounts on the order: codes, automatic ones, coupons', () => {
+    expect(shopOrder('shopify', fixture('shopify-taxes-included-shipping-discount.json')).note).toBe(
+      'Discounts: Zimný výpredaj (automatic, 10 %); DOPRAVA2 (discount code, 2.00 EUR, shipping)',
+    );
+    expect(shopOrder('woocommerce', fixture('woocommerce-coupons-fees-prices-with-tax.json')).note).toBe(
+      'Coupons: jesen10 (−5.67 EUR)',
+    );
+  });
+
+  it('books the shop currency, not the presentment currency', () => {
+    const order = shopOrder('shopify', fixture('shopify-taxes-included-shipping-discount.json'));
+    expect(order.currency).toBe('EUR');
+    expect(order.lines.map((l) => [l.unitPrice, l.lineTotal])).toEqual([
+      [12.3, 33.21],
+      [9.99, 8.99],
+    ]);
+    expect(order.shipping).toEqual([{ name: 'Zásielkovňa', price: 2.5, vatRatePercent: 23 }]);
+  });
+});
+
+const bed = useIntakeBed();
+
+async function setup(api: AccountingApi = bed.sb.client) {
+  const tableName = await bed.servers.idempotencyTable();
+  const publisher = recordingPublisher();
+  const deps: ImportDeps = {
+    api,
+    guard: createPowertoolsGuard({ client: bed.servers.dynamoDb, tableName, expiresAfterSeconds: 3600 }),
+    attempts: createDynamoDbImportAttempts({
+      client: bed.servers.dynamoDb,
+      tableName,
+      expiresAfterSeconds: 3600,
+      clock: systemClock,
+    }),
+    publisher,
+    clock: systemClock,
+    logger: recordingLogger(),
+    references: createReferenceCache(api, systemClock, 300),
+    config: loadIntakeConfig({}),
+  };
+  return { publisher, entry: createImportEntry(deps) };
+}
+
+let n = Math.floor(Date.now() / 1000) % 1_000_000;
+function message(payload: Record<string, unknown>): IntakeMessage {
+  n += 1;
+  const order = shopOrder('shopify', { ...payload, id: 6_100_000_000_000 + n });
+  return {
+    version: 1,
+    connection: 'acme',
+    source: 'shopify',
+    deliveryId: `d-${n}`,
+    receivedAt: new Date().toISOString(),
+    order,
+  };
+}
+
+describe('the import keeps the invariant (sandbox + dynalite)', () => {
+  it("imports the reported discount-allocation order at the shop's 131.88, VAT 18.10 + 1.67", async () => {
+    const { entry, publisher } = await setup();
+    const m = message(fixture('shopify-discount-allocations.json'));
+    await expect(entry(m)).resolves.toMatchObject({ status: 'done' });
+    const [order] = ordersWithMarker(bed, orderMarker('shopify', m.order.id));
+    expect(order?.DocumentRecapitulation).toMatchObject({
+      TotalPrice: 131.88,
+      VatRateSums: [
+        { VatRateType: 'BasicVatRate', PriceWithoutVat: 78.69, Vat: 18.1 },
+        { VatRateType: 'SecondReducedVatRate', PriceWithoutVat: 33.42, Vat: 1.67 },
+      ],
+    });
+    expect(publisher.ofType('EshopOrder.Imported')).toHaveLength(1);
+  });
+
+  it('refuses an order whose totals it cannot reproduce, with both figures, and creates nothing', async () => {
+    // The shop rounded its VAT on the order (18.11), not per line: no item prices reproduce that.
+    const payload = fixture('shopify-discount-allocations.json');
+    const [line] = payload.line_items as { tax_lines: { price: string; price_set?: unknown }[] }[];
+    if (!line?.tax_lines[0]) throw new Error('fixture without a tax line');
+    line.tax_lines[0].price = '18.11';
+    line.tax_lines[0].price_set = { shop_money: { amount: '18.11', currency_code: 'EUR' } };
+    payload.total_price = '131.89';
+    payload.total_price_set = { shop_money: { amount: '131.89', currency_code: 'EUR' } };
+    const { entry, publisher } = await setup();
+    const before = receivedOrderCount(bed);
+    const m = message(payload);
+    await expect(entry(m)).resolves.toEqual({ status: 'failed', reason: 'totals' });
+    expect(receivedOrderCount(bed)).toBe(before);
+    expect(publisher.ofType('EshopOrder.Imported')).toHaveLength(0);
+    expect(publisher.ofType('EshopOrder.Rejected')[0]?.detail).toMatchObject({
+      stage: 'mapping',
+      reason: 'totals',
+      reasons: ["total: the shop's 131.89, ours 131.88", "vat 23 %: the shop's 18.11, ours 18.10"],
+      totals: {
+        currency: 'EUR',
+        shop: {
+          total: 131.89,
+          vatByRate: [
+            { ratePercent: 23, vat: 18.11 },
+            { ratePercent: 5, vat: 1.67 },
+          ],
+        },
+        ours: {
+          total: 131.88,
+          vatByRate: [
+            { ratePercent: 23, vat: 18.1 },
+            { ratePercent: 5, vat: 1.67 },
+          ],
+        },
+      },
+    });
+  });
+
+  it('flags an order the service created with other totals than the shop, instead of announcing it imported', async () => {
+    const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
+    api.create = (async (operationId: string, input?: Parameters<AccountingApi['create']>[1]) => {
+      const created = await bed.sb.client.create(operationId, input);
+      const recap = created.data?.DocumentRecapitulation as { TotalPrice: number } | undefined;
+      if (created.data && recap)
+        return {
+          ...created,
+          data: {
+            ...created.data,
+            DocumentRecapitulation: { ...recap, TotalPrice: recap.TotalPrice + 0.01 },
+          },
+        };
+      return created;
+    }) as AccountingApi['create'];
+    const { entry, publisher } = await setup(api);
+    const m = message(fixture('shopify-discount-allocations.json'));
+    await expect(entry(m)).resolves.toEqual({ status: 'failed', reason: 'totals' });
+    const [order] = ordersWithMarker(bed, orderMarker('shopify', m.order.id));
+    expect(publisher.ofType('EshopOrder.Imported')).toHaveLength(0);
+    expect(publisher.ofType('EshopOrder.Rejected')[0]?.detail).toMatchObject({
+      stage: 'service',
+      reason: 'totals',
+      receivedOrderId: order?.Id,
+      reasons: ["total: the shop's 131.88, the service's 131.89"],
+      totals: { shop: { total: 131.88 }, ours: { total: 131.88 }, service: { total: 131.89 } },
+    });
+    // A later delivery of the same order creates nothing more.
+    await expect(entry({ ...m, deliveryId: `${m.deliveryId}-again` })).resolves.toMatchObject({
+      status: 'duplicate',
+    });
+    expect(ordersWithMarker(bed, orderMarker('shopify', m.order.id))).toHaveLength(1);
+  });
+});
