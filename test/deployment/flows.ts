@@ -171,3 +171,14 @@ export function requestsSince(d: Deployment, before: Record<string, number>): Re
       .filter(([, v]) => v > 0),
   );
 }
+
+/** The list requests among `requests` (the poller's), and the rest (the actions'). */
+export function splitListRequests(requests: Record<string, number>): {
+  lists: Record<string, number>;
+  others: string[];
+} {
+  const lists = Object.fromEntries(
+    Object.entries(requests).filter(([endpoint]) => endpoint.endsWith('.list')),
+  );
+  return { lists, others: Object.keys(requests).filter((endpoint) => !endpoint.endsWith('.list')) };
+}

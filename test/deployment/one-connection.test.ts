@@ -3,8 +3,13 @@
  * deliveries), run from its cloud assembly: the bundles with their roles and environment, IAM
  * enforced on every call (./deployment.ts).
  */
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiRecord } from '../../functions/accounting/api.js';
+import { orderMarker } from '../../functions/core/intake/map-order.js';
+import { signHeaders } from '../../functions/core/intake/signatures.js';
 import { DELIVERY_KEY_HEADER } from '../../infra/constructs/http-deliveries.js';
+import { largeShopifyOrder } from '../intake/support-orders.js';
 import { type Deployment, deploy } from './deployment.js';
 import {
   callReport,
@@ -17,6 +22,7 @@ import {
   type Receiver,
   requestsSince,
   revoke,
+  splitListRequests,
   startReceiver,
   tickUntilIdle,
   webhookSecret,
@@ -26,6 +32,7 @@ import { describeDenials } from './iam.js';
 let d: Deployment;
 let consumer: Receiver;
 const intakeSecret = webhookSecret();
+const shopifySecret = randomBytes(32).toString('hex');
 
 beforeAll(async () => {
   consumer = await startReceiver();
@@ -45,7 +52,10 @@ beforeAll(async () => {
     secret('CredentialsSecret'),
     JSON.stringify({ apiKey: d.sandbox.credentials.apiKey }),
   );
-  d.standIn.secretStore.put(secret('OrderIntakeSecrets'), JSON.stringify({ generic: intakeSecret }));
+  d.standIn.secretStore.put(
+    secret('OrderIntakeSecrets'),
+    JSON.stringify({ generic: intakeSecret, shopify: shopifySecret }),
+  );
 }, 300_000);
 
 afterAll(async () => {
@@ -75,7 +85,13 @@ describe('one connection, deployed', () => {
     expect(await objectKeys(d, 'ArchiveBucket', 'isdoc/default/')).toHaveLength(
       (types['IssuedInvoice.IsdocArchived'] ?? 0) + (types['IssuedAdvanceInvoice.IsdocArchived'] ?? 0),
     );
-    expect(types['IssuedInvoice.EInvoiceStatusChanged']).toBeGreaterThan(0);
+    // E-invoices sent through the network (the tracker reports their status on later ticks).
+    const endpoints = d.sandbox.requestCounts().byEndpoint;
+    const sent = Object.entries(endpoints).filter(([endpoint]) => endpoint.endsWith('sendEInvoice'));
+    expect(
+      sent.reduce((sum, [, count]) => sum + count, 0),
+      JSON.stringify(endpoints),
+    ).toBeGreaterThan(0);
     expect(types['Action.Failed']).toBeUndefined();
     expect(consumer.requests.length).toBe(d.standIn.published.length);
     const key = d.standIn.secretValue(
@@ -98,11 +114,15 @@ describe('one connection, deployed', () => {
     const result = runs[0]?.result.result as { requests: number; published: number; collections: unknown[] };
     expect(result.published).toBe(0);
     expect(result.requests).toBe(result.collections.length);
+    // What the sandbox answered: one list page per polled collection, nothing else of the poller's
+    // (the e-invoice tracker's status requests run on the same tick).
     const requests = requestsSince(d, requestsBefore);
-    expect(
-      Object.values(requests).reduce((a, b) => a + b, 0),
-      JSON.stringify(requests),
-    ).toBe(result.collections.length);
+    const { lists, others } = splitListRequests(requests);
+    expect(Object.keys(lists), JSON.stringify(requests)).toHaveLength(result.collections.length);
+    expect(new Set(Object.values(lists)), JSON.stringify(requests)).toEqual(new Set([1]));
+    expect(others.filter((endpoint) => !endpoint.startsWith('EInvoicing.'))).toEqual([]);
+    // By now the tracker has seen the sendings of the first tick change status.
+    expect(detailTypes(d)['IssuedInvoice.EInvoiceStatusChanged']).toBeGreaterThan(0);
     expect(d.authorizer.denied()).toEqual([]);
   }, 120_000);
 
@@ -119,6 +139,32 @@ describe('one connection, deployed', () => {
     expect(detailTypes(d)['ReceivedOrder.Transferred']).toBe(transferred + 1);
     expect(describeDenials(d.authorizer.denied())).toBe('');
     expect(deadLetters(d)).toEqual({});
+  }, 120_000);
+
+  it('a 250-line Shopify order is accepted at the default limits and imported at its shop total', async () => {
+    const { payload, totals } = largeShopifyOrder(250);
+    const body = JSON.stringify({ ...payload, id: 6_300_000_000_001, name: '#D250' });
+    const headers = {
+      'content-type': 'application/json',
+      'x-shopify-topic': 'orders/create',
+      ...signHeaders('shopify', shopifySecret, body, { deliveryId: randomUUID(), now: new Date() }),
+    };
+    const response = await d.http('POST', '/intake/shopify', headers, body);
+    expect(response.status, JSON.stringify(response.error ?? response.body)).toBe(202);
+    await d.settle();
+    expect(failedInvocations(d)).toBe('');
+    const imported = d.standIn.published.filter((p) => p.event['detail-type'] === 'EshopOrder.Imported');
+    expect(imported).toHaveLength(2);
+    const marker = orderMarker('shopify', '6300000000001');
+    const created = d.sandbox.state
+      .list('ReceivedOrders', { pageSize: 100_000, pageNumber: 1 })
+      .items.filter((o) => String(o.InternalNote ?? '').includes(marker));
+    expect(created, 'one received order for the shop order').toHaveLength(1);
+    const [order] = created as [ApiRecord];
+    expect((order.Items as unknown[]).length).toBeGreaterThanOrEqual(250);
+    const recap = order.DocumentRecapitulation as { TotalPrice: number };
+    expect(Math.round(recap.TotalPrice * 100)).toBe(Math.round(Number(totals.total) * 100));
+    expect(describeDenials(d.authorizer.denied())).toBe('');
   }, 120_000);
 
   it('without one grant the flow fails, and the denied call is named', async () => {
