@@ -21,6 +21,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus-types.js';
 import { matchesPattern } from '../../functions/core/event-pattern.js';
 import { ACCOUNT, type Assembly, type Json, REGION } from './assembly.js';
 import type { Authorizer, Principal } from './iam.js';
@@ -29,17 +30,7 @@ import type { Queue, Queues } from './sqs-queues.js';
 
 export interface PublishedEvent {
   readonly caller: string;
-  readonly event: {
-    version: '0';
-    id: string;
-    'detail-type': string;
-    source: string;
-    account: string;
-    time: string;
-    region: string;
-    resources: string[];
-    detail: Json;
-  };
+  readonly event: EventBridgeEvent<Json>;
 }
 
 export interface Delivery {
