@@ -13,9 +13,10 @@ import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js
 import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
 import { createXsdIsdocSchema } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
 import { parseActionEvent } from '../../functions/core/actions/action-event.js';
-import { archiveIsdoc, isdocKey } from '../../functions/core/actions/archive-isdoc.js';
+import { archiveIsdoc } from '../../functions/core/actions/archive-isdoc.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
 import { RetryLaterError } from '../../functions/core/actions/errors.js';
+import { isdocKey } from '../../functions/core/actions/isdoc-key.js';
 import { createActionEntry } from '../../functions/core/actions/run-action.js';
 import type { Clock, ObjectStore } from '../../functions/core/ports.js';
 import { createManualClock } from '../../functions/shared/clock.js';

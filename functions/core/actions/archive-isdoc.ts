@@ -5,12 +5,11 @@
  * document the schema rejects is archived with the verdict `invalid` and announced so; with
  * `ACTIONS_ISDOC_SCHEMA_STRICT` it is refused (`Action.Failed`) and kept under `rejected/` instead.
  *
- * Why buffer (with a cap) instead of streaming straight to S3: validation needs the whole
- * document before anything is written (a half-validated object must never appear under the
- * final key), and the checksum decides whether the write is needed at all. ISDOC files are small
- * (kilobytes to a few MB); the cap (`ACTIONS_ISDOC_MAX_BYTES`, default 10 MiB) keeps memory
- * bounded, and the download is still read as a stream and aborted as soon as the cap is passed.
- * A temp file would add cleanup and /tmp contention for no gain at these sizes.
+ * Why buffer (with a cap) instead of streaming straight to S3: validation needs the whole document
+ * before anything is written (a half-validated object must never appear under the final key), and
+ * the checksum decides whether the write is needed at all. ISDOC files are small; the cap
+ * (`ACTIONS_ISDOC_MAX_BYTES`, default 10 MiB) keeps memory bounded, and the download is aborted
+ * as soon as the cap is passed. A temp file would add cleanup for no gain at these sizes.
  *
  * The same version twice is a no-op: the stored object's SHA-256 is compared first, and a new
  * key is written with `If-None-Match: *` so two concurrent deliveries cannot both write it.
@@ -29,12 +28,12 @@ import { readStream, StreamTooLargeError } from '../../shared/read-stream.js';
 import { ObjectExistsError } from '../errors.js';
 import { ACTION_FAILED, isdocArchivedType, type Problem, type SourceRef } from '../events/action-events.js';
 import { recordDetailType } from '../events/envelope.js';
-import type { Clock, EventPublisher, Logger, ObjectInfo, ObjectStore } from '../ports.js';
-import type { ActionPorts } from './action-definition.js';
+import type { Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
 import { actionContextDeps, defineEventAction, eventSourceOf } from './action-definition.js';
 import { type ActionEvent, resolveRecord, stringField } from './action-event.js';
 import type { ActionsConfig } from './config.js';
 import { IsdocInvalidError, RetryLaterError } from './errors.js';
+import { isdocKey, isNewer, REJECTED_KEY_PREFIX, sameContent } from './isdoc-key.js';
 import { checkIsdoc, type IsdocVerdict } from './isdoc-validation.js';
 import type { ActionOutcome } from './outcomes.js';
 import { type OutcomeContext, outcomeBase, problemOf, publishFailure, publishOutcome } from './outcomes.js';
@@ -52,38 +51,6 @@ export interface ArchiveDeps {
   /** The official ISDOC schema check. */
   schema: IsdocSchema;
   config: Pick<ActionsConfig, 'isdoc' | 'archiveBucket' | 'eventSource'>;
-}
-
-/** Key prefix of documents refused in strict mode: `rejected/` + the key they would have had. */
-export const REJECTED_KEY_PREFIX = 'rejected/';
-
-/** A key segment: keeps letters, digits, `-`, `_`, `.`; anything else becomes `-`. */
-function segment(value: string): string {
-  return value.replace(/[^A-Za-z0-9._-]/g, '-');
-}
-
-/** `isdoc/<connection>/<type>/<yyyy>/<mm>/<DocumentNumber>_<Id>.isdoc`; year and month of the issue date. */
-export function isdocKey(input: {
-  connection: string;
-  recordType: string;
-  documentNumber: string;
-  id: string;
-  date: string;
-}): string {
-  const match = /^(\d{4})-(\d{2})/.exec(input.date);
-  const [yyyy, mm] = match ? [match[1], match[2]] : ['0000', '00'];
-  return `isdoc/${segment(input.connection)}/${input.recordType}/${yyyy}/${mm}/${segment(input.documentNumber)}_${segment(input.id)}.isdoc`;
-}
-
-function sameContent(info: ObjectInfo, sha256Hex: string, sha256Base64: string): boolean {
-  return info.metadata.sha256 === sha256Hex || info.checksumSha256 === sha256Base64;
-}
-
-/** The existing object is of a later version than ours (so ours must not replace it). */
-function isNewer(info: ObjectInfo, modifiedDate: string | null): boolean {
-  const theirs = info.metadata['modified-date'];
-  if (!theirs || !modifiedDate) return false;
-  return Date.parse(decodeURIComponent(theirs)) > Date.parse(modifiedDate);
 }
 
 /** One archive run: the event, the document as the service holds it, and how to report. */
@@ -397,20 +364,17 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
   return { status: 'done' };
 }
 
-/** The schema check the handler gave; without it the archive cannot give its verdict, so it does not start. */
-function isdocSchemaOf(ports: Pick<ActionPorts<'archive'>, 'isdocSchema'>): IsdocSchema {
-  if (!ports.isdocSchema) {
-    throw new Error('archive-isdoc: no ISDOC schema check given (the handler passes isdocSchema)');
-  }
-  return ports.isdocSchema;
-}
-
 /** The registry entry (registry.ts): one route for the ISDOC record types while the archive is on. */
 export const archiveIsdocAction = defineEventAction({
   name: 'archive-isdoc',
   uses: ['archive'],
   outcomes: [...isdocRecordTypes.map(isdocArchivedType), ACTION_FAILED],
-  deps: (p): ArchiveDeps => ({ ...actionContextDeps(p), objects: p.archive, schema: isdocSchemaOf(p) }),
+  // Without the schema check the archive cannot give its verdict, so it does not start.
+  deps: (p): ArchiveDeps => {
+    if (!p.isdocSchema)
+      throw new Error('archive-isdoc: no ISDOC schema check given (the handler passes isdocSchema)');
+    return { ...actionContextDeps(p), objects: p.archive, schema: p.isdocSchema };
+  },
   run: (deps: ArchiveDeps) => (event) => archiveIsdoc(deps, event),
   routes: (config) =>
     config.isdoc.enabled
