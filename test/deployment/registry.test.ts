@@ -12,6 +12,7 @@ import {
   deadLetters,
   detailTypes,
   failedInvocations,
+  invoicedPartner,
   objectKeys,
   type Receiver,
   requestsSince,
@@ -29,7 +30,12 @@ beforeAll(async () => {
   consumer = await startReceiver();
   d = await deploy({
     sandbox: { companies: 2, sizes: { documents: 40, partners: 8, perCollection: {} } },
-    config: { connectionRegistry: true, deliveries: [`${consumer.url}/events`] },
+    config: async (sandbox) => ({
+      connectionRegistry: true,
+      deliveries: [`${consumer.url}/events`],
+      // E-invoicing on: the sending route and the scheduled tracker serve every connection.
+      actions: { ACTIONS_EINVOICE_PARTNERS: await invoicedPartner(sandbox) },
+    }),
   });
   const table = d.assembly
     .byType('AWS::DynamoDB::Table')
@@ -69,6 +75,13 @@ describe('connection registry, deployed', () => {
     for (const name of CONNECTIONS) {
       expect((await objectKeys(d, 'ArchiveBucket', `isdoc/${name}/`)).length, name).toBeGreaterThan(0);
     }
+    const endpoints = d.sandbox.requestCounts().byEndpoint;
+    const sent = Object.entries(endpoints).filter(([endpoint]) => endpoint.endsWith('sendEInvoice'));
+    expect(
+      sent.reduce((sum, [, count]) => sum + count, 0),
+      JSON.stringify(endpoints),
+    ).toBeGreaterThan(0);
+    expect(d.invocations.some((i) => i.fn.startsWith('Scheduledtrackeinvoices'))).toBe(true);
     expect(consumer.requests.length).toBe(d.standIn.published.length);
     expect(deadLetters(d)).toEqual({});
   }, 180_000);
