@@ -244,4 +244,31 @@ describe('payment events against the sandbox', () => {
     expect(idle.map((r) => r.requests)).toEqual([1, 1]);
     expect(idle.every((r) => r.published === 0)).toBe(true);
   });
+
+  it('runs with the change detector only when turned on, and on its cadence', async () => {
+    const publisher = new RecordingPublisher();
+    const deps: SyncDeps = {
+      api: client,
+      checkpoints: createMemoryCheckpointStore(),
+      publisher,
+      clock,
+      logger: silentLogger,
+    };
+    const base = { connection: 'cadence', variant: 'cz', reconcileIntervalMs: 0 } as const;
+    const off = await pollAll(deps, pollOptionsSchema.parse(base), ['IssuedInvoices']);
+    expect(off.collections.map((c) => c.collection)).toEqual(['IssuedInvoices']);
+
+    const on = pollOptionsSchema.parse({ ...base, payments: true, paymentIntervalMs: HOUR });
+    const payment = async () =>
+      (await pollAll(deps, on, ['IssuedInvoices'])).collections.find(
+        (c) => c.collection === 'IssuedInvoices/Unpaid',
+      );
+    const first = await payment();
+    expect(first).toMatchObject({ status: 'ok' });
+    expect(first?.requests).toBeGreaterThanOrEqual(2); // the documents, then their unpaid statuses
+    clock.advance(10 * 60_000);
+    expect(await payment()).toMatchObject({ status: 'skipped', requests: 0, published: 0 });
+    clock.advance(HOUR);
+    expect(await payment()).toMatchObject({ status: 'ok', requests: 1 });
+  });
 });
