@@ -128,16 +128,21 @@ function buildEvent(
   };
 }
 
+/** The liquidations of a status as the state keeps them. */
+export function liquidationTuples(status: PaymentStatus): OpenInvoice['l'] {
+  return liquidationsOf(status).map((l) => [l.id, l.date, l.amount]);
+}
+
 /** The Paid / PartiallyPaid event of a status, when it lists liquidations not reported yet. */
 export function paymentEvent(
   run: Run,
   id: string,
   open: OpenInvoice,
-  known: readonly string[],
+  known: OpenInvoice['l'],
   status: PaymentStatus,
 ): BusEvent | undefined {
   const liquidations = liquidationsOf(status);
-  const fresh = liquidations.filter((l) => !known.includes(l.id));
+  const fresh = liquidations.filter((l) => !known.some(([id]) => id === l.id));
   const rest = status.RestToPay;
   if (rest > 0 && fresh.length === 0) return undefined;
   const amountPaid = money(fresh.reduce((s, l) => s + l.amount, 0));
@@ -183,7 +188,7 @@ export async function resolveLeaver(
     run.state.open[id] = {
       ...open,
       r: status.RestToPay,
-      l: (status.LiquidationInfos ?? []).map((l) => l.Id),
+      l: liquidationTuples(status),
     };
   } else {
     delete run.state.open[id];
@@ -197,10 +202,8 @@ export function overdueEvents(run: Run): BusEvent[] {
     if (open.d === null || open.o === open.d || open.r <= 0) continue;
     const days = daysPastDue(open.d, run.serverMs);
     if (days <= 0) continue;
-    // The liquidations are the ids known; the amounts come with Paid/PartiallyPaid events.
-    events.push(
-      buildEvent(run, id, 'Overdue', open, { rest: open.r, liquidations: [] }, { daysOverdue: days }),
-    );
+    const liquidations = open.l.map(([lid, date, amount]) => ({ id: lid, date, amount }));
+    events.push(buildEvent(run, id, 'Overdue', open, { rest: open.r, liquidations }, { daysOverdue: days }));
     open.o = open.d;
   }
   return events;

@@ -22,8 +22,8 @@ export const openInvoiceSchema = z.object({
   d: z.string().nullable(),
   /** RestToPay last seen. */
   r: z.number(),
-  /** Liquidation ids already reported (or there at the baseline). */
-  l: z.array(z.string()),
+  /** Liquidations already reported (or there at the baseline): `[id, date, amount]`. */
+  l: z.array(z.tuple([z.string(), z.string(), z.number()])),
   /** The due date an Overdue event was published for. */
   o: z.string().optional(),
 });

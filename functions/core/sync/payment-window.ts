@@ -7,7 +7,15 @@
 import type { ApiRecord } from '../../accounting/api.js';
 import { SyncDataError } from '../errors.js';
 import type { BusEvent } from '../ports.js';
-import { invoiceFields, paymentEvent, publish, type Run, resolveLeaver, save } from './payment-run.js';
+import {
+  invoiceFields,
+  liquidationTuples,
+  paymentEvent,
+  publish,
+  type Run,
+  resolveLeaver,
+  save,
+} from './payment-run.js';
 import type { OpenInvoice } from './payment-state.js';
 import type { PollOptions } from './poll-options.js';
 import { type PaymentStatus, unpaidStatuses } from './unpaid-list.js';
@@ -96,7 +104,7 @@ async function handleChange(
     const open: OpenInvoice = {
       ...fields,
       r: status.RestToPay,
-      l: (status.LiquidationInfos ?? []).map((l) => l.Id),
+      l: liquidationTuples(status),
       ...(known?.o !== undefined && known.o === fields.d ? { o: known.o } : {}),
     };
     const event = w.baseline ? undefined : paymentEvent(run, record.Id, open, known?.l ?? [], status);
