@@ -169,12 +169,16 @@ export async function publish(run: Run, events: BusEvent[]): Promise<void> {
   }
 }
 
-/** A known unpaid invoice that is no longer listed unpaid: Paid, deleted, or still open. */
+/**
+ * An invoice not listed unpaid that we know as unpaid (or, `unseen`, new since the last window):
+ * Paid, deleted, or still open.
+ */
 export async function resolveLeaver(
   run: Run,
   id: string,
   open: OpenInvoice,
   baseline: boolean,
+  unseen = false,
 ): Promise<BusEvent[]> {
   run.result.requests++;
   const status = await restToPay(run.deps.api, run.collection, id, run.deps.signal);
@@ -183,7 +187,9 @@ export async function resolveLeaver(
     run.deps.logger.info('unpaid invoice deleted', { collection: run.collection, id });
     return [];
   }
-  const event = baseline ? undefined : paymentEvent(run, id, open, open.l, status);
+  // A document new to us with nothing paid on it (a zero total) is no payment.
+  const paidNothing = unseen && (status.LiquidationInfos ?? []).length === 0;
+  const event = baseline || paidNothing ? undefined : paymentEvent(run, id, open, open.l, status);
   if (status.RestToPay > 0) {
     run.state.open[id] = {
       ...open,

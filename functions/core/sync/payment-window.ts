@@ -114,7 +114,7 @@ async function handleChange(
   if (known) return resolveLeaver(run, record.Id, { ...known, ...fields }, w.baseline);
   if (!w.baseline && w.sinceMs !== undefined && createdSince(record, w.sinceMs)) {
     // New since the last window and already not unpaid: paid before we saw it (or nothing to pay).
-    return resolveLeaver(run, record.Id, { ...fields, r: fields.t, l: [] }, false);
+    return resolveLeaver(run, record.Id, { ...fields, r: fields.t, l: [] }, false, true);
   }
   return [];
 }
