@@ -1,7 +1,16 @@
-/** The activity generator: e-shop-like received orders, edits and invoicing at a configurable rate. */
+/**
+ * The activity generator: e-shop-like received orders, edits, invoicing and payments of issued
+ * invoices and advance invoices at a configurable rate.
+ */
 import type { Domain } from './domain.js';
+import { payableCollections } from './liquidation.js';
+import { money } from './random.js';
 
-export type ActivityAction = 'createOrder' | 'editDocument' | 'issueInvoice';
+export type ActivityAction = 'createOrder' | 'editDocument' | 'issueInvoice' | 'payInvoice';
+
+/** How a generated payment relates to the rest to pay. */
+export type PaymentKind = 'full' | 'partial' | 'over' | 'under';
+const paymentKinds: Record<PaymentKind, number> = { full: 0.4, partial: 0.3, over: 0.15, under: 0.15 };
 
 const editable = ['ReceivedOrders', 'IssuedInvoices', 'IssueSlips', 'BusinessPartners', 'IssuedOffers'];
 
@@ -15,9 +24,15 @@ export class ActivityGenerator {
   ) {}
 
   /** Takes one action; answers what it did (or that there was nothing to do). */
-  tick(domain = this.domain()): { action: ActivityAction; collection?: string; id?: string } {
+  tick(domain = this.domain()): {
+    action: ActivityAction;
+    collection?: string;
+    id?: string;
+    payment?: PaymentKind;
+  } {
     const rng = domain.state.random();
     const action = rng.weighted(this.weights());
+    if (action === 'payInvoice') return this.payInvoice(domain);
     if (action === 'createOrder') {
       const { products, texts } = domain.state.refs.national;
       const partnerId = domain.state.sampleIds('BusinessPartners', 1)[0];
@@ -63,6 +78,37 @@ export class ActivityGenerator {
       }
     }
     return { action };
+  }
+
+  /**
+   * A payment of an unpaid issued (advance) invoice: in full, in part, over or under the rest (an
+   * under-payment leaves a small rest). The liquidation log (`liquidations.payments`) records it.
+   */
+  private payInvoice(domain: Domain): {
+    action: 'payInvoice';
+    collection?: string;
+    id?: string;
+    payment?: PaymentKind;
+  } {
+    const rng = domain.state.random();
+    const collection = rng.pick(payableCollections);
+    for (const id of domain.state.sampleIds(collection, 20)) {
+      const rest = domain.liquidations.restOf(collection, id);
+      if (rest === undefined || rest <= 0) continue;
+      const payment = rng.weighted(paymentKinds);
+      const amount =
+        payment === 'full'
+          ? rest
+          : payment === 'over'
+            ? rest + rng.int(1, 50)
+            : payment === 'under' && rest > 10
+              ? rest - rng.int(1, 5)
+              : money(rest * (rng.int(20, 70) / 100));
+      if (!(money(amount) > 0)) continue;
+      domain.liquidations.pay(collection, id, amount);
+      return { action: 'payInvoice', collection, id, payment };
+    }
+    return { action: 'payInvoice', collection };
   }
 
   start(ratePerSecond: number): void {

@@ -202,6 +202,8 @@ const handlers = new Map<string, AdminHandler>([
     },
   ],
   ['GET outbox', (_s, { company: { domain } }) => json(200, { messages: domain.outbox })],
+  // Ground truth of the payments made since the start: every liquidation with the rest it left.
+  ['GET payments', (_s, { company: { domain } }) => json(200, { payments: domain.liquidations.payments })],
   [
     'DELETE outbox',
     (_s, { company: { domain } }) => {

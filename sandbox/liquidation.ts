@@ -62,6 +62,21 @@ interface Entry {
   liquidation: Liquidation;
 }
 
+/** Ground truth of one payment the sandbox made (activity generator, liquidation and bank operations). */
+export interface PaymentMade {
+  collection: string;
+  documentId: string;
+  liquidationId: string;
+  /** Amount in the document currency. */
+  amount: number;
+  /** Rest to pay after this payment (0 when paid in full or over). */
+  restAfter: number;
+  /** Liquidation date (the payment's day). */
+  date: string;
+  /** Clock time the payment was made (epoch ms). */
+  madeAtMs: number;
+}
+
 /** The document's total in its own currency. */
 function documentTotal(record: ApiRecord): number {
   const recap = (record.DocumentRecapitulation ?? {}) as Record<string, unknown>;
@@ -75,6 +90,8 @@ export class Liquidations {
   /** Liquidation ids per document id, in order. */
   private byDocument = new Map<string, string[]>();
   bankDocuments = new Map<string, ApiRecord>();
+  /** Every payment made since the start (or the last reset), in order: the ground truth of payments. */
+  readonly payments: PaymentMade[] = [];
 
   constructor(private readonly ctx: DomainContext) {}
 
@@ -82,6 +99,7 @@ export class Liquidations {
     this.byId.clear();
     this.byDocument.clear();
     this.bankDocuments.clear();
+    this.payments.length = 0;
   }
 
   /** The seeded payment of a document, materialised on first use (deterministic by its id). */
@@ -191,7 +209,32 @@ export class Liquidations {
     this.byId.set(liquidation.Id, { collection, liquidation });
     this.byDocument.set(record.Id, [...ids, liquidation.Id]);
     this.ctx.state.update(collection, record.Id, () => {}); // a liquidation is a change of the document
+    this.payments.push({
+      collection,
+      documentId: record.Id,
+      liquidationId: liquidation.Id,
+      amount,
+      restAfter: this.paymentStatus(collection, record).RestToPay,
+      date,
+      madeAtMs: this.ctx.now(),
+    });
     return liquidation;
+  }
+
+  /** Rest to pay of a document (its latest version); `undefined` when it does not exist. */
+  restOf(collection: string, id: string): number | undefined {
+    const record = this.ctx.state.getLatest(collection, id);
+    return record ? this.paymentStatus(collection, record).RestToPay : undefined;
+  }
+
+  /**
+   * A payment received from outside (a bank transfer as the activity generator makes it): any
+   * positive amount, so over- and under-payments happen; `date` defaults to the clock's day.
+   */
+  pay(collection: string, id: string, amount: number, date?: string): Liquidation {
+    if (!(amount > 0)) throw validationError('Amount', "'Amount' must be greater than '0'.");
+    const record = requireLatest(this.ctx, collection, id);
+    return this.add(collection, record, money(amount), date ?? today(this.ctx.now()), null);
   }
 
   /** `POST …/{DocumentId}/Liquidate/Standalone/Fully`. */

@@ -249,7 +249,7 @@ export function parseSandboxArgs(
     activity: {
       enabled: f.activity > 0,
       ratePerSecond: f.activity > 0 ? f.activity : 1,
-      weights: { createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2 },
+      weights: { createOrder: 0.45, editDocument: 0.25, issueInvoice: 0.2, payInvoice: 0.1 },
     },
     faults: faults as FaultsInput,
     pathOverrides: f['path-overrides'] ?? {},

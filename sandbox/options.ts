@@ -107,8 +107,10 @@ export const activitySchema = z
         createOrder: nonNegative.default(0.5),
         editDocument: nonNegative.default(0.3),
         issueInvoice: nonNegative.default(0.2),
+        /** Payments of unpaid issued (advance) invoices: full, partial, over and under the rest. */
+        payInvoice: nonNegative.default(0),
       })
-      .default({ createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2 }),
+      .default({ createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2, payInvoice: 0 }),
   })
   .strict();
 
@@ -145,7 +147,7 @@ export const optionsSchema = z
     activity: activitySchema.default({
       enabled: false,
       ratePerSecond: 1,
-      weights: { createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2 },
+      weights: { createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2, payInvoice: 0 },
     }),
     faults: faultsSchema.default(faultsSchema.parse({})),
     /**

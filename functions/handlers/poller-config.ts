@@ -36,6 +36,8 @@ export const POLLER_DEFAULTS = {
   minRemainingMs: 15_000,
   reconcileIntervalSeconds: 86_400,
   referenceIntervalSeconds: 3_600,
+  paymentIntervalSeconds: 0,
+  paymentReconcileIntervalSeconds: 21_600,
 } as const;
 
 export interface PollerSettings {
@@ -87,6 +89,13 @@ const pollerEnvSchema = z.object({
   [ENV.pollerReferenceIntervalSeconds]: count('a number of seconds ≥ 0').default(
     POLLER_DEFAULTS.referenceIntervalSeconds,
   ),
+  [ENV.pollerPayments]: z.enum(['true', 'false'], { error: 'expected true or false' }).default('false'),
+  [ENV.pollerPaymentIntervalSeconds]: count('a number of seconds ≥ 0 (0 = every cycle)').default(
+    POLLER_DEFAULTS.paymentIntervalSeconds,
+  ),
+  [ENV.pollerPaymentReconcileIntervalSeconds]: count('a number of seconds ≥ 0 (0 = off)').default(
+    POLLER_DEFAULTS.paymentReconcileIntervalSeconds,
+  ),
   [ENV.pollerStartFrom]: z.iso
     .datetime({ offset: true, local: true, error: 'expected an ISO date-time' })
     .optional(),
@@ -118,6 +127,9 @@ export function loadPollerSettings(env: Env): PollerSettings {
     minRemainingMs: e[ENV.pollerMinRemainingMs],
     reconcileIntervalMs: e[ENV.pollerReconcileIntervalSeconds] * 1000,
     referenceIntervalMs: e[ENV.pollerReferenceIntervalSeconds] * 1000,
+    payments: e[ENV.pollerPayments] === 'true',
+    paymentIntervalMs: e[ENV.pollerPaymentIntervalSeconds] * 1000,
+    paymentReconcileIntervalMs: e[ENV.pollerPaymentReconcileIntervalSeconds] * 1000,
     ...(e[ENV.pollerStartFrom] ? { startFrom: e[ENV.pollerStartFrom] } : {}),
     ...(e[ENV.eventMaxEntrySizeBytes] ? { maxEventBytes: e[ENV.eventMaxEntrySizeBytes] } : {}),
     ...(e[ENV.claimCheckBucket] ? { claimBucket: e[ENV.claimCheckBucket] } : {}),

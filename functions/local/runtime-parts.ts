@@ -69,7 +69,12 @@ export async function startService(
   if (given.instance) return given.instance;
   const { startSandbox } = await import('../../sandbox/index.js');
   const sandbox = await startSandbox({
-    activity: { enabled: true, ratePerSecond: 0.5 },
+    activity: {
+      enabled: true,
+      ratePerSecond: 0.5,
+      // Payments too, so payment events (POLLER_PAYMENTS=true) have something to show.
+      weights: { createOrder: 0.45, editDocument: 0.25, issueInvoice: 0.2, payInvoice: 0.1 },
+    },
     ...(given.options ?? {}),
     ...(options.companies !== undefined ? { companies: options.companies } : {}),
   });

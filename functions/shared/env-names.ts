@@ -46,6 +46,10 @@ export const ENV = {
   pollerReconcileIntervalSeconds: 'POLLER_RECONCILE_INTERVAL_SECONDS',
   pollerReferenceIntervalSeconds: 'POLLER_REFERENCE_INTERVAL_SECONDS',
   pollerStartFrom: 'POLLER_START_FROM',
+  /** `true` turns payment detection on (docs/payments.md). */
+  pollerPayments: 'POLLER_PAYMENTS',
+  pollerPaymentIntervalSeconds: 'POLLER_PAYMENT_INTERVAL_SECONDS',
+  pollerPaymentReconcileIntervalSeconds: 'POLLER_PAYMENT_RECONCILE_INTERVAL_SECONDS',
   // Many connections (functions/handlers/dispatch-polls.ts, poll-connections.ts; docs/deploy.md)
   /** The connection registry table (DynamoDB). */
   connectionsTable: 'POLLER_CONNECTIONS_TABLE',

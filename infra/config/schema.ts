@@ -164,6 +164,8 @@ export const baseInfraConfigSchema = z.object({
   connectionPollerMaxConcurrency: intIn(2, 1000).default(20),
   /** Custom metrics per connection (`connection` dimension, four metrics each; docs/deploy.md has the cost). */
   perConnectionMetrics: flag().default(true),
+  /** Payment detection (`Paid`, `PartiallyPaid`, `Overdue` of issued invoices; docs/payments.md). */
+  payments: flag().default(false),
   /** Steady requests per second the intake API accepts (stage throttling); more answer 429. */
   intakeThrottleRate: intIn(1, 10000).default(20),
   /** Burst of requests the intake API accepts. */

@@ -37,6 +37,13 @@ export const CONNECTION_POLLER_HANDLER = 'poll-connections';
 export { CONNECTION_SOURCE_PREFIX };
 /** What every poller publishes: `<RecordType>.<Change>` of the record events (`StringLike` patterns). */
 export const POLLER_DETAIL_TYPE_PATTERNS = ['*.Created', '*.Updated', '*.Deleted'] as const;
+/** The payment detector's detail-types (docs/payments.md): granted only with `payments` on. */
+export const PAYMENT_DETAIL_TYPE_PATTERNS = ['*.Paid', '*.PartiallyPaid', '*.Overdue'] as const;
+
+/** What the poller may publish under this configuration. */
+export function pollerDetailTypePatterns(config: { payments: boolean }): string[] {
+  return [...POLLER_DETAIL_TYPE_PATTERNS, ...(config.payments ? PAYMENT_DETAIL_TYPE_PATTERNS : [])];
+}
 /** Receives of one poll request before it goes to the dead-letter queue. */
 export const POLL_MAX_RECEIVE_COUNT = 3;
 /** A poll request older than this is dropped: newer ones of the same connection follow every minute. */
@@ -167,11 +174,12 @@ export class ConnectionPolling extends Construct {
       putEventsStatement(
         resources.eventBus,
         [`${CONNECTION_SOURCE_PREFIX}*`],
-        [...POLLER_DETAIL_TYPE_PATTERNS, CONNECTION_UNHEALTHY, CONNECTION_RECOVERED],
+        [...pollerDetailTypePatterns(config), CONNECTION_UNHEALTHY, CONNECTION_RECOVERED],
       ),
     );
     poller.setEnv(FUNCTION_ENV.eventBusName, resources.eventBus.eventBusName);
     poller.setEnv(ENV.pollerConnectionMetrics, String(config.perConnectionMetrics));
+    poller.setEnv(ENV.pollerPayments, String(config.payments));
   }
 
   /**

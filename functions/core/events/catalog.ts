@@ -9,6 +9,7 @@ import type { CatalogEntry } from './catalog-entry.js';
 import { type ConnectionDetailType, connectionEvents } from './connection-events.js';
 import type { RecordDetailType } from './envelope.js';
 import { type IntakeDetailType, intakeEvents } from './intake-events.js';
+import { type PaymentDetailType, paymentEvents } from './payment-events.js';
 import { recordEvents } from './record-events.js';
 
 /**
@@ -17,10 +18,16 @@ import { recordEvents } from './record-events.js';
  * types, and the fixed names of the other actions, the intake and connection health. Code that
  * names a detail-type takes this type, so a mistyped one does not compile.
  */
-export type DetailType = RecordDetailType | OutcomeDetailType | IntakeDetailType | ConnectionDetailType;
+export type DetailType =
+  | RecordDetailType
+  | PaymentDetailType
+  | OutcomeDetailType
+  | IntakeDetailType
+  | ConnectionDetailType;
 
 export const eventCatalog: readonly CatalogEntry<DetailType>[] = [
   ...recordEvents,
+  ...paymentEvents,
   ...actionEvents,
   ...intakeEvents,
   ...connectionEvents,

@@ -9,6 +9,12 @@ import { type CatalogEntry, EVENT_CATALOG_VERSION } from './catalog-entry.js';
 /** Catalog changelog, newest first (rendered into docs/events.md). */
 export const catalogChangelog: readonly { version: number; changes: readonly string[] }[] = [
   {
+    version: 5,
+    changes: [
+      'New: `IssuedInvoice.Paid`, `IssuedInvoice.PartiallyPaid`, `IssuedInvoice.Overdue` and the same three for `IssuedAdvanceInvoice`: the payment state of issued (advance) invoices, from the payment detector (docs/payments.md). Additive: no existing detail-type changed.',
+    ],
+  },
+  {
     version: 4,
     changes: [
       '`EshopOrder.Rejected` may carry `reason: "totals"` with `totals` (`currency`, the shop\'s, ours and, at stage `service`, the service\'s total with VAT and VAT per rate) and, at stage `service`, the `receivedOrderId` the service created with other totals. Additive: the existing fields are unchanged.',

@@ -7,6 +7,7 @@
 import type { CollectionName } from '../../accounting/collections.js';
 import { pollCollection } from './poll-collection.js';
 import type { PollOptions } from './poll-options.js';
+import { isPayableCollection, pollPayments } from './poll-payments.js';
 import type { CollectionResult, SyncDeps } from './sync-types.js';
 
 export interface PollAllSummary {
@@ -28,15 +29,21 @@ export async function pollAll(
   concurrency = 4,
 ): Promise<PollAllSummary> {
   const runDeps: SyncDeps = deps.unavailable ? deps : { ...deps, unavailable: new Set() };
-  const results: CollectionResult[] = new Array(collections.length);
+  // Payment detection (opt-in) runs for the payable collections polled, as tasks of their own.
+  const payments = options.payments ? collections.filter(isPayableCollection) : [];
+  const tasks: Array<() => Promise<CollectionResult>> = [
+    ...collections.map((c) => () => pollCollection(runDeps, options, c)),
+    ...payments.map((c) => () => pollPayments(runDeps, options, c)),
+  ];
+  const results: CollectionResult[] = new Array(tasks.length);
   let next = 0;
   const worker = async () => {
-    while (next < collections.length) {
+    while (next < tasks.length) {
       const index = next++;
-      results[index] = await pollCollection(runDeps, options, collections[index]!);
+      results[index] = await tasks[index]!();
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, collections.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, tasks.length)) }, worker));
   return {
     collections: results,
     published: results.reduce((n, r) => n + r.published, 0),

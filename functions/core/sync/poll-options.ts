@@ -45,6 +45,22 @@ export const pollOptionsSchema = z.object({
     .default(24 * 3_600_000),
   /** Reference lists (opt-in) are fully scanned at most this often. */
   referenceIntervalMs: z.number().int().nonnegative().default(3_600_000),
+  /**
+   * Payment detection (`Paid`, `PartiallyPaid`, `Overdue` of issued invoices and advance invoices):
+   * off unless turned on (docs/payments.md). It runs for the payable collections that are polled.
+   */
+  payments: z.boolean().default(false),
+  /** Payment state is checked at most this often (our clock); 0 = every poll cycle. */
+  paymentIntervalMs: z.number().int().nonnegative().default(0),
+  /**
+   * How often every unpaid list is read in full to find invoices that left it unseen (deleted, or
+   * paid while no change of theirs was listed); 0 turns it off.
+   */
+  paymentReconcileIntervalMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(6 * 3_600_000),
   /** Where a first run starts (ISO date-time of the service); absent = backfill everything. */
   startFrom: z.iso.datetime({ offset: true, local: true }).optional(),
   /** Key prefixes in the object store. */

@@ -4,6 +4,7 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { inspectDataDirLock } from '../../adapters/local/data-dir-lock.js';
 import { type CollectionCheckpoint, collectionCheckpointSchema } from '../../core/sync/checkpoint-state.js';
+import { paymentCheckpointSchema } from '../../core/sync/payment-state.js';
 import { defineCommand, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
@@ -102,7 +103,10 @@ async function fromStore(stores: LocalStores, status: PollStatus): Promise<Row[]
       } catch {
         continue;
       }
-      const checkpoint = collectionCheckpointSchema.safeParse(value);
+      // A payment detector's checkpoint (`<collection>/Unpaid`) shows its watermark the same way.
+      const checkpoint = collection.endsWith('/Unpaid')
+        ? paymentCheckpointSchema.safeParse(value)
+        : collectionCheckpointSchema.safeParse(value);
       if (!checkpoint.success) continue;
       const seen = status[connection]?.[collection];
       rows.push({
@@ -160,7 +164,10 @@ function print(rows: Row[], json: boolean, out: { write(text: string): void }): 
  * The lag the last poll reported (how stale the published view was then), aged by the time since;
  * without a poll status, the age of the watermark.
  */
-function lagOf(checkpoint: CollectionCheckpoint, seen: CollectionStatus | undefined): { lagMs?: number } {
+function lagOf(
+  checkpoint: Pick<CollectionCheckpoint, 'watermarkMs'>,
+  seen: CollectionStatus | undefined,
+): { lagMs?: number } {
   const now = Date.now();
   if (seen?.lagMs !== undefined)
     return { lagMs: seen.lagMs + Math.max(0, now - Date.parse(seen.lastPollAt)) };

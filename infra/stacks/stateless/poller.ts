@@ -1,13 +1,15 @@
 /** The poller and its schedule: one connection's poller, or the fan-out over the connection registry. */
+
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { ENV } from '../../../functions/shared/env-names.js';
 import { eventSourceOf } from '../../config/names.js';
 import type { InfraConfig } from '../../config/schema.js';
 import type { AlarmTopic } from '../../constructs/alarm-topic.js';
 import type { AppFunction } from '../../constructs/app-function.js';
-import { ConnectionPolling, POLLER_DETAIL_TYPE_PATTERNS } from '../../constructs/connection-polling.js';
+import { ConnectionPolling, pollerDetailTypePatterns } from '../../constructs/connection-polling.js';
 import { FUNCTION_ENV } from '../../constructs/function-env.js';
 import { POLLER_HANDLER } from '../../constructs/handler-access.js';
 import { SERVICE } from '../../constructs/metric-names.js';
@@ -52,14 +54,15 @@ export function singleConnectionPoller(
     serviceName: SERVICE.poller,
     memorySize: config.pollerMemoryMb,
     timeout: Duration.seconds(config.pollerTimeoutSeconds),
-    publishes: { detailTypePatterns: [...POLLER_DETAIL_TYPE_PATTERNS] },
+    publishes: { detailTypePatterns: pollerDetailTypePatterns(config) },
     ...(config.pollerReservedConcurrency > 0
       ? { reservedConcurrentExecutions: config.pollerReservedConcurrency }
       : {}),
   });
   poller
     .setEnv(FUNCTION_ENV.collections, config.collections.join(','))
-    .setEnv(FUNCTION_ENV.eventSource, eventSourceOf(config));
+    .setEnv(FUNCTION_ENV.eventSource, eventSourceOf(config))
+    .setEnv(ENV.pollerPayments, String(config.payments));
   const pollSchedule = rateSchedule(scope, 'PollSchedule', {
     fn: poller,
     rateMinutes: config.scheduleRateMinutes,
