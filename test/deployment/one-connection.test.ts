@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiRecord } from '../../functions/accounting/api.js';
 import { orderMarker } from '../../functions/core/intake/map-order.js';
 import { signHeaders } from '../../functions/core/intake/signatures.js';
-import { DELIVERY_KEY_HEADER } from '../../infra/constructs/http-deliveries.js';
 import { largeShopifyOrder } from '../intake/support-orders.js';
 import { type Deployment, deploy } from './deployment.js';
 import {
   callReport,
   deadLetters,
+  deliverySecrets,
   detailTypes,
   failedInvocations,
   invoicedPartner,
@@ -25,6 +25,7 @@ import {
   splitListRequests,
   startReceiver,
   tickUntilIdle,
+  verifies,
   webhookSecret,
 } from './flows.js';
 import { describeDenials } from './iam.js';
@@ -39,7 +40,11 @@ beforeAll(async () => {
   d = await deploy({
     sandbox: { sizes: { documents: 60, partners: 10, perCollection: {} } },
     config: async (sandbox) => ({
-      deliveries: [`${consumer.url}/events`],
+      // Every event to one target; the invoices alone, under their own name, to another.
+      deliveries: [
+        `${consumer.url}/events`,
+        { url: `${consumer.url}/invoices`, pattern: 'IssuedInvoice.*', name: 'invoices' },
+      ],
       actions: { ACTIONS_EINVOICE_PARTNERS: await invoicedPartner(sandbox) },
     }),
   });
@@ -93,13 +98,29 @@ describe('one connection, deployed', () => {
       JSON.stringify(endpoints),
     ).toBeGreaterThan(0);
     expect(types['Action.Failed']).toBeUndefined();
-    expect(consumer.requests.length).toBe(d.standIn.published.length);
-    const key = d.standIn.secretValue(
-      d.assembly.byType('AWS::SecretsManager::Secret').find((r) => r.logicalId.includes('KeySecret'))?.ref ??
-        '',
+    // Deliveries: signed per Standard Webhooks with their own target's secret, and no other.
+    const all = consumer.requests.filter((r) => r.path === '/events');
+    const invoices = consumer.requests.filter((r) => r.path === '/invoices');
+    expect(all.length).toBe(d.standIn.published.length);
+    expect(invoices.length).toBe(
+      d.standIn.published.filter((p) => p.event['detail-type'].startsWith('IssuedInvoice.')).length,
     );
-    expect(key).toBeTruthy();
-    expect(new Set(consumer.requests.map((r) => r.headers[DELIVERY_KEY_HEADER]))).toEqual(new Set([key]));
+    expect(invoices.length).toBeGreaterThan(0);
+    const secrets = deliverySecrets(d);
+    const eventsSecret = secrets.get(`${consumer.url}/events`) as string;
+    const invoicesSecret = secrets.get(`${consumer.url}/invoices`) as string;
+    expect(eventsSecret).toBeTruthy();
+    expect(invoicesSecret).toBeTruthy();
+    expect(eventsSecret).not.toBe(invoicesSecret);
+    expect(all.filter((r) => !verifies(r, eventsSecret))).toEqual([]);
+    expect(invoices.filter((r) => !verifies(r, invoicesSecret))).toEqual([]);
+    expect(all.filter((r) => verifies(r, invoicesSecret))).toEqual([]);
+    expect(invoices.filter((r) => verifies(r, eventsSecret))).toEqual([]);
+    // The id is the event's: a consumer deduplicates on it.
+    const ids = new Set(d.standIn.published.map((p) => p.event.id));
+    expect(all.every((r) => ids.has(String(r.headers['webhook-id'])))).toBe(true);
+    expect(all.every((r) => JSON.parse(r.body).id === r.headers['webhook-id'])).toBe(true);
+    expect(all.some((r) => 'x-accounting-events-key' in r.headers)).toBe(false);
     expect(deadLetters(d)).toEqual({});
   }, 180_000);
 
