@@ -10,7 +10,7 @@ import { DELIVERY_ENV } from '../../shared/delivery-env-names.js';
 import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from './delivery-targets.js';
 
 const arn = (service: string) =>
-  z.string().regex(new RegExp(`^arn:[a-z-]+:${service}:`), `expected an ${service} ARN`);
+  z.string().regex(new RegExp(`^arn:[a-z-]+:${service}:`), `expected an ARN of ${service}`);
 
 export const deliveryFunctionTargetSchema = z.strictObject({
   id: z.string().min(1, 'expected the target id'),
