@@ -18,29 +18,36 @@ import type { CallRecord } from './iam.js';
 
 export interface Receiver {
   readonly url: string;
-  readonly requests: { path: string; headers: Record<string, string | string[] | undefined>; body: string }[];
+  readonly requests: {
+    path: string;
+    headers: Record<string, string | string[] | undefined>;
+    body: string;
+    status: number;
+  }[];
+  /** The next requests to `path` are answered with these statuses, in order (then 200 again). */
+  answerNext(path: string, statuses: number[]): void;
   close(): Promise<void>;
 }
 
-/** An HTTP consumer on 127.0.0.1 that records what it is sent and answers 200. */
+/** An HTTP consumer on 127.0.0.1 that records what it is sent and answers 200 (or as told). */
 export async function startReceiver(): Promise<Receiver> {
   const requests: Receiver['requests'] = [];
+  const scripts = new Map<string, number[]>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({
-        path: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      });
-      res.writeHead(200).end('ok');
+      const path = req.url ?? '';
+      const status = scripts.get(path)?.shift() ?? 200;
+      requests.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), status });
+      res.writeHead(status).end(status === 200 ? 'ok' : 'no');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
+    answerNext: (path, statuses) => scripts.set(path, [...statuses]),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

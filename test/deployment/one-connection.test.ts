@@ -188,6 +188,52 @@ describe('one connection, deployed', () => {
     expect(describeDenials(d.authorizer.denied())).toBe('');
   }, 120_000);
 
+  it("a consumer's 503 is retried after the backoff with the same webhook-id, a 410 dead-lettered at once", async () => {
+    const secret = deliverySecrets(d).get(`${consumer.url}/invoices`) as string;
+    const invoice = d.sandbox.state.list('IssuedInvoices', { pageSize: 1, pageNumber: 1 }).items[0];
+    if (!invoice) throw new Error('no invoice');
+    const change = async (note: string) => {
+      d.sandbox.state.update('IssuedInvoices', String(invoice.Id), (r) => {
+        r.Note = note;
+      });
+      const mark = consumer.requests.length;
+      await d.tick();
+      return consumer.requests.slice(mark).filter((r) => r.path === '/invoices');
+    };
+    // Statuses per event: a change is an Updated and, archived again, an IsdocArchived (both IssuedInvoice.*).
+    const perEvent = (requests: typeof consumer.requests) => {
+      const out = new Map<string, number[]>();
+      for (const r of requests) {
+        const id = String(r.headers['webhook-id']);
+        out.set(id, [...(out.get(id) ?? []), r.status]);
+      }
+      return [...out.values()];
+    };
+    // The next two requests answer 503: whichever events they were, each is attempted again after
+    // the backoff (waited on the queue) with the same webhook-id, and ends delivered.
+    consumer.answerNext('/invoices', [503, 503]);
+    const retried = await change('changed for the retry test');
+    const outcomes = perEvent(retried);
+    expect(outcomes.flat().filter((status) => status === 503)).toHaveLength(2);
+    for (const statuses of outcomes) expect(statuses.at(-1)).toBe(200);
+    expect(outcomes.filter((statuses) => statuses.length > 1).length).toBeGreaterThan(0);
+    for (const statuses of outcomes) expect(statuses.filter((status) => status === 200)).toEqual([200]);
+    expect(retried.filter((r) => !verifies(r, secret))).toEqual([]);
+    expect(deadLetters(d)).toEqual({});
+    // A 410: not retried, in the target's DLQ.
+    consumer.answerNext('/invoices', [410]);
+    const refused = await change('changed for the dead-letter test');
+    expect(perEvent(refused)).toContainEqual([410]);
+    expect(refused.filter((r) => r.status !== 200)).toHaveLength(1);
+    const gone = refused.find((r) => r.status === 410);
+    const dlq = d.queues.all().find((q) => /invoicesDlq/i.test(q.name));
+    expect(dlq?.messages.map((m) => JSON.parse(m.body).id)).toEqual([gone?.headers['webhook-id']]);
+    expect(d.lambda.output(d.fn('DeliveriesFunction'))).toContain('HTTP 410: not retried');
+    expect(failedInvocations(d)).toBe('');
+    expect(describeDenials(d.authorizer.denied())).toBe('');
+    dlq?.messages.splice(0);
+  }, 120_000);
+
   it('without one grant the flow fails, and the denied call is named', async () => {
     const restore = revoke(d, 'RoutearchiveisdocFunction', 's3:PutObject');
     try {
