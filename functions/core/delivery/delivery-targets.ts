@@ -32,7 +32,7 @@ export function targetMatches(target: DeliveryTarget, detailType: string): boole
   return target.detailTypes === undefined || matchesLeaf(target.detailTypes, detailType);
 }
 
-/** Retries and the dead-letter limit of every target (EventBridge's retry policy on AWS). */
+/** Retries and the dead-letter limit of every target (on AWS: delivery-function-config.ts, with a longer backoff). */
 export interface DeliveryPolicy {
   /** Attempts before an event is dead-lettered (the first one included). */
   maxAttempts: number;
