@@ -5,9 +5,9 @@
  * One `ConfigError` lists every bad setting of every section, and no server, directory or file has
  * been created when it is thrown.
  */
-import { Webhook } from 'standardwebhooks';
 import { parseAccountingConfig } from '../accounting/config.js';
 import { loadActionsConfig } from '../core/actions/config.js';
+import { SigningSecretError, signingSecretOf } from '../core/delivery/delivery-signature.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
 import { pollOptionsSchema } from '../core/sync/poll-options.js';
 import { loadPollerSettings } from '../handlers/poller-config.js';
@@ -82,13 +82,18 @@ function checkSigningSecret(env: SettingsToCheck['env']): void {
   const secret = env.DELIVERY_SIGNING_SECRET?.trim();
   if (!secret) return;
   try {
-    new Webhook(secret);
+    // Checked as the delivery function on AWS checks its targets' secrets.
+    signingSecretOf(secret);
   } catch (error) {
+    if (!(error instanceof SigningSecretError)) throw error;
     throw new ConfigError(
-      [{ field: 'DELIVERY_SIGNING_SECRET', expected: 'expected whsec_ followed by base64' }],
-      {
-        cause: error,
-      },
+      [
+        {
+          field: 'DELIVERY_SIGNING_SECRET',
+          expected: error.message.replace(/^the signing secret: /, ''),
+        },
+      ],
+      { cause: error },
     );
   }
 }

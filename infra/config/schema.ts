@@ -129,13 +129,23 @@ export const baseInfraConfigSchema = z.object({
   /** Alarm when the oldest message of an action queue is older than this many seconds. */
   queueAgeAlarmSeconds: intIn(60, 1209600).default(900),
   /**
-   * HTTP consumers the events are delivered to (API destinations): `URL[,PATTERN]` items joined
-   * by `;`, or a JSON array of them; PATTERN as `run --deliver-to` takes it (default every event).
+   * HTTP consumers the events are delivered to: `URL[,PATTERN]` items joined by `;`, or a JSON
+   * array of them and of `{ "url", "pattern"?, "connections"?, "name"? }` objects; PATTERN as
+   * `run --deliver-to` takes it (default every event), `connections` the connections whose events
+   * the target takes (default every one). https:// but to the loopback.
    */
   deliveries: deliveryList.default([]),
-  /** Retries of a delivery after its first attempt (EventBridge retries 429, 5xx and timeouts). */
+  /**
+   * How deliveries are made: `function` (default) — per target a queue and the delivery function,
+   * which signs each request per Standard Webhooks with the target's own secret; `api-destination`
+   * — EventBridge API destinations with one shared API key header and no body signature.
+   */
+  deliveryVia: z
+    .enum(['function', 'api-destination'], { error: 'expected function or api-destination' })
+    .default('function'),
+  /** Retries of a delivery after its first attempt (429, 5xx, network errors and timeouts are retried). */
   deliveryRetryAttempts: intIn(0, 185).default(4),
-  /** Requests per second each consumer gets at most. */
+  /** API destinations only: requests per second each consumer gets at most. */
   deliveryRateLimitPerSecond: intIn(1, 300).default(10),
   /** E-mail address subscribed to the alarm topic (optional; confirm the subscription mail). */
   alarmEmail: z.email('expected an e-mail address').optional(),
@@ -214,6 +224,20 @@ export const infraConfigSchema = baseInfraConfigSchema
         message: `expected less than one tick (${tick}): a longer run overlaps the next tick`,
       });
     }
+  })
+  .superRefine((config, ctx) => {
+    // One connection: a target scoped to other connections would never receive anything.
+    if (config.connectionRegistry) return;
+    config.deliveries.forEach((spec, i) => {
+      if (typeof spec === 'string' || !spec.connections) return;
+      if (!spec.connections.includes(config.connection)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['deliveries', i, 'connections'],
+          message: `expected the deployment's connection '${config.connection}' (without connectionRegistry it is the only one)`,
+        });
+      }
+    });
   })
   .transform((config) => ({
     ...config,

@@ -5,7 +5,12 @@
 import * as z from 'zod';
 import { isCollectionName } from '../../functions/accounting/collections.js';
 import { isSecureServiceUrl } from '../../functions/accounting/config.js';
-import { DeliveryTargetError, parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
+import {
+  DEPLOYED_TARGET_CHECKS,
+  DeliveryTargetError,
+  deliveryTargetObjectSchema,
+  parseTargetSpecs,
+} from '../../functions/core/delivery/delivery-targets.js';
 import type { LogLevel } from '../../functions/shared/logger.js';
 
 /** `LOG_LEVEL` values the functions' logger knows; any other value would silently fall back to info. */
@@ -77,30 +82,38 @@ export const flag = () =>
     .transform((v) => v === true || v === 'true');
 
 /**
- * HTTP consumers (`deliveries`): `URL[,PATTERN]` items joined by `;`, or a JSON array of them, each
- * checked as `run --deliver-to` checks it.
+ * HTTP consumers (`deliveries`): `URL[,PATTERN]` items joined by `;`, or a JSON array of such
+ * strings and of objects `{ "url", "pattern"?, "connections"?, "name"? }`, each checked as
+ * `run --deliver-to` checks it, and https:// required but to the loopback.
  */
 export const deliveryList = z
-  .preprocess((value) => {
-    if (typeof value !== 'string') return value;
-    const text = value.trim();
-    if (text.startsWith('[')) {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        return value;
+  .preprocess(
+    (value) => {
+      if (typeof value !== 'string') return value;
+      const text = value.trim();
+      if (text.startsWith('[')) {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          return value;
+        }
       }
-    }
-    return text
-      ? text
-          .split(';')
-          .map((item) => item.trim())
-          .filter(Boolean)
-      : [];
-  }, z.array(z.string()))
+      return text
+        ? text
+            .split(';')
+            .map((item) => item.trim())
+            .filter(Boolean)
+        : [];
+    },
+    z.array(
+      z.union([z.string(), deliveryTargetObjectSchema], {
+        error: 'expected URL[,PATTERN] or { "url", "pattern"?, "connections"?, "name"? }',
+      }),
+    ),
+  )
   .superRefine((specs, ctx) => {
     try {
-      parseTargetSpecs(specs);
+      parseTargetSpecs(specs, DEPLOYED_TARGET_CHECKS);
     } catch (error) {
       if (!(error instanceof DeliveryTargetError)) throw error;
       ctx.addIssue({ code: 'custom', message: error.message });

@@ -161,11 +161,29 @@ export function useEventBus(
  * encrypt if the queue has a customer key.
  */
 export function useQueueSend(fn: AppFunction, queue: sqs.IQueue, envName: string): void {
+  grantQueueSend(fn, queue);
+  fn.setEnv(envName, queue.queueUrl);
+}
+
+/**
+ * `sqs:SendMessage` on one queue (and KMS encrypt with a customer key), for a function told the
+ * queue's URL some other way (the delivery function's target list).
+ */
+export function grantQueueSend(fn: AppFunction, queue: sqs.IQueue): void {
   fn.function.addToRolePolicy(
     new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }),
   );
   queue.encryptionMasterKey?.grantEncryptDecrypt(fn.function);
-  fn.setEnv(envName, queue.queueUrl);
+}
+
+/**
+ * `sqs:ChangeMessageVisibility` on a queue `fn` consumes: a retry's backoff is the message's new
+ * visibility timeout.
+ */
+export function grantQueueBackoff(fn: AppFunction, queue: sqs.IQueue): void {
+  fn.function.addToRolePolicy(
+    new iam.PolicyStatement({ actions: ['sqs:ChangeMessageVisibility'], resources: [queue.queueArn] }),
+  );
 }
 
 /**
@@ -201,6 +219,12 @@ export function useQueueConsume(fn: AppFunction, queue: sqs.IQueue, options: Que
 }
 
 export function useSecret(fn: AppFunction, secret: secretsmanager.ISecret, envName: string): void {
+  grantSecretRead(fn, secret);
+  fn.setEnv(envName, secret.secretArn);
+}
+
+/** Reading one secret (as `useSecret`), for a function told the secret's ARN some other way. */
+export function grantSecretRead(fn: AppFunction, secret: secretsmanager.ISecret): void {
   fn.function.addToRolePolicy(
     new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
   );
@@ -215,5 +239,4 @@ export function useSecret(fn: AppFunction, secret: secretsmanager.ISecret, envNa
       }),
     );
   }
-  fn.setEnv(envName, secret.secretArn);
 }

@@ -1,6 +1,8 @@
 /**
- * Delivery of events to the user's own HTTP consumers on AWS: per configured target an EventBridge
- * rule on the bus (the target's detail-type pattern, our source only) → API destination, through
+ * Delivery of events to the user's own HTTP consumers on AWS through EventBridge API destinations
+ * (`deliveryVia=api-destination`; the default is the signed delivery function of
+ * signed-deliveries.ts): per configured target an EventBridge rule on the bus (the target's
+ * detail-type pattern; its connections' sources, or the deployment's) → API destination, through
  * one connection that authenticates every request with an API key header whose value is a
  * generated secret (the consumer checks it). EventBridge retries 429, 5xx and timeouts with
  * backoff up to `retryAttempts` and `maxEventAge`; what it gives up on lands in one encrypted DLQ
@@ -15,6 +17,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { DeliveryTarget } from '../../functions/core/delivery/delivery-targets.js';
 import type { AlarmTopic } from './alarm-topic.js';
+import { targetSources } from './signed-deliveries.js';
 
 /** Header carrying the connection's key on every delivery. */
 export const DELIVERY_KEY_HEADER = 'x-accounting-events-key';
@@ -95,7 +98,7 @@ export class HttpDeliveries extends Construct {
       eventBus: props.eventBus,
       description: `Delivers ${target.patternText} to an HTTP consumer`,
       eventPattern: {
-        source: props.sources,
+        source: targetSources(target, props.sources),
         ...(target.detailTypes ? { detailType: target.detailTypes as string[] } : {}),
       },
       targets: [

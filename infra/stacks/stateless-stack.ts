@@ -10,13 +10,13 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
+import { DEPLOYED_TARGET_CHECKS, parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
 import { ACTION_FAILED } from '../../functions/core/events/action-events.js';
 import type { Route, ScheduledAction } from '../../functions/core/routes.js';
 import { namePrefix, ruleSourcesOf } from '../config/names.js';
 import type { InfraConfig } from '../config/schema.js';
 import { AlarmTopic } from '../constructs/alarm-topic.js';
-import type { AppFunction } from '../constructs/app-function.js';
+import { type AppFunction, retentionOf } from '../constructs/app-function.js';
 import { type ConnectionPolling, POLLER_DETAIL_TYPE_PATTERNS } from '../constructs/connection-polling.js';
 import { POLLER_HANDLER } from '../constructs/handler-access.js';
 import { findHandlerEntry, MissingHandlerError } from '../constructs/handler-entry.js';
@@ -24,6 +24,7 @@ import { HttpDeliveries } from '../constructs/http-deliveries.js';
 import { METRICS_NAMESPACE } from '../constructs/metric-names.js';
 import { OperationsDashboard } from '../constructs/operations-dashboard.js';
 import { OrderIntake } from '../constructs/order-intake.js';
+import { SignedDeliveries } from '../constructs/signed-deliveries.js';
 import type { StatefulResources } from './stateful-stack.js';
 import { actionOutcomes } from './stateless/action-outcomes.js';
 import {
@@ -67,7 +68,9 @@ export class StatelessStack extends Stack {
   readonly orderIntake: OrderIntake | undefined;
   readonly outcomesLogGroup: logs.LogGroup;
   readonly actionFailedRule: events.Rule;
-  /** API destinations to the configured HTTP consumers (`deliveries`), when there are any. */
+  /** Signed deliveries to the configured HTTP consumers (`deliveries`, `deliveryVia=function`). */
+  readonly signedDeliveries: SignedDeliveries | undefined;
+  /** API destinations to the configured HTTP consumers (`deliveryVia=api-destination`). */
   readonly httpDeliveries: HttpDeliveries | undefined;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
@@ -123,7 +126,11 @@ export class StatelessStack extends Stack {
     const outcomes = actionOutcomes(this, { config, eventBus, connectionPolling: this.connectionPolling });
     this.outcomesLogGroup = outcomes.outcomesLogGroup;
     this.actionFailedRule = outcomes.actionFailedRule;
-    if (config.deliveries.length > 0) this.httpDeliveries = this.deliveries(config, resources);
+    if (config.deliveries.length > 0 && config.deliveryVia === 'function') {
+      this.signedDeliveries = this.signed(config, resources);
+    } else if (config.deliveries.length > 0) {
+      this.httpDeliveries = this.deliveries(config, resources);
+    }
     statelessAlarms(this, {
       config,
       topic: alarmTopic,
@@ -151,12 +158,41 @@ export class StatelessStack extends Stack {
     return intake;
   }
 
+  private signed(config: InfraConfig, resources: StatefulResources): SignedDeliveries {
+    const removalPolicy = config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+    const deliveries = new SignedDeliveries(this, 'Deliveries', {
+      namePrefix: namePrefix(config),
+      eventBus: resources.eventBus,
+      sources: ruleSourcesOf(config),
+      targets: parseTargetSpecs(config.deliveries, DEPLOYED_TARGET_CHECKS),
+      alarmTopic: this.alarmTopic,
+      retryAttempts: config.deliveryRetryAttempts,
+      deadLetterRetention: Duration.days(config.deadLetterRetentionDays),
+      queueRetention: Duration.days(config.redriveWindowDays),
+      queueAgeAlarmSeconds: config.queueAgeAlarmSeconds,
+      removalPolicy,
+      function: {
+        memorySize: config.actionMemoryMb,
+        metricsNamespace: METRICS_NAMESPACE,
+        logLevel: config.logLevel,
+        logRetention: retentionOf(config.logRetentionDays),
+      },
+    });
+    for (const { target, secret } of deliveries.targets) {
+      new CfnOutput(this, `DeliverySecretArn${target.id.replace(/[^A-Za-z0-9]/g, '')}`, {
+        description: `Signing key of HTTP delivery ${target.id}: the consumer verifies with whsec_<value>`,
+        value: secret.secretArn,
+      });
+    }
+    return deliveries;
+  }
+
   private deliveries(config: InfraConfig, resources: StatefulResources): HttpDeliveries {
     const deliveries = new HttpDeliveries(this, 'HttpDeliveries', {
       namePrefix: namePrefix(config),
       eventBus: resources.eventBus,
       sources: ruleSourcesOf(config),
-      targets: parseTargetSpecs(config.deliveries),
+      targets: parseTargetSpecs(config.deliveries, DEPLOYED_TARGET_CHECKS),
       alarmTopic: this.alarmTopic,
       retryAttempts: config.deliveryRetryAttempts,
       maxEventAge: Duration.hours(24),

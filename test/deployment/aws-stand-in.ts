@@ -689,6 +689,13 @@ export class AwsStandIn {
         );
       case 'GetQueueUrl':
         return jsonOk(res, { QueueUrl: queue.url }, contentType);
+      case 'ChangeMessageVisibility':
+        this.deps.queues.changeVisibility(
+          queue,
+          String(input.ReceiptHandle),
+          Number(input.VisibilityTimeout),
+        );
+        return jsonOk(res, {}, contentType);
       case 'GetQueueAttributes':
         return jsonOk(
           res,

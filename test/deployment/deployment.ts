@@ -7,6 +7,7 @@
  * and every call checked against IAM.
  */
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import {
@@ -349,6 +350,7 @@ export async function deploy(options: DeploymentOptions): Promise<Deployment> {
       await standIn.close();
       await servers.close();
       await sandbox.close();
+      rmSync(assembly.outdir, { recursive: true, force: true });
     },
   };
 }

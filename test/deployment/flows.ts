@@ -6,8 +6,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { Webhook } from 'standardwebhooks';
+import type { DeliveryFunctionTarget } from '../../functions/core/delivery/delivery-function-config.js';
 import { signHeaders } from '../../functions/core/intake/signatures.js';
 import { sampleOrder } from '../../functions/local/intake-samples.js';
+import { DELIVERY_ENV } from '../../functions/shared/delivery-env-names.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import type { Json } from './assembly.js';
 import type { Deployment } from './deployment.js';
@@ -15,35 +18,70 @@ import type { CallRecord } from './iam.js';
 
 export interface Receiver {
   readonly url: string;
-  readonly requests: { path: string; headers: Record<string, string | string[] | undefined>; body: string }[];
+  readonly requests: {
+    path: string;
+    headers: Record<string, string | string[] | undefined>;
+    body: string;
+    status: number;
+  }[];
+  /** The next requests to `path` are answered with these statuses, in order (then 200 again). */
+  answerNext(path: string, statuses: number[]): void;
   close(): Promise<void>;
 }
 
-/** An HTTP consumer on 127.0.0.1 that records what it is sent and answers 200. */
+/** An HTTP consumer on 127.0.0.1 that records what it is sent and answers 200 (or as told). */
 export async function startReceiver(): Promise<Receiver> {
   const requests: Receiver['requests'] = [];
+  const scripts = new Map<string, number[]>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({
-        path: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      });
-      res.writeHead(200).end('ok');
+      const path = req.url ?? '';
+      const status = scripts.get(path)?.shift() ?? 200;
+      requests.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), status });
+      res.writeHead(status).end(status === 200 ? 'ok' : 'no');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
+    answerNext: (path, statuses) => scripts.set(path, [...statuses]),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** Each delivery target's URL and signing secret, as the delivery function is told them and the stand-in holds them. */
+export function deliverySecrets(d: Deployment): Map<string, string> {
+  const fn = d.fn('DeliveriesFunction');
+  const targets = JSON.parse(fn.environment[DELIVERY_ENV.targets] ?? '[]') as DeliveryFunctionTarget[];
+  return new Map(
+    targets.map((t) => {
+      const secret = d.standIn.secretValue(t.secretArn);
+      if (!secret) throw new Error(`no secret for delivery target ${t.id}`);
+      return [t.url, secret];
+    }),
+  );
+}
+
+/** Whether a Standard Webhooks verifier with `secret` accepts the request (as a consumer checks it). */
+export function verifies(request: Receiver['requests'][number], secret: string): boolean {
+  const header = (name: string) => String(request.headers[name] ?? '');
+  try {
+    new Webhook(secret).verify(request.body, {
+      'webhook-id': header('webhook-id'),
+      'webhook-timestamp': header('webhook-timestamp'),
+      'webhook-signature': header('webhook-signature'),
+    });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The partner key (IČO) of an issued invoice of the sandbox's company, for the e-invoicing setting. */

@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiRecord } from '../../functions/accounting/api.js';
 import { orderMarker } from '../../functions/core/intake/map-order.js';
 import { signHeaders } from '../../functions/core/intake/signatures.js';
-import { DELIVERY_KEY_HEADER } from '../../infra/constructs/http-deliveries.js';
 import { largeShopifyOrder } from '../intake/support-orders.js';
 import { type Deployment, deploy } from './deployment.js';
 import {
   callReport,
   deadLetters,
+  deliverySecrets,
   detailTypes,
   failedInvocations,
   invoicedPartner,
@@ -25,6 +25,7 @@ import {
   splitListRequests,
   startReceiver,
   tickUntilIdle,
+  verifies,
   webhookSecret,
 } from './flows.js';
 import { describeDenials } from './iam.js';
@@ -39,7 +40,11 @@ beforeAll(async () => {
   d = await deploy({
     sandbox: { sizes: { documents: 60, partners: 10, perCollection: {} } },
     config: async (sandbox) => ({
-      deliveries: [`${consumer.url}/events`],
+      // Every event to one target; the invoices alone, under their own name, to another.
+      deliveries: [
+        `${consumer.url}/events`,
+        { url: `${consumer.url}/invoices`, pattern: 'IssuedInvoice.*', name: 'invoices' },
+      ],
       actions: { ACTIONS_EINVOICE_PARTNERS: await invoicedPartner(sandbox) },
     }),
   });
@@ -93,13 +98,29 @@ describe('one connection, deployed', () => {
       JSON.stringify(endpoints),
     ).toBeGreaterThan(0);
     expect(types['Action.Failed']).toBeUndefined();
-    expect(consumer.requests.length).toBe(d.standIn.published.length);
-    const key = d.standIn.secretValue(
-      d.assembly.byType('AWS::SecretsManager::Secret').find((r) => r.logicalId.includes('KeySecret'))?.ref ??
-        '',
+    // Deliveries: signed per Standard Webhooks with their own target's secret, and no other.
+    const all = consumer.requests.filter((r) => r.path === '/events');
+    const invoices = consumer.requests.filter((r) => r.path === '/invoices');
+    expect(all.length).toBe(d.standIn.published.length);
+    expect(invoices.length).toBe(
+      d.standIn.published.filter((p) => p.event['detail-type'].startsWith('IssuedInvoice.')).length,
     );
-    expect(key).toBeTruthy();
-    expect(new Set(consumer.requests.map((r) => r.headers[DELIVERY_KEY_HEADER]))).toEqual(new Set([key]));
+    expect(invoices.length).toBeGreaterThan(0);
+    const secrets = deliverySecrets(d);
+    const eventsSecret = secrets.get(`${consumer.url}/events`) as string;
+    const invoicesSecret = secrets.get(`${consumer.url}/invoices`) as string;
+    expect(eventsSecret).toBeTruthy();
+    expect(invoicesSecret).toBeTruthy();
+    expect(eventsSecret).not.toBe(invoicesSecret);
+    expect(all.filter((r) => !verifies(r, eventsSecret))).toEqual([]);
+    expect(invoices.filter((r) => !verifies(r, invoicesSecret))).toEqual([]);
+    expect(all.filter((r) => verifies(r, invoicesSecret))).toEqual([]);
+    expect(invoices.filter((r) => verifies(r, eventsSecret))).toEqual([]);
+    // The id is the event's: a consumer deduplicates on it.
+    const ids = new Set(d.standIn.published.map((p) => p.event.id));
+    expect(all.every((r) => ids.has(String(r.headers['webhook-id'])))).toBe(true);
+    expect(all.every((r) => JSON.parse(r.body).id === r.headers['webhook-id'])).toBe(true);
+    expect(all.some((r) => 'x-accounting-events-key' in r.headers)).toBe(false);
     expect(deadLetters(d)).toEqual({});
   }, 180_000);
 
@@ -165,6 +186,52 @@ describe('one connection, deployed', () => {
     const recap = order.DocumentRecapitulation as { TotalPrice: number };
     expect(Math.round(recap.TotalPrice * 100)).toBe(Math.round(Number(totals.total) * 100));
     expect(describeDenials(d.authorizer.denied())).toBe('');
+  }, 120_000);
+
+  it("a consumer's 503 is retried after the backoff with the same webhook-id, a 410 dead-lettered at once", async () => {
+    const secret = deliverySecrets(d).get(`${consumer.url}/invoices`) as string;
+    const invoice = d.sandbox.state.list('IssuedInvoices', { pageSize: 1, pageNumber: 1 }).items[0];
+    if (!invoice) throw new Error('no invoice');
+    const change = async (note: string) => {
+      d.sandbox.state.update('IssuedInvoices', String(invoice.Id), (r) => {
+        r.Note = note;
+      });
+      const mark = consumer.requests.length;
+      await d.tick();
+      return consumer.requests.slice(mark).filter((r) => r.path === '/invoices');
+    };
+    // Statuses per event: a change is an Updated and, archived again, an IsdocArchived (both IssuedInvoice.*).
+    const perEvent = (requests: typeof consumer.requests) => {
+      const out = new Map<string, number[]>();
+      for (const r of requests) {
+        const id = String(r.headers['webhook-id']);
+        out.set(id, [...(out.get(id) ?? []), r.status]);
+      }
+      return [...out.values()];
+    };
+    // The next two requests answer 503: whichever events they were, each is attempted again after
+    // the backoff (waited on the queue) with the same webhook-id, and ends delivered.
+    consumer.answerNext('/invoices', [503, 503]);
+    const retried = await change('changed for the retry test');
+    const outcomes = perEvent(retried);
+    expect(outcomes.flat().filter((status) => status === 503)).toHaveLength(2);
+    for (const statuses of outcomes) expect(statuses.at(-1)).toBe(200);
+    expect(outcomes.filter((statuses) => statuses.length > 1).length).toBeGreaterThan(0);
+    for (const statuses of outcomes) expect(statuses.filter((status) => status === 200)).toEqual([200]);
+    expect(retried.filter((r) => !verifies(r, secret))).toEqual([]);
+    expect(deadLetters(d)).toEqual({});
+    // A 410: not retried, in the target's DLQ.
+    consumer.answerNext('/invoices', [410]);
+    const refused = await change('changed for the dead-letter test');
+    expect(perEvent(refused)).toContainEqual([410]);
+    expect(refused.filter((r) => r.status !== 200)).toHaveLength(1);
+    const gone = refused.find((r) => r.status === 410);
+    const dlq = d.queues.all().find((q) => /invoicesDlq/i.test(q.name));
+    expect(dlq?.messages.map((m) => JSON.parse(m.body).id)).toEqual([gone?.headers['webhook-id']]);
+    expect(d.lambda.output(d.fn('DeliveriesFunction'))).toContain('HTTP 410: not retried');
+    expect(failedInvocations(d)).toBe('');
+    expect(describeDenials(d.authorizer.denied())).toBe('');
+    dlq?.messages.splice(0);
   }, 120_000);
 
   it('without one grant the flow fails, and the denied call is named', async () => {

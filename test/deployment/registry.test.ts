@@ -10,6 +10,7 @@ import { type Deployment, deploy } from './deployment.js';
 import {
   callReport,
   deadLetters,
+  deliverySecrets,
   detailTypes,
   failedInvocations,
   invoicedPartner,
@@ -19,6 +20,7 @@ import {
   splitListRequests,
   startReceiver,
   tickUntilIdle,
+  verifies,
 } from './flows.js';
 import { describeDenials } from './iam.js';
 
@@ -32,7 +34,8 @@ beforeAll(async () => {
     sandbox: { companies: 2, sizes: { documents: 40, partners: 8, perCollection: {} } },
     config: async (sandbox) => ({
       connectionRegistry: true,
-      deliveries: [`${consumer.url}/events`],
+      // Every connection's events to one target; acme's alone to another.
+      deliveries: [`${consumer.url}/events`, { url: `${consumer.url}/acme`, connections: ['acme'] }],
       // E-invoicing on: the sending route and the scheduled tracker serve every connection.
       actions: { ACTIONS_EINVOICE_PARTNERS: await invoicedPartner(sandbox) },
     }),
@@ -82,7 +85,22 @@ describe('connection registry, deployed', () => {
       JSON.stringify(endpoints),
     ).toBeGreaterThan(0);
     expect(d.invocations.some((i) => i.fn.startsWith('Scheduledtrackeinvoices'))).toBe(true);
-    expect(consumer.requests.length).toBe(d.standIn.published.length);
+    const all = consumer.requests.filter((r) => r.path === '/events');
+    const acme = consumer.requests.filter((r) => r.path === '/acme');
+    expect(all.length).toBe(d.standIn.published.length);
+    // The target configured for acme receives acme's events, each once, and none of globex's.
+    const acmeIds = d.standIn.published
+      .filter((p) => p.event.source === 'accounting.acme')
+      .map((p) => p.event.id);
+    expect(acmeIds.length).toBeGreaterThan(0);
+    expect(acme.map((r) => JSON.parse(r.body).source as string)).toEqual(acme.map(() => 'accounting.acme'));
+    expect(acme.map((r) => String(r.headers['webhook-id'])).sort()).toEqual([...acmeIds].sort());
+    const secrets = deliverySecrets(d);
+    const allSecret = secrets.get(`${consumer.url}/events`) as string;
+    const acmeSecret = secrets.get(`${consumer.url}/acme`) as string;
+    expect(acme.filter((r) => !verifies(r, acmeSecret))).toEqual([]);
+    expect(acme.filter((r) => verifies(r, allSecret))).toEqual([]);
+    expect(all.filter((r) => !verifies(r, allSecret))).toEqual([]);
     expect(deadLetters(d)).toEqual({});
   }, 180_000);
 

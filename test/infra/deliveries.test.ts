@@ -1,4 +1,7 @@
-/** HTTP deliveries on AWS: API destinations behind one connection, a DLQ, alarms; cdk-nag clean. */
+/**
+ * HTTP deliveries on AWS: by default a queue, DLQ and secret per target and the signing delivery
+ * function with least-privilege grants; as an option API destinations behind one connection.
+ */
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../functions/shared/config.js';
 import { defaultInfraConfig } from '../../infra/config/load.js';
@@ -7,7 +10,7 @@ import { buildTestApp, nagFindings } from './support.js';
 const DELIVERIES = 'https://hooks.example.com/n8n,IssuedInvoice.*;https://example.org/all';
 
 describe('deliveries (API destinations)', () => {
-  const t = buildTestApp({ deliveries: DELIVERIES });
+  const t = buildTestApp({ deliveries: DELIVERIES, deliveryVia: 'api-destination' });
   const template = t.statelessTemplate;
 
   it('one connection with an API key header from a generated secret, one destination per target', () => {
@@ -59,7 +62,107 @@ describe('deliveries (API destinations)', () => {
   it('no deliveries configured: no connection', () => {
     buildTestApp().statelessTemplate.resourceCountIs('AWS::Events::Connection', 0);
   });
+});
 
+// biome-ignore lint/suspicious/noExplicitAny: template JSON, read field by field
+type TemplateJson = any;
+type Resource = { Type: string; DeletionPolicy?: string; Properties: Record<string, TemplateJson> };
+
+describe('deliveries (signed delivery function, the default)', () => {
+  const targets = JSON.stringify([
+    'https://hooks.example.com/n8n,IssuedInvoice.*',
+    { url: 'https://example.org/acme', connections: ['acme'], name: 'acme-only' },
+  ]);
+  const t = buildTestApp({ deliveries: targets, connectionRegistry: true });
+  const template = t.statelessTemplate;
+  const resources = (type: string) => Object.entries(template.findResources(type)) as [string, Resource][];
+  const deliveryFunction = () => {
+    const found = resources('AWS::Lambda::Function').filter(([id]) => id.startsWith('DeliveriesFunction'));
+    expect(found).toHaveLength(1);
+    return found[0] as [string, Resource];
+  };
+
+  it('no API destination; a generated secret, a queue and a retained DLQ per target', () => {
+    template.resourceCountIs('AWS::Events::ApiDestination', 0);
+    template.resourceCountIs('AWS::Events::Connection', 0);
+    const secrets = resources('AWS::SecretsManager::Secret').filter(([id]) => id.startsWith('Deliveries'));
+    expect(secrets).toHaveLength(2);
+    for (const [, secret] of secrets) {
+      expect(secret.Properties.GenerateSecretString).toMatchObject({
+        ExcludePunctuation: true,
+        PasswordLength: 48,
+      });
+    }
+    const queues = resources('AWS::SQS::Queue').filter(([id]) => id.startsWith('Deliveries'));
+    expect(queues.filter(([id]) => id.includes('Dlq'))).toHaveLength(2);
+    const sources = queues.filter(([id]) => id.includes('Queue'));
+    expect(sources).toHaveLength(2);
+    for (const [, q] of sources) expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
+    const dlqs = Object.entries(template.toJSON().Resources as Record<string, Resource>).filter(
+      ([id, r]) => id.startsWith('Deliveries') && id.includes('Dlq') && r.Type === 'AWS::SQS::Queue',
+    );
+    for (const [, r] of dlqs) expect(r.DeletionPolicy).toBe('Retain');
+  });
+
+  it("each rule's source lists only its target's connections (every connection's when none is given)", () => {
+    const patterns = resources('AWS::Events::Rule')
+      .filter(([id]) => id.startsWith('Deliveries'))
+      .map(([, r]) => r.Properties.EventPattern);
+    expect(patterns).toContainEqual({
+      source: [{ prefix: 'accounting.' }],
+      'detail-type': [{ prefix: 'IssuedInvoice.' }],
+    });
+    expect(patterns).toContainEqual({ source: ['accounting.acme'] });
+  });
+
+  it("the function reads only the targets' secrets, consumes and delays only their queues, sends only to their DLQs", () => {
+    const [fnId, fn] = deliveryFunction();
+    expect(fn.Properties.Environment.Variables.DELIVERY_MAX_ATTEMPTS).toBe('5');
+    const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
+    const statements = resources('AWS::IAM::Policy')
+      .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(roleId))
+      .flatMap(
+        ([, p]) =>
+          p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[],
+      );
+    // Each resource a statement with `action` names (CDK may merge statements).
+    const byAction = (action: string) =>
+      statements
+        .filter((s) => [s.Action].flat().includes(action))
+        .flatMap((s) => [s.Resource].flat())
+        .map((r) => JSON.stringify(r));
+    expect(byAction('secretsmanager:GetSecretValue')).toHaveLength(2);
+    for (const r of byAction('secretsmanager:GetSecretValue')) expect(r).toMatch(/Deliveries.*Secret/);
+    expect(byAction('sqs:ChangeMessageVisibility')).toHaveLength(2);
+    for (const r of byAction('sqs:ChangeMessageVisibility')) expect(r).toMatch(/Deliveries.*Queue/);
+    expect(byAction('sqs:SendMessage')).toHaveLength(2);
+    for (const r of byAction('sqs:SendMessage')) expect(r).toMatch(/Deliveries.*Dlq/);
+    expect(byAction('events:PutEvents')).toEqual([]);
+    const mappings = resources('AWS::Lambda::EventSourceMapping').filter(([, m]) =>
+      JSON.stringify(m.Properties.FunctionName).includes(fnId),
+    );
+    expect(mappings).toHaveLength(2);
+    for (const [, m] of mappings) {
+      expect(m.Properties).toMatchObject({
+        BatchSize: 5,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    }
+  });
+
+  it('alarms on each DLQ, each queue age and the function errors', () => {
+    const alarms = resources('AWS::CloudWatch::Alarm').map(([, a]) => String(a.Properties.AlarmDescription));
+    expect(alarms.filter((a) => /^HTTP delivery .*dead-letter queue/.test(a))).toHaveLength(2);
+    expect(alarms.filter((a) => /^HTTP delivery .*oldest undelivered/.test(a))).toHaveLength(2);
+    expect(alarms.filter((a) => a.startsWith('The delivery function failed'))).toHaveLength(1);
+  });
+
+  it('has zero unacknowledged cdk-nag findings', () => {
+    expect(nagFindings(t.app)).toEqual({ errors: [], warnings: [] });
+  });
+});
+
+describe('deliveries settings', () => {
   it('a bad target is a configuration error naming it', () => {
     expect(() => defaultInfraConfig({ deliveries: 'ftp://x;https://ok.example.com,not a pattern' })).toThrow(
       ConfigError,
@@ -68,5 +171,38 @@ describe('deliveries (API destinations)', () => {
     expect(() => defaultInfraConfig({ deliveries: 'https://ok.example.com,IssuedInvoice.Craeted' })).toThrow(
       /deliveries.*got "IssuedInvoice.Craeted"/s,
     );
+  });
+
+  it('plain http only to the loopback; link-local and metadata hosts refused', () => {
+    expect(() => defaultInfraConfig({ deliveries: 'http://hooks.example.com/x' })).toThrow(
+      /deliveries.*expected an https:\/\/ URL/s,
+    );
+    expect(defaultInfraConfig({ deliveries: 'http://127.0.0.1:8080/x' }).deliveries).toHaveLength(1);
+    for (const url of [
+      'https://169.254.169.254/latest',
+      'https://[fd00:ec2::254]/',
+      'https://metadata.google.internal/',
+      'https://[fe80::1]/',
+    ]) {
+      expect(() => defaultInfraConfig({ deliveries: url }), url).toThrow(/cannot be a delivery target/);
+    }
+  });
+
+  it("connections must be names, and with one connection include the deployment's", () => {
+    expect(() =>
+      defaultInfraConfig({
+        deliveries: JSON.stringify([{ url: 'https://x.example.com', connections: ['a b'] }]),
+      }),
+    ).toThrow(/deliveries/);
+    expect(() =>
+      defaultInfraConfig({
+        deliveries: JSON.stringify([{ url: 'https://x.example.com', connections: ['other'] }]),
+      }),
+    ).toThrow(/deliveries.*0\.connections.*'default'/s);
+    expect(
+      defaultInfraConfig({
+        deliveries: JSON.stringify([{ url: 'https://x.example.com', connections: ['default'] }]),
+      }).deliveries,
+    ).toHaveLength(1);
   });
 });

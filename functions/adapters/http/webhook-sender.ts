@@ -1,12 +1,13 @@
 /**
- * POSTs an event to a consumer, signed per the Standard Webhooks specification through its
- * reference library: `webhook-id` (the event id, stable across retries, so the consumer can
- * deduplicate), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256>`
- * of `id.timestamp.body`). The body is the EventBridge event as API destinations send it.
+ * POSTs an event to a consumer, signed per the Standard Webhooks specification
+ * (core/delivery/delivery-signature.ts). The body is the EventBridge event as the bus holds it.
  */
 
-import { Webhook } from 'standardwebhooks';
 import { request } from 'undici';
+import type { PostResult } from '../../core/delivery/delivery-decision.js';
+import { signedHeaders } from '../../core/delivery/delivery-signature.js';
+
+export type { PostResult } from '../../core/delivery/delivery-decision.js';
 
 export interface SignedPost {
   url: string;
@@ -18,20 +19,6 @@ export interface SignedPost {
   timeoutMs: number;
   now?: Date;
   signal?: AbortSignal;
-}
-
-export type PostResult = { ok: true; status: number } | { ok: false; status?: number; error: string };
-
-/** The headers of a signed request (without the secret, which never leaves this module). */
-export function signedHeaders(id: string, body: string, secret: string, now: Date): Record<string, string> {
-  const signature = new Webhook(secret).sign(id, now, body);
-  return {
-    'content-type': 'application/json',
-    'user-agent': 'accounting-events',
-    'webhook-id': id,
-    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-    'webhook-signature': signature,
-  };
 }
 
 /** One attempt; never throws: a network error or timeout is a result without a status. */
