@@ -16,7 +16,9 @@ export function newConsoleToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-export type GuardVerdict = { ok: true } | { ok: false; status: 400 | 401 | 403 | 405 | 415 | 421; reason: string };
+export type GuardVerdict =
+  | { ok: true }
+  | { ok: false; status: 400 | 401 | 403 | 405 | 415 | 421; reason: string };
 
 function sameToken(given: string | undefined, token: string): boolean {
   if (given === undefined) return false;
@@ -26,7 +28,12 @@ function sameToken(given: string | undefined, token: string): boolean {
 }
 
 /** The verdict on a request to the console listening on `port`. */
-export function checkConsoleRequest(req: IncomingMessage, url: URL, token: string, port: number): GuardVerdict {
+export function checkConsoleRequest(
+  req: IncomingMessage,
+  url: URL,
+  token: string,
+  port: number,
+): GuardVerdict {
   const hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
   if (!hosts.includes(req.headers.host ?? '')) {
     return { ok: false, status: 421, reason: `host: expected 127.0.0.1:${port}` };
@@ -41,7 +48,9 @@ export function checkConsoleRequest(req: IncomingMessage, url: URL, token: strin
   const method = req.method ?? 'GET';
   if (method === 'GET' || method === 'HEAD') {
     const given = url.searchParams.get('token') ?? header(req, TOKEN_HEADER);
-    return sameToken(given, token) ? { ok: true } : { ok: false, status: 401, reason: 'token: missing or wrong' };
+    return sameToken(given, token)
+      ? { ok: true }
+      : { ok: false, status: 401, reason: 'token: missing or wrong' };
   }
   if (method !== 'POST') return { ok: false, status: 405, reason: 'method: expected GET or POST' };
   if (!sameToken(header(req, TOKEN_HEADER), token)) {
