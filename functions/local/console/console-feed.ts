@@ -87,6 +87,11 @@ function documentNumberOf(detail: Record<string, unknown>): string | undefined {
   return str(record?.DocumentNumber) ?? str(detail.documentNumber) ?? str(source?.documentNumber);
 }
 
+/** A route id or action name without case and separators, to tell which route an action ran for. */
+function squash(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
 /** Keeps the newest `max` items of a list, dropping from the front. */
 function capped<T>(list: T[], max: number, onDrop?: (item: T) => void): void {
   while (list.length > max) {
@@ -132,7 +137,11 @@ export function createConsoleFeed(options: { now?: () => number; maxEvents?: num
     const cause = byId.get(str(detail.causationId) ?? '');
     const action = str(detail.action);
     if (!cause) return;
-    const route = action && cause.routes[action] ? action : Object.keys(cause.routes)[0];
+    // `archive.isdoc` ran for route `archive-isdoc`, `transfer.receivedOrderToIssueSlip` for `transfer-received-order`.
+    const names = Object.keys(cause.routes);
+    const route =
+      names.find((r) => squash(action ?? '').startsWith(squash(r))) ??
+      (names.length === 1 ? names[0] : undefined);
     if (route === undefined) return;
     const out = cause.routes[route] as RouteOutcome;
     out.outcomeEvent = { id: item.event.id, detailType: item.event['detail-type'], note: item.note };

@@ -29,12 +29,15 @@ form.filters label { display:flex; flex-direction:column; font-size:11px; color:
 input, select { font:inherit; padding:4px 6px; border:1px solid #d0d5dd; border-radius:4px; }
 button { font:inherit; padding:4px 10px; border:1px solid #d0d5dd; border-radius:4px; background:#fff; cursor:pointer; }
 button.primary { background:var(--accent); color:#fff; border-color:var(--accent); }
-.split { display:grid; grid-template-columns: minmax(0,1.2fr) minmax(0,1fr); gap:16px; }
+.split { display:grid; grid-template-columns: minmax(0,1.15fr) minmax(0,1fr); gap:16px; align-items:start; }
 .panel { background:#fff; border:1px solid var(--line); padding:12px; min-height:120px; }
 .panel h2, .panel h3 { margin:0 0 8px; font-size:15px; }
 .panel h3 { margin-top:14px; font-size:13px; color:#344054; }
 pre { background:#f6f8fa; padding:8px; overflow:auto; max-height:320px; margin:0; }
 .muted { color:var(--muted); }
+.note { max-width:220px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; font-size:12px; }
+.split > div:first-child { overflow:auto; }
+td.nowrap { white-space:nowrap; }
 .error { color:var(--bad); }
 .parties { display:grid; grid-template-columns:1fr 1fr; gap:12px; }
 .num { text-align:right; font-variant-numeric: tabular-nums; }
@@ -110,6 +113,6 @@ const BODY = `
 /** The page's HTML. */
 export function consolePage(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>accounting-events console</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
+<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><style>${STYLE}</style></head>
 <body>${BODY}<script>${CONSOLE_SCRIPT}</script></body></html>`;
 }

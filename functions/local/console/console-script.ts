@@ -15,11 +15,12 @@ function h(tag, attrs) {
     else if (k === 'onclick') el.addEventListener('click', attrs[k]);
     else el.setAttribute(k, attrs[k]);
   });
-  for (var i = 2; i < arguments.length; i++) {
-    var c = arguments[i];
-    if (c === null || c === undefined) continue;
+  function add(c) {
+    if (c === null || c === undefined) return;
+    if (Array.isArray(c)) { c.forEach(add); return; }
     el.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
   }
+  for (var i = 2; i < arguments.length; i++) add(arguments[i]);
   return el;
 }
 function $(id) { return document.getElementById(id); }
@@ -71,8 +72,8 @@ function loadEvents() {
     $('filter-error').textContent = '';
     fill('events', list.map(function (e) {
       var tr = h('tr', { class: 'clickable' + (e.id === state.selected ? ' selected' : ''), 'data-id': e.id, 'data-type': e.detailType, onclick: function () { openEvent(e.id); } },
-        h('td', { class: 'mono' }, time(e.time)), h('td', {}, e.detailType), h('td', {}, e.connection || ''),
-        h('td', {}, e.documentNumber || '', e.note ? h('div', { class: 'muted' }, e.note) : null), h('td', {}, routeBadges(e.routes)));
+        h('td', { class: 'mono nowrap', title: e.time }, time(e.time).slice(11)), h('td', {}, e.detailType), h('td', {}, e.connection || ''),
+        h('td', {}, e.documentNumber || '', e.note ? h('div', { class: 'muted note', title: e.note }, e.note) : null), h('td', {}, routeBadges(e.routes)));
       return tr;
     }));
     $('events-count').textContent = list.length + ' events shown (newest first)';
