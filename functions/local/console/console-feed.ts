@@ -7,6 +7,9 @@
  */
 import type { DeliveryOutcome, EventBridgeEvent } from '../../adapters/local/local-bus.js';
 import { outcomeNote, type RuntimeUpdate } from '../runtime-update.js';
+import { type ConnectionInfo, createConnectionRows } from './feed-connections.js';
+
+export type { ConnectionInfo, ConnectionMinute } from './feed-connections.js';
 
 /** What became of an event at one route (or other subscriber). */
 export interface RouteOutcome {
@@ -40,24 +43,6 @@ export interface DeliveryAttempt {
   durationMs?: number;
 }
 
-export interface ConnectionMinute {
-  minute: number;
-  events: number;
-  lagMs?: number;
-}
-
-export interface ConnectionInfo {
-  name: string;
-  state: string;
-  reason?: string | undefined;
-  lastPollAt?: number;
-  lagMs?: number;
-  events: number;
-  errors: number;
-  lastError?: string;
-  minutes: ConnectionMinute[];
-}
-
 export type FeedChange =
   | { kind: 'event'; item: FeedEvent }
   | { kind: 'outcome'; item: FeedEvent }
@@ -74,8 +59,6 @@ export interface ConsoleFeed {
   /** Calls `listener` with each change; returns an unsubscribe. */
   watch(listener: (change: FeedChange) => void): () => void;
 }
-
-const HOUR_MINUTES = 60;
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
@@ -100,128 +83,102 @@ function capped<T>(list: T[], max: number, onDrop?: (item: T) => void): void {
   }
 }
 
+/** The route of `routes` an outcome's action ran for (`archive.isdoc` → `archive-isdoc`). */
+function routeOfAction(routes: readonly string[], action: string | undefined): string | undefined {
+  // `transfer.receivedOrderToIssueSlip` ran for route `transfer-received-order`.
+  const found = routes.find((r) => squash(action ?? '').startsWith(squash(r)));
+  return found ?? (routes.length === 1 ? routes[0] : undefined);
+}
+
+function attemptOf(o: DeliveryOutcome, at: number, durationMs: number | undefined): DeliveryAttempt {
+  const error = o.status === 'delivered' ? undefined : o.error;
+  return {
+    at,
+    subscriber: o.routeId,
+    eventId: o.eventId,
+    detailType: o.detailType,
+    attempt: o.attempt,
+    status: o.status,
+    ...(error !== undefined ? { error } : {}),
+    ...(durationMs !== undefined ? { durationMs } : {}),
+  };
+}
+
+function feedEventOf(
+  event: EventBridgeEvent,
+  routeIds: readonly string[],
+  seq: number,
+  at: number,
+  primary: string,
+): FeedEvent {
+  const detail = (event.detail ?? {}) as Record<string, unknown>;
+  return {
+    seq,
+    event,
+    publishedAt: at,
+    connection: str(detail.connection) ?? primary,
+    documentNumber: documentNumberOf(detail),
+    note: outcomeNote(event['detail-type'], detail),
+    routes: Object.fromEntries(routeIds.map((r) => [r, { status: 'pending', attempts: 0 }])),
+  };
+}
+
 export function createConsoleFeed(options: { now?: () => number; maxEvents?: number } = {}): ConsoleFeed {
   const now = options.now ?? Date.now;
   const maxEvents = options.maxEvents ?? 2_000;
   const list: FeedEvent[] = [];
   const byId = new Map<string, FeedEvent>();
   const attempts: DeliveryAttempt[] = [];
-  const conns = new Map<string, ConnectionInfo>();
+  const connections = createConnectionRows(now);
   const listeners = new Set<(change: FeedChange) => void>();
   let seq = 0;
-  /** The connection of a one-connection run (its updates and events do not name it). */
-  let primary = 'local';
   const tell = (change: FeedChange) => {
     for (const l of listeners) l(change);
-  };
-  const conn = (name: string): ConnectionInfo => {
-    let c = conns.get(name);
-    if (!c) {
-      c = { name, state: 'starting', events: 0, errors: 0, minutes: [] };
-      conns.set(name, c);
-    }
-    return c;
-  };
-  const minuteOf = (c: ConnectionInfo): ConnectionMinute => {
-    const minute = Math.floor(now() / 60_000);
-    let last = c.minutes.at(-1);
-    if (last?.minute !== minute) {
-      last = { minute, events: 0 };
-      c.minutes.push(last);
-      while ((c.minutes[0]?.minute ?? minute) <= minute - HOUR_MINUTES) c.minutes.shift();
-    }
-    return last;
   };
   const linkOutcome = (item: FeedEvent) => {
     const detail = item.event.detail as Record<string, unknown>;
     const cause = byId.get(str(detail.causationId) ?? '');
-    const action = str(detail.action);
-    if (!cause) return;
-    // `archive.isdoc` ran for route `archive-isdoc`, `transfer.receivedOrderToIssueSlip` for `transfer-received-order`.
-    const names = Object.keys(cause.routes);
-    const route =
-      names.find((r) => squash(action ?? '').startsWith(squash(r))) ??
-      (names.length === 1 ? names[0] : undefined);
-    if (route === undefined) return;
+    const route = cause ? routeOfAction(Object.keys(cause.routes), str(detail.action)) : undefined;
+    if (!cause || route === undefined) return;
     const out = cause.routes[route] as RouteOutcome;
     out.outcomeEvent = { id: item.event.id, detailType: item.event['detail-type'], note: item.note };
     tell({ kind: 'outcome', item: cause });
   };
   return {
     onEvent(event, routeIds) {
-      const detail = (event.detail ?? {}) as Record<string, unknown>;
-      const item: FeedEvent = {
-        seq: ++seq,
-        event,
-        publishedAt: now(),
-        connection: str(detail.connection) ?? primary,
-        documentNumber: documentNumberOf(detail),
-        note: outcomeNote(event['detail-type'], detail),
-        routes: Object.fromEntries(routeIds.map((r) => [r, { status: 'pending', attempts: 0 }])),
-      };
+      const item = feedEventOf(event, routeIds, ++seq, now(), connections.primary());
       list.push(item);
       byId.set(event.id, item);
       capped(list, maxEvents, (dropped) => byId.delete(dropped.event.id));
-      const c = conn(item.connection ?? primary);
-      c.events += 1;
-      minuteOf(c).events += 1;
+      connections.countEvent(item.connection ?? connections.primary());
       tell({ kind: 'event', item });
       linkOutcome(item);
     },
     onDelivery(o) {
       const item = byId.get(o.eventId);
       const at = now();
-      const durationMs = item ? at - item.publishedAt : undefined;
-      const error = o.status === 'delivered' ? undefined : o.error;
-      attempts.push({
-        at,
-        subscriber: o.routeId,
-        eventId: o.eventId,
-        detailType: o.detailType,
-        attempt: o.attempt,
-        status: o.status,
-        ...(error !== undefined ? { error } : {}),
-        ...(durationMs !== undefined ? { durationMs } : {}),
-      });
+      const attempt = attemptOf(o, at, item ? at - item.publishedAt : undefined);
+      attempts.push(attempt);
       capped(attempts, maxEvents);
       if (!item) return;
+      const { status, attempt: attemptNo, error, durationMs } = attempt;
       const out = item.routes[o.routeId] ?? { status: 'pending', attempts: 0 };
       item.routes[o.routeId] = Object.assign(out, {
-        status: o.status,
-        attempts: o.attempt,
+        status,
+        attempts: attemptNo,
         ...(error !== undefined ? { error } : {}),
         ...(durationMs !== undefined ? { durationMs } : {}),
       });
       tell({ kind: 'outcome', item });
     },
     onUpdate(u) {
-      if (u.kind === 'started') {
-        primary = u.connections?.[0] ?? primary;
-        for (const name of u.connections ?? []) conn(name);
-      } else if (u.kind === 'poll') {
-        const c = conn(u.connection ?? primary);
-        c.lastPollAt = u.at.getTime();
-        if (u.lagMs !== undefined) {
-          c.lagMs = u.lagMs;
-          minuteOf(c).lagMs = u.lagMs;
-        }
-        if (c.state === 'starting' || c.state === 'paused') c.state = 'healthy';
-        tell({ kind: 'connection', item: c });
-      } else if (u.kind === 'connection') {
-        const c = conn(u.connection);
-        c.state = u.state;
-        c.reason = u.reason;
-        if (u.state === 'unhealthy') {
-          c.errors += 1;
-          if (u.reason) c.lastError = u.reason;
-        }
-        tell({ kind: 'connection', item: c });
-      }
+      const changed = connections.apply(u);
+      if (changed) tell({ kind: 'connection', item: changed });
     },
     events: () => list,
     event: (id) => byId.get(id),
     attempts: () => attempts,
-    connections: () => [...conns.values()],
+    connections: () => connections.list(),
     watch(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
