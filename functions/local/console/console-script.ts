@@ -241,18 +241,22 @@ function loadDeliveries() {
 
 var loaders = { events: loadEvents, connections: loadConnections, checkpoints: loadCheckpoints, 'dead-letters': loadDeadLetters, archive: loadArchive, deliveries: loadDeliveries };
 
-/* Live stream: a change reloads the open view (at most every 500 ms). */
+/* Live stream: a change reloads the open view (at most every 2 s; not while the page is hidden). */
 var reloadTimer = null;
-function changed(id) {
-  if (state.selected && id === state.selected && state.tab === 'events') openEvent(id);
+var lastReload = 0;
+function reloadView() {
+  reloadTimer = null; lastReload = Date.now();
+  if (document.hidden || state.tab === 'archive') return;
+  (loaders[state.tab] || function () {})();
+}
+function changed(d) {
+  if (state.selected && state.tab === 'events' && d.ids.indexOf(state.selected) >= 0) openEvent(state.selected);
   if (reloadTimer) return;
-  reloadTimer = setTimeout(function () { reloadTimer = null; if (state.tab !== 'archive') (loaders[state.tab] || function () {})(); }, 500);
+  reloadTimer = setTimeout(reloadView, Math.max(0, 2000 - (Date.now() - lastReload)));
 }
 var stream = new EventSource('/api/stream?' + query({}));
 stream.addEventListener('hello', function () { $('live').textContent = 'live'; });
-['event', 'outcome', 'connection', 'reload'].forEach(function (kind) {
-  stream.addEventListener(kind, function (m) { var d = JSON.parse(m.data); changed(d.id); });
-});
+stream.addEventListener('changed', function (m) { changed(JSON.parse(m.data)); });
 stream.onerror = function () { $('live').textContent = 'disconnected (the run stopped?)'; };
 show(location.hash.slice(1) || 'events');
 `;

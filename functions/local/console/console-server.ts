@@ -1,7 +1,7 @@
 /**
  * The console's HTTP server (node:http, 127.0.0.1 only): the page, its live stream (Server-Sent
- * Events, batched every `flushMs` so a burst of events costs the pipeline one listener call each and
- * the browser a few writes), and the JSON API. Every request passes the guard first: Host, Origin,
+ * Events: which events changed, one message per `flushMs`, so a burst of events costs the pipeline one
+ * listener call each and the browser one message a second), and the JSON API. Every request passes the guard first: Host, Origin,
  * token (`console-guard.ts`). A refused request changes nothing and learns nothing.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -15,7 +15,6 @@ import {
   ConsoleRequestError,
   type ConsoleSources,
   type Reply,
-  summaryOf,
 } from './console-api.js';
 import type { FeedChange } from './console-feed.js';
 import { checkConsoleRequest, newConsoleToken } from './console-guard.js';
@@ -27,7 +26,7 @@ export interface ConsoleServerOptions {
   port: number;
   token?: string;
   logger: Logger;
-  /** How often the stream sends what changed; default 250 ms. */
+  /** How often the stream sends what changed; default 1 s. */
   flushMs?: number;
 }
 
@@ -92,32 +91,25 @@ function errorReply(error: unknown): Reply | undefined {
 /** The live stream's clients and the changes waiting for the next flush. */
 function createStream(src: ConsoleSources, flushMs: number) {
   const clients = new Set<ServerResponse>();
-  const pending = new Map<string, FeedChange>();
+  const events = new Set<string>();
+  let connections = false;
   let overflow = false;
   let timer: NodeJS.Timeout | undefined;
+  // One message per flush: which events changed (ids only: the page asks for what it shows).
   const flush = () => {
     timer = undefined;
-    const changes = [...pending.values()];
-    pending.clear();
-    const frame = overflow
-      ? 'event: reload\ndata: {}\n\n'
-      : changes
-          .map(
-            (c) =>
-              `event: ${c.kind}\ndata: ${JSON.stringify(c.kind === 'connection' ? c.item : summaryOf(c.item))}\n\n`,
-          )
-          .join('');
+    const frame = `event: changed\ndata: ${JSON.stringify({ ids: overflow ? [] : [...events], connections, overflow })}\n\n`;
+    events.clear();
+    connections = false;
     overflow = false;
     for (const res of clients) res.write(frame);
   };
-  const unwatch = src.feed.watch((change) => {
+  const unwatch = src.feed.watch((change: FeedChange) => {
     if (clients.size === 0) return;
-    const key = change.kind === 'connection' ? `c:${change.item.name}` : `e:${change.item.event.id}`;
-    if (change.kind === 'outcome' && pending.get(key)?.kind === 'event')
-      pending.set(key, { ...change, kind: 'event' });
-    else pending.set(key, change);
-    if (pending.size > MAX_PENDING) {
-      pending.clear();
+    if (change.kind === 'connection') connections = true;
+    else if (!overflow) events.add(change.item.event.id);
+    if (events.size > MAX_PENDING) {
+      events.clear();
       overflow = true;
     }
     timer ??= setTimeout(flush, flushMs);
@@ -147,7 +139,7 @@ export async function startConsoleServer(
   options: ConsoleServerOptions,
 ): Promise<ConsoleServer> {
   const token = options.token ?? newConsoleToken();
-  const stream = createStream(src, options.flushMs ?? 250);
+  const stream = createStream(src, options.flushMs ?? 1_000);
   let port = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');

@@ -29,7 +29,7 @@ export const eventFilterSchema = z.object({
   doc: z.string().trim().optional(),
   since: iso.optional(),
   until: iso.optional(),
-  limit: z.coerce.number({ error: 'expected a number 1-2000' }).int().min(1).max(2_000).default(200),
+  limit: z.coerce.number({ error: 'expected a number 1-2000' }).int().min(1).max(2_000).default(100),
 });
 
 export type EventFilter = z.infer<typeof eventFilterSchema>;
