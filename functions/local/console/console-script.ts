@@ -122,16 +122,23 @@ function chart(minutes) {
   var svg = document.createElementNS(ns, 'svg');
   svg.setAttribute('width', w); svg.setAttribute('height', hgt); svg.setAttribute('class', 'chart');
   var now = Math.floor(Date.now() / 60000);
-  function line(values, color) {
-    var max = Math.max.apply(null, values.map(function (v) { return v.y; }).concat([1]));
-    var p = document.createElementNS(ns, 'polyline');
-    p.setAttribute('fill', 'none'); p.setAttribute('stroke', color); p.setAttribute('stroke-width', '1.5');
-    p.setAttribute('points', values.map(function (v) { return ((60 - (now - v.x)) / 60 * w).toFixed(1) + ',' + (hgt - 2 - v.y / max * (hgt - 4)).toFixed(1); }).join(' '));
-    svg.appendChild(p);
+  function x(minute) { return (59 - (now - minute)) / 60 * w; }
+  function shape(tag, attrs) {
+    var el = document.createElementNS(ns, tag);
+    Object.keys(attrs).forEach(function (k) { el.setAttribute(k, attrs[k]); });
+    svg.appendChild(el);
   }
-  line(minutes.map(function (m) { return { x: m.minute, y: m.events }; }), '#2e5aac');
-  line(minutes.filter(function (m) { return m.lagMs !== undefined; }).map(function (m) { return { x: m.minute, y: m.lagMs }; }), '#b54708');
-  return svg;
+  var maxEvents = Math.max.apply(null, minutes.map(function (m) { return m.events; }).concat([1]));
+  minutes.forEach(function (m) {
+    var bh = m.events / maxEvents * (hgt - 4);
+    shape('rect', { x: x(m.minute).toFixed(1), y: (hgt - bh).toFixed(1), width: (w / 60 - 1).toFixed(1), height: bh.toFixed(1), fill: '#9db5e3' });
+  });
+  var lags = minutes.filter(function (m) { return m.lagMs !== undefined; });
+  var maxLag = Math.max.apply(null, lags.map(function (m) { return m.lagMs; }).concat([1]));
+  var points = lags.map(function (m) { return (x(m.minute) + w / 120).toFixed(1) + ',' + (hgt - 2 - m.lagMs / maxLag * (hgt - 6)).toFixed(1); });
+  if (points.length > 1) shape('polyline', { points: points.join(' '), fill: 'none', stroke: '#b54708', 'stroke-width': '1.5' });
+  points.forEach(function (p) { var xy = p.split(','); shape('circle', { cx: xy[0], cy: xy[1], r: '2', fill: '#b54708' }); });
+  return h('div', {}, svg, h('div', { class: 'muted' }, 'bars: events per minute (max ' + maxEvents + ') · line: lag (max ' + ago(maxLag) + ')'));
 }
 function loadConnections() {
   return get('/api/connections').then(function (list) {
@@ -141,7 +148,7 @@ function loadConnections() {
         h('td', {}, c.lastPollAt ? ago(Date.now() - c.lastPollAt) + ' ago' : '-'), h('td', {}, ago(c.lagMs)),
         h('td', { class: 'num' }, last ? last.events : 0), h('td', { class: 'num' }, c.events),
         h('td', { class: 'num' }, c.errors, c.lastError ? h('div', { class: 'error' }, c.lastError) : null),
-        h('td', {}, chart(c.minutes), h('div', { class: 'muted' }, 'blue: events per minute, orange: lag')));
+        h('td', {}, chart(c.minutes)));
     }));
   });
 }
