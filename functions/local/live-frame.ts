@@ -179,7 +179,9 @@ function headLines(state: FrameState, width: number, now: Date): string[] {
     );
     if (started.intake) lines.push(cyan(cut(intakeText(started.intake))));
   }
-  if (state.consoleUrl) lines.push(cyan(cut(`console ${state.consoleUrl}`)));
+  // The URL whole where it fits (it carries the run's token): without its label on a narrow terminal.
+  const url = state.consoleUrl;
+  if (url) lines.push(cyan(cut(url.length + 8 <= width ? `console ${url}` : url)));
   const lag = lastPoll ? now.getTime() - lastPoll.at.getTime() : undefined;
   lines.push(
     cut(
