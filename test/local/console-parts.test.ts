@@ -228,6 +228,8 @@ describe('the console event filters', () => {
     expect(ids({ connection: 'b' })).toEqual(['2']);
     expect(ids({ doc: 'FA2026000001' })).toEqual(['3', '1']);
     expect(ids({ since: '2026-01-31T10:30:00Z', until: '2026-01-31T11:30:00.000Z' })).toEqual(['2']);
+    expect(ids({ since: '2026-01-31T11:30:00+01:00' })).toEqual(['3', '2']);
+    expect(ids({ until: '2026-01-31T12:30:00+01:00' })).toEqual(['2', '1']);
     expect(ids({ limit: '1' })).toEqual(['3']);
   });
 

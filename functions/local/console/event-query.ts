@@ -45,8 +45,9 @@ export function matchesFilter(filter: EventFilter, item: FeedEvent): boolean {
   if (filter.type && !matchesLeaf(filter.type, event['detail-type'])) return false;
   if (filter.connection && item.connection !== filter.connection) return false;
   if (filter.doc && !(item.documentNumber ?? '').includes(filter.doc)) return false;
-  if (filter.since && event.time < filter.since.replace(/\.\d+/, '')) return false;
-  if (filter.until && event.time > filter.until.replace(/\.\d+/, '')) return false;
+  const at = Date.parse(event.time);
+  if (filter.since && at < Date.parse(filter.since)) return false;
+  if (filter.until && at > Date.parse(filter.until)) return false;
   return true;
 }
 
