@@ -113,6 +113,7 @@ $('event-filters').addEventListener('submit', function (ev) {
   loadEvents();
 });
 $('replay-filtered').addEventListener('click', function () {
+  if (!confirm('Publish the events matching this filter again (the latest 100 at most)?')) return;
   post('/api/replay', { filter: state.filter }).then(function (r) { toast('replayed ' + r.replayed + ' events'); }, function (err) { toast(err.message); });
 });
 
@@ -178,7 +179,7 @@ function loadDeadLetters() {
     }));
   });
 }
-$('redrive-all').addEventListener('click', function () { redrive({}); });
+$('redrive-all').addEventListener('click', function () { if (confirm('Redrive every dead letter?')) redrive({}); });
 
 /* Archive */
 function options(select, values) {
