@@ -1,6 +1,6 @@
 /**
  * The console in a real browser (Debian's Chromium, driven by playwright-core): `run` starts with
- * the console, the page shows events arriving live, an event's routes and outcome, a filter by
+ * the console, the page shows events arriving live, an event's routes and outcome, its replay, a filter by
  * detail-type, an archived ISDOC read as an invoice, a dead letter redriven and delivered; and a
  * request without the token, or from another origin (even one that knows the token), changes
  * nothing. With CONSOLE_SCREENSHOTS=1 it also writes the screenshots of docs/ (1280×800).
@@ -167,6 +167,31 @@ describe.runIf(existsSync(CHROMIUM))('the console in a browser', () => {
     expect(await page.textContent('#event-detail')).toContain('DocumentNumber');
     await shot('events');
   }, 60_000);
+
+  it('replays one event through the bus: a new event with the same detail, matching the same routes', async () => {
+    const json = JSON.parse((await page.textContent('[data-testid=event-json]')) ?? '{}') as {
+      id: string;
+      detail: { id: string };
+    };
+    await page.click('#event-detail button.primary');
+    const replayed = await waitFor('the replayed event', async () => {
+      const list = (await (
+        await fetch(`${base}/api/events?token=${token}&type=IssuedInvoice.Created`)
+      ).json()) as {
+        id: string;
+      }[];
+      for (const e of list) {
+        if (e.id === json.id) continue;
+        const full = (await (await fetch(`${base}/api/events/${e.id}?token=${token}`)).json()) as {
+          event: { detail: { id: string; idempotencyKey: string } };
+          routes: Record<string, { status: string }>;
+        };
+        if (full.event.detail.id === json.detail.id) return full;
+      }
+      return undefined;
+    });
+    expect(Object.keys(replayed.routes).sort()).toEqual(['archive-isdoc', 'send-einvoice']);
+  });
 
   it('opens an archived ISDOC as an invoice with its schema verdict, and downloads it', async () => {
     await page.goto(`${url}#archive`);
