@@ -237,7 +237,8 @@ async function pollSlice(
     durationMs: clock.now().getTime() - started.getTime(),
     events: summary.published,
     requests: summary.requests,
-    ...(deps.many ? { connection: name, ...(lags.length > 0 ? { lagMs: Math.max(...lags) } : {}) } : {}),
+    ...(lags.length > 0 ? { lagMs: Math.max(...lags) } : {}),
+    ...(deps.many ? { connection: name } : {}),
   });
   return summary;
 }

@@ -95,6 +95,8 @@ export interface FrameState {
   published: number;
   /** Per connection, when the runtime polls more than one. */
   connections: Map<string, ConnectionRow>;
+  /** The console's URL (`run`). */
+  consoleUrl?: string;
 }
 
 export function emptyFrameState(): FrameState {
@@ -137,6 +139,9 @@ export function applyUpdate(state: FrameState, update: RuntimeUpdate): void {
       state.polls += 1;
       state.lastPoll = update;
       break;
+    case 'console':
+      state.consoleUrl = update.url;
+      break;
     case 'backfill':
       state.backfill = { done: update.done, total: update.total };
       break;
@@ -174,6 +179,9 @@ function headLines(state: FrameState, width: number, now: Date): string[] {
     );
     if (started.intake) lines.push(cyan(cut(intakeText(started.intake))));
   }
+  // The URL whole where it fits (it carries the run's token): without its label on a narrow terminal.
+  const url = state.consoleUrl;
+  if (url) lines.push(cyan(cut(url.length + 8 <= width ? `console ${url}` : url)));
   const lag = lastPoll ? now.getTime() - lastPoll.at.getTime() : undefined;
   lines.push(
     cut(

@@ -54,6 +54,8 @@ function plainLine(update: RuntimeUpdate): string | undefined {
         : undefined;
     case 'connection':
       return `connection ${update.connection}: ${update.state}${update.reason ? ` (${update.reason})` : ''}`;
+    case 'console':
+      return `console: ${update.url}`;
     case 'backfill':
       return `backfill: ${update.done}/${update.total}`;
     case 'action':

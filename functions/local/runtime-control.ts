@@ -4,6 +4,7 @@
  * still queued stays journaled for the next start, everything closes),
  * and the first backfill's progress of a one-connection run.
  */
+import type { DeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import type { LocalBus } from '../adapters/local/local-bus.js';
 import { checkpointKey } from '../core/sync/checkpoint-state.js';
 import type { PollChangesSummary } from '../handlers/poll-changes.js';
@@ -31,6 +32,7 @@ export interface Running {
   actions: ConnectionActions | undefined;
   intake: LocalIntake | undefined;
   deliveries: HttpDelivery | undefined;
+  deadLetterStore: DeadLetterStore;
   primary: ConnectionPoller | undefined;
 }
 
@@ -103,6 +105,7 @@ export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Runni
     connection: r.primary?.name ?? '',
     collections: r.primary?.plan().collections ?? [],
     deliveries: r.deliveries,
+    deadLetterStore: r.deadLetterStore,
     intake: r.intake,
     connections: () => [...r.pollers.keys()],
     counts: () => counts,

@@ -3,6 +3,7 @@ import type { Sandbox, SandboxOptions } from '../../sandbox/index.js';
 import type { AccountingApi } from '../accounting/api.js';
 import type { CollectionName } from '../accounting/collections.js';
 import { type AccountingConfig, parseAccountingConfig } from '../accounting/config.js';
+import type { DeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import type { LocalBus } from '../adapters/local/local-bus.js';
 import type { DeliveryPolicy, DeliveryTarget } from '../core/delivery/delivery-targets.js';
 import type { Clock, Logger } from '../core/ports.js';
@@ -76,6 +77,8 @@ export interface Runtime {
   readonly deliveries: HttpDelivery | undefined;
   /** The e-shop order intake, when `intake` was given. */
   readonly intake: LocalIntake | undefined;
+  /** The bus's dead letters, kept in the data directory (what `dlq ls|redrive` reads). */
+  readonly deadLetterStore: DeadLetterStore;
   /** The connections polled so far (one for a plain run). */
   connections(): readonly string[];
   /** Events published so far, per detail-type (record events and action outcomes). */

@@ -10,7 +10,7 @@ import type { AccountingApi } from '../accounting/api.js';
 import { type CollectionName, isCollectionOf } from '../accounting/collections.js';
 import type { AccountingConfig } from '../accounting/config.js';
 import { openFileJournal } from '../adapters/local/bus-journal.js';
-import { openFileDeadLetterStore } from '../adapters/local/dead-letter-store.js';
+import { type DeadLetterStore, openFileDeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
 import type { Clock, Logger } from '../core/ports.js';
 import { loadPollerSettings, type PollerSettings } from '../handlers/poller-config.js';
@@ -189,6 +189,8 @@ export function pollerSettingsOf(env: RuntimeOptions['env']): PollerSettings {
 export interface BusParts {
   bus: LocalBus;
   deliveries: HttpDelivery | undefined;
+  /** Where the bus keeps its dead letters (the data directory's file). */
+  deadLetterStore: DeadLetterStore;
 }
 
 /** 4. Events out, HTTP consumers, the bus and its journal (under the data directory). */
@@ -218,12 +220,13 @@ export async function openBus(
     : undefined;
   const journal = await openFileJournal(join(stores.dataDir, BUS_DIR));
   ctx.onClose(() => journal.close());
+  const deadLetterStore = openFileDeadLetterStore(join(stores.dataDir, BUS_DIR, DEAD_LETTERS_FILE));
   const bus = createLocalBus({
     routes: actions?.routes ?? [],
     deliver: (route, event) => (actions ? actions.deliver(route, event) : Promise.resolve()),
     subscribers: [...(eventsOut ? [eventsOut] : []), ...(deliveries?.subscribers ?? [])],
     journal,
-    deadLetterStore: openFileDeadLetterStore(join(stores.dataDir, BUS_DIR, DEAD_LETTERS_FILE)),
+    deadLetterStore,
     logger: ctx.logger,
     clock: ctx.clock,
     // Like a queue's visibility timeout, shortened: a transient failure gets a moment to pass.
@@ -233,7 +236,7 @@ export async function openBus(
   ctx.onClose(() => bus.close());
   actions?.bindPublisher(bus);
   reportBusUpdates(bus, ctx, many);
-  return { bus, deliveries };
+  return { bus, deliveries, deadLetterStore };
 }
 
 /** The document number an event names, if any. */

@@ -55,6 +55,8 @@ export type RuntimeUpdate =
     }
   | ConnectionUpdate
   | { kind: 'backfill'; done: number; total: number }
+  /** The console in the browser (`run`): the URL to open, with the run's token. */
+  | { kind: 'console'; url: string }
   | { kind: 'action'; route: string; ok: boolean; detailType: string; id: string; message?: string }
   | { kind: 'warning'; message: string; data?: Record<string, unknown> }
   | { kind: 'stopping'; reason: string }

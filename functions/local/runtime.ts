@@ -192,6 +192,7 @@ async function assemble(options: RuntimeOptions, ctx: RuntimeContext, a: Assembl
     actions,
     intake,
     deliveries: parts.deliveries,
+    deadLetterStore: parts.deadLetterStore,
     primary,
   });
 }

@@ -84,6 +84,20 @@ describe('live view frame', () => {
     expect(text).toContain('warning: poll of IssuedInvoices failed:');
   });
 
+  it('shows the console URL whole, its token uncut, on 80 columns and wider', () => {
+    const url = `http://127.0.0.1:40649/?token=${'T'.repeat(43)}`;
+    for (const columns of [80, 120]) {
+      const state = busyState(30, 60, 60, 10);
+      applyUpdate(state, { kind: 'console', url });
+      const lines = renderFrame(state, { columns, rows: 24 }, AT);
+      expectFits(lines, columns, 24);
+      const line = lines
+        .map((l) => stripVTControlCharacters(l))
+        .find((l) => l.includes('http://127.0.0.1:40649/'));
+      expect(line?.trim()).toBe(columns === 80 ? url : `console ${url}`);
+    }
+  });
+
   it('fits 80×24 when empty', () => {
     const lines = renderFrame(emptyFrameState(), { columns: 80, rows: 24 }, AT);
     expectFits(lines, 80, 24);

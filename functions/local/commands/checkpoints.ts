@@ -13,7 +13,7 @@ import { type CollectionStatus, type PollStatus, readPollStatus } from '../poll-
 import { UsageError } from '../usage-error.js';
 import { DEFAULT_DATA_DIR } from './shared-flags.js';
 
-interface Row {
+export interface CheckpointRow {
   connection: string;
   collection: string;
   watermark?: string;
@@ -54,7 +54,7 @@ export const checkpointsCommand = defineCommand({
     }
     const status = await readPollStatus(dir);
     const owner = await inspectDataDirLock(dir);
-    let rows: Row[];
+    let rows: CheckpointRow[];
     if (owner) {
       rows = fromStatus(status);
       if (!o.json) {
@@ -65,7 +65,7 @@ export const checkpointsCommand = defineCommand({
     } else {
       const stores = await startLocalStores(dir, 'checkpoints');
       try {
-        rows = await fromStore(stores, status);
+        rows = await checkpointRows(stores, status);
       } finally {
         await stores.close();
       }
@@ -75,15 +75,15 @@ export const checkpointsCommand = defineCommand({
   },
 });
 
-function fromStatus(status: PollStatus): Row[] {
+function fromStatus(status: PollStatus): CheckpointRow[] {
   return Object.entries(status).flatMap(([connection, collections]) =>
     Object.entries(collections).map(([collection, s]) => ({ connection, collection, ...s })),
   );
 }
 
 /** The checkpoints as stored (the truth for the watermark), with the last poll and error of the status file. */
-async function fromStore(stores: LocalStores, status: PollStatus): Promise<Row[]> {
-  const rows: Row[] = [];
+export async function checkpointRows(stores: LocalStores, status: PollStatus): Promise<CheckpointRow[]> {
+  const rows: CheckpointRow[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await stores.servers.dynamoDb.send(
@@ -136,7 +136,7 @@ export function formatLag(ms: number | undefined): string {
   return `${Math.round(s / 86_400)} d`;
 }
 
-function print(rows: Row[], json: boolean, out: { write(text: string): void }): void {
+function print(rows: CheckpointRow[], json: boolean, out: { write(text: string): void }): void {
   if (json) {
     for (const row of rows) out.write(`${JSON.stringify(row)}\n`);
     return;

@@ -6,6 +6,7 @@ import { acquireDataDirLock } from '../../adapters/local/data-dir-lock.js';
 import { openFileDeadLetterStore } from '../../adapters/local/dead-letter-store.js';
 import type { DeadLetter } from '../../adapters/local/local-bus.js';
 import { type CommandContext, defineCommand } from '../command.js';
+import { type RedriveResult, redriveDeadLetters } from '../dead-letter-redrive.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
 import { BUS_DIR, DEAD_LETTERS_FILE } from '../runtime.js';
@@ -101,29 +102,21 @@ async function redrive(
 ): Promise<number> {
   const lock = await acquireDataDirLock(dataDir, 'dlq redrive');
   try {
-    const letters = (await store.list()).filter(wanted);
-    if (letters.length === 0) {
-      ctx.stdout.write('no dead letters to redrive\n');
-      return EXIT.ok;
-    }
     const journal = await openFileJournal(join(dataDir, BUS_DIR));
+    let result: RedriveResult;
     try {
-      const byRoute = new Map<string, DeadLetter[]>();
-      for (const l of letters) byRoute.set(l.routeId, [...(byRoute.get(l.routeId) ?? []), l]);
-      // Journaled first (fsync'd), then taken off the list: a crash in between only repeats a redrive.
-      for (const [routeId, list] of byRoute)
-        await journal.append(
-          list.map((l) => l.event),
-          routeId,
-        );
+      result = await redriveDeadLetters(store, wanted, async (routeId, events) => {
+        await journal.append(events, routeId);
+      });
     } finally {
       await journal.close();
     }
-    const ids = new Set(letters.map((l) => `${l.routeId}\n${l.event.id}\n${l.at.getTime()}`));
-    await store.retain((l) => !ids.has(`${l.routeId}\n${l.event.id}\n${l.at.getTime()}`));
-    const routes = [...new Set(letters.map((l) => l.routeId))].join(', ');
+    if (result.count === 0) {
+      ctx.stdout.write('no dead letters to redrive\n');
+      return EXIT.ok;
+    }
     ctx.stdout.write(
-      `${letters.length} dead letters journaled again for ${routes}; the next \`run\` delivers them\n`,
+      `${result.count} dead letters journaled again for ${result.routes.join(', ')}; the next \`run\` delivers them\n`,
     );
     return EXIT.ok;
   } finally {

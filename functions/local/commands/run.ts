@@ -1,7 +1,12 @@
 import * as z from 'zod';
 import { DeliveryTargetError, parseTargetSpecs } from '../../core/delivery/delivery-targets.js';
+import type { Logger } from '../../core/ports.js';
 import { defineCommand, durationFlag, noPositionals } from '../command.js';
+import { type ConsoleFeed, createConsoleFeed } from '../console/console-feed.js';
+import { openConsole } from '../console/open-console.js';
 import { EXIT } from '../exit-codes.js';
+import type { Runtime } from '../runtime-options.js';
+import { UsageError } from '../usage-error.js';
 import { runtimeSettingsProblems, startRuntimeForCommand, withRuntime } from './runtime-command.js';
 import {
   collectionsFlag,
@@ -12,6 +17,25 @@ import {
   eventsOutSchema,
   toConnection,
 } from './shared-flags.js';
+
+const portSchema = z.coerce
+  .number({ error: 'expected a port number 0-65535' })
+  .int({ error: 'expected a port number 0-65535' })
+  .min(0, { error: 'expected a port number 0-65535' })
+  .max(65535, { error: 'expected a port number 0-65535' });
+
+/** The console of this run; a port that cannot be had is a usage error (exit 2). */
+async function serveConsole(runtime: Runtime, feed: ConsoleFeed, port: number, logger: Logger) {
+  try {
+    return await openConsole(runtime, feed, { port, logger });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRINUSE' && code !== 'EACCES') throw error;
+    throw new UsageError(`--console-port: cannot listen on 127.0.0.1:${port} (${code})`, 'run', {
+      cause: error,
+    });
+  }
+}
 
 export const runCommand = defineCommand({
   name: 'run',
@@ -53,6 +77,14 @@ export const runCommand = defineCommand({
       description:
         'POST matching events to URL, signed (Standard Webhooks); PATTERN: IssuedInvoice.Created, IssuedInvoice.* or * (default), several joined by |. Repeatable.',
     },
+    'console-port': {
+      type: 'string',
+      value: 'PORT',
+      description:
+        'Serve the console in the browser on 127.0.0.1:PORT (0 = any free port); its URL, with a token for this run, is printed at start.',
+      defaultHelp: '0',
+    },
+    'no-console': { type: 'boolean', description: 'Serve no console.' },
     'intake-port': {
       type: 'string',
       value: 'PORT',
@@ -87,12 +119,9 @@ export const runCommand = defineCommand({
             return z.NEVER;
           }
         }),
-      'intake-port': z.coerce
-        .number({ error: 'expected a port number 0-65535' })
-        .int({ error: 'expected a port number 0-65535' })
-        .min(0, { error: 'expected a port number 0-65535' })
-        .max(65535, { error: 'expected a port number 0-65535' })
-        .optional(),
+      'intake-port': portSchema.optional(),
+      'console-port': portSchema.default(0),
+      'no-console': z.boolean().default(false),
       positionals: noPositionals,
     })
     .transform((o) => ({
@@ -108,9 +137,11 @@ export const runCommand = defineCommand({
       durationMs: o.duration,
       deliverTo: o['deliver-to'],
       intakePort: o['intake-port'],
+      consolePort: o['no-console'] ? undefined : o['console-port'],
     })),
   settingsProblems: runtimeSettingsProblems('run', true),
   async run(options, ctx) {
+    const feed = options.consolePort !== undefined ? createConsoleFeed() : undefined;
     const started = await startRuntimeForCommand(
       {
         command: 'run',
@@ -124,15 +155,24 @@ export const runCommand = defineCommand({
         ...(options.eventsOut ? { eventsOut: options.eventsOut } : {}),
         ...(options.deliverTo.length > 0 ? { deliverTo: options.deliverTo } : {}),
         ...(options.intakePort !== undefined ? { intake: { port: options.intakePort } } : {}),
+        ...(feed ? { observe: feed.onUpdate } : {}),
       },
       ctx,
     );
-    await withRuntime(started, (runtime) =>
-      runtime.run({
-        signal: ctx.signal,
-        ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
-      }),
-    );
+    await withRuntime(started, async (runtime) => {
+      const served = feed
+        ? await serveConsole(runtime, feed, options.consolePort ?? 0, started.logger)
+        : undefined;
+      if (served) started.view.update({ kind: 'console', url: served.url });
+      try {
+        await runtime.run({
+          signal: ctx.signal,
+          ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
+        });
+      } finally {
+        await served?.close();
+      }
+    });
     const dead = started.runtime.bus.deadLetters().length;
     if (dead > 0) ctx.stderr.write(`${dead} deliveries were dead-lettered (see the warnings above)\n`);
     return ctx.signal.aborted ? EXIT.interrupted : EXIT.ok;

@@ -12,6 +12,7 @@ import { loadDotEnv } from '../environment.js';
 import { createView, type View } from '../live-view.js';
 import { LocalRuntimeConfigError, type Runtime, type RuntimeOptions, startRuntime } from '../runtime.js';
 import { checkRuntimeSettings } from '../runtime-settings.js';
+import type { RuntimeUpdate } from '../runtime-update.js';
 import { UsageError } from '../usage-error.js';
 import type { ConnectionOptions } from './shared-flags.js';
 
@@ -38,6 +39,8 @@ export interface RuntimeCommandInput {
   activity?: boolean;
   /** Serve the e-shop order intake on this port (`run --intake-port`). */
   intake?: { port: number };
+  /** Sees every update the view sees (the console's feed). */
+  observe?: (update: RuntimeUpdate) => void;
 }
 
 export interface StartedRuntime {
@@ -212,7 +215,10 @@ export async function startRuntimeForCommand(
     ...(input.backfillProgress === false ? { backfillProgress: false } : {}),
     ...(input.deliverTo ? { deliverTo: input.deliverTo } : {}),
     ...(input.intake ? { intake: input.intake } : {}),
-    onUpdate: (u) => view.update(u),
+    onUpdate: (u) => {
+      view.update(u);
+      input.observe?.(u);
+    },
     logger,
   };
   try {

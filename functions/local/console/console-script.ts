@@ -1,0 +1,270 @@
+/**
+ * The console page's script (plain JavaScript, no backticks or template literals inside): tabs,
+ * the JSON API with the run's token, the live stream (Server-Sent Events) and the views. Data is
+ * put into the page as text nodes only, never as HTML.
+ */
+export const CONSOLE_SCRIPT = String.raw`
+'use strict';
+var TOKEN = new URLSearchParams(location.search).get('token') || '';
+var state = { selected: null, filter: {}, archive: [], tab: 'events' };
+
+function h(tag, attrs) {
+  var el = document.createElement(tag);
+  Object.keys(attrs || {}).forEach(function (k) {
+    if (k === 'text') el.textContent = attrs[k];
+    else if (k === 'onclick') el.addEventListener('click', attrs[k]);
+    else el.setAttribute(k, attrs[k]);
+  });
+  function add(c) {
+    if (c === null || c === undefined) return;
+    if (Array.isArray(c)) { c.forEach(add); return; }
+    el.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+  }
+  for (var i = 2; i < arguments.length; i++) add(arguments[i]);
+  return el;
+}
+function $(id) { return document.getElementById(id); }
+function fill(id, rows) { var el = $(id); el.replaceChildren.apply(el, rows); }
+function query(params) {
+  var q = new URLSearchParams();
+  Object.keys(params || {}).forEach(function (k) { if (params[k]) q.set(k, params[k]); });
+  q.set('token', TOKEN);
+  return q.toString();
+}
+function get(path, params) {
+  return fetch(path + '?' + query(params)).then(function (r) {
+    return r.json().then(function (body) { if (!r.ok) throw new Error(body.error || r.statusText); return body; });
+  });
+}
+function post(path, body) {
+  return fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-console-token': TOKEN }, body: JSON.stringify(body) })
+    .then(function (r) { return r.json().then(function (b) { if (!r.ok) throw new Error(b.error || r.statusText); return b; }); });
+}
+function toast(text) {
+  var t = $('toast'); t.textContent = text; t.style.display = 'block';
+  clearTimeout(toast.timer); toast.timer = setTimeout(function () { t.style.display = 'none'; }, 3000);
+}
+function ago(ms) {
+  if (ms === undefined || ms === null) return '-';
+  var s = Math.round(ms / 1000);
+  if (s < 120) return s + ' s'; if (s < 7200) return Math.round(s / 60) + ' min'; return Math.round(s / 3600) + ' h';
+}
+function badge(text, cls) { return h('span', { class: 'badge ' + (cls || text) }, text); }
+function time(iso) { return iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '-'; }
+
+/* Tabs */
+function show(tab) {
+  state.tab = tab;
+  document.querySelectorAll('section').forEach(function (s) { s.classList.toggle('active', s.id === 'tab-' + tab); });
+  document.querySelectorAll('nav a').forEach(function (a) { a.classList.toggle('active', a.dataset.tab === tab); });
+  (loaders[tab] || function () {})();
+}
+window.addEventListener('hashchange', function () { show(location.hash.slice(1) || 'events'); });
+
+/* Events */
+function routeBadges(routes) {
+  var names = Object.keys(routes || {});
+  if (names.length === 0) return h('span', { class: 'muted' }, 'no route');
+  return h('span', {}, names.map(function (n) { return badge(n + ': ' + routes[n].status, routes[n].status); }));
+}
+function loadEvents() {
+  return get('/api/events', state.filter).then(function (list) {
+    $('filter-error').textContent = '';
+    fill('events', list.map(function (e) {
+      var tr = h('tr', { class: 'clickable' + (e.id === state.selected ? ' selected' : ''), 'data-id': e.id, 'data-type': e.detailType, onclick: function () { openEvent(e.id); } },
+        h('td', { class: 'mono nowrap', title: e.time }, time(e.time).slice(11)), h('td', {}, e.detailType), h('td', {}, e.connection || ''),
+        h('td', {}, e.documentNumber || '', e.note ? h('div', { class: 'muted note', title: e.note }, e.note) : null), h('td', {}, routeBadges(e.routes)));
+      return tr;
+    }));
+    $('events-count').textContent = list.length + ' events shown (newest first)';
+  }).catch(function (err) { $('filter-error').textContent = err.message; });
+}
+function openEvent(id) {
+  state.selected = id;
+  document.querySelectorAll('#events tr').forEach(function (tr) { tr.classList.toggle('selected', tr.dataset.id === id); });
+  return get('/api/events/' + encodeURIComponent(id)).then(renderEvent).catch(function (err) {
+    fill('event-detail', [h('p', { class: 'error' }, err.message)]);
+  });
+}
+function renderEvent(e) {
+  var routes = Object.keys(e.routes).map(function (name) {
+    var r = e.routes[name];
+    var out = r.outcomeEvent ? h('span', {}, r.outcomeEvent.detailType, r.outcomeEvent.note ? h('div', { class: 'muted' }, r.outcomeEvent.note) : null) : '-';
+    return h('tr', { 'data-route': name }, h('td', {}, name), h('td', {}, badge(r.status, r.status)), h('td', { class: 'num' }, r.attempts),
+      h('td', { class: 'num' }, r.durationMs === undefined ? '-' : r.durationMs + ' ms'), h('td', { 'data-testid': 'outcome' }, out), h('td', { class: 'error' }, r.error || ''));
+  });
+  var fields = e.fields.map(function (f) {
+    return h('tr', {}, h('td', { class: 'mono' }, f.path), h('td', { class: 'muted' }, f.type), h('td', {}, f.description));
+  });
+  fill('event-detail', [
+    h('h2', {}, e.detailType), h('p', { class: 'muted mono' }, e.id + ' · ' + e.source + ' · ' + time(e.time)),
+    h('button', { class: 'primary', onclick: function () { post('/api/replay', { id: e.id }).then(function (r) { toast('replayed ' + r.replayed + ' event'); }, function (err) { toast(err.message); }); } }, 'Replay this event'),
+    h('h3', {}, 'Routes and what each did'),
+    routes.length ? h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'route'), h('th', {}, 'status'), h('th', {}, 'receives'), h('th', {}, 'after publish'), h('th', {}, 'outcome'), h('th', {}, 'error'))), h('tbody', {}, routes))
+      : h('p', { class: 'muted' }, 'No route matched this event.'),
+    h('h3', {}, 'Event'), h('pre', { class: 'mono', 'data-testid': 'event-json' }, JSON.stringify(e.event, null, 2)),
+    h('h3', {}, 'Fields of the detail (from its schema)'),
+    h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'field'), h('th', {}, 'type'), h('th', {}, 'description'))), h('tbody', {}, fields))
+  ]);
+}
+$('event-filters').addEventListener('submit', function (ev) {
+  ev.preventDefault();
+  state.filter = Object.fromEntries(new FormData(ev.target));
+  loadEvents();
+});
+$('replay-filtered').addEventListener('click', function () {
+  if (!confirm('Publish the events matching this filter again (the latest 100 at most)?')) return;
+  post('/api/replay', { filter: state.filter }).then(function (r) { toast('replayed ' + r.replayed + ' events'); }, function (err) { toast(err.message); });
+});
+
+/* Connections */
+function chart(minutes) {
+  var w = 240, hgt = 44, ns = 'http://www.w3.org/2000/svg';
+  var svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('width', w); svg.setAttribute('height', hgt); svg.setAttribute('class', 'chart');
+  var now = Math.floor(Date.now() / 60000);
+  function x(minute) { return (59 - (now - minute)) / 60 * w; }
+  function shape(tag, attrs) {
+    var el = document.createElementNS(ns, tag);
+    Object.keys(attrs).forEach(function (k) { el.setAttribute(k, attrs[k]); });
+    svg.appendChild(el);
+  }
+  var maxEvents = Math.max.apply(null, minutes.map(function (m) { return m.events; }).concat([1]));
+  minutes.forEach(function (m) {
+    var bh = m.events / maxEvents * (hgt - 4);
+    shape('rect', { x: x(m.minute).toFixed(1), y: (hgt - bh).toFixed(1), width: (w / 60 - 1).toFixed(1), height: bh.toFixed(1), fill: '#9db5e3' });
+  });
+  var lags = minutes.filter(function (m) { return m.lagMs !== undefined; });
+  var maxLag = Math.max.apply(null, lags.map(function (m) { return m.lagMs; }).concat([1]));
+  var points = lags.map(function (m) { return (x(m.minute) + w / 120).toFixed(1) + ',' + (hgt - 2 - m.lagMs / maxLag * (hgt - 6)).toFixed(1); });
+  if (points.length > 1) shape('polyline', { points: points.join(' '), fill: 'none', stroke: '#b54708', 'stroke-width': '1.5' });
+  points.forEach(function (p) { var xy = p.split(','); shape('circle', { cx: xy[0], cy: xy[1], r: '2', fill: '#b54708' }); });
+  return h('div', {}, svg, h('div', { class: 'muted' }, 'bars: events per minute (max ' + maxEvents + ') · line: lag (max ' + ago(maxLag) + ')'));
+}
+function loadConnections() {
+  return get('/api/connections').then(function (list) {
+    fill('connections', list.map(function (c) {
+      var last = c.minutes[c.minutes.length - 1];
+      return h('tr', {}, h('td', {}, c.name), h('td', {}, badge(c.state, c.state), c.reason ? h('div', { class: 'error' }, c.reason) : null),
+        h('td', {}, c.lastPollAt ? ago(Date.now() - c.lastPollAt) + ' ago' : '-'), h('td', {}, ago(c.lagMs)),
+        h('td', { class: 'num' }, last ? last.events : 0), h('td', { class: 'num' }, c.events),
+        h('td', { class: 'num' }, c.errors, c.lastError ? h('div', { class: 'error' }, c.lastError) : null),
+        h('td', {}, chart(c.minutes)));
+    }));
+  });
+}
+
+/* Checkpoints */
+function loadCheckpoints() {
+  return get('/api/checkpoints').then(function (rows) {
+    fill('checkpoints', rows.map(function (r) {
+      return h('tr', {}, h('td', {}, r.connection), h('td', {}, r.collection), h('td', { class: 'mono' }, r.watermark || '-'),
+        h('td', {}, ago(r.lagMs)), h('td', { class: 'mono' }, time(r.lastPollAt)), h('td', { class: 'error' }, r.lastError || ''));
+    }));
+  });
+}
+
+/* Dead letters */
+function redrive(body) {
+  return post('/api/dead-letters/redrive', body).then(function (r) { toast('redriven ' + r.count + ' to ' + r.routes.join(', ')); loadDeadLetters(); }, function (err) { toast(err.message); });
+}
+function loadDeadLetters() {
+  return get('/api/dead-letters').then(function (list) {
+    $('dead-count').textContent = list.length + ' dead letters';
+    fill('dead-letters', list.map(function (l) {
+      return h('tr', { 'data-route': l.route }, h('td', { class: 'mono' }, time(l.at)), h('td', {}, l.route), h('td', {}, l.detailType),
+        h('td', { class: 'num' }, l.attempts), h('td', { class: 'error' }, l.error),
+        h('td', {}, h('details', {}, h('summary', {}, l.eventId), h('pre', { class: 'mono' }, JSON.stringify(l.event, null, 2)))),
+        h('td', {}, h('button', { onclick: function () { redrive({ key: l.key }); } }, 'Redrive')));
+    }));
+  });
+}
+$('redrive-all').addEventListener('click', function () { if (confirm('Redrive every dead letter?')) redrive({}); });
+
+/* Archive */
+function options(select, values) {
+  var current = select.value;
+  select.replaceChildren.apply(select, [h('option', { value: '' }, 'all')].concat(values.map(function (v) { return h('option', { value: v }, v); })));
+  select.value = values.indexOf(current) >= 0 ? current : '';
+}
+function renderArchive() {
+  var f = Object.fromEntries(new FormData($('archive-filters')));
+  fill('archive', state.archive.filter(function (r) {
+    return (!f.connection || r.connection === f.connection) && (!f.kind || r.kind === f.kind) && (!f.month || r.month === f.month);
+  }).map(function (r) {
+    return h('tr', { class: 'clickable', 'data-key': r.key, onclick: function () { openIsdoc(r.key); } }, h('td', {}, r.connection), h('td', {}, r.kind), h('td', {}, r.month), h('td', { class: 'mono' }, r.file), h('td', { class: 'num' }, r.size));
+  }));
+}
+function loadArchive() {
+  return get('/api/archive').then(function (rows) {
+    state.archive = rows;
+    var form = $('archive-filters');
+    ['connection', 'kind', 'month'].forEach(function (k) {
+      options(form.elements[k], Array.from(new Set(rows.map(function (r) { return r[k]; }))).sort());
+    });
+    renderArchive();
+  });
+}
+$('archive-filters').addEventListener('change', renderArchive);
+function party(title, p) {
+  return h('div', {}, h('h3', {}, title), h('div', {}, h('strong', {}, p.name)), h('div', {}, p.address),
+    h('div', { class: 'muted' }, 'ID ' + (p.id || '-') + (p.vatId ? ' · VAT ' + p.vatId : '')));
+}
+function openIsdoc(key) {
+  return get('/api/archive/isdoc', { key: key }).then(function (v) {
+    var c = v.currency;
+    fill('invoice', [
+      h('h2', {}, 'Invoice ' + v.id), h('p', { class: 'muted' }, 'issued ' + v.issueDate + (v.taxPointDate ? ' · tax point ' + v.taxPointDate : '') + ' · ISDOC ' + v.version),
+      h('p', { 'data-testid': 'verdict' }, badge(v.verdict.valid ? 'valid' : 'invalid'), ' against ' + v.verdict.schema,
+        v.verdict.errors.length ? h('pre', { class: 'error' }, v.verdict.errors.join('\n')) : null,
+        ' ', h('a', { href: '/api/archive/object?' + query({ key: key }), download: '', 'data-testid': 'download' }, 'Download ISDOC')),
+      h('div', { class: 'parties' }, party('Supplier', v.supplier), party('Customer', v.customer)),
+      h('h3', {}, 'Lines'),
+      h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'item'), h('th', { class: 'num' }, 'quantity'), h('th', { class: 'num' }, 'unit price'), h('th', { class: 'num' }, 'VAT %'), h('th', { class: 'num' }, 'without VAT'), h('th', { class: 'num' }, 'with VAT'))),
+        h('tbody', {}, v.lines.map(function (l) {
+          return h('tr', {}, h('td', {}, l.id), h('td', {}, l.description), h('td', { class: 'num' }, l.quantity + ' ' + l.unit), h('td', { class: 'num' }, l.unitPrice), h('td', { class: 'num' }, l.vatPercent), h('td', { class: 'num' }, l.amount), h('td', { class: 'num' }, l.amountWithVat));
+        }))),
+      h('h3', {}, 'VAT per rate'),
+      h('table', { 'data-testid': 'vat' }, h('thead', {}, h('tr', {}, h('th', { class: 'num' }, 'rate %'), h('th', { class: 'num' }, 'taxable'), h('th', { class: 'num' }, 'VAT'), h('th', { class: 'num' }, 'total'))),
+        h('tbody', {}, v.vat.map(function (s) { return h('tr', {}, h('td', { class: 'num' }, s.percent), h('td', { class: 'num' }, s.taxable), h('td', { class: 'num' }, s.tax), h('td', { class: 'num' }, s.total)); }))),
+      h('h3', {}, 'Totals'),
+      h('table', { 'data-testid': 'totals' }, h('tbody', {},
+        h('tr', {}, h('th', {}, 'without VAT'), h('td', { class: 'num' }, v.totals.withoutVat + ' ' + c)),
+        h('tr', {}, h('th', {}, 'VAT'), h('td', { class: 'num' }, v.totals.vat + ' ' + c)),
+        h('tr', {}, h('th', {}, 'with VAT'), h('td', { class: 'num' }, v.totals.withVat + ' ' + c)),
+        h('tr', {}, h('th', {}, 'payable'), h('td', { class: 'num' }, h('strong', {}, v.totals.payable + ' ' + c)))))
+    ]);
+  }).catch(function (err) { fill('invoice', [h('p', { class: 'error' }, err.message)]); });
+}
+
+/* Deliveries */
+function loadDeliveries() {
+  return get('/api/deliveries').then(function (list) {
+    fill('deliveries', list.slice(0, 300).map(function (a) {
+      return h('tr', {}, h('td', { class: 'mono' }, time(new Date(a.at).toISOString())), h('td', {}, a.subscriber), h('td', {}, a.detailType), h('td', { class: 'mono' }, a.eventId),
+        h('td', { class: 'num' }, a.attempt), h('td', {}, badge(a.status, a.status)), h('td', { class: 'num' }, a.durationMs === undefined ? '-' : a.durationMs + ' ms'), h('td', { class: 'error' }, a.error || ''));
+    }));
+  });
+}
+
+var loaders = { events: loadEvents, connections: loadConnections, checkpoints: loadCheckpoints, 'dead-letters': loadDeadLetters, archive: loadArchive, deliveries: loadDeliveries };
+
+/* Live stream: a change reloads the open view (at most every 2 s; not while the page is hidden). */
+var reloadTimer = null;
+var lastReload = 0;
+function reloadView() {
+  reloadTimer = null; lastReload = Date.now();
+  if (document.hidden || state.tab === 'archive') return;
+  (loaders[state.tab] || function () {})();
+}
+function changed(d) {
+  if (state.selected && state.tab === 'events' && d.ids.indexOf(state.selected) >= 0) openEvent(state.selected);
+  if (reloadTimer) return;
+  reloadTimer = setTimeout(reloadView, Math.max(0, 2000 - (Date.now() - lastReload)));
+}
+var stream = new EventSource('/api/stream?' + query({}));
+stream.addEventListener('hello', function () { $('live').textContent = 'live'; });
+stream.addEventListener('changed', function (m) { changed(JSON.parse(m.data)); });
+stream.onerror = function () { $('live').textContent = 'disconnected (the run stopped?)'; };
+show(location.hash.slice(1) || 'events');
+`;
