@@ -51,7 +51,7 @@ export interface ArchiveDeps {
   logger: Logger;
   /** The official ISDOC schema check. */
   schema: IsdocSchema;
-  config: Pick<ActionsConfig, 'isdoc' | 'archiveBucket' | 'eventSource'>;
+  config: Pick<ActionsConfig, 'isdoc' | 'archiveBucket' | 'eventSource' | 'connection'>;
 }
 
 /** Key prefix of documents refused in strict mode: `rejected/` + the key they would have had. */

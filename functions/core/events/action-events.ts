@@ -12,6 +12,7 @@ import * as z from 'zod';
 import { type IsdocRecordType, isdocRecordTypes } from '../../accounting/collections.js';
 import { recordIdSchema } from '../../accounting/record-id.js';
 import { type TransferSourceType, transferSourceTypes, transferSteps } from '../actions/transfer-steps.js';
+import { connectionSchema } from '../connection.js';
 import { type CatalogEntry, ENVELOPE_VERSION, withArticle } from './catalog-entry.js';
 
 /** Detail-type every action publishes when it gives up on a record. */
@@ -61,7 +62,7 @@ export type SourceRef = z.infer<typeof sourceRefSchema>;
 function actionBase<R extends z.ZodType, C extends string>(recordType: R, change: C) {
   return {
     version: z.literal(ENVELOPE_VERSION).describe('Envelope version; bumped on a breaking change.'),
-    connection: z.string().min(1).describe('Which accounting connection (company) the record belongs to.'),
+    connection: connectionSchema.describe('Which accounting connection (company) the record belongs to.'),
     recordType,
     id: recordIdSchema.describe('The source record `Id` (same as `source.id`).'),
     change: z.literal(change),
