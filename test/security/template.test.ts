@@ -79,7 +79,7 @@ describe('template: who may put what on the bus', () => {
             'events:detail-type'
           ],
       );
-    expect(sendTypes).toEqual([['IssuedInvoice.EmailSent', 'Action.Failed']]);
+    expect(sendTypes).toEqual([['IssuedInvoice.EmailSent', 'IssuedInvoice.SendingHeld', 'Action.Failed']]);
   });
 });
 

@@ -82,7 +82,8 @@ const envSchema = z.object({
     .max(200)
     .default('E-shop order {number}')
     .refine((t) => t.includes('{number}'), 'expected a template containing {number}'),
-  [INTAKE_ENV.partnerMatch]: list('registration-number,email').pipe(
+  // Off by default: both come from the customer's checkout input (docs/intake.md).
+  [INTAKE_ENV.partnerMatch]: list('none').pipe(
     z.array(z.enum([...partnerMatchers, 'none'], { error: 'expected registration-number, email or none' })),
   ),
   [INTAKE_ENV.homeCurrency]: z
@@ -103,7 +104,10 @@ export interface MappingOptions {
   orderNumberField: OrderNumberField;
   /** `Text` of the received order; `{number}` is the shop's order number. */
   orderText: string;
-  /** How the partner is looked up in the address book, in order; empty = always a document address. */
+  /**
+   * How the partner is looked up in the address book, in order; empty (the default) = always a
+   * document address. Every matcher reads data the customer typed: a linked order is marked.
+   */
   partnerMatch: PartnerMatcher[];
   /** Orders in this currency carry no `CurrencyId` (the service uses its home currency). */
   homeCurrency: string;
