@@ -66,7 +66,7 @@ export function secretReferenceProblem(name: string, reference: string): string 
   }
   const secretName = ref.startsWith('arn:') ? ref.split(':secret:')[1]?.replace(/-[A-Za-z0-9]{6}$/, '') : ref;
   const suffix = `/connections/${name}`;
-  if (secretName !== undefined && secretName.endsWith(suffix) && secretName.length > suffix.length) {
+  if (secretName?.endsWith(suffix) && secretName.length > suffix.length) {
     return undefined;
   }
   return `expected a Secrets Manager secret named <prefix>/connections/${name} (by name or full ARN)`;
