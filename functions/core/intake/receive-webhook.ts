@@ -153,7 +153,7 @@ async function signatureError(
     return last ?? new SignatureError('mismatch', 'signature does not match the body');
   };
   const first = attempt(secrets);
-  if (!first || first.reason !== 'mismatch' || !deps.signingSecrets) return first;
+  if (first?.reason !== 'mismatch' || !deps.signingSecrets) return first;
   if (!(await deps.signingSecrets.reread())) return first;
   const fresh = (await deps.signingSecrets.accepted(source)).filter((s) => !tried.has(s));
   return fresh.length === 0 ? first : attempt(fresh);

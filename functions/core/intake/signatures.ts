@@ -134,7 +134,10 @@ export function checkStandardSecret(secret: string): void {
 
 /** Checks a source's signing secret is long enough; throws naming the problem, not the value. */
 export function checkSigningSecret(source: IntakeSource, secret: string): void {
-  if (source === 'generic') return checkStandardSecret(secret);
+  if (source === 'generic') {
+    checkStandardSecret(secret);
+    return;
+  }
   if (secret.length < MIN_HMAC_SECRET_CHARS) {
     throw new Error(`expected at least ${MIN_HMAC_SECRET_CHARS} characters`);
   }
