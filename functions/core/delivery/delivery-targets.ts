@@ -17,6 +17,11 @@ export interface DeliveryTarget {
   /** Stable id: `delivery-<n>` in the order given, or the name the configuration gives. */
   readonly id: string;
   readonly url: string;
+  /**
+   * The URL as printed (start line, failures, dead letters): scheme and host only, its path and
+   * query — often the capability (a webhook's secret path or token) — shown as `/…`.
+   */
+  readonly label: string;
   /** The detail-type pattern as written (`*` for every event). */
   readonly patternText: string;
   /** Alternatives on `detail-type` (EventBridge content filtering); absent = every event. */
@@ -84,21 +89,69 @@ export function detailTypePattern(text: string): PatternValue[] | undefined {
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
 
+/** A URL as it may be printed: scheme and host, the path and query (a capability) as `/…`. */
+export function redactUrl(text: string): string {
+  try {
+    const u = new URL(text);
+    const hidden = (u.pathname !== '/' && u.pathname !== '') || u.search !== '' || u.hash !== '';
+    return `${u.protocol}//${u.host}${hidden ? '/…' : ''}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+/** `localhost`, 127.0.0.0/8 or ::1. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * Link-local and cloud metadata addresses, which a delivery must never reach: IPv4 169.254.0.0/16
+ * (the EC2, ECS and GCP metadata services among them), IPv6 fe80::/10, the EC2 IPv6 metadata
+ * address fd00:ec2::254, the unspecified addresses, and the metadata names of the clouds.
+ */
+function isForbiddenHost(host: string): boolean {
+  if (/^169\.254(\.\d{1,3}){2}$/.test(host)) return true;
+  if (host === '0.0.0.0' || host === '::' || /^0(\.\d{1,3}){3}$/.test(host)) return true;
+  if (/^fe[89ab][0-9a-f]?:/.test(host)) return true;
+  if (/^fd00:ec2:(0*:)*:?0*254$/.test(host) || host === 'fd00:ec2::254') return true;
+  if (/^::ffff:169\.254\./.test(host) || /^::ffff:a9fe:/.test(host)) return true;
+  return ['metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal'].includes(
+    host.replace(/\.$/, ''),
+  );
+}
+
 /** One target from `URL[,PATTERN]`. The URL must not carry a user or password (it is printed). */
 export function parseTargetSpec(spec: string, index: number): DeliveryTarget {
   const comma = spec.indexOf(',');
   const url = (comma < 0 ? spec : spec.slice(0, comma)).trim();
   const patternText = (comma < 0 ? '*' : spec.slice(comma + 1).trim()) || '*';
   const parsed = httpUrl.safeParse(url);
-  if (!parsed.success) throw new DeliveryTargetError(`"${url}": expected an http:// or https:// URL`);
+  if (!parsed.success) {
+    throw new DeliveryTargetError(`"${redactUrl(url)}": expected an http:// or https:// URL`);
+  }
   const u = new URL(url);
+  const label = redactUrl(url);
   if (u.username || u.password) {
     throw new DeliveryTargetError(
       `"${u.host}": a user or password in the URL would be printed; leave it out`,
     );
   }
+  const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (isForbiddenHost(host)) {
+    throw new DeliveryTargetError(`"${label}": a link-local or metadata address is never a delivery target`);
+  }
+  if (u.protocol === 'http:' && !isLoopback(host)) {
+    throw new DeliveryTargetError(`"${label}": expected https:// (plain http:// only on a loopback host)`);
+  }
   const detailTypes = detailTypePattern(patternText);
-  return { id: `delivery-${index + 1}`, url, patternText, ...(detailTypes ? { detailTypes } : {}) };
+  return {
+    id: `delivery-${index + 1}`,
+    url,
+    label,
+    patternText,
+    ...(detailTypes ? { detailTypes } : {}),
+  };
 }
 
 /** Every target of a list; one error naming every bad one. */
