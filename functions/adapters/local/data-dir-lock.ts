@@ -6,9 +6,10 @@
  * so it can say it plainly.
  */
 import { randomUUID } from 'node:crypto';
-import { chmod, link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createLockFile, type LockFileState, readLockFile, removeStaleLock } from './lock-file.js';
 
 /** Name of the lock file inside the data directory. */
 export const LOCK_FILE = 'lock';
@@ -83,9 +84,6 @@ function isLive(dir: string, owner: LockOwner): boolean {
 
 /** An unreadable lock file younger than this is being written or moved: in use, not stale. */
 export const UNREADABLE_GRACE_MS = 5_000;
-/** A takeover marker older than this was left by a crash during a takeover: removed. */
-export const TAKEOVER_GRACE_MS = 30_000;
-
 /** Who acquires: this process, unless a test simulates others (each with its own pid). */
 export interface LockIdentity {
   pid: number;
@@ -93,51 +91,23 @@ export interface LockIdentity {
   isRunning?: (pid: number) => boolean;
 }
 
-interface LockFileState {
-  /** The file's text as read (compared whole: the compare-and-swap of a takeover). */
-  raw: string;
-  owner: LockOwner | undefined;
-  ageMs: number;
-}
-
-async function readLockFile(path: string): Promise<LockFileState | undefined> {
+/** The lock file's text, age and owner (when it parses as one). */
+async function readLockState(
+  path: string,
+): Promise<(LockFileState & { owner: LockOwner | undefined }) | undefined> {
+  const state = await readLockFile(path);
+  if (!state) return undefined;
+  let owner: LockOwner | undefined;
   try {
-    const [raw, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-    let owner: LockOwner | undefined;
-    try {
-      const parsed = JSON.parse(raw) as Partial<LockOwner>;
-      if (typeof parsed.pid === 'number' && typeof parsed.host === 'string') {
-        owner = { ...parsed, pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? '') };
-      }
-    } catch {
-      owner = undefined;
+    const parsed = JSON.parse(state.raw) as Partial<LockOwner>;
+    if (typeof parsed.pid === 'number' && typeof parsed.host === 'string') {
+      owner = { ...parsed, pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? '') };
     }
-    return { raw, owner, ageMs: Date.now() - info.mtimeMs };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+  } catch {
+    owner = undefined;
   }
+  return { ...state, owner };
 }
-
-/**
- * Creates `path` holding `content`, or returns false when it exists. The content is written to a
- * file of our own first and linked into place: no reader ever sees the lock empty or half written.
- */
-async function createWithContent(path: string, content: string, token: string): Promise<boolean> {
-  const temp = `${path}.${token}.tmp`;
-  await writeFile(temp, content, { mode: 0o600, flag: 'wx' });
-  try {
-    await link(temp, path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  } finally {
-    await rm(temp, { force: true });
-  }
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Takes the lock on `dataDir` (created if missing, mode 0700). Throws `DataDirLockedError` naming
@@ -158,7 +128,6 @@ export async function acquireDataDirLock(
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
   const path = join(dir, LOCK_FILE);
-  const takeover = `${path}.takeover`;
   const token = randomUUID();
   const self = identity.pid === process.pid && identity.host === hostname();
   const running = identity.isRunning ?? isRunning;
@@ -177,31 +146,17 @@ export async function acquireDataDirLock(
   let recovered: LockOwner | undefined;
   for (let attempt = 0; attempt < 200; attempt += 1) {
     if (self && heldHere.has(dir)) throw new DataDirLockedError(dir, await readOwner(path));
-    if (await createWithContent(path, `${JSON.stringify(me)}\n`, token)) {
+    if (await createLockFile(path, `${JSON.stringify(me)}\n`, token)) {
       if (self) heldHere.set(dir, token);
       return { dataDir: dir, recovered, release: () => release(dir, path, token, self) };
     }
-    const seen = await readLockFile(path);
+    const seen = await readLockState(path);
     if (!seen) continue; // released meanwhile
     if (seen.owner && live(seen.owner)) throw new DataDirLockedError(dir, seen.owner);
     if (!seen.owner && seen.ageMs < UNREADABLE_GRACE_MS) throw new DataDirLockedError(dir, undefined);
-    // Stale: one takeover at a time.
-    if (!(await createWithContent(takeover, `${JSON.stringify(me)}\n`, token))) {
-      const marker = await readLockFile(takeover);
-      if (marker && marker.ageMs > TAKEOVER_GRACE_MS) await rm(takeover, { force: true });
-      await pause(2 + Math.floor(Math.random() * 5));
-      continue;
-    }
-    try {
-      const again = await readLockFile(path);
-      if (again && again.raw === seen.raw) {
-        const aside = `${path}.stale-${token}`;
-        await rename(path, aside);
-        await rm(aside, { force: true });
-        recovered = seen.owner ?? { pid: 0, host: 'unknown', since: 'unknown' };
-      }
-    } finally {
-      await rm(takeover, { force: true });
+    // Stale: taken over by compare-and-swap, one takeover at a time.
+    if (await removeStaleLock(path, seen, token)) {
+      recovered = seen.owner ?? { pid: 0, host: 'unknown', since: 'unknown' };
     }
   }
   throw new DataDirLockedError(dir, await readOwner(path));
