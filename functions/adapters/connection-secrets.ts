@@ -10,7 +10,7 @@
  *   const client = createAccountingClient(connectionAccountingConfig(entry, values, process.env));
  */
 import { ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { ConnectionEntry } from '../core/connections/connection-entry.js';
+import { type ConnectionEntry, secretReferenceProblem } from '../core/connections/connection-entry.js';
 import {
   ConnectionSecretError,
   parseCredentialsJson,
@@ -105,6 +105,12 @@ export function createConnectionSecretResolver(
   };
   return {
     sourceFor({ name, credentialsSecret }) {
+      // Another connection's secret is refused before any read (an entry validated elsewhere, or none).
+      const problem = secretReferenceProblem(name, credentialsSecret);
+      if (problem) {
+        const refuse = () => Promise.reject(new ConnectionSecretError(name, credentialsSecret, problem));
+        return { get: refuse, refresh: refuse };
+      }
       const reference = parseSecretReference(credentialsSecret);
       if (reference.kind === 'env')
         return envSource(name, credentialsSecret, reference.variable, options.env);

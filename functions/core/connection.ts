@@ -7,9 +7,19 @@ import * as z from 'zod';
 
 export const DEFAULT_CONNECTION = 'default';
 
+/**
+ * A connection name: lower-case letters, digits and `-`, starting with a letter or digit, at most
+ * 40 characters. It is a path segment of archive keys, checkpoint keys and the secret
+ * `<prefix>/connections/<name>`, so nothing in it may climb (`..`) or separate (`/`).
+ */
+export const CONNECTION_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,39}$/;
+
 export const connectionSchema = z
-  .string({ error: 'expected a name: letters, digits, `_`, `.` or `-`' })
-  .regex(/^[A-Za-z0-9_.-]+$/, 'expected letters, digits, `_`, `.` or `-`');
+  .string({ error: 'expected a name: lower-case letters, digits and `-`, at most 40 characters' })
+  .regex(
+    CONNECTION_NAME_PATTERN,
+    'expected lower-case letters, digits and `-`, starting with a letter or digit, at most 40 characters',
+  );
 
 /** Every connection's events have a `source` starting with this (`accounting.<connection>`). */
 export const CONNECTION_SOURCE_PREFIX = 'accounting.';

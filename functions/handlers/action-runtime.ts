@@ -134,10 +134,13 @@ export async function loadActionEnvironment(
  */
 export function defineSqsAction<
   R extends ActionResource,
-  D extends { logger: Logger; config: Pick<ActionsConfig, 'eventSource'> },
+  D extends { logger: Logger; config: Pick<ActionsConfig, 'eventSource' | 'connection'> },
 >(action: EventActionDefinition<R, D>, capabilities: ActionCapabilities = {}) {
   const createEventEntry = (deps: D): ActionEntry =>
-    createActionEntry(action.name, deps.logger, action.run(deps), deps.config.eventSource);
+    createActionEntry(action.name, deps.logger, action.run(deps), {
+      source: deps.config.eventSource,
+      connection: deps.config.connection,
+    });
   const createHandler = (deps: D & SqsHandlerDeps): SqsActionHandler =>
     createSqsActionHandler(action.name, createEventEntry(deps), deps.logger, deps.deadLetters, deps.deadline);
   const handlerFromEnv = async (env: Env): Promise<SqsActionHandler> => {

@@ -7,17 +7,21 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createAwsAdapters, loadAdapterConfig } from '../adapters/aws/adapter-config.js';
-import { loadIntakeSecrets } from '../adapters/aws/intake-secrets.js';
+import { readSigningSecrets, signingSecretsAsEnv } from '../adapters/aws/intake-secrets.js';
 import { createSqsIntakeQueue } from '../adapters/aws/sqs-intake-queue.js';
 import { requireSetting } from '../core/actions/config.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
 import { type ReceiveDeps, receiveWebhook } from '../core/intake/receive-webhook.js';
+import { createRotatingSecrets } from '../core/intake/rotating-secrets.js';
 import { systemClock } from '../shared/clock.js';
 import { loadLogLevel, loadSections } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
 import { INTAKE_ENV } from '../shared/intake-env-names.js';
 import { createLogger } from '../shared/logger.js';
 import { lazyHandler } from './lazy-handler.js';
+
+/** At most one read of the signing secrets per this interval after mismatches (a flood costs one read). */
+const MIN_REREAD_MS = 10_000;
 
 export type IntakeHttpHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -59,8 +63,20 @@ export async function handlerFromEnv(
   const logger = createLogger({ level: logLevel, service: 'intake-webhook' });
   const aws = createAwsAdapters(adapters, { clock: systemClock, logger });
   const secretId = env[INTAKE_ENV.secretsSecret];
-  const secrets = secretId ? await loadIntakeSecrets(aws.clients.secretsManager, secretId) : {};
-  const config = loadIntakeConfig({ ...env, ...secrets });
+  const read = () => readSigningSecrets(aws.clients.secretsManager, secretId as string);
+  const initial = secretId ? await read() : {};
+  const config = loadIntakeConfig({ ...env, ...signingSecretsAsEnv(initial) });
+  // Rotation: cached, read again after a mismatch, the previous value kept for its grace window.
+  const signingSecrets = secretId
+    ? createRotatingSecrets({
+        read,
+        clock: systemClock,
+        initial,
+        ttlMs: config.secretsCacheSeconds * 1000,
+        graceMs: config.secretsGraceSeconds * 1000,
+        minRereadMs: MIN_REREAD_MS,
+      })
+    : undefined;
   const claimCheckBucket = env[ENV.claimCheckBucket];
   return createHandler({
     config,
@@ -69,6 +85,7 @@ export async function handlerFromEnv(
     publisher: aws.publisher(),
     clock: systemClock,
     logger,
+    ...(signingSecrets ? { signingSecrets } : {}),
   });
 }
 

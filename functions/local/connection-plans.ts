@@ -92,7 +92,7 @@ export function companiesSource(
 /**
  * The connections of a registry file, read again on every `list` (a changed, paused, resumed or
  * removed entry takes effect at the next cycle). Credentials come from each entry's
- * `credentialsSecret` (`env:NAME` here), read when the connection's client opens.
+ * `credentialsSecret` (`env:<NAME>_CREDENTIALS` here), read when the connection's client opens.
  */
 export function fileSource(options: {
   path: string;

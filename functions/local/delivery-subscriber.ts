@@ -33,7 +33,7 @@ export async function httpDeliverySubscribers(options: {
   for (const t of options.targets) {
     emit({
       kind: 'warning',
-      message: `delivering ${t.patternText} to ${t.url}, signed with the secret in ${source}`,
+      message: `delivering ${t.patternText} to ${t.label}, signed with the secret in ${source}`,
     });
   }
   return delivery;

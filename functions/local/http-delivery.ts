@@ -65,7 +65,8 @@ export function createHttpDelivery(options: {
     const body = JSON.stringify(event);
     const base = {
       targetId: target.id,
-      url: target.url,
+      // Printed and dead-lettered: the capability in the path and query stays out.
+      url: target.label,
       eventId: event.id,
       detailType: event['detail-type'],
     };
@@ -88,7 +89,7 @@ export function createHttpDelivery(options: {
       const retryable = result.status === undefined || isRetryableStatus(result.status);
       if (!retryable || attempt >= policy.maxAttempts) {
         report({ ...base, attempt, ...status, result: 'dead-lettered', error: result.error });
-        throw new DeliveryFailedError(`${target.url}: ${result.error} (attempt ${attempt})`);
+        throw new DeliveryFailedError(`${target.label}: ${result.error} (attempt ${attempt})`);
       }
       report({ ...base, attempt, ...status, result: 'retrying', error: result.error });
       if (!(await pause(backoffMs(policy, attempt + 1), halting.signal))) {

@@ -147,7 +147,10 @@ export async function startLocalActions(options: LocalActionsOptions): Promise<L
   const entries = new Map<string, ActionEntry>(
     eventActions.map((a) => [
       a.name,
-      createActionEntry(a.name, logger, a.run(a.deps(ports)), config.eventSource),
+      createActionEntry(a.name, logger, a.run(a.deps(ports)), {
+        source: config.eventSource,
+        connection: config.connection,
+      }),
     ]),
   );
   const schedules = localSchedules(config, ports, logger);

@@ -3,6 +3,7 @@
  * state) and s3rver (the ISDOC archive, claim checks), with their data under one directory so a
  * restart finds its checkpoints and archive again.
  */
+
 import { join, resolve } from 'node:path';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { createS3ObjectStore } from '../adapters/aws/s3-object-store.js';
@@ -14,6 +15,7 @@ import {
   type EmbeddedServers,
   startEmbeddedServers,
 } from '../adapters/local/embedded-servers.js';
+import { restrictDataDir } from '../adapters/local/private-data-dir.js';
 import { removeTornObjects } from '../adapters/local/s3rver-repair.js';
 import type { CheckpointStore, ObjectStore } from '../core/ports.js';
 
@@ -47,6 +49,8 @@ export async function startLocalStores(dataDir: string, command?: string): Promi
   let servers: EmbeddedServers;
   let tornObjects: string[] = [];
   try {
+    // Invoices and personal data: the owner's only (0700 directories, 0600 files, umask 077).
+    await restrictDataDir(dir);
     // A run killed while the S3 server wrote an object leaves it torn: removed before the server starts.
     if (lock.recovered)
       tornObjects = await removeTornObjects(join(dir, 's3'), Date.parse(lock.recovered.since) || 0);

@@ -41,7 +41,14 @@ export interface SettingsToCheck {
 
 /** The connection name of a service URL: its host and port (two services on one host keep apart). */
 export function connectionOfUrl(baseUrl: string): string {
-  return new URL(baseUrl).host.replace(/[^A-Za-z0-9_.-]/g, '-');
+  // A connection name (core/connection.ts): lower-case letters, digits and `-`, at most 40.
+  const name = new URL(baseUrl).host
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return name || 'service';
 }
 
 /** The accounting client's section: the service's settings, or the sandbox's (or registry's) in their place. */

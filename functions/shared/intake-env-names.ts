@@ -9,6 +9,10 @@ export const INTAKE_ENV = {
   genericSecret: 'INTAKE_GENERIC_SECRET',
   /** On AWS: Secrets Manager secret (ARN or name) holding the three secrets above as JSON keys. */
   secretsSecret: 'INTAKE_SECRETS_SECRET',
+  /** How long the secrets read from Secrets Manager are reused before they are read again. */
+  secretsCacheSeconds: 'INTAKE_SECRETS_CACHE_SECONDS',
+  /** How long a rotated secret's previous value is still accepted after the change was read. */
+  secretsGraceSeconds: 'INTAKE_SECRETS_GRACE_SECONDS',
   maxBodyBytes: 'INTAKE_MAX_BODY_BYTES',
   /** A queue message over this many bytes carries a claim check of its order instead. */
   maxQueueMessageBytes: 'INTAKE_QUEUE_MESSAGE_MAX_BYTES',

@@ -65,6 +65,8 @@ export class HttpDeliveries extends Construct {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
+      // What EventBridge gave up on outlives the stack under RETAIN, like every other DLQ.
+      removalPolicy: props.removalPolicy,
     });
     Validations.of(this.deadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',

@@ -60,7 +60,7 @@ describe('action settings', () => {
     expect(loadActionsConfig({}).connection).toBe('default');
     expect(loadActionsConfig({ ACCOUNTING_CONNECTION: 'acme' }).connection).toBe('acme');
     expect(() => loadActionsConfig({ ACCOUNTING_CONNECTION: 'a/b' })).toThrow(
-      /ACCOUNTING_CONNECTION: expected letters/,
+      /ACCOUNTING_CONNECTION: expected lower-case letters/,
     );
   });
 });
@@ -185,6 +185,7 @@ describe('action event catalog', () => {
       'IssuedAdvanceInvoice.IsdocArchived',
       'IssuedInvoice.EInvoiceStatusChanged',
       'IssuedInvoice.EmailSent',
+      'IssuedInvoice.SendingHeld',
       'Action.Failed',
     ]);
   });

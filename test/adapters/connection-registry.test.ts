@@ -70,10 +70,10 @@ describe('file registry', () => {
     await createFileConnectionRegistry({ path }).add(entry('acme'));
     const document = {
       connections: [
-        { name: 'acme', variant: 'cz', credentialsSecret: 'env:A' },
+        { name: 'acme', variant: 'cz', credentialsSecret: 'env:ACME_CREDENTIALS' },
         { variant: 'cz', credentialsSecret: 'env:B' },
-        { name: 'acme', variant: 'cz', credentialsSecret: 'env:C' },
-        { name: 'gamma', variant: 'xx', credentialsSecret: 'env:D' },
+        { name: 'acme', variant: 'cz', credentialsSecret: 'env:ACME_CREDENTIALS' },
+        { name: 'gamma', variant: 'xx', credentialsSecret: 'env:GAMMA_CREDENTIALS' },
       ],
     };
     await writeFile(path, JSON.stringify(document));
@@ -102,7 +102,7 @@ describe('file registry', () => {
 
   it('keeps other entries as written and other keys of the document', async () => {
     const path = freshFile(true);
-    const handWritten = { name: 'acme', variant: 'cz', credentialsSecret: 'env:ACME' };
+    const handWritten = { name: 'acme', variant: 'cz', credentialsSecret: 'env:ACME_CREDENTIALS' };
     await writeFile(
       path,
       JSON.stringify({ $schema: './connections.schema.json', connections: [handWritten] }),

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import {
   DataDirLockedError,
   inspectDataDirLock,
   LOCK_FILE,
+  UNREADABLE_GRACE_MS,
 } from '../../functions/adapters/local/data-dir-lock.js';
 import { cli } from '../local/cli-harness.js';
 
@@ -73,8 +74,11 @@ describe('data directory lock', () => {
     await lock.release();
   });
 
-  it('takes over an unreadable lock file (a crash while it was written)', async () => {
+  it('takes over an unreadable lock file only after its grace period', async () => {
     await writeFile(join(dir, LOCK_FILE), '{"pid":');
+    await expect(acquireDataDirLock(dir)).rejects.toBeInstanceOf(DataDirLockedError);
+    const past = new Date(Date.now() - UNREADABLE_GRACE_MS - 1000);
+    await utimes(join(dir, LOCK_FILE), past, past);
     const lock = await acquireDataDirLock(dir);
     expect(lock.recovered).toBeDefined();
     await lock.release();

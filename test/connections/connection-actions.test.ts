@@ -345,7 +345,7 @@ describe('rate limits per connection', () => {
 
 describe("a connection's action settings", () => {
   const withActions = (actions: Record<string, string>) => () =>
-    parseConnectionEntry({ name: 'x', variant: 'cz', credentialsSecret: 'env:X', actions });
+    parseConnectionEntry({ name: 'x', variant: 'cz', credentialsSecret: 'env:X_CREDENTIALS', actions });
 
   it('are refused when they name a deployment setting, an unknown setting or a bad value', () => {
     expect(withActions({ ACTIONS_ARCHIVE_BUCKET: 'other', ACTIONS_NOPE: '1' })).toThrow(

@@ -11,6 +11,7 @@ import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dyna
 import { createSqsPollQueue } from '../../functions/adapters/aws/sqs-poll-queue.js';
 import {
   type ConnectionEntry,
+  credentialsVariableOf,
   parseConnectionEntry,
 } from '../../functions/core/connections/connection-entry.js';
 import { parseDetail } from '../../functions/core/events/catalog.js';
@@ -43,14 +44,18 @@ afterAll(async () => {
   await servers?.close();
 });
 
-const entry = (name: string, apiKeyRef: string): ConnectionEntry =>
-  parseConnectionEntry({
+/** Which key each connection's own variable holds (`env:<NAME>_CREDENTIALS`), by a label. */
+const keyLabels = new Map<string, string>();
+const entry = (name: string, keyLabel: string): ConnectionEntry => {
+  keyLabels.set(name, keyLabel);
+  return parseConnectionEntry({
     name,
     variant: 'sk',
     baseUrl: sandbox.baseUrl,
-    credentialsSecret: apiKeyRef,
+    credentialsSecret: `env:${credentialsVariableOf(name)}`,
     collections: ['ReceivedOrders', 'IssuedInvoices'],
   });
+};
 
 /** `failing`: connections whose registry read fails (the table, not the connection, is at fault). */
 function harness(entries: ConnectionEntry[], failing: readonly string[] = []) {
@@ -80,7 +85,7 @@ function harness(entries: ConnectionEntry[], failing: readonly string[] = []) {
       createAccountingClient(
         parseAccountingConfig({
           baseUrl: e.baseUrl,
-          apiKey: secrets[e.credentialsSecret],
+          apiKey: secrets[keyLabels.get(e.name) ?? ''],
           variant: e.variant,
         }),
         { clock, logger },

@@ -83,7 +83,8 @@ describe('connection secrets: env references', () => {
 });
 
 describe('connection secrets: Secrets Manager references', () => {
-  const arn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:accounting/acme-AbCdEf';
+  const arn =
+    'arn:aws:secretsmanager:eu-central-1:123456789012:secret:accounting-events-prod/connections/acme-AbCdEf';
   const acme = { name: 'acme', credentialsSecret: arn };
 
   it('reads the secret by its ARN, once within the cache, again on refresh', async () => {
@@ -104,9 +105,12 @@ describe('connection secrets: Secrets Manager references', () => {
       .rejectsOnce(new ResourceNotFoundException({ message: 'not found', $metadata: {} }))
       .rejectsOnce(Object.assign(new Error('denied'), { name: 'AccessDeniedException' }))
       .resolves({ SecretString: JSON.stringify({ apiKey: '', note: SECRET }) });
-    const source = resolver().sourceFor({ name: 'acme', credentialsSecret: 'accounting/acme' });
+    const source = resolver().sourceFor({
+      name: 'acme',
+      credentialsSecret: 'accounting-events-prod/connections/acme',
+    });
     expect((await failure(source.get())).message).toBe(
-      "connection 'acme': credentialsSecret 'accounting/acme' does not exist in Secrets Manager",
+      "connection 'acme': credentialsSecret 'accounting-events-prod/connections/acme' does not exist in Secrets Manager",
     );
     expect((await failure(source.get())).message).toMatch(
       /could not be read from Secrets Manager \(AccessDeniedException\)$/,

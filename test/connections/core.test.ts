@@ -50,9 +50,11 @@ describe('connection entry', () => {
   });
 
   it('asks for a base URL on the sk variant only', () => {
-    expect(() => parseConnectionEntry({ name: 'a', credentialsSecret: 'env:A' })).toThrow(/baseUrl/);
+    expect(() => parseConnectionEntry({ name: 'a', credentialsSecret: 'env:A_CREDENTIALS' })).toThrow(
+      /baseUrl/,
+    );
     expect(
-      parseConnectionEntry({ name: 'a', variant: 'cz', credentialsSecret: 'env:A' }).baseUrl,
+      parseConnectionEntry({ name: 'a', variant: 'cz', credentialsSecret: 'env:A_CREDENTIALS' }).baseUrl,
     ).toBeUndefined();
   });
 });

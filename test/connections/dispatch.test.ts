@@ -28,7 +28,12 @@ import { startTestServers, type TestServers } from '../support/embedded.js';
 import { memoryRegistry } from './support.js';
 
 const entry = (name: string, more: Partial<ConnectionEntry> = {}): ConnectionEntry =>
-  parseConnectionEntry({ name, variant: 'cz', credentialsSecret: `env:KEY_${name.toUpperCase()}`, ...more });
+  parseConnectionEntry({
+    name,
+    variant: 'cz',
+    credentialsSecret: `env:${name.toUpperCase().replaceAll('-', '_')}_CREDENTIALS`,
+    ...more,
+  });
 
 describe('due connections', () => {
   it('a 60 s interval is due every minute; 300 s once in five; paused never', () => {

@@ -81,7 +81,7 @@ async function main() {
         name: `sandbox-${i}`,
         variant: 'sk',
         baseUrl: sandbox.baseUrl,
-        credentialsSecret: `env:SANDBOX_${i}`,
+        credentialsSecret: `env:SANDBOX_${i}_CREDENTIALS`,
       }),
     );
   }

@@ -27,7 +27,7 @@ const entry = (name: string, more: Partial<ConnectionEntryInput> = {}) =>
   parseConnectionEntry({
     name,
     baseUrl: 'https://api.example.sk',
-    credentialsSecret: `env:K_${name}`,
+    credentialsSecret: `env:${name.toUpperCase().replaceAll('-', '_')}_CREDENTIALS`,
     ...more,
   });
 

@@ -55,7 +55,7 @@ describe('signing', () => {
 });
 
 describe('targets', () => {
-  it('refuses link-local and metadata hosts everywhere, plain http but to the loopback on AWS', () => {
+  it('refuses link-local and metadata hosts everywhere, and plain http but to the loopback', () => {
     for (const host of [
       '169.254.169.254',
       '[fe80::1]',
@@ -74,8 +74,8 @@ describe('targets', () => {
     expect(isLoopbackHost('127.8.0.1')).toBe(true);
     expect(isLoopbackHost('n8n.localhost')).toBe(true);
     expect(isLoopbackHost('10.0.0.5')).toBe(false);
-    // Locally a LAN consumer over http is allowed; a deployment wants https but to the loopback.
-    expect(parseTargetSpecs(['http://10.0.0.5:5678/hook'])).toHaveLength(1);
+    // https but to the loopback, locally and in a deployment: the body crosses the network.
+    expect(() => parseTargetSpecs(['http://10.0.0.5:5678/hook'])).toThrow(/https/);
     expect(() => parseTargetSpecs(['http://10.0.0.5:5678/hook'], DEPLOYED_TARGET_CHECKS)).toThrow(/https/);
     expect(parseTargetSpecs(['http://localhost:8080/x'], DEPLOYED_TARGET_CHECKS)).toHaveLength(1);
   });
@@ -92,6 +92,7 @@ describe('targets', () => {
     expect(t).toEqual({
       id: 'acme-hooks',
       url: 'https://x.example.com',
+      label: 'https://x.example.com',
       patternText: 'IssuedInvoice.*',
       detailTypes: [{ prefix: 'IssuedInvoice.' }],
       connections: ['acme'],

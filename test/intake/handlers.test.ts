@@ -120,7 +120,11 @@ describe('intake-webhook handler (API Gateway HTTP API 2.0)', () => {
     const res = await handler(
       httpEvent({
         source: 'woocommerce',
-        headers: { ...json, 'x-wc-webhook-signature': hmacBase64(SECRETS.INTAKE_WOOCOMMERCE_SECRET, bad) },
+        headers: {
+          ...json,
+          'x-wc-webhook-topic': 'order.created',
+          'x-wc-webhook-signature': hmacBase64(SECRETS.INTAKE_WOOCOMMERCE_SECRET, bad),
+        },
         body: bad,
       }),
     );

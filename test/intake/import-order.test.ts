@@ -11,6 +11,7 @@ import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
 import { orderMarker } from '../../functions/core/intake/map-order.js';
 import { createReferenceCache } from '../../functions/core/intake/references.js';
 import { type IntakeMessage, shopOrderSchema } from '../../functions/core/intake/shop-order.js';
+import { PARTNER_FROM_CHECKOUT_MARK } from '../../functions/core/partner-from-checkout.js';
 import { createImportEntry } from '../../functions/handlers/import-orders.js';
 import { sampleOrder } from '../../functions/local/intake-samples.js';
 import { systemClock } from '../../functions/shared/clock.js';
@@ -154,11 +155,11 @@ describe('import of a queued shop order (sandbox + dynalite + Powertools idempot
     });
   });
 
-  it('links the address book partner found by registration number or e-mail', async () => {
+  it('links the address book partner by registration number only when matching is switched on, and marks the order', async () => {
     const { items } = bed.sb.sandbox.state.list('BusinessPartners', { pageSize: 100, pageNumber: 1 });
     const partner = items.find((p) => typeof p.IdentificationNumber === 'string' && p.IdentificationNumber);
     expect(partner).toBeDefined();
-    const { entry } = await setup();
+    const { entry } = await setup({ env: { INTAKE_PARTNER_MATCH: 'registration-number,email' } });
     const m = message({
       customer: { name: 'Someone', registrationNumber: String(partner?.IdentificationNumber), country: 'SK' },
     });
@@ -167,6 +168,7 @@ describe('import of a queued shop order (sandbox + dynalite + Powertools idempot
     expect(
       (order?.BusinessPartnerAddress as { BusinessPartnerId?: string } | undefined)?.BusinessPartnerId,
     ).toBe(partner?.Id);
+    expect(order?.InternalNote).toContain(PARTNER_FROM_CHECKOUT_MARK);
   });
 
   it('puts the order number in the note where the variant lacks Doklad', async () => {

@@ -144,6 +144,7 @@ describe('intake endpoint (local HTTP, sandbox, dynalite)', () => {
     const json = { 'content-type': 'application/json' };
     const signed = (text: string) => ({
       ...json,
+      'x-shopify-topic': 'orders/create',
       'x-shopify-hmac-sha256': hmacBase64(SECRETS.INTAKE_SHOPIFY_SECRET, text),
     });
     const wooBody = JSON.stringify(sampleOrder('woocommerce', nextN()));
@@ -189,6 +190,14 @@ describe('intake endpoint (local HTTP, sandbox, dynalite)', () => {
           body: '{"id":1,"line_items":[]}',
         }),
         422,
+      ],
+      [
+        'signed without its topic header',
+        post('/intake/shopify', {
+          headers: { ...json, 'x-shopify-hmac-sha256': hmacBase64(SECRETS.INTAKE_SHOPIFY_SECRET, body) },
+          body,
+        }),
+        400,
       ],
       ['unknown source', post('/intake/magento', { headers: json, body }), 404],
       [

@@ -70,9 +70,15 @@ describe('shop order → CreateReceivedOrderDto', () => {
     expect(openApi.validateRequest('POST', '/v1/ReceivedOrders', czech).valid).toBe(true);
   });
 
-  it('maps SKUs, VAT rates, prices with VAT, shipping, the partner link and the marker', () => {
+  it('maps SKUs, VAT rates, prices with VAT, shipping, the partner link (opted in) and the markers', () => {
     const order = shopOrderOf('shopify', 2); // Mária Nováková, IČO 47852369, KAN-001 among the lines
-    const body = mapShopOrder('shopify', order, refs, fieldsOf(), at);
+    const body = mapShopOrder(
+      'shopify',
+      order,
+      refs,
+      fieldsOf({ INTAKE_PARTNER_MATCH: 'registration-number' }),
+      at,
+    );
     expect(body.BusinessPartnerAddress).toMatchObject({
       DocumentAddressWithAddressBookLink: { Id: 'cccccccc-2222-4333-8444-555555555555' },
     });
@@ -85,8 +91,19 @@ describe('shop order → CreateReceivedOrderDto', () => {
       UnitPriceVatType: 'WithVat',
       VatRateType: 'BasicVatRate',
     });
-    expect(body.InternalNote).toBe(`[eshop-order shopify:${order.id}]`);
+    // Linked on an IČO the customer typed: the order carries the checkout mark as well.
+    expect(body.InternalNote).toBe(`[eshop-order shopify:${order.id}] [partner-from-checkout]`);
     expect(body.CurrencyId).toBeUndefined(); // home currency
+  });
+
+  it('links no partner by default: the customer is a document address, the order unmarked', () => {
+    const order = shopOrderOf('shopify', 2);
+    const body = mapShopOrder('shopify', order, refs, fieldsOf(), at);
+    expect(body.BusinessPartnerAddress).toMatchObject({
+      DocumentAddressWithoutAddressBookLink: { IdentificationNumber: '47852369' },
+    });
+    expect(body.BusinessPartnerAddress).not.toHaveProperty('DocumentAddressWithAddressBookLink');
+    expect(body.InternalNote).toBe(`[eshop-order shopify:${order.id}]`);
   });
 
   it('carries a foreign currency and the customer as a document address when no partner matches', () => {

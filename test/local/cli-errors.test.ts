@@ -113,8 +113,8 @@ describe('cli errors: all of them at once', () => {
   });
 
   it('the connection name of a service keeps its port', () => {
-    expect(connectionOfUrl('http://127.0.0.1:8080/api')).toBe('127.0.0.1-8080');
-    expect(connectionOfUrl('https://api.example.com')).toBe('api.example.com');
+    expect(connectionOfUrl('http://127.0.0.1:8080/api')).toBe('127-0-0-1-8080');
+    expect(connectionOfUrl('https://api.example.com')).toBe('api-example-com');
     expect(connectionOfUrl('http://127.0.0.1:8080')).not.toBe(connectionOfUrl('http://127.0.0.1:8081'));
   });
 });

@@ -41,7 +41,13 @@ const env = () => ({
   ACME_CREDENTIALS: JSON.stringify({ apiKey: API_KEY }),
   OAUTH_CREDENTIALS: JSON.stringify({ clientId: 'sandbox-client', clientSecret: 'sandbox-secret' }),
   WRONG_CREDENTIALS: JSON.stringify({ apiKey: WRONG_KEY }),
-  NOT_JSON: 'unrelated-key-5be1',
+  NOTJSON_CREDENTIALS: 'unrelated-key-5be1',
+  // Each connection reads its own variable (`env:<NAME>_CREDENTIALS`).
+  BETA_CREDENTIALS: JSON.stringify({ clientId: 'sandbox-client', clientSecret: 'sandbox-secret' }),
+  FROMJSON_CREDENTIALS: JSON.stringify({ apiKey: API_KEY }),
+  SKONCZ_CREDENTIALS: JSON.stringify({ apiKey: API_KEY }),
+  LIMITED_CREDENTIALS: JSON.stringify({ apiKey: API_KEY }),
+  DOWN_CREDENTIALS: JSON.stringify({ apiKey: API_KEY }),
 });
 
 function expectNoSecret(run: CliRun): void {
@@ -98,7 +104,7 @@ describe('connections on a file', () => {
       '--variant',
       'cz',
       '--credentials-secret',
-      'env:OAUTH_CREDENTIALS',
+      'env:BETA_CREDENTIALS',
       '--paused',
       '--rate-limit',
       '0.5',
@@ -115,7 +121,7 @@ describe('connections on a file', () => {
     expect(table.stdout).toMatch(/^NAME +VARIANT +STATE/);
     expect(table.stdout).toMatch(/acme +sk +active +2m +5\/s burst 10 +IssuedInvoices,BusinessPartners/);
     expect(table.stdout).toMatch(
-      /beta +cz +paused +1m +0\.5\/s burst 2 +\(default\) +\(variant preset\) +env:OAUTH_CREDENTIALS/,
+      /beta +cz +paused +1m +0\.5\/s burst 2 +\(default\) +\(variant preset\) +env:BETA_CREDENTIALS/,
     );
     const json = (await run(['list', ...file, '--json'])).stdout
       .trim()
@@ -148,7 +154,7 @@ describe('connections on a file', () => {
         /connection 'acme' already exists/,
       ],
       [
-        ['add', '--name', 'beta', '--variant', 'de', '--credentials-secret', 'env:ACME_CREDENTIALS'],
+        ['add', '--name', 'beta', '--variant', 'de', '--credentials-secret', 'env:BETA_CREDENTIALS'],
         /connection 'beta': variant \(--variant\): expected one of sk, cz/,
       ],
       [
@@ -161,7 +167,7 @@ describe('connections on a file', () => {
           '--collections',
           'IssuedCreditNotes',
           '--credentials-secret',
-          'env:ACME_CREDENTIALS',
+          'env:BETA_CREDENTIALS',
         ],
         /connection 'beta': collections\.0 \(--collections\): 'IssuedCreditNotes' is not a collection of the cz variant/,
       ],
@@ -173,17 +179,22 @@ describe('connections on a file', () => {
           '--base-url',
           'http://example.com',
           '--credentials-secret',
-          'env:ACME_CREDENTIALS',
+          'env:BETA_CREDENTIALS',
         ],
         /connection 'beta': baseUrl \(--base-url\): expected baseUrl \(an https URL/,
       ],
       [
-        ['add', '--name', 'beta', '--variant', 'cz', '--credentials-secret', 'env:UNSET_CREDENTIALS'],
-        /connection 'beta': credentialsSecret 'env:UNSET_CREDENTIALS' names the environment variable UNSET_CREDENTIALS, which is not set/,
+        ['add', '--name', 'unset', '--variant', 'cz', '--credentials-secret', 'env:UNSET_CREDENTIALS'],
+        /connection 'unset': credentialsSecret 'env:UNSET_CREDENTIALS' names the environment variable UNSET_CREDENTIALS, which is not set/,
       ],
       [
-        ['add', '--name', 'beta', '--variant', 'cz', '--credentials-secret', 'env:NOT_JSON'],
-        /connection 'beta': credentialsSecret 'env:NOT_JSON' is not valid JSON/,
+        ['add', '--name', 'notjson', '--variant', 'cz', '--credentials-secret', 'env:NOTJSON_CREDENTIALS'],
+        /connection 'notjson': credentialsSecret 'env:NOTJSON_CREDENTIALS' is not valid JSON/,
+      ],
+      [
+        // Another connection's variable: refused, nothing read, no request (finding 2).
+        ['add', '--name', 'evil', '--variant', 'cz', '--credentials-secret', 'env:ACME_CREDENTIALS'],
+        /connection 'evil': credentialsSecret \(--credentials-secret\): expected env:EVIL_CREDENTIALS/,
       ],
       [
         ['add', '--name', 'beta', '--variant', 'cz', '--credentials-secret', 'unrelated-key-5be1 x'],
@@ -213,7 +224,7 @@ describe('connections on a file', () => {
     for (const argv of [
       ['list'],
       ['pause', 'acme'],
-      ['add', '--name', 'beta', '--variant', 'cz', '--credentials-secret', 'env:ACME_CREDENTIALS'],
+      ['add', '--name', 'beta', '--variant', 'cz', '--credentials-secret', 'env:BETA_CREDENTIALS'],
     ]) {
       const result = await run([...argv, ...file]);
       expect(result.code).toBe(2);
@@ -230,7 +241,7 @@ describe('connections on a file', () => {
       JSON.stringify({
         name: 'fromjson',
         variant: 'cz',
-        credentialsSecret: 'env:ACME_CREDENTIALS',
+        credentialsSecret: 'env:FROMJSON_CREDENTIALS',
         pollIntervalSeconds: 300,
       }),
     );
@@ -287,7 +298,7 @@ describe('connections test against the sandbox', () => {
     });
     try {
       const file = registryFile();
-      await addConnection(file, { name: 'skoncz', baseUrl: cz.baseUrl, secret: 'env:ACME_CREDENTIALS' });
+      await addConnection(file, { name: 'skoncz', baseUrl: cz.baseUrl, secret: 'env:SKONCZ_CREDENTIALS' });
       const result = await run(['test', 'skoncz', '--all', ...file]);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/IssuedInvoices +answered/);
@@ -306,7 +317,7 @@ describe('connections test against the sandbox', () => {
       const file = registryFile();
       await addConnection(
         file,
-        { name: 'limited', baseUrl: limited.baseUrl, secret: 'env:ACME_CREDENTIALS' },
+        { name: 'limited', baseUrl: limited.baseUrl, secret: 'env:LIMITED_CREDENTIALS' },
         ['--collections', 'IssuedInvoices,ReceivedInvoices,BusinessPartners'],
       );
       const result = await run(['test', 'limited', ...file]);
@@ -339,7 +350,7 @@ describe('connections test against the sandbox', () => {
       '--base-url',
       'http://127.0.0.1:1',
       '--credentials-secret',
-      'env:ACME_CREDENTIALS',
+      'env:DOWN_CREDENTIALS',
       '--collections',
       'IssuedInvoices,BusinessPartners',
     ]);
@@ -353,14 +364,14 @@ describe('connections test against the sandbox', () => {
 
   it('refuses to test an unknown connection or one whose secret is gone (exit 2)', async () => {
     const file = registryFile();
-    await addConnection(file, { name: 'later', baseUrl: sandbox.baseUrl, secret: 'env:LATER' }, [
+    await addConnection(file, { name: 'later', baseUrl: sandbox.baseUrl, secret: 'env:LATER_CREDENTIALS' }, [
       '--skip-secret-check',
     ]);
     expect((await run(['test', 'nope', ...file])).code).toBe(2);
     const gone = await run(['test', 'later', ...file]);
     expect(gone.code).toBe(2);
     expect(gone.stderr).toContain(
-      "credentialsSecret 'env:LATER' names the environment variable LATER, which is not set",
+      "credentialsSecret 'env:LATER_CREDENTIALS' names the environment variable LATER_CREDENTIALS, which is not set",
     );
   });
 });
@@ -392,7 +403,8 @@ describe('connections on DynamoDB (dynalite)', () => {
 });
 
 describe('connections with Secrets Manager references', () => {
-  const arn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:accounting/acme-AbCdEf';
+  const arn =
+    'arn:aws:secretsmanager:eu-central-1:123456789012:secret:accounting-events-prod/connections/acme-AbCdEf';
 
   it('reads the secret to add and to test, and refuses a missing one leaving the file unchanged', async () => {
     const secretsManager = mockClient(SecretsManagerClient);
@@ -400,7 +412,7 @@ describe('connections with Secrets Manager references', () => {
       secretsManager
         .on(GetSecretValueCommand, { SecretId: arn })
         .resolves({ SecretString: JSON.stringify({ apiKey: API_KEY }) })
-        .on(GetSecretValueCommand, { SecretId: 'accounting/missing' })
+        .on(GetSecretValueCommand, { SecretId: 'accounting-events-prod/connections/beta' })
         .rejects(new ResourceNotFoundException({ message: 'Secrets Manager cannot find it', $metadata: {} }));
       const file = registryFile();
       expect(
@@ -428,11 +440,11 @@ describe('connections with Secrets Manager references', () => {
         '--name',
         'beta',
         '--credentials-secret',
-        'accounting/missing',
+        'accounting-events-prod/connections/beta',
       ]);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toContain(
-        "connection 'beta': credentialsSecret 'accounting/missing' does not exist in Secrets Manager",
+        "connection 'beta': credentialsSecret 'accounting-events-prod/connections/beta' does not exist in Secrets Manager",
       );
       expect(await readFile(file[1] as string, 'utf8')).toBe(before);
       const tested = await run(['test', 'acme', ...file, '--json']);

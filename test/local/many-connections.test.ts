@@ -111,25 +111,30 @@ describe('run --connections FILE', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const entry = (name: string, credentialsSecret: string) =>
+  /** Each connection reads its own variable, `<NAME>_CREDENTIALS`. */
+  const entry = (name: string) =>
     parseConnectionEntry({
       name,
       variant: 'sk',
       baseUrl: sandbox.baseUrl,
       authUrl: sandbox.authUrl,
-      credentialsSecret,
+      credentialsSecret: `env:${name.toUpperCase()}_CREDENTIALS`,
       collections: ['IssuedInvoices', 'ReceivedOrders', 'BusinessPartners'],
     });
 
   it('one refused and one missing secret: one Connection.Unhealthy each, the others publish; fixed, removed and paused entries act at the next cycle', async () => {
     const path = join(dir, 'connections.json');
     const registry = createFileConnectionRegistry({ path });
-    await registry.add(entry('acme', 'env:ACME'));
-    await registry.add(entry('beta', 'env:BETA'));
-    await registry.add(entry('refused', 'env:REFUSED'));
-    await registry.add(entry('missing', 'env:NOT_SET'));
+    await registry.add(entry('acme'));
+    await registry.add(entry('beta'));
+    await registry.add(entry('refused'));
+    await registry.add(entry('missing'));
     const key = (k: number) => JSON.stringify({ apiKey: sandbox.credentialsOf(k).apiKey });
-    const env = { ACME: key(1), BETA: key(2), REFUSED: JSON.stringify({ apiKey: WRONG_KEY }), FIXED: key(3) };
+    const env: Record<string, string> = {
+      ACME_CREDENTIALS: key(1),
+      BETA_CREDENTIALS: key(2),
+      REFUSED_CREDENTIALS: JSON.stringify({ apiKey: WRONG_KEY }),
+    };
     const updates: RuntimeUpdate[] = [];
     const runtime: Runtime = await startRuntime({
       sandbox: false,
@@ -167,8 +172,9 @@ describe('run --connections FILE', () => {
       expect(of('refused').filter((e) => !e['detail-type'].startsWith('Connection.'))).toEqual([]);
 
       // Fixed: the refused connection's entry now names good credentials.
+      env.REFUSED_CREDENTIALS = key(3);
       await registry.remove('refused');
-      await registry.add(entry('refused', 'env:FIXED'));
+      await registry.add(entry('refused'));
       await waitFor(
         'refused recovered and publishing',
         () =>
@@ -257,7 +263,9 @@ describe('the run command with many connections', () => {
     try {
       await writeFile(
         join(cwd, 'c.json'),
-        JSON.stringify({ connections: [{ name: 'acme', variant: 'xx', credentialsSecret: 'env:A' }] }),
+        JSON.stringify({
+          connections: [{ name: 'acme', variant: 'xx', credentialsSecret: 'env:ACME_CREDENTIALS' }],
+        }),
       );
       const result = await cli(['run', '--connections', 'c.json', '--duration', '1s'], { cwd });
       expect(result.code).toBe(2);

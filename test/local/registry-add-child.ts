@@ -6,6 +6,10 @@ const [path, prefix, count] = process.argv.slice(2) as [string, string, string];
 const registry = createFileConnectionRegistry({ path, lockTimeoutMs: 30_000 });
 for (let i = 1; i <= Number(count); i += 1) {
   await registry.add(
-    parseConnectionEntry({ name: `${prefix}-${i}`, variant: 'cz', credentialsSecret: 'env:X' }),
+    parseConnectionEntry({
+      name: `${prefix}-${i}`,
+      variant: 'cz',
+      credentialsSecret: `env:${`${prefix}-${i}`.toUpperCase().replaceAll('-', '_')}_CREDENTIALS`,
+    }),
   );
 }

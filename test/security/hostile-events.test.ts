@@ -305,3 +305,22 @@ describe('hostile record ids', () => {
     }
   });
 });
+
+describe('detail.connection is bound to the deployment (findings 3, 7)', () => {
+  it('a replay naming another connection is refused: no second e-mail, no archive key elsewhere', async () => {
+    const invoice = invoices[0]!;
+    const genuine = recordEvent('IssuedInvoice', invoice);
+    // The genuine delivery (or a duplicate of an earlier one): at most one e-mail for this invoice.
+    await entries['send-invoice']!(genuine);
+    const sentTo = emailOf(invoice);
+    const before = await snapshot(bed.sb.sandbox);
+    const sentBefore = before.emails.filter((to) => to.includes(sentTo!)).length;
+    for (const connection of ['other', 'acme2', 'ACME', '..', '../isdoc', 'acme/..', '.']) {
+      const replay = { ...genuine, detail: { ...genuine.detail, connection } };
+      const results = await expectNoEffects(replay, 'any');
+      for (const r of results) expect(r.status, connection).toBe('invalid');
+    }
+    const after = await snapshot(bed.sb.sandbox);
+    expect(after.emails.filter((to) => to.includes(sentTo!)).length).toBe(sentBefore);
+  });
+});

@@ -79,7 +79,7 @@ describe('template: who may put what on the bus', () => {
             'events:detail-type'
           ],
       );
-    expect(sendTypes).toEqual([['IssuedInvoice.EmailSent', 'Action.Failed']]);
+    expect(sendTypes).toEqual([['IssuedInvoice.EmailSent', 'IssuedInvoice.SendingHeld', 'Action.Failed']]);
   });
 });
 
@@ -149,6 +149,21 @@ describe('template: retention, region, policies', () => {
       dev.statelessTemplate.toJSON().Resources as Record<string, Resource>,
     ).filter(([id, r]) => r.Type === 'AWS::SQS::Queue' && /Dlq/.test(id));
     for (const [id, q] of devQueues) expect(q.DeletionPolicy, id).toBe('Delete');
+  });
+
+  it('the HTTP deliveries dead-letter queue is retained under RETAIN and deleted under DESTROY', () => {
+    const deliveries = 'https://hooks.example.com/n8n';
+    for (const [removalPolicy, expected] of [
+      ['RETAIN', 'Retain'],
+      ['DESTROY', 'Delete'],
+    ] as const) {
+      const app = buildTestApp({ stage: 'dev', removalPolicy, deliveries });
+      const queues = Object.entries(
+        app.statelessTemplate.toJSON().Resources as Record<string, Resource>,
+      ).filter(([id, r]) => r.Type === 'AWS::SQS::Queue' && /Deliver/i.test(id) && /Dlq/.test(id));
+      expect(queues, removalPolicy).toHaveLength(1);
+      for (const [id, q] of queues) expect(q.DeletionPolicy, `${removalPolicy} ${id}`).toBe(expected);
+    }
   });
 
   it('offline synth of the app targets the configured region even when the CLI says us-east-1', () => {

@@ -1,10 +1,14 @@
 /**
  * The intake's signing secrets from one Secrets Manager secret holding JSON
- * `{ "shopify"?: "…", "woocommerce"?: "…", "generic"?: "whsec_…" }`, returned under their
- * environment names (`INTAKE_*_SECRET`) so the same config loader reads both. No error carries a value.
+ * `{ "shopify"?: "…", "woocommerce"?: "…", "generic"?: "whsec_…" }`: by source for the rotating
+ * cache of the endpoint (core/intake/rotating-secrets.ts), or under their environment names
+ * (`INTAKE_*_SECRET`) so the same config loader reads both. No error carries a value.
  */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
+import type { SigningSecretValues } from '../../core/intake/rotating-secrets.js';
+import { intakeSources } from '../../core/intake/shop-order.js';
+import { checkSigningSecret } from '../../core/intake/signatures.js';
 import { INTAKE_ENV } from '../../shared/intake-env-names.js';
 
 const secretSchema = z.object({
@@ -17,10 +21,14 @@ export class IntakeSecretFormatError extends Error {
   override readonly name = 'IntakeSecretFormatError';
 }
 
-export async function loadIntakeSecrets(
+/**
+ * The signing secrets by source, each checked for its least length (a key too short to resist a
+ * guess is refused, naming the source, never the value).
+ */
+export async function readSigningSecrets(
   client: SecretsManagerClient,
   secretId: string,
-): Promise<Record<string, string>> {
+): Promise<SigningSecretValues> {
   const out = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
   let json: unknown;
   try {
@@ -34,10 +42,34 @@ export async function loadIntakeSecrets(
       `secret '${secretId}': expected {"shopify"?, "woocommerce"?, "generic"?} with non-empty strings`,
     );
   }
-  const s = parsed.data;
+  const values: SigningSecretValues = {};
+  for (const source of intakeSources) {
+    const value = parsed.data[source];
+    if (!value) continue;
+    try {
+      checkSigningSecret(source, value);
+    } catch (error) {
+      throw new IntakeSecretFormatError(`secret '${secretId}': ${source}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    values[source] = value;
+  }
+  return values;
+}
+
+/** The same secrets under their environment names (`INTAKE_*_SECRET`), for the config loader. */
+export function signingSecretsAsEnv(values: SigningSecretValues): Record<string, string> {
   return {
-    ...(s.shopify ? { [INTAKE_ENV.shopifySecret]: s.shopify } : {}),
-    ...(s.woocommerce ? { [INTAKE_ENV.woocommerceSecret]: s.woocommerce } : {}),
-    ...(s.generic ? { [INTAKE_ENV.genericSecret]: s.generic } : {}),
+    ...(values.shopify ? { [INTAKE_ENV.shopifySecret]: values.shopify } : {}),
+    ...(values.woocommerce ? { [INTAKE_ENV.woocommerceSecret]: values.woocommerce } : {}),
+    ...(values.generic ? { [INTAKE_ENV.genericSecret]: values.generic } : {}),
   };
+}
+
+export async function loadIntakeSecrets(
+  client: SecretsManagerClient,
+  secretId: string,
+): Promise<Record<string, string>> {
+  return signingSecretsAsEnv(await readSigningSecrets(client, secretId));
 }

@@ -6,9 +6,10 @@
  * so it can say it plainly.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createLockFile, type LockFileState, readLockFile, removeStaleLock } from './lock-file.js';
 
 /** Name of the lock file inside the data directory. */
 export const LOCK_FILE = 'lock';
@@ -81,52 +82,91 @@ function isLive(dir: string, owner: LockOwner): boolean {
   return isRunning(owner.pid);
 }
 
+/** An unreadable lock file younger than this is being written or moved: in use, not stale. */
+export const UNREADABLE_GRACE_MS = 5_000;
+/** Who acquires: this process, unless a test simulates others (each with its own pid). */
+export interface LockIdentity {
+  pid: number;
+  host: string;
+  isRunning?: (pid: number) => boolean;
+}
+
+/** The lock file's text, age and owner (when it parses as one). */
+async function readLockState(
+  path: string,
+): Promise<(LockFileState & { owner: LockOwner | undefined }) | undefined> {
+  const state = await readLockFile(path);
+  if (!state) return undefined;
+  let owner: LockOwner | undefined;
+  try {
+    const parsed = JSON.parse(state.raw) as Partial<LockOwner>;
+    if (typeof parsed.pid === 'number' && typeof parsed.host === 'string') {
+      owner = { ...parsed, pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? '') };
+    }
+  } catch {
+    owner = undefined;
+  }
+  return { ...state, owner };
+}
+
 /**
- * Takes the lock on `dataDir` (created if missing). Throws `DataDirLockedError` naming the
- * directory and its owner when a live process holds it; takes over a stale one.
+ * Takes the lock on `dataDir` (created if missing, mode 0700). Throws `DataDirLockedError` naming
+ * the directory and its owner when a live process holds it; takes over a stale one.
+ *
+ * The lock file appears whole (written aside, then linked into place). A stale lock is taken over
+ * only under a takeover marker (`lock.takeover`, created the same way), by compare-and-swap: the
+ * lock is moved aside only while its text is still the stale text judged — so two processes that
+ * both find the same stale lock never both take it. A marker left by a crash is removed after
+ * `TAKEOVER_GRACE_MS`; an unreadable lock is taken over only after `UNREADABLE_GRACE_MS`.
  */
-export async function acquireDataDirLock(dataDir: string, command?: string): Promise<DataDirLock> {
+export async function acquireDataDirLock(
+  dataDir: string,
+  command?: string,
+  identity: LockIdentity = { pid: process.pid, host: hostname() },
+): Promise<DataDirLock> {
   const dir = resolve(dataDir);
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
   const path = join(dir, LOCK_FILE);
   const token = randomUUID();
+  const self = identity.pid === process.pid && identity.host === hostname();
+  const running = identity.isRunning ?? isRunning;
+  const live = (owner: LockOwner) => {
+    if (owner.host !== identity.host) return true; // another machine (a shared disk): never taken over
+    if (self && owner.pid === process.pid) return heldHere.has(dir);
+    return owner.pid === identity.pid || running(owner.pid);
+  };
   const me: LockOwner & { token: string } = {
-    pid: process.pid,
-    host: hostname(),
+    pid: identity.pid,
+    host: identity.host,
     since: new Date().toISOString(),
     ...(command ? { command } : {}),
     token,
   };
   let recovered: LockOwner | undefined;
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    if (heldHere.has(dir)) throw new DataDirLockedError(dir, await readOwner(path));
-    try {
-      const handle = await open(path, 'wx');
-      try {
-        await handle.writeFile(`${JSON.stringify(me)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      heldHere.set(dir, token);
-      return { dataDir: dir, recovered, release: () => release(dir, path, token) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    if (self && heldHere.has(dir)) throw new DataDirLockedError(dir, await readOwner(path));
+    if (await createLockFile(path, `${JSON.stringify(me)}\n`, token)) {
+      if (self) heldHere.set(dir, token);
+      return { dataDir: dir, recovered, release: () => release(dir, path, token, self) };
     }
-    const owner = await readOwner(path);
-    if (owner && isLive(dir, owner)) throw new DataDirLockedError(dir, owner);
-    // Stale (or unreadable: a crash while writing it). Move it aside atomically, then retry.
-    recovered = owner ?? { pid: 0, host: 'unknown', since: 'unknown' };
-    const aside = `${path}.stale-${token}`;
-    await rename(path, aside).catch(() => {});
-    await rm(aside, { force: true });
+    const seen = await readLockState(path);
+    if (!seen) continue; // released meanwhile
+    if (seen.owner && live(seen.owner)) throw new DataDirLockedError(dir, seen.owner);
+    if (!seen.owner && seen.ageMs < UNREADABLE_GRACE_MS) throw new DataDirLockedError(dir, undefined);
+    // Stale: taken over by compare-and-swap, one takeover at a time.
+    if (await removeStaleLock(path, seen, token)) {
+      recovered = seen.owner ?? { pid: 0, host: 'unknown', since: 'unknown' };
+    }
   }
   throw new DataDirLockedError(dir, await readOwner(path));
 }
 
-async function release(dir: string, path: string, token: string): Promise<void> {
-  if (heldHere.get(dir) !== token) return;
-  heldHere.delete(dir);
+async function release(dir: string, path: string, token: string, self: boolean): Promise<void> {
+  if (self) {
+    if (heldHere.get(dir) !== token) return;
+    heldHere.delete(dir);
+  }
   const current = (await readOwner(path)) as (LockOwner & { token?: string }) | undefined;
   if (current?.token === token) await rm(path, { force: true });
 }

@@ -1,13 +1,15 @@
 /**
- * A short-lived exclusive lock beside a file (`<file>.lock`, created with `O_EXCL`), for writers
+ * A short-lived exclusive lock beside a file (`<file>.lock`, linked into place whole), for writers
  * that read, change and replace the file: two CLI invocations changing the connection registry at
  * once take turns instead of one losing the other's change. A lock whose process no longer runs on
- * this host (a kill -9 mid-write) is taken over.
+ * this host (a kill -9 mid-write) is taken over by compare-and-swap, one takeover at a time
+ * (`lock-file.ts`): two processes finding the same stale lock never both hold it.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
+import { createLockFile, readLockFile, removeStaleLock } from './lock-file.js';
 
 /** Another process held the lock for longer than the caller waits. */
 export class FileLockTimeoutError extends Error {
@@ -28,13 +30,18 @@ interface Owner {
   token: string;
 }
 
-async function readOwner(lockFile: string): Promise<Owner | undefined> {
+function parseOwner(text: string): Owner | undefined {
   try {
-    const owner = JSON.parse(await readFile(lockFile, 'utf8')) as Partial<Owner>;
+    const owner = JSON.parse(text) as Partial<Owner>;
     return typeof owner.pid === 'number' && typeof owner.host === 'string' ? (owner as Owner) : undefined;
   } catch {
     return undefined;
   }
+}
+
+async function readOwner(lockFile: string): Promise<Owner | undefined> {
+  const state = await readLockFile(lockFile);
+  return state ? parseOwner(state.raw) : undefined;
 }
 
 /** Time a holder may take between creating the lock and writing its owner into it. */
@@ -55,21 +62,6 @@ async function isStale(lockFile: string, owner: Owner | undefined): Promise<bool
   }
 }
 
-async function tryCreate(lockFile: string, me: Owner): Promise<boolean> {
-  try {
-    const handle = await open(lockFile, 'wx');
-    try {
-      await handle.writeFile(`${JSON.stringify(me)}\n`);
-    } finally {
-      await handle.close();
-    }
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
-}
-
 /** Runs `fn` holding `<file>.lock` (the directory is created if missing); waits up to `timeoutMs` for another holder to finish. */
 export async function withFileLock<T>(file: string, fn: () => Promise<T>, timeoutMs = 5000): Promise<T> {
   const lockFile = `${file}.lock`;
@@ -77,15 +69,12 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, timeou
   const me: Owner = { pid: process.pid, host: hostname(), token: randomUUID() };
   const deadline = Date.now() + timeoutMs;
   let waitMs = 5;
-  while (!(await tryCreate(lockFile, me))) {
-    const owner = await readOwner(lockFile);
-    if ((await isStale(lockFile, owner)) && (await readOwner(lockFile))?.token === owner?.token) {
-      // Moved aside atomically: of two processes taking over, one wins the rename.
-      const aside = `${lockFile}.stale-${me.token}`;
-      await rename(lockFile, aside).catch(() => {});
-      await rm(aside, { force: true });
-      continue;
-    }
+  while (!(await createLockFile(lockFile, `${JSON.stringify(me)}\n`, me.token))) {
+    const seen = await readLockFile(lockFile);
+    if (!seen) continue; // released meanwhile
+    const owner = parseOwner(seen.raw);
+    // Stale: removed by compare-and-swap on its text, one takeover at a time; then created again.
+    if ((await isStale(lockFile, owner)) && (await removeStaleLock(lockFile, seen, me.token))) continue;
     if (Date.now() >= deadline) throw new FileLockTimeoutError(lockFile, owner?.pid);
     await new Promise((resolve) => setTimeout(resolve, waitMs));
     waitMs = Math.min(100, waitMs * 2);

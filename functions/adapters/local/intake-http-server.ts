@@ -1,7 +1,8 @@
 /**
  * The local intake endpoint: `POST /intake/<source>` on node:http, the raw body read up to the
- * limit and handed with the lower-case headers to the same use case the Lambda runs. A body over
- * the limit is not buffered further (413). Any other path answers 404.
+ * limit and handed with the lower-case headers to the same use case the Lambda runs. A body
+ * declared or grown over the limit answers 413 at once and its socket is closed: it is not read to
+ * its end. Any other path answers 404.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,22 +17,41 @@ export interface IntakeHttpServer {
 
 const PATH = /^\/intake\/([A-Za-z0-9_-]{1,32})\/?$/;
 
-function readBody(req: IncomingMessage, limit: number): Promise<{ body: Buffer; truncated: boolean }> {
+/** The body, or `undefined` as soon as it grows over `limit` (reading stops there). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let truncated = false;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        truncated = true;
-        return; // keep reading (discarding) so the client gets the answer
+        req.off('data', onData);
+        req.pause();
+        resolve(undefined);
+        return;
       }
       chunks.push(chunk);
-    });
-    req.on('end', () => resolve({ body: Buffer.concat(chunks), truncated }));
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/**
+ * 413 at once, then the socket closed: a body declared or grown over the limit is never read to
+ * its end, so a client that declares a gigabyte and sends it slowly holds nothing open.
+ */
+function refuseTooLarge(req: IncomingMessage, res: ServerResponse, limit: number, logger: Logger): void {
+  logger.warn('intake request refused', { status: 413, reason: 'body too large', limitBytes: limit });
+  const body = JSON.stringify({ error: `the body is over ${limit} bytes` });
+  res.shouldKeepAlive = false;
+  res.writeHead(413, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  res.end(body, () => req.socket.destroy());
 }
 
 function send(res: ServerResponse, response: IntakeResponse): void {
@@ -62,12 +82,15 @@ export async function startIntakeHttpServer(options: {
     }
     const declared = Number(req.headers['content-length'] ?? Number.NaN);
     if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
-      // Answer at once and close: the body is not read.
-      res.setHeader('connection', 'close');
-      req.resume();
+      refuseTooLarge(req, res, options.maxBodyBytes, logger);
+      return;
     }
     readBody(req, options.maxBodyBytes)
-      .then(({ body, truncated }) => {
+      .then((body) => {
+        if (body === undefined) {
+          refuseTooLarge(req, res, options.maxBodyBytes, logger);
+          return undefined;
+        }
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(req.headers)) {
           if (typeof value === 'string') headers[name] = value;
@@ -78,10 +101,11 @@ export async function startIntakeHttpServer(options: {
           source: match[1] ?? '',
           headers,
           body,
-          truncated,
         });
       })
-      .then((response) => send(res, response))
+      .then((response) => {
+        if (response) send(res, response);
+      })
       .catch((error: unknown) => {
         logger.error('intake request failed', { error: error instanceof Error ? error.name : 'unknown' });
         if (!res.headersSent) send(res, { status: 500, body: { error: 'internal error; retry later' } });

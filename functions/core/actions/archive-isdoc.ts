@@ -50,7 +50,7 @@ export interface ArchiveDeps {
   logger: Logger;
   /** The official ISDOC schema check. */
   schema: IsdocSchema;
-  config: Pick<ActionsConfig, 'isdoc' | 'archiveBucket' | 'eventSource'>;
+  config: Pick<ActionsConfig, 'isdoc' | 'archiveBucket' | 'eventSource' | 'connection'>;
 }
 
 /** One archive run: the event, the document as the service holds it, and how to report. */

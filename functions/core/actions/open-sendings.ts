@@ -12,13 +12,14 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { recordIdSchema } from '../../accounting/record-id.js';
+import { connectionSchema } from '../connection.js';
 import { CheckpointConflictError } from '../errors.js';
 import type { CheckpointStore } from '../ports.js';
 import { OpenSendingsFullError } from './errors.js';
 
 export const openSendingSchema = z.object({
   sendingId: recordIdSchema,
-  connection: z.string().min(1),
+  connection: connectionSchema,
   /** Event source the outcomes are published under. */
   eventSource: z.string().min(1),
   source: z.object({

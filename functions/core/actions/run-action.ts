@@ -38,13 +38,23 @@ function detailBytes(raw: unknown): number {
 /** A deployment of many connections: each event's `source` must be its own connection's. */
 export const EACH_CONNECTION = { eachConnection: true } as const;
 
-/** The `source` an entry acts on: one (a deployment of one connection), or each event's connection's. */
-export type AcceptedSource = string | typeof EACH_CONNECTION;
+/** A deployment of one connection: its events' `source`, and the connection they must name. */
+export interface OneConnection {
+  readonly source: string;
+  readonly connection: string;
+}
+
+/** What an entry acts on: one connection's events, or each event's own connection's. */
+export type AcceptedSource = OneConnection | typeof EACH_CONNECTION;
 
 function sourceProblem(event: ActionEvent, accepted: AcceptedSource | undefined): string | undefined {
   if (accepted === undefined) return undefined;
-  if (typeof accepted === 'string') {
-    return event.source === accepted ? undefined : 'source: not the event source of this deployment';
+  if (!('eachConnection' in accepted)) {
+    if (event.source !== accepted.source) return 'source: not the event source of this deployment';
+    // Idempotency and archive keys are built from `detail.connection`: another name would act again.
+    return event.envelope.connection === accepted.connection
+      ? undefined
+      : 'detail.connection: not the connection of this deployment';
   }
   return event.source === connectionEventSource(event.envelope.connection)
     ? undefined
@@ -52,8 +62,9 @@ function sourceProblem(event: ActionEvent, accepted: AcceptedSource | undefined)
 }
 
 /**
- * `accepted`: the only `source` acted on (the poller's), or `EACH_CONNECTION`: the source of the
- * connection the event names (`accounting.<detail.connection>`; a mismatch is refused). The routes
+ * `accepted`: the deployment's `source` and connection (an event must carry both: `source` and
+ * `detail.connection`), or `EACH_CONNECTION`: the source of the connection the event names
+ * (`accounting.<detail.connection>`; a mismatch is refused). The routes
  * already match the source; an event that reaches the queue by another way (a direct send, a
  * misconfigured rule) is invalid too.
  */

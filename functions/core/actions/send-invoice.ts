@@ -10,10 +10,13 @@
  * so a sending is guarded by an idempotency record keyed by channel + invoice id and, once the
  * request may have reached the service, is never repeated: an unknown outcome becomes
  * `Action.Failed` (kind `outcomeUnknown`) for a person to check, not a second sending.
+ *
+ * An invoice made from an e-shop order whose partner was matched on checkout input is not sent:
+ * `IssuedInvoice.SendingHeld` says it waits for a person (`sending-hold.ts`).
  */
 import type { ApiRecord } from '../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
-import { ACTION_FAILED, EMAIL_SENT, type SourceRef } from '../events/action-events.js';
+import { ACTION_FAILED, EMAIL_SENT, SENDING_HELD, type SourceRef } from '../events/action-events.js';
 import { recordDetailType } from '../events/envelope.js';
 import { nestedFilter, offers, type RouteSpec, recordOrClaimCheck } from '../route-spec.js';
 import { actionContextDeps, defineEventAction, eventSourceOf } from './action-definition.js';
@@ -23,6 +26,7 @@ import { EINVOICE_ACTION } from './einvoice-tracking.js';
 import { ActionInProgressError, RetryLaterError } from './errors.js';
 import { type ActionOutcome, outcomeBase, problemOf, publishFailure, publishOutcome } from './outcomes.js';
 import { endSending, sendEInvoiceOnce } from './send-einvoice.js';
+import { holdIfPartnerFromCheckout } from './sending-hold.js';
 import {
   announce,
   type Channel,
@@ -177,6 +181,9 @@ export async function sendInvoice(
   if (run.channel.kind === 'einvoice' && !deps.sendings) {
     throw new Error('e-invoicing needs the open-sendings store (ACTIONS_STATE_TABLE)');
   }
+  // Input a shop's customer typed never decides who is sent anything: such an invoice waits.
+  const held = await holdIfPartnerFromCheckout(run);
+  if (held) return held;
   let ran = false;
   try {
     const result = await deps.guard.run(
@@ -214,7 +221,7 @@ export const sendInvoiceAction = defineEventAction({
   name: 'send-invoice',
   uses: ['idempotency', 'actionState'],
   // One sending function: the channel follows the record the service holds, not the event.
-  outcomes: [EMAIL_SENT, ACTION_FAILED],
+  outcomes: [EMAIL_SENT, SENDING_HELD, ACTION_FAILED],
   deps: (p): SendDeps => ({
     ...actionContextDeps(p),
     guard: p.idempotency,

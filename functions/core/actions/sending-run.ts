@@ -20,7 +20,7 @@ export interface SendDeps {
   guard: IdempotencyGuard;
   /** Open sendings for the tracker (required for e-invoicing). */
   sendings?: CheckpointStore<OpenSendings>;
-  config: Pick<ActionsConfig, 'sending' | 'eventSource'>;
+  config: Pick<ActionsConfig, 'sending' | 'eventSource' | 'connection' | 'referenceLookbackSeconds'>;
 }
 
 export type Channel = { kind: 'einvoice' } | { kind: 'email'; to?: string };

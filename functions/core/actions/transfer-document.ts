@@ -51,7 +51,7 @@ export interface TransferDeps {
   logger: Logger;
   guard: IdempotencyGuard;
   /** `variant` defaults to `sk` (the contract's chain). */
-  config: Pick<ActionsConfig, 'transfers' | 'referenceLookbackSeconds' | 'eventSource'> &
+  config: Pick<ActionsConfig, 'transfers' | 'referenceLookbackSeconds' | 'eventSource' | 'connection'> &
     Partial<Pick<ActionsConfig, 'variant'>>;
 }
 

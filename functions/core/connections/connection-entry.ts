@@ -47,6 +47,31 @@ export const credentialsSecretRefSchema = z
     },
   );
 
+/** The environment variable a connection's `env:` reference must name: `<NAME>_CREDENTIALS`. */
+export function credentialsVariableOf(name: string): string {
+  return `${name.toUpperCase().replaceAll('-', '_')}_CREDENTIALS`;
+}
+
+/**
+ * Why `reference` is not the connection's own secret, or undefined when it is. A reference is
+ * bound to its connection's name, so no entry can borrow another connection's credentials:
+ * `env:<NAME>_CREDENTIALS` (the name upper-cased, `-` as `_`), or a Secrets Manager secret named
+ * `<prefix>/connections/<name>` (by name, or by its full ARN, which ends in `-` and six characters).
+ */
+export function secretReferenceProblem(name: string, reference: string): string | undefined {
+  const ref = reference.trim();
+  if (ref.startsWith('env:')) {
+    const expected = credentialsVariableOf(name);
+    return ref === `env:${expected}` ? undefined : `expected env:${expected} (the connection's own variable)`;
+  }
+  const secretName = ref.startsWith('arn:') ? ref.split(':secret:')[1]?.replace(/-[A-Za-z0-9]{6}$/, '') : ref;
+  const suffix = `/connections/${name}`;
+  if (secretName?.endsWith(suffix) && secretName.length > suffix.length) {
+    return undefined;
+  }
+  return `expected a Secrets Manager secret named <prefix>/connections/${name} (by name or full ARN)`;
+}
+
 export const rateLimitSchema = z.object({
   requestsPerSecond: z
     .number({ error: 'expected requests per second (a positive number)' })
@@ -134,6 +159,8 @@ export const connectionEntrySchema = z
       .describe('Token bucket shared by the poller, the actions and the intake of this connection.'),
   })
   .superRefine((entry, ctx) => {
+    const secretProblem = secretReferenceProblem(entry.name, entry.credentialsSecret);
+    if (secretProblem) ctx.addIssue({ code: 'custom', path: ['credentialsSecret'], message: secretProblem });
     for (const problem of actionSettingProblems(entry.actions)) {
       ctx.addIssue({ code: 'custom', path: ['actions', problem.name], message: problem.message });
     }

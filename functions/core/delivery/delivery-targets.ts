@@ -19,6 +19,11 @@ export interface DeliveryTarget {
   /** Stable id: `delivery-<n>` in the order given, or the name the configuration gives. */
   readonly id: string;
   readonly url: string;
+  /**
+   * The URL as printed (start line, failures, dead letters): scheme and host only, its path and
+   * query — often the capability (a webhook's secret path or token) — shown as `/…`.
+   */
+  readonly label: string;
   /** The detail-type pattern as written (`*` for every event). */
   readonly patternText: string;
   /** Alternatives on `detail-type` (EventBridge content filtering); absent = every event. */
@@ -111,10 +116,21 @@ export type DeliveryTargetSpec = string | DeliveryTargetObject;
 
 export interface TargetCheckOptions {
   /**
-   * Refuse plain http:// to anything but the loopback (deployments: the body crosses networks,
+   * Refuse plain http:// to anything but the loopback (default true: the body crosses networks,
    * and the signature proves who sent it, not that nobody read it).
    */
   readonly requireHttps?: boolean;
+}
+
+/** A URL as it may be printed: scheme and host, the path and query (a capability) as `/…`. */
+export function redactUrl(text: string): string {
+  try {
+    const u = new URL(text);
+    const hidden = (u.pathname !== '/' && u.pathname !== '') || u.search !== '' || u.hash !== '';
+    return `${u.protocol}//${u.host}${hidden ? '/…' : ''}`;
+  } catch {
+    return '(not a URL)';
+  }
 }
 
 const LOOPBACK_NAMES = /^(localhost|[a-z0-9-]+\.localhost)$/;
@@ -182,7 +198,9 @@ export function refusedHostReason(hostname: string): string | undefined {
 /** Checks a target URL: http(s), no user or password, no link-local or metadata host, https when required. */
 export function checkTargetUrl(url: string, options: TargetCheckOptions = {}): URL {
   const parsed = httpUrl.safeParse(url);
-  if (!parsed.success) throw new DeliveryTargetError(`"${url}": expected an http:// or https:// URL`);
+  if (!parsed.success) {
+    throw new DeliveryTargetError(`"${redactUrl(url)}": expected an http:// or https:// URL`);
+  }
   const u = new URL(url);
   if (u.username || u.password) {
     throw new DeliveryTargetError(
@@ -191,8 +209,10 @@ export function checkTargetUrl(url: string, options: TargetCheckOptions = {}): U
   }
   const refused = refusedHostReason(u.hostname);
   if (refused) throw new DeliveryTargetError(`"${u.host}": ${refused} cannot be a delivery target`);
-  if (options.requireHttps && u.protocol !== 'https:' && !isLoopbackHost(u.hostname)) {
-    throw new DeliveryTargetError(`"${url}": expected an https:// URL (http:// only to the loopback)`);
+  if ((options.requireHttps ?? true) && u.protocol !== 'https:' && !isLoopbackHost(u.hostname)) {
+    throw new DeliveryTargetError(
+      `"${redactUrl(url)}": expected https:// (plain http:// only on a loopback host)`,
+    );
   }
   return u;
 }
@@ -209,7 +229,13 @@ export function parseTargetSpec(
   const patternText = (comma < 0 ? '*' : spec.slice(comma + 1).trim()) || '*';
   checkTargetUrl(url, options);
   const detailTypes = detailTypePattern(patternText);
-  return { id: `delivery-${index + 1}`, url, patternText, ...(detailTypes ? { detailTypes } : {}) };
+  return {
+    id: `delivery-${index + 1}`,
+    url,
+    label: redactUrl(url),
+    patternText,
+    ...(detailTypes ? { detailTypes } : {}),
+  };
 }
 
 function parseTargetObject(spec: unknown, index: number, options: TargetCheckOptions): DeliveryTarget {
@@ -227,6 +253,7 @@ function parseTargetObject(spec: unknown, index: number, options: TargetCheckOpt
   return {
     id: name ?? `delivery-${index + 1}`,
     url,
+    label: redactUrl(url),
     patternText,
     ...(detailTypes ? { detailTypes } : {}),
     ...(connections ? { connections: [...new Set(connections)] } : {}),
@@ -268,5 +295,5 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
-/** How a deployment's targets are checked: https:// but to the loopback. */
+/** How a deployment's targets are checked: https:// but to the loopback (as everywhere). */
 export const DEPLOYED_TARGET_CHECKS: TargetCheckOptions = { requireHttps: true };

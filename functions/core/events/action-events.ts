@@ -12,6 +12,7 @@ import * as z from 'zod';
 import { type IsdocRecordType, isdocRecordTypes } from '../../accounting/collections.js';
 import { recordIdSchema } from '../../accounting/record-id.js';
 import { type TransferSourceType, transferSourceTypes, transferSteps } from '../actions/transfer-steps.js';
+import { connectionSchema } from '../connection.js';
 import { type CatalogEntry, ENVELOPE_VERSION, withArticle } from './catalog-entry.js';
 
 /** Detail-type every action publishes when it gives up on a record. */
@@ -20,6 +21,8 @@ export const ACTION_FAILED = 'Action.Failed';
 export const EINVOICE_STATUS_CHANGED = 'IssuedInvoice.EInvoiceStatusChanged';
 /** Detail-type of an invoice handed to the service for sending by e-mail. */
 export const EMAIL_SENT = 'IssuedInvoice.EmailSent';
+/** Detail-type of an invoice the sending action did not send: a person decides. */
+export const SENDING_HELD = 'IssuedInvoice.SendingHeld';
 
 export type TransferredType = `${TransferSourceType}.Transferred`;
 export type IsdocArchivedType = `${IsdocRecordType}.IsdocArchived`;
@@ -30,6 +33,7 @@ export type OutcomeDetailType =
   | IsdocArchivedType
   | typeof EINVOICE_STATUS_CHANGED
   | typeof EMAIL_SENT
+  | typeof SENDING_HELD
   | typeof ACTION_FAILED;
 
 export function transferredType(sourceType: TransferSourceType): TransferredType {
@@ -61,7 +65,7 @@ export type SourceRef = z.infer<typeof sourceRefSchema>;
 function actionBase<R extends z.ZodType, C extends string>(recordType: R, change: C) {
   return {
     version: z.literal(ENVELOPE_VERSION).describe('Envelope version; bumped on a breaking change.'),
-    connection: z.string().min(1).describe('Which accounting connection (company) the record belongs to.'),
+    connection: connectionSchema.describe('Which accounting connection (company) the record belongs to.'),
     recordType,
     id: recordIdSchema.describe('The source record `Id` (same as `source.id`).'),
     change: z.literal(change),
@@ -161,6 +165,28 @@ export const emailSentSchema = z
   })
   .describe('The invoice was handed to the service for sending by e-mail.');
 export type EmailSentDetail = z.infer<typeof emailSentSchema>;
+
+/** Why a sending waits for a person. */
+export const heldReasons = ['partnerFromCheckout'] as const;
+
+export const sendingHeldSchema = z
+  .object({
+    ...actionBase(z.literal('IssuedInvoice'), 'SendingHeld'),
+    channel: z.enum(['email', 'einvoice']).describe('The channel the settings chose for the invoice.'),
+    reason: z
+      .enum(heldReasons)
+      .describe(
+        '`partnerFromCheckout`: the invoice was made from an e-shop order whose partner was matched on data the customer typed at checkout (IČO or e-mail).',
+      ),
+    receivedOrder: z
+      .object({
+        id: recordIdSchema.describe('`Id` of the received order the invoice was made from.'),
+        documentNumber: z.string().nullable(),
+      })
+      .describe('The received order that carries the mark.'),
+  })
+  .describe('The invoice was not sent automatically: a person checks the partner and sends it by hand.');
+export type SendingHeldDetail = z.infer<typeof sendingHeldSchema>;
 
 export const failureKinds = [
   'validation',
@@ -297,6 +323,18 @@ export const actionEvents: CatalogEntry<OutcomeDetailType>[] = [
       ...exampleBase('IssuedInvoice', example.invoice, 'EmailSent', 'send.email', 'FV2026000042'),
       to: ['billing@tatra-trade.example'],
       subject: 'Invoice FV2026000042',
+    },
+  },
+  {
+    detailType: SENDING_HELD,
+    description:
+      'An issued invoice was not sent automatically and waits for a person (its e-shop order was linked to the partner on data the customer typed).',
+    schema: sendingHeldSchema,
+    example: {
+      ...exampleBase('IssuedInvoice', example.invoice, 'SendingHeld', 'send.einvoice', 'FV2026000042'),
+      channel: 'einvoice',
+      reason: 'partnerFromCheckout',
+      receivedOrder: { id: example.order, documentNumber: 'RO2026000042' },
     },
   },
   {

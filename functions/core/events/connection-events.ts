@@ -5,6 +5,7 @@
  * Envelope style of the other events, with `recordType: 'Connection'` and the connection's name as id.
  */
 import * as z from 'zod';
+import { connectionSchema } from '../connection.js';
 import { actionIdempotencyKey } from './action-events.js';
 import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
 
@@ -22,7 +23,7 @@ const isoDateTime = z.iso.datetime({ offset: true, local: true });
 function connectionBase<C extends string>(change: C) {
   return {
     version: z.literal(ENVELOPE_VERSION).describe('Envelope version; bumped on a breaking change.'),
-    connection: z.string().min(1).describe('The connection whose health changed.'),
+    connection: connectionSchema.describe('The connection whose health changed.'),
     recordType: z.literal('Connection'),
     id: z.string().min(1).describe('The connection name again (every envelope has an id).'),
     change: z.literal(change),

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { RecordType } from '../../accounting/collections.js';
 import { recordIdSchema } from '../../accounting/record-id.js';
+import { connectionSchema } from '../connection.js';
 import { ENVELOPE_VERSION } from './catalog-entry.js';
 
 export const changeKinds = ['Created', 'Updated', 'Deleted'] as const;
@@ -70,7 +71,7 @@ export interface EnvelopeSchemaOptions {
 export function envelopeSchema({ recordType, change, modificationInfo }: EnvelopeSchemaOptions) {
   const base = {
     version: z.literal(ENVELOPE_VERSION).describe('Envelope version; bumped on a breaking change.'),
-    connection: z.string().min(1).describe('Which accounting connection (company) the record belongs to.'),
+    connection: connectionSchema.describe('Which accounting connection (company) the record belongs to.'),
     recordType: z.literal(recordType),
     id: recordIdSchema.describe('The record `Id`: a GUID, as the service issues them.'),
     change: z.literal(change),
@@ -120,7 +121,7 @@ export function envelopeSchema({ recordType, change, modificationInfo }: Envelop
 /** What every record event's detail looks like, without the per-type literals. */
 export const anyRecordEnvelopeSchema = z.object({
   version: z.literal(ENVELOPE_VERSION),
-  connection: z.string().min(1),
+  connection: connectionSchema,
   recordType: z.string().min(1),
   id: recordIdSchema,
   change: z.enum(changeKinds),

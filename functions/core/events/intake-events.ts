@@ -6,6 +6,7 @@
  * idempotencyKey, occurredAt }` plus the shop's `source` and `shopOrderId`.
  */
 import * as z from 'zod';
+import { connectionSchema } from '../connection.js';
 import { intakeSources } from '../intake/shop-order.js';
 import { actionIdempotencyKey } from './action-events.js';
 import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
@@ -26,7 +27,7 @@ const isoDateTime = z.iso.datetime({ offset: true, local: true });
 function intakeBase<C extends IntakeChange>(change: C) {
   return {
     version: z.literal(ENVELOPE_VERSION).describe('Envelope version; bumped on a breaking change.'),
-    connection: z.string().min(1).describe('The accounting connection (company) the order goes to.'),
+    connection: connectionSchema.describe('The accounting connection (company) the order goes to.'),
     recordType: z.literal('EshopOrder'),
     id: z.string().min(1).describe('`<source>:<shopOrderId>`: one id per shop order.'),
     change: z.literal(change),

@@ -36,7 +36,30 @@ export interface ImportDeps {
   clock: Clock;
   logger: Logger;
   references: ReferenceCache;
-  config: Pick<IntakeConfig, 'mapping' | 'lookbackSeconds' | 'eventSource'>;
+  config: Pick<IntakeConfig, 'mapping' | 'lookbackSeconds' | 'eventSource'> &
+    Partial<Pick<IntakeConfig, 'replayHorizonSeconds'>>;
+}
+
+/**
+ * Why an order is beyond the replay horizon, or undefined. The import's idempotency record lasts
+ * `horizon` seconds from the first import, which comes after the order's creation: an order
+ * created longer ago may have lost its record, and a replayed delivery (neither Shopify nor
+ * WooCommerce signs a time) would import it again. A Standard Webhooks delivery carries a signed
+ * time the endpoint holds to 5 minutes, so a generic order may lack its date.
+ */
+export function beyondReplayHorizon(
+  message: Pick<IntakeMessage, 'source' | 'order'>,
+  horizonSeconds: number | undefined,
+  now: Date,
+): string | undefined {
+  if (horizonSeconds === undefined) return undefined;
+  const created = message.order.createdAt ? Date.parse(message.order.createdAt) : Number.NaN;
+  if (!Number.isFinite(created)) {
+    return message.source === 'generic' ? undefined : 'the order has no creation date to tell a replay by';
+  }
+  return now.getTime() - created >= horizonSeconds * 1000
+    ? `the order was created over ${horizonSeconds} s ago (the replay horizon)`
+    : undefined;
 }
 
 interface ImportRecordResult {
@@ -110,6 +133,11 @@ export async function importOrder(
     orderNumber: order.number,
   };
   const log = { source, shopOrderId: order.id, deliveryId: message.deliveryId };
+  const stale = beyondReplayHorizon(message, deps.config.replayHorizonSeconds, deps.clock.now());
+  if (stale) {
+    deps.logger.warn('order beyond the replay horizon refused', log);
+    return { status: 'skipped', reason: stale };
+  }
   const marker = orderMarker(source, order.id);
   const since = searchSince(message, deps.config.lookbackSeconds);
   const events = { ...deps, eventSource: deps.config.eventSource };

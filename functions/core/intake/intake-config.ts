@@ -82,7 +82,8 @@ const envSchema = z.object({
     .max(200)
     .default('E-shop order {number}')
     .refine((t) => t.includes('{number}'), 'expected a template containing {number}'),
-  [INTAKE_ENV.partnerMatch]: list('registration-number,email').pipe(
+  // Off by default: both come from the customer's checkout input (docs/intake.md).
+  [INTAKE_ENV.partnerMatch]: list('none').pipe(
     z.array(z.enum([...partnerMatchers, 'none'], { error: 'expected registration-number, email or none' })),
   ),
   [INTAKE_ENV.homeCurrency]: z
@@ -95,6 +96,14 @@ const envSchema = z.object({
   [INTAKE_ENV.registrationNumberFields]: list('ico,billing_ico,_billing_ico,company_registration_number'),
   [INTAKE_ENV.vatNumberFields]: list('ic_dph,billing_ic_dph,_billing_ic_dph,vat_number'),
   [INTAKE_ENV.referenceCacheSeconds]: positiveInt(300),
+  [INTAKE_ENV.secretsCacheSeconds]: positiveInt(300),
+  [INTAKE_ENV.secretsGraceSeconds]: positiveInt(900),
+  // The import's idempotency records last this long: an older order could be imported again.
+  [ENV.actionsIdempotencyExpiresSeconds]: z.coerce
+    .number({ error: 'expected a positive integer' })
+    .int()
+    .positive()
+    .optional(),
   [INTAKE_ENV.lookbackSeconds]: positiveInt(3600),
 });
 
@@ -103,7 +112,10 @@ export interface MappingOptions {
   orderNumberField: OrderNumberField;
   /** `Text` of the received order; `{number}` is the shop's order number. */
   orderText: string;
-  /** How the partner is looked up in the address book, in order; empty = always a document address. */
+  /**
+   * How the partner is looked up in the address book, in order; empty (the default) = always a
+   * document address. Every matcher reads data the customer typed: a linked order is marked.
+   */
   partnerMatch: PartnerMatcher[];
   /** Orders in this currency carry no `CurrencyId` (the service uses its home currency). */
   homeCurrency: string;
@@ -127,6 +139,14 @@ export interface IntakeConfig {
   maxQueueMessageBytes: number;
   mapping: MappingOptions;
   referenceCacheSeconds: number;
+  /** Secrets Manager: how long the signing secrets are reused, and a rotated one's grace. */
+  secretsCacheSeconds: number;
+  secretsGraceSeconds: number;
+  /**
+   * The import refuses an order created longer ago than this (its idempotency record may be gone,
+   * so a replayed delivery would import it again); unset = no horizon (records never expire).
+   */
+  replayHorizonSeconds?: number;
   /** How far before the shop's order date the import looks for an order it created already. */
   lookbackSeconds: number;
 }
@@ -168,6 +188,11 @@ export function loadIntakeConfig(env: Env): IntakeConfig {
       vatNumberFields: e[INTAKE_ENV.vatNumberFields],
     },
     referenceCacheSeconds: e[INTAKE_ENV.referenceCacheSeconds],
+    secretsCacheSeconds: e[INTAKE_ENV.secretsCacheSeconds],
+    secretsGraceSeconds: e[INTAKE_ENV.secretsGraceSeconds],
+    ...(e[ENV.actionsIdempotencyExpiresSeconds] !== undefined
+      ? { replayHorizonSeconds: e[ENV.actionsIdempotencyExpiresSeconds] }
+      : {}),
     lookbackSeconds: e[INTAKE_ENV.lookbackSeconds],
   };
 }

@@ -6,6 +6,7 @@
 
 import { requestSchemaFor } from '../../accounting/request-bodies.js';
 import type { CreateReceivedOrderDto, CreateReceivedOrderItemDto } from '../../accounting/request-schemas.js';
+import { PARTNER_FROM_CHECKOUT_MARK } from '../partner-from-checkout.js';
 import type { MappingOptions } from './intake-config.js';
 import { assertTotalsMatch, type PricedItem, priceLine, toCents, totalsOfItems } from './order-totals.js';
 import { type IntakeReferences, normaliseRegistrationNumber, type VatRateType } from './references.js';
@@ -66,6 +67,11 @@ function findPartner(customer: Contact, refs: IntakeReferences, options: Mapping
   return undefined;
 }
 
+/**
+ * The document address: the partner's address-book link when a matcher found one (every matcher
+ * reads what the customer typed, so `linked` tells the order to carry the mark), else the
+ * customer's own address.
+ */
 function documentAddress(order: ShopOrder, refs: IntakeReferences, options: MappingOptions) {
   const c = order.customer;
   const s = order.shippingAddress;
@@ -85,8 +91,13 @@ function documentAddress(order: ShopOrder, refs: IntakeReferences, options: Mapp
       }
     : {};
   const partnerId = findPartner(c, refs, options);
-  if (partnerId) return { DocumentAddressWithAddressBookLink: { Id: partnerId }, ...delivery };
-  return {
+  if (partnerId) {
+    return {
+      linked: true,
+      address: { DocumentAddressWithAddressBookLink: { Id: partnerId }, ...delivery },
+    } as const;
+  }
+  const address = {
     DocumentAddressWithoutAddressBookLink: {
       IdentificationNumber: c.registrationNumber ?? null,
       TaxIdentificationNumber: c.vatNumber ?? c.taxNumber ?? null,
@@ -101,6 +112,7 @@ function documentAddress(order: ShopOrder, refs: IntakeReferences, options: Mapp
     },
     ...delivery,
   };
+  return { linked: false, address } as const;
 }
 
 /**
@@ -205,6 +217,7 @@ export function mapShopOrder(
   if (order.totals) assertTotalsMatch(order.totals, totalsOfItems(priced));
 
   const marker = orderMarker(source, order.id);
+  const partner = documentAddress(order, refs, options);
   const text = options.orderText.replaceAll('{number}', order.number);
   const request: CreateReceivedOrderRequest = {
     IssueDate: new Date(at).toISOString(),
@@ -213,12 +226,13 @@ export function mapShopOrder(
       [options.orderNumberField === 'Note' ? `Order ${order.number}` : undefined, order.note]
         .filter(Boolean)
         .join('\n') || null,
-    InternalNote: marker,
+    // The import finds its order by the first mark; the second holds its invoices for a person.
+    InternalNote: partner.linked ? `${marker} ${PARTNER_FROM_CHECKOUT_MARK}` : marker,
     ...(currency && !currency.home && order.currency !== options.homeCurrency
       ? { CurrencyId: currency.id }
       : {}),
     ...(options.orderNumberField === 'Doklad' ? { Doklad: order.number } : {}),
-    BusinessPartnerAddress: documentAddress(order, refs, options),
+    BusinessPartnerAddress: partner.address,
     Items: items,
   };
   // A mapping bug fails here, naming the field, instead of at the service.

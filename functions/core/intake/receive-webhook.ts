@@ -4,7 +4,8 @@
  * raw body, only then parse and validate, queue the order for the import and answer 202.
  *
  * Answers: 404 unknown or disabled source (no secret) · 405 not POST · 415 not JSON · 413 body
- * over the limit · 401 missing, wrong or stale signature · 200 `{ignored: true}` a signed delivery
+ * over the limit · 401 missing, wrong or stale signature · 400 a Shopify or WooCommerce delivery
+ * without its topic header · 200 `{ignored: true}` a signed delivery
  * of a topic the intake does not import (a shop retries, then drops, a webhook that keeps failing)
  * · 400 malformed JSON · 422 schema failure (the problems listed) · 202 queued. Nothing is queued
  * on any 4xx or an ignored topic. Logs carry the source, the status and the reason, never a body,
@@ -17,6 +18,7 @@ import type { IntakeConfig } from './intake-config.js';
 import { publishIntakeEvent } from './intake-events-out.js';
 import { queueOrder } from './order-claim-check.js';
 import type { IntakeQueue } from './ports.js';
+import type { RotatingSecrets } from './rotating-secrets.js';
 import {
   type IntakeMessage,
   type IntakeSource,
@@ -56,6 +58,11 @@ export interface ReceiveDeps {
   publisher: EventPublisher;
   clock: Clock;
   logger: Logger;
+  /**
+   * The signing secrets as they rotate (Secrets Manager on AWS); without it, `config.secrets`
+   * (the environment's, fixed for the process).
+   */
+  signingSecrets?: RotatingSecrets;
 }
 
 const DELIVERY_HEADERS: Record<IntakeSource, string> = {
@@ -63,7 +70,7 @@ const DELIVERY_HEADERS: Record<IntakeSource, string> = {
   woocommerce: 'x-wc-webhook-delivery-id',
   generic: 'webhook-id',
 };
-/** The topic header and the one topic imported; a delivery without the header is taken as that topic. */
+/** The topic header and the one topic imported; a delivery without the header is refused (400). */
 export const TOPIC_HEADERS: Partial<Record<IntakeSource, [string, string]>> = {
   shopify: ['x-shopify-topic', 'orders/create'],
   woocommerce: ['x-wc-webhook-topic', 'order.created'],
@@ -110,10 +117,52 @@ const idOf = (json: unknown): string | undefined => {
   return typeof id === 'string' || typeof id === 'number' ? String(id).slice(0, 64) : undefined;
 };
 
+async function secretsOf(deps: ReceiveDeps, source: IntakeSource): Promise<string[]> {
+  if (deps.signingSecrets) return deps.signingSecrets.accepted(source);
+  const secret = deps.config.secrets[source];
+  return secret ? [secret] : [];
+}
+
+/**
+ * The signature checked with every accepted secret; when none matches, the secrets are read again
+ * (a shop may sign with a secret rotated since the last read) and the new ones tried. Returns the
+ * error of the last check, or undefined when one matched.
+ */
+async function signatureError(
+  deps: ReceiveDeps,
+  source: IntakeSource,
+  secrets: string[],
+  request: IntakeRequest,
+): Promise<SignatureError | undefined> {
+  const tried = new Set<string>();
+  const attempt = (candidates: string[]): SignatureError | undefined => {
+    let last: SignatureError | undefined;
+    for (const secret of candidates) {
+      if (tried.has(secret)) continue;
+      tried.add(secret);
+      try {
+        verifySignature(source, secret, request.body, request.headers);
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof SignatureError)) throw error;
+        last = error;
+        // Missing headers or a stale timestamp fail with any secret.
+        if (error.reason !== 'mismatch') return error;
+      }
+    }
+    return last ?? new SignatureError('mismatch', 'signature does not match the body');
+  };
+  const first = attempt(secrets);
+  if (first?.reason !== 'mismatch' || !deps.signingSecrets) return first;
+  if (!(await deps.signingSecrets.reread())) return first;
+  const fresh = (await deps.signingSecrets.accepted(source)).filter((s) => !tried.has(s));
+  return fresh.length === 0 ? first : attempt(fresh);
+}
+
 export async function receiveWebhook(deps: ReceiveDeps, request: IntakeRequest): Promise<IntakeResponse> {
   const { config, logger } = deps;
   const source = request.source;
-  const secret = isIntakeSource(source) ? config.secrets[source] : undefined;
+  const secrets = isIntakeSource(source) ? await secretsOf(deps, source) : [];
   const log = (status: number, reason: string, data: Record<string, unknown> = {}) => {
     const entry = {
       source: isIntakeSource(source) ? source : 'unknown',
@@ -126,7 +175,7 @@ export async function receiveWebhook(deps: ReceiveDeps, request: IntakeRequest):
     else if (reason === IGNORED) logger.info('intake request ignored', entry);
     else logger.info('intake request accepted', entry);
   };
-  if (!isIntakeSource(source) || !secret) {
+  if (!isIntakeSource(source) || secrets.length === 0) {
     log(404, 'unknown or disabled source');
     return reply(404, { error: 'no intake for this source' });
   }
@@ -150,12 +199,10 @@ export async function receiveWebhook(deps: ReceiveDeps, request: IntakeRequest):
     log(413, 'body too large');
     return reply(413, { error: `the body is over ${config.maxBodyBytes} bytes` });
   }
-  try {
-    verifySignature(source, secret, request.body, request.headers);
-  } catch (error) {
-    if (!(error instanceof SignatureError)) throw error;
-    log(401, `signature ${error.reason}`);
-    return reply(401, { error: error.message });
+  const refused = await signatureError(deps, source, secrets, request);
+  if (refused) {
+    log(401, `signature ${refused.reason}`);
+    return reply(401, { error: refused.message });
   }
   return acceptSigned(deps, source, request, log);
 }
@@ -172,6 +219,11 @@ async function acceptSigned(
     createHash('sha256').update(request.body).digest('hex');
   const topic = TOPIC_HEADERS[source];
   const givenTopic = topic ? request.headers[topic[0]]?.trim() : undefined;
+  if (topic && !givenTopic) {
+    // Both shops always send it; a body signed for another topic must not pass for an order.
+    log(400, 'topic header missing', { deliveryId });
+    return reply(400, { error: `the ${topic[0]} header is required` });
+  }
   if (topic && givenTopic !== undefined && givenTopic !== topic[1]) {
     // Signed, but not an order to create (orders/updated, order.deleted, …): answered 2xx so the
     // shop neither retries it nor disables the webhook; nothing is queued.

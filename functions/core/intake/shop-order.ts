@@ -10,6 +10,7 @@
  * against them to the cent.
  */
 import * as z from 'zod';
+import { connectionSchema } from '../connection.js';
 
 export const intakeSources = ['shopify', 'woocommerce', 'generic'] as const;
 /** Most lines one order may have (a queued order over the queue's message size is claim-checked). */
@@ -102,7 +103,7 @@ export type ShopOrder = z.infer<typeof shopOrderSchema>;
 
 const messageFields = {
   version: z.literal(1),
-  connection: z.string().min(1),
+  connection: connectionSchema,
   source: z.enum(intakeSources),
   deliveryId: z.string().min(1).max(128),
   receivedAt: z.iso.datetime({ offset: true }),

@@ -109,11 +109,36 @@ export function signHeaders(
   };
 }
 
-/** Checks a Standard Webhooks secret (`whsec_<base64>`) decodes; throws naming the problem, not the value. */
+/** The Standard Webhooks secret's least key length in bytes (the scheme recommends 24 to 64). */
+export const MIN_STANDARD_SECRET_BYTES = 24;
+/** The least length of a Shopify or WooCommerce signing secret. */
+export const MIN_HMAC_SECRET_CHARS = 16;
+
+/**
+ * Checks a Standard Webhooks secret (`whsec_<base64>`) decodes to at least
+ * `MIN_STANDARD_SECRET_BYTES` bytes; throws naming the problem, not the value.
+ */
 export function checkStandardSecret(secret: string): void {
   try {
     new Webhook(secret);
   } catch (error) {
     throw new Error('expected a Standard Webhooks secret: whsec_ followed by base64', { cause: error });
+  }
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  if (key.length < MIN_STANDARD_SECRET_BYTES) {
+    throw new Error(
+      `expected a Standard Webhooks key of at least ${MIN_STANDARD_SECRET_BYTES} bytes (found ${key.length})`,
+    );
+  }
+}
+
+/** Checks a source's signing secret is long enough; throws naming the problem, not the value. */
+export function checkSigningSecret(source: IntakeSource, secret: string): void {
+  if (source === 'generic') {
+    checkStandardSecret(secret);
+    return;
+  }
+  if (secret.length < MIN_HMAC_SECRET_CHARS) {
+    throw new Error(`expected at least ${MIN_HMAC_SECRET_CHARS} characters`);
   }
 }

@@ -98,7 +98,7 @@ export const deliveriesCommand = defineCommand({
         ? `HTTP ${result.status}`
         : result.error;
     ctx.stdout.write(
-      `POST ${target.url} ${entry.detailType} webhook-id ${event.id}: ${said} in ${took} ms\nsigned with the secret in ${source}\n`,
+      `POST ${target.label} ${entry.detailType} webhook-id ${event.id}: ${said} in ${took} ms\nsigned with the secret in ${source}\n`,
     );
     return result.ok ? EXIT.ok : EXIT.failure;
   },
