@@ -105,6 +105,7 @@ export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Runni
     deliveries: r.deliveries,
     intake: r.intake,
     connections: () => [...r.pollers.keys()],
+    routes: () => r.actions?.routes ?? [],
     counts: () => counts,
     pollOnce,
     drain: () => r.bus.drain(),
