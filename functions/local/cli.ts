@@ -11,6 +11,7 @@ import { DataDirLockedError } from '../adapters/local/data-dir-lock.js';
 import { type Command, type CommandContext, commandHelp, parseCommandArgs, wrapHelp } from './command.js';
 import { commands } from './commands/index.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
+import { ServiceUnreachableError } from './service-probe.js';
 import { UsageError } from './usage-error.js';
 
 export const PROGRAM = 'accounting-events';
@@ -63,7 +64,7 @@ export async function runCli(argv: readonly string[], ctx: CommandContext): Prom
       return EXIT.usage;
     }
     if (ctx.signal.aborted) return EXIT.interrupted;
-    if (error instanceof DataDirLockedError) {
+    if (error instanceof DataDirLockedError || error instanceof ServiceUnreachableError) {
       ctx.stderr.write(`error: ${error.message}\n`);
       return EXIT.failure;
     }

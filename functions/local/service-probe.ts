@@ -18,7 +18,10 @@ export class ServiceUnreachableError extends Error {
     readonly setting: string,
     options?: ErrorOptions,
   ) {
-    super(`cannot reach ${url} (${code}): check ${setting} and that the service is up`, options);
+    super(
+      `cannot reach the service at ${url} (${code}): check ${setting} and that the service is up`,
+      options,
+    );
   }
 }
 
