@@ -51,6 +51,7 @@ export const unitTests = [
   'test/intake/intake-endpoint.test.ts',
   'test/intake/large-orders.test.ts',
   'test/intake/map-order.test.ts',
+  'test/intake/price-line.test.ts',
   'test/intake/reconcile-orders.test.ts',
   'test/intake/signatures.test.ts',
   'test/intake/totals-properties.test.ts',
@@ -68,5 +69,6 @@ export const unitTests = [
   'test/unit/endpoints.test.ts',
   'test/unit/read-stream.test.ts',
   'test/unit/readme.test.ts',
+  'test/unit/terminal-width.test.ts',
   'test/structure/size-limits.test.ts',
 ] as const;

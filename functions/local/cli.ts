@@ -13,6 +13,7 @@ import { commands } from './commands/index.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { ServiceUnreachableError } from './service-probe.js';
 import { UsageError } from './usage-error.js';
+import { wrapText } from './wrap-text.js';
 
 export const PROGRAM = 'accounting-events';
 
@@ -89,7 +90,10 @@ async function parseWithSettings(command: Command<unknown>, argv: readonly strin
 
 /** A command's help: its delegate's own (with the exit codes) for a passthrough command, else from its flags. */
 async function helpOf(command: Command<unknown>): Promise<string> {
-  return command.help ? `${await command.help()}\n\n${EXIT_CODES_HELP}\n` : commandHelp(PROGRAM, command);
+  const text = command.help
+    ? `${await command.help()}\n\n${EXIT_CODES_HELP}\n`
+    : commandHelp(PROGRAM, command);
+  return wrapText(text);
 }
 
 /** One line for an unexpected error: its name and message, and its cause's; never a stack or a request body. */
