@@ -47,6 +47,7 @@ const start = () =>
 const handled = (outcomes: readonly DeliveryOutcome[]) =>
   new Set(outcomes.filter((o) => o.status !== 'retrying').map((o) => `${o.routeId}\n${o.eventId}`));
 
+// Generous time for a busy machine (42 s measured with stress-ng --cpu 8 on 2 cores): no claim on speed.
 describe('local runtime: a stop with a delivery backlog', () => {
   it('starts no queued delivery after the stop, and the next start delivers the rest', async () => {
     const expected = new Map<string, string[]>();
@@ -87,5 +88,5 @@ describe('local runtime: a stop with a delivery backlog', () => {
     expect(all.filter((pair) => !done.has(pair))).toEqual([]);
     expect(first.bus.deadLetters()).toEqual([]);
     expect(second.bus.deadLetters()).toEqual([]);
-  }, 60_000);
+  }, 240_000);
 });
