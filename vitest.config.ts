@@ -1,5 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
+// The whole suite (`npm test`, CI). An unhandled error anywhere fails the run: never set
+// `dangerouslyIgnoreUnhandledErrors`. The fast lane is vitest.unit.config.ts (docs/testing.md).
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

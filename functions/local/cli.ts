@@ -11,7 +11,9 @@ import { DataDirLockedError } from '../adapters/local/data-dir-lock.js';
 import { type Command, type CommandContext, commandHelp, parseCommandArgs, wrapHelp } from './command.js';
 import { commands } from './commands/index.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
+import { ServiceUnreachableError } from './service-probe.js';
 import { UsageError } from './usage-error.js';
+import { wrapText } from './wrap-text.js';
 
 export const PROGRAM = 'accounting-events';
 
@@ -63,7 +65,7 @@ export async function runCli(argv: readonly string[], ctx: CommandContext): Prom
       return EXIT.usage;
     }
     if (ctx.signal.aborted) return EXIT.interrupted;
-    if (error instanceof DataDirLockedError) {
+    if (error instanceof DataDirLockedError || error instanceof ServiceUnreachableError) {
       ctx.stderr.write(`error: ${error.message}\n`);
       return EXIT.failure;
     }
@@ -88,7 +90,10 @@ async function parseWithSettings(command: Command<unknown>, argv: readonly strin
 
 /** A command's help: its delegate's own (with the exit codes) for a passthrough command, else from its flags. */
 async function helpOf(command: Command<unknown>): Promise<string> {
-  return command.help ? `${await command.help()}\n\n${EXIT_CODES_HELP}\n` : commandHelp(PROGRAM, command);
+  const text = command.help
+    ? `${await command.help()}\n\n${EXIT_CODES_HELP}\n`
+    : commandHelp(PROGRAM, command);
+  return wrapText(text);
 }
 
 /** One line for an unexpected error: its name and message, and its cause's; never a stack or a request body. */

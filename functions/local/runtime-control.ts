@@ -108,6 +108,7 @@ export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Runni
     deadLetterStore: r.deadLetterStore,
     intake: r.intake,
     connections: () => [...r.pollers.keys()],
+    routes: () => r.actions?.routes ?? [],
     counts: () => counts,
     pollOnce,
     drain: () => r.bus.drain(),

@@ -7,6 +7,7 @@ import type { DeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import type { LocalBus } from '../adapters/local/local-bus.js';
 import type { DeliveryPolicy, DeliveryTarget } from '../core/delivery/delivery-targets.js';
 import type { Clock, Logger } from '../core/ports.js';
+import type { Route } from '../core/routes.js';
 import type { PollOptions } from '../core/sync/poll-options.js';
 import type { PollChangesSummary } from '../handlers/poll-changes.js';
 import { accountingInputFromEnv, cliFieldName } from './environment.js';
@@ -81,6 +82,8 @@ export interface Runtime {
   readonly deadLetterStore: DeadLetterStore;
   /** The connections polled so far (one for a plain run). */
   connections(): readonly string[];
+  /** The actions' routes on the bus (each route id once); none without actions. */
+  routes(): readonly Route[];
   /** Events published so far, per detail-type (record events and action outcomes). */
   counts(): ReadonlyMap<string, number>;
   /** One poll of every collection of every connection; events are on the bus when it resolves. */

@@ -30,6 +30,7 @@ import { LOCAL_RESOURCES, type LocalStores, startLocalStores } from './local-sto
 import { accountingConfigFor, BUS_DIR, DEAD_LETTERS_FILE, type RuntimeOptions } from './runtime-options.js';
 import { connectionOfUrl, LocalRuntimeConfigError } from './runtime-settings.js';
 import { outcomeNote, type RuntimeUpdate } from './runtime-update.js';
+import { probeService } from './service-probe.js';
 
 /**
  * The rate limit of each sandbox company: generous (the sandbox runs on this machine), yet the
@@ -64,7 +65,10 @@ export async function startService(
   options: RuntimeOptions,
   ctx: RuntimeContext,
 ): Promise<Sandbox | undefined> {
-  if (options.sandbox === false) return undefined;
+  if (options.sandbox === false) {
+    if (options.connectionsFile === undefined) await probeConfiguredService(options);
+    return undefined;
+  }
   const given = typeof options.sandbox === 'object' ? options.sandbox : {};
   if (given.instance) return given.instance;
   const { startSandbox } = await import('../../sandbox/index.js');
@@ -80,6 +84,13 @@ export async function startService(
   });
   ctx.onClose(() => sandbox.close());
   return sandbox;
+}
+
+/** Off the sandbox, a service that does not answer fails the start at once, in one line. */
+async function probeConfiguredService(options: RuntimeOptions): Promise<void> {
+  const config = configError(() => accountingConfigFor(options, undefined));
+  const flag = options.baseUrl !== undefined ? '--base-url' : ENV.baseUrl;
+  await probeService(config.baseUrl, flag);
 }
 
 /** 2. Embedded stores, data under the data directory. */

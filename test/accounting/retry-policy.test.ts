@@ -61,6 +61,12 @@ const table: Array<[string, AttemptFailure, RetryState, RetryDecision]> = [
   ],
   ['write, 429 without Retry-After', status(429), write, backoff('rate limited')],
   ['429 with a Retry-After beyond the cap', status(429, 120_000), read, fail],
+  [
+    '429 with a Retry-After of exactly the cap waits',
+    status(429, 60_000),
+    read,
+    { action: 'retryAfter', delayMs: 60_000, reason: 'rate limited' },
+  ],
   ['429 on the last attempt', status(429, 1_000), last(read), fail],
   // 5xx
   ['read, 503', status(503), read, backoff('server error')],

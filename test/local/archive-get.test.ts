@@ -34,8 +34,20 @@ describe('cli: archive ls and get', () => {
   it('ls lists the keys while the stores are open', async () => {
     const run = await cli(['archive', 'ls', '--prefix', 'isdoc/', '--data-dir', join(dir, 'data')]);
     expect(run.code).toBe(EXIT.ok);
-    expect(run.stdout).toContain(KEY);
     expect(run.stdout).toContain('1 objects in s3://accounting-events-archive/isdoc/');
+    // 80 columns: the key cut in its middle, its ends kept; --wide prints it whole.
+    expect(Math.max(...run.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
+    expect(run.stdout).toContain(KEY.slice(0, 20));
+    const wide = await cli([
+      'archive',
+      'ls',
+      '--wide',
+      '--prefix',
+      'isdoc/',
+      '--data-dir',
+      join(dir, 'data'),
+    ]);
+    expect(wide.stdout).toContain(KEY);
   });
 
   it('get KEY prints the ISDOC, --out writes it to a file byte for byte', async () => {

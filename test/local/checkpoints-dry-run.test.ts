@@ -24,7 +24,8 @@ describe('sync --once --dry-run and checkpoints', () => {
     const run = await cli(['sync', '--once', '--dry-run', ...flags()], { cwd: dir });
     expect(run.code).toBe(EXIT.ok);
     expect(run.stdout).toMatch(/IssuedInvoice\.Created\s+FA\d+/);
-    expect(run.stdout).toMatch(/as a first run, connection sandbox\): (\d+) events would be published/);
+    expect(run.stdout).toMatch(/dry run: \d+ events would be published, in \d+ requests\n/);
+    expect(run.stdout).toContain('as a first run, connection sandbox; nothing was published');
     expect(existsSync(data())).toBe(false);
     expect(await readdir(dir)).toEqual([]);
   });
@@ -56,7 +57,8 @@ describe('sync --once --dry-run and checkpoints', () => {
     ]);
     const preview = await cli(['sync', '--once', '--dry-run', ...flags()], { cwd: dir });
     expect(preview.stdout).toContain('from 1 saved checkpoints');
-    expect(preview.stdout).toContain(': 0 events would be published');
+    expect(preview.stdout).toContain('dry run: 0 events would be published');
+    expect(preview.stdout.split('\n').every((l) => l.length <= 80)).toBe(true);
     const after = await cli(['checkpoints', '--json', '--data-dir', data()]);
     expect(JSON.parse(after.stdout.trim()).watermark).toBe(rows[0]!.watermark);
   });

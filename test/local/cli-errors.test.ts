@@ -103,6 +103,25 @@ describe('cli errors: all of them at once', () => {
     expect(run.stdout).toBe('');
   });
 
+  it.each([
+    ['run', '--duration', '1m'],
+    ['sync', '--once'],
+  ])('%s off the sandbox at a closed port fails at once in one line naming the URL', async (...args) => {
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((done) => closed.close(done));
+    const run = await cli([...args, '--base-url', url, '--data-dir', join(dir, `dead-${args[0]}`)], {
+      env: { ACCOUNTING_API_KEY: 'key-never-printed' },
+      cwd: dir,
+    });
+    expect(run.code).toBe(EXIT.failure);
+    expect(run.stderr).toBe(
+      `error: cannot reach the service at ${url} (ECONNREFUSED): check --base-url and that the service is up\n`,
+    );
+    expect(run.stdout).not.toContain('retried');
+  });
+
   it('replay of a file with one bad line names it in the singular and publishes nothing', async () => {
     const file = join(dir, 'one-bad.jsonl');
     await writeFile(file, '{"bad":1}\n');

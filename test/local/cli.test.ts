@@ -133,17 +133,20 @@ describe('cli: operations', () => {
     const lines = run.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^ID\s+METHOD\s+PATH\s+ASSUMED$/);
     expect(run.stdout).toMatch(/IssuedInvoices\.isdoc\s+GET\s+\/v1\/IssuedInvoices\/\{id\}\/isdoc\s+no/);
-    expect(lines.at(-1)).toBe(
-      `variant sk: ${operations.length} operations, ${operations.filter((o) => o.assumed).length} with assumed paths, OAuth scope Service.OpenApi.Access.Sk`,
-    );
+    expect(lines.slice(-2)).toEqual([
+      `variant sk: ${operations.length} operations, ${operations.filter((o) => o.assumed).length} with assumed paths;`,
+      'OAuth scope Service.OpenApi.Access.Sk',
+    ]);
+    expect(lines.every((l) => l.length <= 80)).toBe(true);
   });
 
   it('names the Czech scope in the summary of --variant cz', async () => {
     const run = await cli(['operations', '--variant', 'cz']);
     expect(run.code).toBe(EXIT.ok);
-    expect(run.stdout.trim().split('\n').at(-1)).toBe(
-      `variant cz: ${operationsFor('cz').length} operations, 0 with assumed paths, OAuth scope Mph.OpenApi.Access.Cz`,
-    );
+    expect(run.stdout.trim().split('\n').slice(-2)).toEqual([
+      `variant cz: ${operationsFor('cz').length} operations, 0 with assumed paths;`,
+      'OAuth scope Mph.OpenApi.Access.Cz',
+    ]);
     expect(run.stdout).not.toContain('Service.OpenApi.Access.Sk');
   });
 });

@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryOutcome } from '../../functions/adapters/local/local-bus.js';
-import { buildRoutes } from '../../functions/core/routes.js';
 import { type Runtime, startRuntime } from '../../functions/local/runtime.js';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
 
@@ -48,6 +47,7 @@ const start = () =>
 const handled = (outcomes: readonly DeliveryOutcome[]) =>
   new Set(outcomes.filter((o) => o.status !== 'retrying').map((o) => `${o.routeId}\n${o.eventId}`));
 
+// Generous time for a busy machine (42 s measured with stress-ng --cpu 8 on 2 cores): no claim on speed.
 describe('local runtime: a stop with a delivery backlog', () => {
   it('starts no queued delivery after the stop, and the next start delivers the rest', async () => {
     const expected = new Map<string, string[]>();
@@ -57,9 +57,20 @@ describe('local runtime: a stop with a delivery backlog', () => {
     await first.pollOnce();
     const atStop = outcomes.length;
     await first.stop();
-    // Only the deliveries in flight at the stop can end after it: at most every route's concurrency.
-    const inFlightAtMost = buildRoutes().reduce((n, r) => n + r.maxConcurrency, 0);
-    expect(outcomes.length - atStop).toBeLessThanOrEqual(inFlightAtMost);
+    // Only the deliveries in flight at the stop can end after it: per route, at most its
+    // concurrency (the runtime's own routes: the sandbox's partners switch e-invoicing on).
+    const routes = first.routes();
+    expect(routes.map((r) => r.id)).toContain('archive-isdoc');
+    const inFlightAtMost = routes.reduce((n, r) => n + r.maxConcurrency, 0);
+    const afterStop = new Map<string, number>();
+    for (const o of outcomes.slice(atStop)) afterStop.set(o.routeId, (afterStop.get(o.routeId) ?? 0) + 1);
+    for (const [routeId, n] of afterStop) {
+      const route = routes.find((r) => r.id === routeId);
+      expect({ routeId, endedAfterStop: n }).toEqual({
+        routeId,
+        endedAfterStop: Math.min(n, route?.maxConcurrency ?? 0),
+      });
+    }
     const pairs = [...expected].flatMap(([id, routes]) => routes.map((route) => `${route}\n${id}`));
     const left = pairs.filter((pair) => !handled(outcomes).has(pair));
     // A real backlog was left to the next start.
@@ -77,5 +88,5 @@ describe('local runtime: a stop with a delivery backlog', () => {
     expect(all.filter((pair) => !done.has(pair))).toEqual([]);
     expect(first.bus.deadLetters()).toEqual([]);
     expect(second.bus.deadLetters()).toEqual([]);
-  }, 60_000);
+  }, 240_000);
 });

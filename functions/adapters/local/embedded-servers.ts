@@ -4,7 +4,7 @@
  * (e.g. `.local/`); tests use a temporary directory and in-memory tables.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,21 +87,41 @@ function listen(server: Server): Promise<AddressInfo> {
   });
 }
 
-/** How long a closing server lets requests in flight finish before it cuts their connections. */
-const CLOSE_GRACE_MS = 2000;
+/** How long a closing server waits for a request in flight before it cuts the connection. */
+const STUCK_REQUEST_MS = 30_000;
 
+/**
+ * Closes a server only once its requests in flight have answered. dynalite closes its database when
+ * its server has closed: a connection cut while its request still runs leaves that request to meet
+ * a closed store (`Database is closed`, raised where nobody awaits it). So nothing is cut: idle
+ * keep-alive sockets are closed now and each busy one as soon as its request has answered; only a
+ * request still running after `STUCK_REQUEST_MS` is cut.
+ */
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve, reject) => {
-    // Requests in flight finish first (dynalite closes its database once the server closed: a request
-    // cut halfway would meet a closed store); idle keep-alive sockets would hold `close` open.
-    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    const closeIdle = () => server.closeIdleConnections();
+    server.on('request', (_request, response) => response.once('finish', () => setImmediate(closeIdle)));
+    for (const response of busy.get(server) ?? []) response.once('finish', () => setImmediate(closeIdle));
+    const force = setTimeout(() => server.closeAllConnections(), STUCK_REQUEST_MS);
     force.unref();
     server.close((error) => {
       clearTimeout(force);
       if (error) reject(error);
       else resolve();
     });
-    server.closeIdleConnections();
+    closeIdle();
+  });
+}
+
+/** The responses each server has not finished yet, so a close can wait for them. */
+const busy = new WeakMap<Server, Set<ServerResponse>>();
+
+function trackRequests(server: Server): void {
+  const open = new Set<ServerResponse>();
+  busy.set(server, open);
+  server.on('request', (_request, response: ServerResponse) => {
+    open.add(response);
+    response.once('close', () => open.delete(response));
   });
 }
 
@@ -114,6 +134,7 @@ export async function startEmbeddedServers(options: EmbeddedServersOptions = {})
     deleteTableMs: 0,
     updateTableMs: 0,
   });
+  trackRequests(dynamoServer);
   const dynamoAddress = await listen(dynamoServer);
 
   const temporaryS3 = options.s3Directory === undefined;

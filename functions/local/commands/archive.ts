@@ -36,6 +36,7 @@ export const archiveCommand = defineCommand({
     },
     out: { type: 'string', value: 'FILE', description: 'get: write the object to FILE instead of stdout.' },
     json: { type: 'boolean', description: 'ls: one JSON object per line: key, size, lastModified.' },
+    wide: { type: 'boolean', description: 'ls: whole keys, however wide (cut in the middle to 80 columns).' },
   },
   schema: z
     .object({
@@ -43,6 +44,7 @@ export const archiveCommand = defineCommand({
       prefix: z.string().default(''),
       out: z.string().min(1, { message: 'expected a file path' }).optional(),
       json: z.boolean().default(false),
+      wide: z.boolean().default(false),
       positionals: z.union(
         [
           z.tuple([z.literal('ls')]),
@@ -103,7 +105,7 @@ async function getObject(
 
 async function listObjects(
   reader: ArchiveReader,
-  options: { prefix: string; json: boolean },
+  options: { prefix: string; json: boolean; wide: boolean },
   ctx: CommandContext,
 ): Promise<number> {
   const rows: { key: string; size: number; lastModified?: string }[] = [];
@@ -124,6 +126,7 @@ async function listObjects(
         formatTable(
           ['KEY', 'SIZE', 'LAST MODIFIED'],
           rows.map((r) => [r.key, r.size, r.lastModified ?? '']),
+          options.wide ? { maxWidth: Number.POSITIVE_INFINITY } : {},
         ),
       );
     }

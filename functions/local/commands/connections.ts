@@ -201,6 +201,8 @@ async function list(target: RegistryTarget, json: boolean, ctx: CommandContext):
           e.baseUrl ?? '(variant preset)',
           e.credentialsSecret,
         ]),
+        // Every setting of an entry, whole (not yet fitted to 80 columns).
+        { maxWidth: Number.POSITIVE_INFINITY },
       ),
     );
   }
@@ -231,6 +233,8 @@ async function test(
       formatTable(
         ['COLLECTION', 'ANSWER'],
         report.collections.map((r) => [r.collection, describeProbe(r)]),
+        // The answers are what the test is for: whole, however wide.
+        { maxWidth: Number.POSITIVE_INFINITY },
       ),
     );
   }

@@ -54,13 +54,31 @@ export const eventsCommand = defineCommand({
       ctx.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
       return EXIT.ok;
     }
+    const { collectionsFor, serviceVariants } = await import('../../accounting/collections.js');
+    // Reference lists are polled only when asked for: their events come after the documents'.
+    const reference = new Set<string>(
+      serviceVariants.flatMap((v) =>
+        collectionsFor(v)
+          .filter((c) => c.kind === 'reference')
+          .map((c) => c.recordType),
+      ),
+    );
+    const optIn = (detailType: string) => reference.has(detailType.slice(0, detailType.lastIndexOf('.')));
+    const listed = [
+      ...entries.filter((e) => !optIn(e.detailType)),
+      ...entries.filter((e) => optIn(e.detailType)),
+    ];
     ctx.stdout.write(
       formatTable(
         ['DETAIL-TYPE', 'DESCRIPTION'],
-        entries.map((e) => [e.detailType, e.description]),
+        listed.map((e) => [e.detailType, e.description]),
+        { cutAtEnd: [1] },
       ),
     );
-    ctx.stdout.write(`\n${entries.length} detail-types\n`);
+    const optInCount = listed.filter((e) => optIn(e.detailType)).length;
+    ctx.stdout.write(
+      `\n${entries.length} detail-types${optInCount > 0 ? ` (the last ${optInCount}: opt-in reference lists)` : ''}; --json: whole texts\n`,
+    );
     return EXIT.ok;
   },
 });

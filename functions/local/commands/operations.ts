@@ -62,7 +62,7 @@ export const operationsCommand = defineCommand({
       ),
     );
     ctx.stdout.write(
-      `\nvariant ${variant}: ${rows.length} operations, ${rows.filter((r) => r.assumed).length} with assumed paths, OAuth scope ${variantPresets[variant].scope}\n`,
+      `\nvariant ${variant}: ${rows.length} operations, ${rows.filter((r) => r.assumed).length} with assumed paths;\nOAuth scope ${variantPresets[variant].scope}\n`,
     );
     return EXIT.ok;
   },

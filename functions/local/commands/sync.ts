@@ -8,6 +8,7 @@ import { dryRunSync } from '../dry-run.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
+import { wrapText } from '../wrap-text.js';
 import {
   checkedSettings,
   pollUntilCaughtUp,
@@ -162,7 +163,7 @@ async function dryRun(
     if (rows.length > 0) ctx.stdout.write(formatTable(['DETAIL-TYPE', 'DOCUMENT', 'ID'], rows));
     const from = result.resumed > 0 ? `from ${result.resumed} saved checkpoints` : 'as a first run';
     ctx.stdout.write(
-      `dry run (${from}, connection ${result.connection}): ${rows.length} events would be published, in ${result.requests} requests${result.failed ? `, ${result.failed} collections failed` : ''}; nothing was published and no checkpoint moved\n`,
+      `dry run: ${rows.length} events would be published, in ${result.requests} requests${result.failed ? `, ${result.failed} collections failed` : ''}\n${wrapText(`${from}, connection ${result.connection}; nothing was published and no checkpoint moved`)}\n`,
     );
   }
   if (ctx.signal.aborted) return EXIT.interrupted;
