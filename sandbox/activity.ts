@@ -6,7 +6,14 @@ import type { Domain } from './domain.js';
 import { payableCollections } from './liquidation.js';
 import { money } from './random.js';
 
-export type ActivityAction = 'createOrder' | 'editDocument' | 'issueInvoice' | 'payInvoice';
+export const activityActions = [
+  'createOrder',
+  'editDocument',
+  'issueInvoice',
+  'payInvoice',
+  'moveDueDate',
+] as const;
+export type ActivityAction = (typeof activityActions)[number];
 
 /** How a generated payment relates to the rest to pay. */
 export type PaymentKind = 'full' | 'partial' | 'over' | 'under';
@@ -20,7 +27,7 @@ export class ActivityGenerator {
   /** `domain`: the company each action goes to (with many companies, each in turn). */
   constructor(
     private readonly domain: () => Domain,
-    private readonly weights: () => Record<ActivityAction, number>,
+    private readonly weights: () => Partial<Record<ActivityAction, number>>,
   ) {}
 
   /** Takes one action; answers what it did (or that there was nothing to do). */
@@ -31,8 +38,12 @@ export class ActivityGenerator {
     payment?: PaymentKind;
   } {
     const rng = domain.state.random();
-    const action = rng.weighted(this.weights());
+    const weights = this.weights();
+    const action = rng.weighted(
+      Object.fromEntries(activityActions.map((a) => [a, weights[a] ?? 0])) as Record<ActivityAction, number>,
+    );
     if (action === 'payInvoice') return this.payInvoice(domain);
+    if (action === 'moveDueDate') return this.moveDueDate(domain);
     if (action === 'createOrder') {
       const { products, texts } = domain.state.refs.national;
       const partnerId = domain.state.sampleIds('BusinessPartners', 1)[0];
@@ -109,6 +120,23 @@ export class ActivityGenerator {
       return { action: 'payInvoice', collection, id, payment };
     }
     return { action: 'payInvoice', collection };
+  }
+
+  /**
+   * Payment terms extended: an unpaid issued (advance) invoice's due date moves on by 7-30 days. An
+   * invoice long overdue stays overdue under its new due date (a new due-date pass); one issued today
+   * gets more time.
+   */
+  private moveDueDate(domain: Domain): { action: 'moveDueDate'; collection?: string; id?: string } {
+    const rng = domain.state.random();
+    const collection = rng.pick(payableCollections);
+    for (const id of domain.state.sampleIds(collection, 20)) {
+      const rest = domain.liquidations.restOf(collection, id);
+      if (rest === undefined || rest <= 0) continue;
+      if (!domain.liquidations.moveDueDate(collection, id, rng.int(7, 30))) continue;
+      return { action: 'moveDueDate', collection, id };
+    }
+    return { action: 'moveDueDate', collection };
   }
 
   start(ratePerSecond: number): void {

@@ -202,8 +202,18 @@ const handlers = new Map<string, AdminHandler>([
     },
   ],
   ['GET outbox', (_s, { company: { domain } }) => json(200, { messages: domain.outbox })],
-  // Ground truth of the payments made since the start: every liquidation with the rest it left.
-  ['GET payments', (_s, { company: { domain } }) => json(200, { payments: domain.liquidations.payments })],
+  // Ground truth of the payments made since the start: every liquidation with the rest it left, and
+  // every due date that passed with something to pay (recorded up to now by this read).
+  [
+    'GET payments',
+    (_s, { company: { domain } }) => {
+      domain.liquidations.sweepOverdue();
+      return json(200, {
+        payments: domain.liquidations.payments,
+        dueDatePasses: domain.liquidations.dueDatePasses,
+      });
+    },
+  ],
   [
     'DELETE outbox',
     (_s, { company: { domain } }) => {

@@ -62,19 +62,72 @@ interface Entry {
   liquidation: Liquidation;
 }
 
-/** Ground truth of one payment the sandbox made (activity generator, liquidation and bank operations). */
-export interface PaymentMade {
+/** What the ground truth names of a document: as its record says at the time. */
+export interface PayableDocument {
   collection: string;
   documentId: string;
+  documentNumber: string;
+  partnerId: string | null;
+  partnerName: string | null;
+  currencyId: string | null;
+  /** Total in the document currency. */
+  total: number;
+  dueDate: string | null;
+}
+
+/** Ground truth of one payment the sandbox made (activity generator, liquidation and bank operations). */
+export interface PaymentMade extends PayableDocument {
   liquidationId: string;
   /** Amount in the document currency. */
   amount: number;
-  /** Rest to pay after this payment (0 when paid in full or over). */
+  /** Rest to pay before and after this payment (after: 0 when paid in full or over). */
+  restBefore: number;
   restAfter: number;
   /** Liquidation date (the payment's day). */
   date: string;
   /** Clock time the payment was made (epoch ms). */
   madeAtMs: number;
+}
+
+/** Ground truth of a due date that passed with something still to pay: once per document and due date. */
+export interface DueDatePass extends PayableDocument {
+  dueDate: string;
+  /** Rest to pay when the sandbox recorded the pass. */
+  restToPay: number;
+  /** When it became overdue: the start of the day after the due date (Europe/Prague), or when that due date was set if later. */
+  passedAtMs: number;
+  /** When the sandbox recorded it (at a payment, a due-date move or a read of the ground truth). */
+  recordedAtMs: number;
+}
+
+const DAY_MS = 86_400_000;
+/** Due dates are calendar days of the service's country. */
+const serviceDay = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'Europe/Prague',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+});
+
+/** The service's calendar day (YYYY-MM-DD) at `ms`. */
+export function serviceDayOf(ms: number): string {
+  return serviceDay.format(new Date(ms));
+}
+
+/** The instant the service's calendar day `day` (YYYY-MM-DD) begins. */
+function startOfServiceDay(day: string): number {
+  const utc = Date.parse(`${day}T00:00:00Z`);
+  // Prague is one or two hours ahead of UTC.
+  for (const hours of [2, 1]) {
+    const ms = utc - hours * 3_600_000;
+    if (serviceDayOf(ms) === day) return ms;
+  }
+  return utc - 3_600_000;
+}
+
+/** The day after `day` (YYYY-MM-DD). */
+function nextDay(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
 }
 
 /** The document's total in its own currency. */
@@ -92,6 +145,11 @@ export class Liquidations {
   bankDocuments = new Map<string, ApiRecord>();
   /** Every payment made since the start (or the last reset), in order: the ground truth of payments. */
   readonly payments: PaymentMade[] = [];
+  /** Every due date seen passed with something to pay, in the order recorded (append-only). */
+  readonly dueDatePasses: DueDatePass[] = [];
+  private passed = new Set<string>();
+  /** When a document's due date was last moved (epoch ms), by document id. */
+  private dueSetAt = new Map<string, number>();
 
   constructor(private readonly ctx: DomainContext) {}
 
@@ -100,6 +158,73 @@ export class Liquidations {
     this.byDocument.clear();
     this.bankDocuments.clear();
     this.payments.length = 0;
+    this.dueDatePasses.length = 0;
+    this.passed.clear();
+    this.dueSetAt.clear();
+  }
+
+  /** The ground truth's view of a document. */
+  private describe(collection: string, record: ApiRecord): PayableDocument {
+    const address = (record.BusinessPartnerAddress ?? {}) as Record<string, unknown>;
+    const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+    return {
+      collection,
+      documentId: record.Id,
+      documentNumber: String(record.DocumentNumber ?? ''),
+      partnerId: text(address.BusinessPartnerId),
+      partnerName: text(address.CompanyName) ?? text(address.Name),
+      currencyId: text(record.CurrencyId),
+      total: documentTotal(record),
+      dueDate: text(record.DueDate),
+    };
+  }
+
+  /**
+   * Records the due dates that have passed with something to pay (of one document, or of every
+   * payable document); each document and due date once. Called before a payment and after a due date
+   * moved, and by the ground truth's read, so a pass is recorded before anything can end it.
+   */
+  sweepOverdue(only?: { collection: string; id: string }): void {
+    const now = this.ctx.now();
+    const today = serviceDayOf(now);
+    const targets = only
+      ? [only]
+      : payableCollections.flatMap((collection) =>
+          this.ctx.state.collection(collection).entries.map((e) => ({ collection, id: e.id })),
+        );
+    for (const { collection, id } of targets) {
+      const record = this.ctx.state.getLatest(collection, id);
+      const due = typeof record?.DueDate === 'string' ? record.DueDate : undefined;
+      if (!record || !due || this.passed.has(`${id}@${due}`)) continue;
+      const day = due.slice(0, 10);
+      if (!(today > day)) continue;
+      const rest = this.paymentStatus(collection, record).RestToPay;
+      if (rest <= 0) continue;
+      const setAt = this.dueSetAt.get(id) ?? Date.parse(String(record.ModificationInfo?.CreatedDate ?? ''));
+      this.passed.add(`${id}@${due}`);
+      this.dueDatePasses.push({
+        ...this.describe(collection, record),
+        dueDate: due,
+        restToPay: rest,
+        passedAtMs: Math.max(startOfServiceDay(nextDay(day)), Number.isNaN(setAt) ? 0 : setAt),
+        recordedAtMs: now,
+      });
+    }
+  }
+
+  /** Moves an unpaid document's due date on by `days` (payment terms extended); false when it has none. */
+  moveDueDate(collection: string, id: string, days: number): boolean {
+    const record = this.ctx.state.getLatest(collection, id);
+    const due = typeof record?.DueDate === 'string' ? record.DueDate : undefined;
+    if (!record || !due || Number.isNaN(Date.parse(`${due.slice(0, 10)}T00:00:00Z`))) return false;
+    this.sweepOverdue({ collection, id });
+    const moved = `${new Date(Date.parse(`${due.slice(0, 10)}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10)}${due.slice(10)}`;
+    this.ctx.state.update(collection, id, (r) => {
+      r.DueDate = moved;
+    });
+    this.dueSetAt.set(id, this.ctx.now());
+    this.sweepOverdue({ collection, id });
+    return true;
   }
 
   /** The seeded payment of a document, materialised on first use (deterministic by its id). */
@@ -196,6 +321,8 @@ export class Liquidations {
     note: string | null,
   ): Liquidation {
     const ids = this.idsOf(collection, record);
+    this.sweepOverdue({ collection, id: record.Id });
+    const restBefore = this.paymentStatus(collection, record).RestToPay;
     const stamp = this.ctx.state.stamp();
     const liquidation = this.liquidation(
       this.ctx.rng().guid(),
@@ -210,10 +337,10 @@ export class Liquidations {
     this.byDocument.set(record.Id, [...ids, liquidation.Id]);
     this.ctx.state.update(collection, record.Id, () => {}); // a liquidation is a change of the document
     this.payments.push({
-      collection,
-      documentId: record.Id,
+      ...this.describe(collection, record),
       liquidationId: liquidation.Id,
       amount,
+      restBefore,
       restAfter: this.paymentStatus(collection, record).RestToPay,
       date,
       madeAtMs: this.ctx.now(),

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import * as z from 'zod';
 import { serviceVariants } from '../functions/accounting/collections.js';
 import { ENV } from '../functions/shared/env-names.js';
+import { type ActivityAction, activityActions } from './activity.js';
 import { MANY_COMPANIES_SIZES } from './company.js';
 import { type Sandbox, startSandbox } from './index.js';
 import { describeIssues, type FaultsInput, faultsSchema, type SandboxOptions } from './options.js';
@@ -77,6 +78,12 @@ export const sandboxFlags: Record<string, FlagSpec> = {
     value: '<per s>',
     description: 'Activity generator rate (actions per second); 0 = off. Default 0.',
   },
+  'activity-weights': {
+    env: ENV.sandboxActivityWeights,
+    value: '<action=w,…>',
+    description:
+      "Weights of the generator's actions over the defaults, e.g. payInvoice=3,moveDueDate=1 (createOrder 0.45, editDocument 0.25, issueInvoice 0.2, payInvoice 0.1, moveDueDate 0).",
+  },
   'latency-ms': { value: '<ms>', description: 'Fault: fixed latency added to every /v1 answer.' },
   'jitter-ms': { value: '<ms>', description: 'Fault: random extra latency, uniform in [0, jitter].' },
   'rate-limit': {
@@ -121,6 +128,15 @@ export const sandboxFlags: Record<string, FlagSpec> = {
   },
 };
 
+/** The generator's weights of the sandbox CLI and `npm start` (SANDBOX_ACTIVITY_WEIGHTS changes them). */
+const DEFAULT_CLI_WEIGHTS: Record<ActivityAction, number> = {
+  createOrder: 0.45,
+  editDocument: 0.25,
+  issueInvoice: 0.2,
+  payInvoice: 0.1,
+  moveDueDate: 0,
+};
+
 const num = z.coerce.number();
 const jsonText = z.string().transform((text, ctx) => {
   try {
@@ -143,6 +159,28 @@ const flagsSchema = z.object({
   'isdoc-delay-ms': num.min(0).default(0),
   'token-lifetime': z.coerce.number().int().positive().default(3600),
   activity: num.min(0).max(1000).default(0),
+  'activity-weights': z
+    .string()
+    .transform((text, ctx) => {
+      const weights: Partial<Record<ActivityAction, number>> = {};
+      for (const part of text
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)) {
+        const [name = '', value = ''] = part.split('=').map((p) => p.trim());
+        const weight = Number(value);
+        if (!(activityActions as readonly string[]).includes(name) || value === '' || !(weight >= 0)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `expected action=weight (weight ≥ 0) with action one of ${activityActions.join(', ')}, got '${part}'`,
+          });
+          return z.NEVER;
+        }
+        weights[name as ActivityAction] = weight;
+      }
+      return weights;
+    })
+    .optional(),
   'latency-ms': num.min(0).optional(),
   'jitter-ms': num.min(0).optional(),
   'rate-limit': z
@@ -249,7 +287,7 @@ export function parseSandboxArgs(
     activity: {
       enabled: f.activity > 0,
       ratePerSecond: f.activity > 0 ? f.activity : 1,
-      weights: { createOrder: 0.45, editDocument: 0.25, issueInvoice: 0.2, payInvoice: 0.1 },
+      weights: { ...DEFAULT_CLI_WEIGHTS, ...f['activity-weights'] },
     },
     faults: faults as FaultsInput,
     pathOverrides: f['path-overrides'] ?? {},

@@ -109,8 +109,10 @@ export const activitySchema = z
         issueInvoice: nonNegative.default(0.2),
         /** Payments of unpaid issued (advance) invoices: full, partial, over and under the rest. */
         payInvoice: nonNegative.default(0),
+        /** Payment terms extended: an unpaid invoice's due date moved on by 7-30 days (may stay past). */
+        moveDueDate: nonNegative.default(0),
       })
-      .default({ createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2, payInvoice: 0 }),
+      .default({ createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2, payInvoice: 0, moveDueDate: 0 }),
   })
   .strict();
 
@@ -147,7 +149,7 @@ export const optionsSchema = z
     activity: activitySchema.default({
       enabled: false,
       ratePerSecond: 1,
-      weights: { createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2, payInvoice: 0 },
+      weights: { createOrder: 0.5, editDocument: 0.3, issueInvoice: 0.2, payInvoice: 0, moveDueDate: 0 },
     }),
     faults: faultsSchema.default(faultsSchema.parse({})),
     /**

@@ -73,6 +73,7 @@ export const ENV = {
   sandboxIsdocDelayMs: 'SANDBOX_ISDOC_DELAY_MS',
   sandboxTokenLifetime: 'SANDBOX_TOKEN_LIFETIME',
   sandboxActivity: 'SANDBOX_ACTIVITY',
+  sandboxActivityWeights: 'SANDBOX_ACTIVITY_WEIGHTS',
   sandboxFaults: 'SANDBOX_FAULTS',
   // Actions (functions/core/actions/config.ts)
   actionsTransferReceivedOrderToIssuedInvoice: 'ACTIONS_TRANSFER_RECEIVED_ORDER_TO_ISSUED_INVOICE',
