@@ -116,7 +116,9 @@ export class ActivityGenerator {
               ? rest - rng.int(1, 5)
               : money(rest * (rng.int(20, 70) / 100));
       if (!(money(amount) > 0)) continue;
-      domain.liquidations.pay(collection, id, amount);
+      domain.liquidations.pay(collection, id, amount, {
+        kind: payment === 'under' && rest <= 10 ? 'partial' : payment,
+      });
       return { action: 'payInvoice', collection, id, payment };
     }
     return { action: 'payInvoice', collection };

@@ -80,6 +80,10 @@ export interface PaymentMade extends PayableDocument {
   liquidationId: string;
   /** Amount in the document currency. */
   amount: number;
+  /** How it relates to the rest before it: in full, in part, over it, or just under it (a small rest left). */
+  kind: 'full' | 'partial' | 'over' | 'under';
+  /** Made on a day after the document's due date. */
+  afterDueDate: boolean;
   /** Rest to pay before and after this payment (after: 0 when paid in full or over). */
   restBefore: number;
   restAfter: number;
@@ -319,6 +323,7 @@ export class Liquidations {
     amount: number,
     date: string,
     note: string | null,
+    kind?: PaymentMade['kind'],
   ): Liquidation {
     const ids = this.idsOf(collection, record);
     this.sweepOverdue({ collection, id: record.Id });
@@ -340,6 +345,8 @@ export class Liquidations {
       ...this.describe(collection, record),
       liquidationId: liquidation.Id,
       amount,
+      kind: kind ?? (amount > restBefore ? 'over' : amount === restBefore ? 'full' : 'partial'),
+      afterDueDate: typeof record.DueDate === 'string' && date.slice(0, 10) > record.DueDate.slice(0, 10),
       restBefore,
       restAfter: this.paymentStatus(collection, record).RestToPay,
       date,
@@ -358,10 +365,22 @@ export class Liquidations {
    * A payment received from outside (a bank transfer as the activity generator makes it): any
    * positive amount, so over- and under-payments happen; `date` defaults to the clock's day.
    */
-  pay(collection: string, id: string, amount: number, date?: string): Liquidation {
+  pay(
+    collection: string,
+    id: string,
+    amount: number,
+    options: { date?: string; kind?: PaymentMade['kind'] } = {},
+  ): Liquidation {
     if (!(amount > 0)) throw validationError('Amount', "'Amount' must be greater than '0'.");
     const record = requireLatest(this.ctx, collection, id);
-    return this.add(collection, record, money(amount), date ?? today(this.ctx.now()), null);
+    return this.add(
+      collection,
+      record,
+      money(amount),
+      options.date ?? today(this.ctx.now()),
+      null,
+      options.kind,
+    );
   }
 
   /** `POST …/{DocumentId}/Liquidate/Standalone/Fully`. */

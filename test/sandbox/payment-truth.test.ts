@@ -59,6 +59,8 @@ describe('payment ground truth', () => {
       currencyId: record?.CurrencyId,
       dueDate: record?.DueDate,
       restBefore: rest,
+      kind: 'partial',
+      afterDueDate: true,
       date: '2026-06-01T00:00:00',
     });
     expect(paid.restAfter).toBe(Math.round((rest - paid.amount) * 100) / 100);
