@@ -43,14 +43,15 @@ export interface PaymentsRunResult extends PaymentCheck {
   exitCode: number | null;
 }
 
-interface RunChild {
+export interface RunChild {
   child: ChildProcess;
   updates: Record<string, unknown>[];
   stderr: string[];
   exited: Promise<number | null>;
 }
 
-function startRun(args: string[], env: Record<string, string>, cwd: string): RunChild {
+/** `accounting-events run ARGS` in a child process, its JSON updates parsed as they come. */
+export function startRun(args: string[], env: Record<string, string>, cwd: string): RunChild {
   const child = spawn(process.execPath, [BIN, 'run', ...args], {
     cwd,
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
@@ -80,12 +81,12 @@ function startRun(args: string[], env: Record<string, string>, cwd: string): Run
 export async function until<T>(
   what: string,
   run: { child: ChildProcess; stderr: string[] },
-  probe: () => T | undefined,
+  probe: () => T | undefined | Promise<T | undefined>,
   ms: number,
 ): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined) return value;
     if (run.child.exitCode !== null) {
       throw new Error(
