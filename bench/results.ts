@@ -6,7 +6,33 @@ const num = z.number().finite();
 
 export const benchResultsSchema = z
   .object({
-    idle: z.object({ requestsPerCollectionPerCycle: num }).strict(),
+    idle: z
+      .object({
+        requestsPerCollectionPerCycle: num,
+        /**
+         * With payment detection on (POLLER_PAYMENTS=true): the requests an idle cycle makes for the
+         * payment lists, per cycle checking every cycle and on a slower cadence
+         * (POLLER_PAYMENT_INTERVAL_SECONDS), besides the change detector's own.
+         */
+        payments: z
+          .object({
+            paymentLists: z.number().int(),
+            cycles: z.number().int(),
+            requestsPerPaymentListPerCycle: num,
+            requestsPerCycle: num,
+            slowerCadence: z
+              .object({
+                pollIntervalSeconds: num,
+                paymentIntervalSeconds: num,
+                cycles: z.number().int(),
+                requestsPerPaymentListPerCycle: num,
+              })
+              .strict(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict(),
     backfill: z.array(
       z
         .object({
@@ -74,6 +100,21 @@ export function checkTargets(r: BenchResults): Target[] {
     target: '1.0',
     met: r.idle.requestsPerCollectionPerCycle <= 1.0,
   });
+  const payments = r.idle.payments;
+  if (payments) {
+    targets.push({
+      name: 'idle requests per payment list per cycle',
+      measured: String(payments.requestsPerPaymentListPerCycle),
+      target: '1.0',
+      met: payments.requestsPerPaymentListPerCycle <= 1.0,
+    });
+    targets.push({
+      name: `… checked every ${payments.slowerCadence.paymentIntervalSeconds} s at a ${payments.slowerCadence.pollIntervalSeconds} s poll`,
+      measured: String(payments.slowerCadence.requestsPerPaymentListPerCycle),
+      target: '< 1.0',
+      met: payments.slowerCadence.requestsPerPaymentListPerCycle < 1.0,
+    });
+  }
   for (const b of r.backfill) {
     targets.push({
       name: `backfill ${b.documents} requests / minimum`,

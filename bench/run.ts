@@ -5,8 +5,8 @@
  * cold import time of every Lambda bundle, and many connections on the multi-connection design
  * (bench/connections.ts, in its own process: 1,000 connections, `--quick` 50). Prints a table and
  * writes `bench/results/latest.json` (`--quick`: `bench/results/quick.json`, git-ignored; `--out
- * FILE` elsewhere; `--only connections`: that scenario alone, its key replaced in the existing
- * results file).
+ * FILE` elsewhere; `--only connections` or `--only idle`: that scenario alone, its key replaced in
+ * the existing results file).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -23,6 +23,7 @@ import { measureActions } from './actions.js';
 import { measureBundles } from './bundles.js';
 import { writeCharts } from './charts.js';
 import type { ConnectionsFigures } from './connections.js';
+import { measureIdlePayments } from './idle-payments.js';
 import { createNaivePoller } from './naive-poller.js';
 import { createBenchPoller } from './poller-deps.js';
 import { type BenchResults, benchResultsSchema, checkTargets } from './results.js';
@@ -65,7 +66,18 @@ async function idleScenario(): Promise<BenchResults['idle']> {
     for (let i = 0; i < cycles; i += 1) await poller.cycle();
     const perCollection = (poller.requests() - before) / cycles / collections.length;
     log(`idle: ${round(perCollection, 3)} requests per collection per cycle over ${cycles} cycles`);
-    return { requestsPerCollectionPerCycle: round(perCollection, 3) };
+    return {
+      requestsPerCollectionPerCycle: round(perCollection, 3),
+      payments: await measureIdlePayments({
+        baseUrl: sandbox.baseUrl,
+        apiKey: sandbox.credentials.apiKey,
+        collections,
+        pageSize: PAGE_SIZE,
+        cycles,
+        cadenceRounds: quick ? 1 : 2,
+        log,
+      }),
+    };
   } finally {
     await poller.close();
     await sandbox.close();
@@ -228,16 +240,22 @@ function printConnectionsAndTargets(results: BenchResults): void {
 }
 
 /**
- * `--only connections`: that scenario alone; its key is replaced in the results file, whose other
- * keys keep the run that measured them.
+ * `--only connections` / `--only idle`: that scenario alone; its key is replaced in the results
+ * file, whose other keys keep the run that measured them.
  */
-async function onlyConnections(): Promise<void> {
+async function onlyOne(part: 'connections' | 'idle'): Promise<void> {
   if (!existsSync(outFile)) {
     throw new BenchUsageError(
-      `--only connections replaces one key of an existing results file, and ${outFile} does not exist: run the whole benchmark first (npm run bench${flags.out ? ' -- --out FILE' : ''})`,
+      `--only ${part} replaces one key of an existing results file, and ${outFile} does not exist: run the whole benchmark first (npm run bench${flags.out ? ' -- --out FILE' : ''})`,
     );
   }
   const previous = benchResultsSchema.parse(JSON.parse(await readFile(outFile, 'utf8')));
+  if (part === 'idle') {
+    const results = benchResultsSchema.parse({ ...previous, idle: await idleScenario() });
+    await writeFile(outFile, `${JSON.stringify(results, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ idle: results.idle }, null, 2)}\nwrote ${outFile}\n`);
+    return;
+  }
   const results = benchResultsSchema.parse({ ...previous, connections: await connectionsScenario() });
   await writeFile(outFile, `${JSON.stringify(results, null, 2)}\n`);
   const charts = await writeCharts(results, outFile);
@@ -248,9 +266,9 @@ async function onlyConnections(): Promise<void> {
 
 async function main(): Promise<void> {
   if (flags.only !== undefined) {
-    if (flags.only !== 'connections')
-      throw new BenchUsageError(`--only: expected connections, got ${flags.only}`);
-    return onlyConnections();
+    if (flags.only !== 'connections' && flags.only !== 'idle')
+      throw new BenchUsageError(`--only: expected connections or idle, got ${flags.only}`);
+    return onlyOne(flags.only);
   }
   const sizes = quick ? [1_000, 10_000] : [10_000, 100_000];
   log(
