@@ -209,6 +209,30 @@ describe('payment detector decisions', () => {
     expect(new Set(keys).size).toBe(2);
   });
 
+  it('looks up an invoice not read in the check before its Overdue: deleted → dropped, paid → Paid', async () => {
+    const t = setup();
+    t.service.add(1, 1000, '2026-03-10');
+    t.service.add(2, 800, '2026-03-10');
+    t.service.add(3, 600, '2026-03-10');
+    await t.check(); // baseline, nothing overdue yet
+    // 1 is deleted: gone from every list, no change to see. 2 is paid: its document changes.
+    t.service.touch(1, { deleted: true });
+    t.service.pay(2, 800, 201);
+    t.clock.set('2026-03-11T07:55:00Z');
+    const before = t.service.calls.length;
+    await t.check(); // the day after the due date
+    const calls = t.service.calls.slice(before);
+    expect(t.kinds()).toEqual([`IssuedInvoice.Paid ${ID(2)}`, `IssuedInvoice.Overdue ${ID(3)}`]);
+    // 2 left the unpaid list (one lookup: Paid); 1 and 3 were not read in the check and are looked
+    // up before their Overdue: 1 answered 404 and is dropped, 3 is still owed.
+    expect(calls).toEqual(['list', 'unpaid', 'restToPay', 'restToPay', 'restToPay']);
+    expect(t.publisher.events.at(-1)?.detail).toMatchObject({ restToPay: 600, daysOverdue: 1 });
+    const after = t.service.calls.length;
+    await t.check();
+    expect(t.service.calls.slice(after)).toEqual(['list']);
+    expect(t.kinds()).toHaveLength(2);
+  });
+
   it('fails the check, naming the field, when the Unpaid answer does not match the contract', async () => {
     const t = setup();
     t.service.add(1, 1000, '2026-04-30');

@@ -61,6 +61,8 @@ export interface Run {
   result: CollectionResult;
   /** The service's clock of this check (its `Date` header), epoch ms. */
   serverMs: number;
+  /** Invoices whose payment state this check read from the service (the Unpaid list or a lookup). */
+  fresh: Set<string>;
 }
 
 export function invoiceFields(record: ApiRecord): Omit<OpenInvoice, 'r' | 'l' | 'o'> {
@@ -182,6 +184,7 @@ export async function resolveLeaver(
 ): Promise<BusEvent[]> {
   run.result.requests++;
   const status = await restToPay(run.deps.api, run.collection, id, run.deps.signal);
+  run.fresh.add(id);
   if (!status) {
     delete run.state.open[id];
     run.deps.logger.info('unpaid invoice deleted', { collection: run.collection, id });
@@ -202,10 +205,20 @@ export async function resolveLeaver(
   return event ? [event] : [];
 }
 
-export function overdueEvents(run: Run): BusEvent[] {
+/**
+ * Overdue events of the open invoices whose due date passed (by the service's clock). An invoice not
+ * read in this check is looked up first (one `RestToPay` request, once per invoice and due date): a
+ * deleted invoice leaves no change behind in the documents, so a 404 drops it without an event, and
+ * a rest of 0 is its Paid; the Overdue event carries the rest the service answered.
+ */
+export async function overdueEvents(run: Run): Promise<BusEvent[]> {
   const events: BusEvent[] = [];
-  for (const [id, open] of Object.entries(run.state.open)) {
-    if (open.d === null || open.o === open.d || open.r <= 0) continue;
+  for (const [id, known] of Object.entries(run.state.open)) {
+    if (known.d === null || known.o === known.d || known.r <= 0) continue;
+    if (daysPastDue(known.d, run.serverMs) <= 0) continue;
+    if (!run.fresh.has(id)) events.push(...(await resolveLeaver(run, id, known, false)));
+    const open = run.state.open[id];
+    if (!open || open.d === null || open.r <= 0 || open.o === open.d) continue;
     const days = daysPastDue(open.d, run.serverMs);
     if (days <= 0) continue;
     const liquidations = open.l.map(([lid, date, amount]) => ({ id: lid, date, amount }));

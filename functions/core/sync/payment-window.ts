@@ -109,6 +109,7 @@ async function handleChange(
     };
     const event = w.baseline ? undefined : paymentEvent(run, record.Id, open, known?.l ?? [], status);
     state.open[record.Id] = open;
+    run.fresh.add(record.Id);
     return event ? [event] : [];
   }
   if (known) return resolveLeaver(run, record.Id, { ...known, ...fields }, w.baseline);

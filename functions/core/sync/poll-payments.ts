@@ -107,6 +107,7 @@ export async function pollPayments(
       key,
       result,
       serverMs: now,
+      fresh: new Set(),
     };
     const before = JSON.stringify(state);
     await readWindow(run);
@@ -116,7 +117,7 @@ export async function pollPayments(
     ) {
       await reconcile(run);
     }
-    await publish(run, overdueEvents(run));
+    await publish(run, await overdueEvents(run));
     if (options.paymentIntervalMs > 0) state.checkedAtMs = now;
     // An idle check (nothing changed, nothing due) writes nothing.
     if (JSON.stringify(state) !== before) await save(run);
