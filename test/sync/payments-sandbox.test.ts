@@ -10,6 +10,7 @@ import { type AccountingClient, createAccountingClient } from '../../functions/a
 import type { CollectionName } from '../../functions/accounting/collections.js';
 import { parseAccountingConfig } from '../../functions/accounting/config.js';
 import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
+import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
 import { parseDetail } from '../../functions/core/events/catalog.js';
 import type { PaymentDetail } from '../../functions/core/events/payment-events.js';
 import { pollAll } from '../../functions/core/sync/poll-all.js';
@@ -270,5 +271,105 @@ describe('payment events against the sandbox', () => {
     expect(await payment()).toMatchObject({ status: 'skipped', requests: 0, published: 0 });
     clock.advance(HOUR);
     expect(await payment()).toMatchObject({ status: 'ok', requests: 1 });
+  });
+});
+
+describe('paid or deleted: an invoice leaving the unpaid list, on the sandbox', () => {
+  const clock = createManualClock({ start: '2026-06-01T10:00:00Z', autoAdvance: true });
+  let sandbox: Sandbox;
+  let client: AccountingClient;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({
+      clock,
+      seed: 12,
+      variant: 'cz',
+      sizes: { documents: 60, partners: 10, perCollection: { IssuedInvoices: 30 } },
+    });
+    client = createAccountingClient(
+      parseAccountingConfig({ baseUrl: sandbox.baseUrl, apiKey: sandbox.credentials.apiKey, variant: 'cz' }),
+      { clock, logger: silentLogger },
+    );
+  });
+  afterAll(async () => {
+    await client?.close();
+    await sandbox?.close();
+  });
+
+  it('a paid invoice is Paid; a deleted one is the change detector’s Deleted and no payment event', async () => {
+    const publisher = new RecordingPublisher();
+    const checkpoints = createMemoryCheckpointStore();
+    // The change detector's deletion reconciliation keeps its id list in the object store.
+    const deps: SyncDeps = {
+      api: client,
+      checkpoints,
+      publisher,
+      clock,
+      logger: silentLogger,
+      objectStore: createMemoryObjectStore(),
+    };
+    const options = pollOptionsSchema.parse({
+      connection: 'both',
+      variant: 'cz',
+      payments: true,
+      lookbackMs: 60_000,
+      reconcileIntervalMs: 60_000,
+      paymentReconcileIntervalMs: 0,
+    });
+    const poll = () => pollAll(deps, options, ['IssuedInvoices']);
+    const domain = sandbox.server.domain;
+    // Two invoices issued today (not overdue): one is paid in full, the other deleted unpaid.
+    const issued: string[] = [];
+    const orders = new ActivityGenerator(
+      () => domain,
+      () => ({ createOrder: 1 }),
+    );
+    const invoicing = new ActivityGenerator(
+      () => domain,
+      () => ({ issueInvoice: 1 }),
+    );
+    while (issued.length < 2) {
+      orders.tick(domain);
+      const step = invoicing.tick(domain);
+      if (step.collection === 'IssuedInvoices' && step.id) issued.push(step.id);
+    }
+    await poll(); // baseline
+    const [paid, deleted] = issued as [string, string];
+    clock.advance(1000); // a later version: its ModifiedDate moves on
+    domain.liquidations.pay(
+      'IssuedInvoices',
+      paid,
+      domain.liquidations.restOf('IssuedInvoices', paid) as number,
+    );
+    expect(sandbox.state.remove('IssuedInvoices', deleted)).toBe(true);
+    const start = publisher.events.length;
+    clock.advance(2 * 60_000);
+    await poll();
+    clock.advance(2 * 60_000);
+    await poll();
+    const about = (id: string) =>
+      publisher.events
+        .slice(start)
+        .filter((e) => (e.detail as { id?: string }).id === id)
+        .map((e) => e.detailType);
+    expect(about(paid)).toContain('IssuedInvoice.Paid');
+    expect(about(deleted)).toEqual(['IssuedInvoice.Deleted']);
+    // The service tells them apart: RestToPay 0 for the paid one, 404 for the deleted one.
+    expect(
+      (await client.call('IssuedInvoices.restToPay', { params: { id: paid } })) as unknown,
+    ).toMatchObject({
+      RestToPay: 0,
+    });
+    await expect(client.call('IssuedInvoices.restToPay', { params: { id: deleted } })).rejects.toMatchObject({
+      status: 404,
+    });
+    // Days later (past the deleted one's due date), it is never announced Overdue.
+    clock.advance(60 * 24 * HOUR);
+    await poll();
+    expect(about(deleted)).toEqual(['IssuedInvoice.Deleted']);
+    const state = (await checkpoints.get('both#IssuedInvoices/Unpaid'))?.value as {
+      open: Record<string, unknown>;
+    };
+    expect(state.open[deleted]).toBeUndefined();
   });
 });
