@@ -229,7 +229,7 @@ function outcomeLine(o: EventUpdate, width: number): string {
 
 function eventLine(e: EventUpdate, width: number): string {
   return fitLine(
-    `${dim(e.at.toISOString().slice(11, 19))} ${fitLine(e.detailType, 33).padEnd(33)} ${(e.documentNumber ?? '-').padEnd(13)} ${dim(e.id)}`,
+    `${dim(e.at.toISOString().slice(11, 19))} ${fitLine(e.detailType, 33).padEnd(33)} ${(e.documentNumber ?? '-').padEnd(13)} ${dim(e.note ?? e.id)}`,
     width,
   );
 }

@@ -84,11 +84,24 @@ export function outcomeNote(detailType: string, detail: Record<string, unknown>)
   }
   const intakeNote = eshopOrderNote(detailType, detail);
   if (intakeNote) return intakeNote;
+  const payment = paymentNote(detailType, detail);
+  if (payment) return payment;
   if (detailType === ACTION_FAILED) {
     const problem = detail.problem as { kind?: string; message?: string } | undefined;
     return problem ? `${problem.kind ?? 'failed'}: ${problem.message ?? ''}` : undefined;
   }
   return undefined;
+}
+
+/** Payment events: what the new payments paid, or how long overdue; and the rest to pay. */
+function paymentNote(detailType: string, detail: Record<string, unknown>): string | undefined {
+  const change = /^Issued(?:Advance)?Invoice\.(Paid|PartiallyPaid|Overdue)$/.exec(detailType)?.[1];
+  if (!change) return undefined;
+  const amount = (v: unknown) => (typeof v === 'number' ? v.toFixed(2) : '?');
+  // Short: it ends the live view's 80-column event line.
+  if (change === 'Overdue')
+    return `${String(detail.daysOverdue ?? '?')}d late, ${amount(detail.restToPay)} due`;
+  return `+${amount(detail.amountPaid)}, rest ${amount(detail.restToPay)}`;
 }
 
 /** `EshopOrder.*`: the shop's order and, once imported, the received order it became. */
