@@ -31,6 +31,7 @@ export const unitTests = [
   'test/adapters/local-bus.test.ts',
   'test/adapters/memory-rate-limiter.test.ts',
   'test/adapters/secret-sources.test.ts',
+  'test/bench/payment-check.test.ts',
   'test/conformance/catalog.test.ts',
   'test/conformance/openapi.test.ts',
   'test/conformance/request-bodies.test.ts',
