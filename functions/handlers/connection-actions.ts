@@ -23,8 +23,8 @@ import {
   type ScheduledActionDefinition,
 } from '../core/actions/action-definition.js';
 import type { ActionsConfig } from '../core/actions/config.js';
-import { actionForEachConnection, scheduledForEachConnection } from '../core/actions/connection-actions.js';
 import type { ActionFn } from '../core/actions/run-action.js';
+import { actionForEachConnection, scheduledForEachConnection } from '../core/connection-actions.js';
 import type { ConnectionEntry, RateLimit } from '../core/connections/connection-entry.js';
 import type { ConnectionRegistry } from '../core/connections/registry.js';
 import type { RateLimiter } from '../core/connections/token-bucket.js';

@@ -22,10 +22,10 @@ import { createConnectionSecretResolver } from '../../functions/adapters/connect
 import { createXsdIsdocSchema } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
 import type { EventActionDefinition } from '../../functions/core/actions/action-definition.js';
 import { archiveIsdocAction } from '../../functions/core/actions/archive-isdoc.js';
-import { connectionActionsConfig } from '../../functions/core/actions/connection-actions.js';
 import type { OpenSendings } from '../../functions/core/actions/open-sendings.js';
 import { createActionEntry, EACH_CONNECTION } from '../../functions/core/actions/run-action.js';
 import { transferDocumentsAction } from '../../functions/core/actions/transfer-document.js';
+import { connectionActionsConfig } from '../../functions/core/connection-actions.js';
 import {
   type ConnectionEntryInput,
   parseConnectionEntry,

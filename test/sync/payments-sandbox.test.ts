@@ -10,7 +10,7 @@ import { type AccountingClient, createAccountingClient } from '../../functions/a
 import type { CollectionName } from '../../functions/accounting/collections.js';
 import { parseAccountingConfig } from '../../functions/accounting/config.js';
 import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
-import { parseDetail } from '../../functions/core/events/catalog.js';
+import { parseDetail } from '../../functions/core/event-catalog.js';
 import type { PaymentDetail } from '../../functions/core/events/payment-events.js';
 import { pollAll } from '../../functions/core/sync/poll-all.js';
 import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
 import { collectionOf } from '../../accounting/collections.js';
 import { EventValidationError } from '../errors.js';
-import { parseDetail } from '../events/catalog.js';
+import { sourceCatalog } from '../events/catalog.js';
 import { anyRecordEnvelopeSchema, type RecordEnvelope } from '../events/envelope.js';
 import { InvalidActionEventError } from './errors.js';
 
@@ -42,7 +42,7 @@ export function parseActionEvent(raw: unknown): ActionEvent {
   const detailType = outer.data['detail-type'];
   let detail: unknown;
   try {
-    detail = parseDetail(detailType, outer.data.detail);
+    detail = sourceCatalog.parseDetail(detailType, outer.data.detail);
   } catch (error) {
     if (error instanceof EventValidationError) {
       throw new InvalidActionEventError(detailType, error.issues, { cause: error });

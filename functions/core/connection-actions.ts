@@ -11,21 +11,21 @@
  * its entry's `actions`. The deployment's settings decide which routes exist at all: a connection
  * can narrow or switch off an action, not switch on one the deployment has no route for.
  */
-import { ENV } from '../../shared/env-names.js';
-import type { ConnectionEntry } from '../connections/connection-entry.js';
-import type { ConnectionRegistry, RegistryScanner } from '../connections/registry.js';
-import { matchesPattern } from '../event-pattern.js';
-import type { Logger } from '../ports.js';
+import { ENV } from '../shared/env-names.js';
 import type {
   ActionPorts,
   ActionResource,
   EventActionDefinition,
   ScheduledActionDefinition,
-} from './action-definition.js';
-import type { ActionEvent } from './action-event.js';
-import { type ActionsConfig, loadActionsConfig } from './config.js';
-import type { ActionOutcome } from './outcomes.js';
-import type { ActionFn } from './run-action.js';
+} from './actions/action-definition.js';
+import type { ActionEvent } from './actions/action-event.js';
+import { type ActionsConfig, loadActionsConfig } from './actions/config.js';
+import type { ActionOutcome } from './actions/outcomes.js';
+import type { ActionFn } from './actions/run-action.js';
+import type { ConnectionEntry } from './connections/connection-entry.js';
+import type { ConnectionRegistry, RegistryScanner } from './connections/registry.js';
+import { matchesPattern } from './event-pattern.js';
+import type { Logger } from './ports.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
