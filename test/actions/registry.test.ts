@@ -65,7 +65,7 @@ describe('action registry', () => {
     const problems = (error as ActionRegistryError).problems.join('\n');
     expect(problems).toMatch(/name: expected a kebab-case handler module name/);
     expect(problems).toMatch(/uses\.0/);
-    expect(problems).toMatch(/Bad_Name\.outcomes: 'Order\.Teleported' is not one of its own events/);
+    expect(problems).toMatch(/Bad_Name\.outcomes: 'Order\.Teleported' is no event an action declares/);
   });
 
   it('refuses a detail-type two actions declare', () => {

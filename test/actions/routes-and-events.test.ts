@@ -190,6 +190,8 @@ describe('action event catalog', () => {
       'IssuedInvoice.EmailSent',
       'IssuedInvoice.SendingHeld',
       'IssuedInvoice.EInvoiceStatusChanged',
+      'IssuedInvoice.PaymentReminderSent',
+      'IssuedAdvanceInvoice.PaymentReminderSent',
       'Action.Failed',
     ]);
   });

@@ -154,18 +154,20 @@ export class ActionRegistryError extends Error {
 }
 
 /**
- * Checks every entry: names unique and kebab-case, known stores, each outcome one of its own
- * events or `Action.Failed`, and no detail-type declared by two actions.
+ * Checks every entry: names unique and kebab-case, known stores, no detail-type declared by two
+ * actions, and each outcome `Action.Failed` or an event some entry declares (two functions of one
+ * action — the reminder and its scheduled pass, say — publish what one of them declares).
  */
 export function validateRegistry<T extends readonly ActionDefinition[]>(entries: T): T {
   const problems: string[] = [];
   const seen = new Set<string>();
   const owners = new Map<string, string>();
+  const declared = new Set(entries.flatMap((entry) => (entry.events ?? []).map((e) => e.detailType)));
   for (const [i, entry] of entries.entries()) {
     const own = new Set<string>((entry.events ?? []).map((e) => e.detailType));
     for (const outcome of entry.outcomes ?? []) {
-      if (outcome !== ACTION_FAILED && !own.has(outcome)) {
-        problems.push(`${entry.name}.outcomes: '${outcome}' is not one of its own events`);
+      if (outcome !== ACTION_FAILED && !declared.has(outcome)) {
+        problems.push(`${entry.name}.outcomes: '${outcome}' is no event an action declares`);
       }
     }
     for (const detailType of own) {

@@ -20,11 +20,19 @@ import {
 } from './action-definition.js';
 import { archiveIsdocAction } from './archive-isdoc.js';
 import { trackEInvoicesAction } from './einvoice-tracking.js';
+import { paymentReminderPassAction, paymentRemindersAction } from './payment-reminder.js';
 import { sendInvoiceAction } from './send-invoice.js';
 import { transferDocumentsAction } from './transfer-document.js';
 
 /** Every action, in routing-table order. */
-const actions = [transferDocumentsAction, archiveIsdocAction, sendInvoiceAction, trackEInvoicesAction];
+const actions = [
+  transferDocumentsAction,
+  archiveIsdocAction,
+  sendInvoiceAction,
+  trackEInvoicesAction,
+  paymentRemindersAction,
+  paymentReminderPassAction,
+];
 
 export const actionRegistry: readonly ActionDefinition[] = validateRegistry(actions);
 

@@ -10,6 +10,13 @@ import { type CatalogEntry, EVENT_CATALOG_VERSION } from './catalog-entry.js';
 /** Catalog changelog, newest first (rendered into docs/events.md). */
 export const catalogChangelog: readonly { version: number; changes: readonly string[] }[] = [
   {
+    version: 6,
+    changes: [
+      "New: `IssuedInvoice.PaymentReminderSent` and `IssuedAdvanceInvoice.PaymentReminderSent`: a payment reminder (stage 1 or 2) of an overdue document was handed to the service's e-mail sending (opt-in `ACTIONS_PAYMENT_REMINDERS`, docs/payments.md). Additive: no existing detail-type changed.",
+      'The action outcomes are listed in the order of the action registry (each action declares its own): `IssuedInvoice.EInvoiceStatusChanged` now follows `IssuedInvoice.EmailSent` and `IssuedInvoice.SendingHeld`. No schema changed.',
+    ],
+  },
+  {
     version: 5,
     changes: [
       'New: `IssuedInvoice.Paid`, `IssuedInvoice.PartiallyPaid`, `IssuedInvoice.Overdue` and the same three for `IssuedAdvanceInvoice`: the payment state of issued (advance) invoices, from the payment detector (docs/payments.md). Additive: no existing detail-type changed.',
