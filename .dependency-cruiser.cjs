@@ -1,7 +1,65 @@
 /** Layer rules: handlers → core ← adapters; `accounting` and `shared` are leaves; nothing points up. */
 const fn = (layer) => `^functions/${layer}/`;
+
+/**
+ * Sub-layers of core, lowest first; a module may import its own sub-layer and the ones before it,
+ * never one after it ("back up"). The event catalog's families and envelopes (`events`) know no
+ * action and no intake; the poll path (`sync`) knows events; each action declares its outcome events
+ * beside its code (`actions`); the intake may use the actions' guard and outcomes; the full catalog
+ * (`event-catalog.ts`) collects the actions' and the intake's events through the action registry;
+ * a connection (`connections`) carries its action settings and polls through `sync`; delivery uses
+ * the full catalog and the dead-letter sink; the composition on top (`routes.ts`,
+ * `connection-actions.ts`) joins the registry of connections to the registry of actions.
+ * Root leaves (`connection.ts`, `errors.ts`, `ports.ts`, `event-pattern.ts`, `route-spec.ts`, …)
+ * stay outside the order: they import no sub-layer above `actions`.
+ */
+const coreLayers = [
+  ['events', '^functions/core/events/'],
+  ['sync', '^functions/core/sync/'],
+  ['actions', '^functions/core/actions/'],
+  ['intake', '^functions/core/intake/'],
+  ['event-catalog', '^functions/core/event-catalog\\.ts$'],
+  ['connections', '^functions/core/connections/'],
+  ['delivery', '^functions/core/delivery/'],
+  ['composition', '^functions/core/(routes|connection-actions)\\.ts$'],
+];
+const coreLayerRules = coreLayers.slice(0, -1).map(([name, path], i) => ({
+  name: `core-${name}-imports-no-layer-above`,
+  severity: 'error',
+  comment: `core/${name} may import ${
+    coreLayers
+      .slice(0, i)
+      .map(([n]) => n)
+      .join(', ') || 'no other sub-layer'
+  }; never ${coreLayers
+    .slice(i + 1)
+    .map(([n]) => n)
+    .join(', ')} (see the order above).`,
+  from: { path },
+  to: {
+    path: coreLayers
+      .slice(i + 1)
+      .map(([, p]) => `(${p})`)
+      .join('|'),
+  },
+}));
+const rootLeavesPointDown = {
+  name: 'core-root-leaves-import-no-catalog-or-composition',
+  severity: 'error',
+  comment:
+    'The ports and shared shapes at the root of core are read by every sub-layer; they import neither the full catalog nor the composition.',
+  from: {
+    path: '^functions/core/(connection|errors|ports|event-pattern|route-spec|partner-from-checkout)\\.ts$',
+  },
+  to: {
+    path: '^functions/core/((event-catalog|routes|connection-actions)\\.ts$|(intake|connections|delivery)/)',
+  },
+};
+
 module.exports = {
   forbidden: [
+    ...coreLayerRules,
+    rootLeavesPointDown,
     {
       name: 'no-circular',
       severity: 'error',

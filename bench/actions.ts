@@ -12,11 +12,11 @@ import { createAccountingClient } from '../functions/accounting/client.js';
 import { defaultPolledCollections } from '../functions/accounting/collections.js';
 import { parseAccountingConfig } from '../functions/accounting/config.js';
 import type { EventBridgeEvent } from '../functions/adapters/local/local-bus.js';
+import type { DetailType } from '../functions/core/event-catalog.js';
 import { matchesPattern } from '../functions/core/event-pattern.js';
-import type { DetailType } from '../functions/core/events/catalog.js';
 import type { BusEvent } from '../functions/core/ports.js';
 import type { Route } from '../functions/core/routes.js';
-import { startLocalActions } from '../functions/local/local-actions.js';
+import { oneLocalConnection, startLocalActions } from '../functions/local/local-actions.js';
 import { startLocalStores } from '../functions/local/local-stores.js';
 import { systemClock } from '../functions/shared/clock.js';
 import { startSandbox } from '../sandbox/index.js';
@@ -82,11 +82,8 @@ export async function measureActions(options: {
     await poller.close();
 
     const actions = await startLocalActions({
-      api,
+      connections: oneLocalConnection({ name: 'bench', api, env: {} }),
       stores,
-      env: {},
-      connection: 'bench',
-      sandbox: undefined,
       logger: silentLogger,
       clock: systemClock,
     });

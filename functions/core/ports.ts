@@ -3,16 +3,26 @@
  * AWS SDK, `process.env` or the global clock. Adapters live in `functions/adapters/`.
  */
 import type { Readable } from 'node:stream';
-import type { DetailType } from './events/catalog.js';
 
 export type { Clock } from '../shared/clock.js';
 export type { Logger } from '../shared/logger.js';
+
+/**
+ * The detail-types of the event catalog, as keys. Empty here: the catalog (`core/event-catalog.ts`,
+ * composed above the actions and the intake) fills it in by declaration merging, so the ports name
+ * every detail-type without importing the layers that declare them.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by the event catalog (declaration merging)
+export interface CatalogDetailTypes {}
+
+/** A detail-type of the event catalog. */
+export type CatalogDetailType = keyof CatalogDetailTypes & string;
 
 /** One event for the bus (EventBridge PutEvents entry shape, without the bus name). */
 export interface BusEvent {
   source: string;
   /** One of the catalog's: a mistyped detail-type does not compile. */
-  detailType: DetailType;
+  detailType: CatalogDetailType;
   /** The JSON-serialisable detail (an envelope of the event catalog). */
   detail: unknown;
   time?: Date;

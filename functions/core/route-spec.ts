@@ -10,12 +10,14 @@
 import { findOperation } from '../accounting/endpoints.js';
 import type { ActionsConfig } from './actions/config.js';
 import type { EventPatternSpec, NestedPattern, PatternValue } from './event-pattern.js';
-import type { OutcomeDetailType } from './events/action-events.js';
-import type { DetailType } from './events/catalog.js';
+import type { SourceDetailType } from './events/catalog.js';
 
-/** A route's pattern: the detail-types it names are the catalog's, so a mistyped one does not compile. */
+/**
+ * A route's pattern: the detail-types it names are the catalog's source events (records, payments,
+ * connection health), so a mistyped one does not compile.
+ */
 export interface RoutePattern extends EventPatternSpec {
-  'detail-type': DetailType[];
+  'detail-type': SourceDetailType[];
 }
 
 export interface Route {
@@ -32,7 +34,7 @@ export interface Route {
   /** Function timeout in seconds (the queue's visibility timeout derives from it). */
   readonly timeoutSeconds: number;
   /** Detail-types the function may publish (its outcomes and `Action.Failed`); its role may put no other. */
-  readonly outcomes: readonly OutcomeDetailType[];
+  readonly outcomes: readonly string[];
 }
 
 /** A function run on a fixed rate (EventBridge Scheduler on AWS, a timer locally). */
@@ -45,7 +47,7 @@ export interface ScheduledAction {
   readonly rateMinutes: number;
   readonly timeoutSeconds: number;
   /** Detail-types the function may publish; its role may put no other. */
-  readonly outcomes: readonly OutcomeDetailType[];
+  readonly outcomes: readonly string[];
 }
 
 /**

@@ -1,9 +1,13 @@
 /**
  * Shared wiring of the action handlers. Each handler file hands its registry entry
  * (functions/core/actions/registry.ts) to `defineSqsAction` or `defineScheduledActionHandler`; the
- * environment is read once at cold start (`loadActionFunctionConfig`: every problem in one error),
- * the ports are built here — one connection's context (client, bus, clock, logger, settings) and
- * the stores the entry `uses` — and the entry builds its dependencies from them.
+ * environment is read once at cold start (`loadActionFunctionConfig`: every problem in one error).
+ * Every function acts through the one per-connection path of core (`core/connection-actions.ts`),
+ * whether the deployment has one connection or a registry of many: only the registry port and the
+ * way a connection's client is built differ. One connection: the environment-backed registry of
+ * one (`adapters/env-connection-registry.ts`) and the client of the environment (its key, or its
+ * secret's credentials). Many: the DynamoDB registry and each connection's own secret and bucket
+ * (`connection-actions.ts`).
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createAccountingClient } from '../accounting/client.js';
@@ -11,6 +15,7 @@ import { type AwsAdapters, createAwsAdapters } from '../adapters/aws/adapter-con
 import { addLambdaContext, LambdaLogger } from '../adapters/aws/lambda-logger.js';
 import { instrumentClient } from '../adapters/aws/lambda-tracer.js';
 import { createSqsDeadLetterSink } from '../adapters/aws/sqs-dead-letter-sink.js';
+import { createEnvConnectionRegistry } from '../adapters/env-connection-registry.js';
 import {
   type ActionCapabilities,
   type ActionContext,
@@ -22,7 +27,8 @@ import {
 } from '../core/actions/action-definition.js';
 import type { ActionsConfig } from '../core/actions/config.js';
 import type { DeadLetterSink } from '../core/actions/dead-letter-sink.js';
-import { type ActionEntry, createActionEntry, EACH_CONNECTION } from '../core/actions/run-action.js';
+import { type ActionEntry, createActionEntry } from '../core/actions/run-action.js';
+import { connectionActionEntry, scheduledForEachConnection } from '../core/connection-actions.js';
 import type { Logger, SecretSource } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
@@ -33,10 +39,7 @@ import {
   loadActionFunctionConfig,
 } from './action-config.js';
 import { awsStores } from './action-stores.js';
-import {
-  eachConnectionActionFromConfig,
-  scheduledForEachConnectionFromConfig,
-} from './connection-actions.js';
+import { type ConnectionActionDeps, connectionActionDepsFromConfig } from './connection-actions.js';
 import { createInvocationDeadline, type InvocationDeadline } from './invocation-deadline.js';
 import { createSqsActionHandler, type SqsActionHandler, type SqsHandlerDeps } from './sqs-action-handler.js';
 
@@ -143,34 +146,46 @@ export function defineSqsAction<
     });
   const createHandler = (deps: D & SqsHandlerDeps): SqsActionHandler =>
     createSqsActionHandler(action.name, createEventEntry(deps), deps.logger, deps.deadLetters, deps.deadline);
+  /** The handler of the deployment: every event through the one per-connection path of core. */
   const handlerFromEnv = async (env: Env): Promise<SqsActionHandler> => {
     const config = loadActionFunctionConfig(env, action.uses);
-    if (config.registry) {
-      return eachConnectionHandler(env, action, { ...config, registry: config.registry }, capabilities);
-    }
-    const e = await loadActionEnvironment(env, action, config, capabilities);
-    const deadLetters = deadLetterSinkOf(e.config.deadLetterQueueUrl, e.logger);
-    return createHandler({
-      ...action.deps(e.ports),
-      deadline: e.deadline,
-      ...(deadLetters ? { deadLetters } : {}),
-    });
+    const deps = await connectionDepsFromEnv(env, action, config, capabilities);
+    const entry = connectionActionEntry(action, deps);
+    const deadLetters = deadLetterSinkOf(config.deadLetterQueueUrl, deps.logger);
+    return createSqsActionHandler(action.name, entry, deps.logger, deadLetters, deps.deadline);
   };
   return { createEventEntry, createHandler, handlerFromEnv };
 }
 
-/** The SQS handler of an action serving every connection of the registry (`config.registry`). */
-function eachConnectionHandler<R extends ActionResource, D>(
+/**
+ * The deps of the per-connection path from the function's configuration: with
+ * `POLLER_CONNECTIONS_TABLE`, the DynamoDB registry and each connection's own client; without, the
+ * environment-backed registry of one and the client of the environment.
+ */
+async function connectionDepsFromEnv(
   env: Env,
-  action: EventActionDefinition<R, D>,
-  config: ActionFunctionConfig & { registry: NonNullable<ActionFunctionConfig['registry']> },
-  capabilities: ActionCapabilities,
-): SqsActionHandler {
-  const parts = registryParts(action.name, config);
-  const run = eachConnectionActionFromConfig(env, action, parts, capabilities);
-  const entry = createActionEntry(action.name, parts.logger, run, EACH_CONNECTION);
-  const deadLetters = deadLetterSinkOf(config.deadLetterQueueUrl, parts.logger);
-  return createSqsActionHandler(action.name, entry, parts.logger, deadLetters, parts.deadline);
+  action: { name: string; uses: readonly ActionResource[] },
+  config: ActionFunctionConfig,
+  capabilities: ActionCapabilities = {},
+): Promise<ConnectionActionDeps & { logger: AppLogger; deadline: InvocationDeadline }> {
+  if (config.registry) {
+    const parts = registryParts(action.name, { ...config, registry: config.registry });
+    return { ...connectionActionDepsFromConfig(env, parts, capabilities), deadline: parts.deadline };
+  }
+  const registry = createEnvConnectionRegistry(env);
+  const e = await loadActionEnvironment(env, action, config, capabilities);
+  const { api, publisher, clock } = e.ports;
+  const { logger } = e;
+  const stores = awsStores(config.actions, e.aws);
+  return {
+    env,
+    registry,
+    logger,
+    // The registry of one has one entry: the environment's client serves it.
+    portsFor: async (_entry, settings) =>
+      actionPorts({ ...capabilities, config: settings, api, publisher, clock, logger }, stores),
+    deadline: e.deadline,
+  };
 }
 
 /** What a function serving every connection builds once per container. */
@@ -194,22 +209,16 @@ export function defineScheduledActionHandler<R extends ActionResource, D extends
       addLambdaContext(deps.logger, context);
       return action.run(deps)();
     };
-  /** One pass, or with the registry one per connection (results by connection). */
+  /** One pass per connection of the registry (of one, or of many): results by connection. */
   const handlerFromEnv = async (
     env: Env,
-  ): Promise<(event?: unknown, context?: unknown) => Promise<T | Record<string, T>>> => {
+  ): Promise<(event?: unknown, context?: unknown) => Promise<Record<string, T>>> => {
     const config = loadActionFunctionConfig(env, action.uses);
-    if (config.registry) {
-      // Every connection of the registry: one pass each (core/actions/connection-actions.ts).
-      const parts = registryParts(action.name, { ...config, registry: config.registry });
-      const run = scheduledForEachConnectionFromConfig(env, action, parts);
-      return async (_event?: unknown, context?: unknown) => {
-        addLambdaContext(parts.logger, context);
-        return run();
-      };
-    }
-    const e = await loadActionEnvironment(env, action, config);
-    return createHandler(action.deps(e.ports));
+    const deps = await connectionDepsFromEnv(env, action, config);
+    return async (_event?: unknown, context?: unknown) => {
+      addLambdaContext(deps.logger, context);
+      return scheduledForEachConnection(action, deps);
+    };
   };
   return { createHandler, handlerFromEnv };
 }

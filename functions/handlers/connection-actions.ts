@@ -1,8 +1,9 @@
 /**
- * An SQS action function of a deployment with the connection registry (`POLLER_CONNECTIONS_TABLE`
- * set): it serves the events of every registered connection. Per event the core
- * (`core/actions/connection-actions.ts`) reads the connection's entry and refuses an unknown,
- * paused or switched-off one; the action then runs on that connection's ports, built here: its
+ * The adapters of the per-connection action path for a deployment with the connection registry
+ * (`POLLER_CONNECTIONS_TABLE` set): one action function serves the events of every registered
+ * connection. Per event the core (`core/connection-actions.ts`) reads the connection's entry and
+ * refuses an unknown, paused or switched-off one; the action then runs on that connection's ports,
+ * built here: its
  * client — credentials from its own secret (cached, read again after a refusal), every request
  * drawn from its token bucket in the rate-limit table, the same bucket its poller draws from — and
  * its settings, with the bus and the stores shared by all (their keys name the connection).
@@ -19,14 +20,11 @@ import {
   type ActionResource,
   type ActionStores,
   actionPorts,
-  type EventActionDefinition,
-  type ScheduledActionDefinition,
 } from '../core/actions/action-definition.js';
 import type { ActionsConfig } from '../core/actions/config.js';
-import { actionForEachConnection, scheduledForEachConnection } from '../core/actions/connection-actions.js';
-import type { ActionFn } from '../core/actions/run-action.js';
+import type { EachConnectionDeps } from '../core/connection-actions.js';
 import type { ConnectionEntry, RateLimit } from '../core/connections/connection-entry.js';
-import type { ConnectionRegistry } from '../core/connections/registry.js';
+import type { ConnectionRegistry, RegistryScanner } from '../core/connections/registry.js';
 import type { RateLimiter } from '../core/connections/token-bucket.js';
 import type { Clock, EventPublisher, Logger } from '../core/ports.js';
 import type { AppLogger } from '../shared/logger.js';
@@ -66,17 +64,19 @@ function portsOf(deps: EachConnectionActionDeps) {
   };
 }
 
-/** The action for the events of every connection, each run on its own connection's ports. */
-export function eachConnectionAction<R extends ActionResource, D>(
-  action: EventActionDefinition<R, D>,
-  deps: EachConnectionActionDeps,
-): ActionFn {
-  return actionForEachConnection(action, {
-    registry: deps.registry,
-    env: deps.env,
-    logger: deps.logger,
-    portsFor: portsOf(deps),
-  });
+/**
+ * What the per-connection path of core needs: the registry (read per event, scanned by the
+ * scheduled actions), the deployment's settings, and each connection's ports.
+ */
+export type ConnectionActionDeps = EachConnectionDeps<ActionResource, ConnectionEntry> & {
+  registry: Pick<ConnectionRegistry, 'get'> & RegistryScanner;
+};
+
+/** The deps of the per-connection path: each connection runs on its own client and the shared bus and stores. */
+export function connectionActionDeps(
+  deps: EachConnectionActionDeps & { registry: Pick<ConnectionRegistry, 'get'> & RegistryScanner },
+): ConnectionActionDeps {
+  return { registry: deps.registry, env: deps.env, logger: deps.logger, portsFor: portsOf(deps) };
 }
 
 /** The client cache of a container: clients built from the connections' secrets and buckets. */
@@ -137,22 +137,12 @@ export function connectionPortsFromConfig(
 
 type FromConfigParts = Parameters<typeof connectionPortsFromConfig>[1];
 
-/** The action of every connection from the function's configuration. */
-export function eachConnectionActionFromConfig<R extends ActionResource, D>(
+/** The deps of the per-connection path from the function's configuration (the registry deployment). */
+export function connectionActionDepsFromConfig(
   env: Env,
-  action: EventActionDefinition<R, D>,
   parts: FromConfigParts,
   capabilities: ActionCapabilities = {},
-): ActionFn {
-  return eachConnectionAction(action, { ...connectionPortsFromConfig(env, parts), capabilities });
-}
-
-/** A run of a scheduled action for every connection, from the function's configuration. */
-export function scheduledForEachConnectionFromConfig<R extends ActionResource, D, T>(
-  env: Env,
-  action: ScheduledActionDefinition<R, D, T>,
-  parts: FromConfigParts,
-): () => Promise<Record<string, T>> {
-  const deps = connectionPortsFromConfig(env, parts);
-  return () => scheduledForEachConnection(action, { ...deps, portsFor: portsOf(deps) });
+): ConnectionActionDeps & { logger: AppLogger } {
+  const c = connectionPortsFromConfig(env, parts);
+  return { ...connectionActionDeps({ ...c, capabilities }), logger: parts.logger };
 }

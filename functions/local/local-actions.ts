@@ -1,6 +1,7 @@
 /**
- * Every action of the registry, run in process: the local bus delivers each matched event to the
- * action's entry (the same `createActionEntry` its SQS handler calls per record), with the
+ * Every action of the registry, run in process for every connection of the local runtime: the
+ * local bus delivers each matched event to the action's entry (the same per-connection path of
+ * core its SQS handler calls per record, `connectionActionEntry`), with the
  * idempotency guard and the open sendings on the embedded DynamoDB and the archive on the embedded
  * S3. Scheduled actions (the e-invoice status tracker), scheduled functions on AWS, run on a timer.
  * Each entry builds its dependencies from the ports here, as its Lambda handler does on AWS.
@@ -8,16 +9,25 @@
 
 import type { Sandbox } from '../../sandbox/index.js';
 import type { AccountingApi } from '../accounting/api.js';
+import { DEFAULT_SERVICE_VARIANT, type ServiceVariant, serviceVariants } from '../accounting/collections.js';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
 import { createLazyIsdocSchema } from '../adapters/isdoc/lazy-isdoc-schema.js';
 import type { EventBridgeEvent } from '../adapters/local/local-bus.js';
-import { type ActionPorts, type ActionResource, actionPorts } from '../core/actions/action-definition.js';
-import { type ActionsConfig, loadActionsConfig } from '../core/actions/config.js';
+import { type ActionResource, type ActionStores, actionPorts } from '../core/actions/action-definition.js';
+import type { ActionsConfig } from '../core/actions/config.js';
 import { type DeadLetterSink, deadLetterInvalid } from '../core/actions/dead-letter-sink.js';
 import type { OpenSendings } from '../core/actions/open-sendings.js';
 import { eventActions, scheduledActionDefinitions } from '../core/actions/registry.js';
-import { type ActionEntry, createActionEntry } from '../core/actions/run-action.js';
+import type { ActionEntry } from '../core/actions/run-action.js';
+import {
+  type ActionConnection,
+  type ActionConnectionScanner,
+  connectionActionEntry,
+  connectionActionsConfig,
+  type EachConnectionDeps,
+  scheduledForEachConnection,
+} from '../core/connection-actions.js';
 import type { BusEvent, Clock, EventPublisher, Logger } from '../core/ports.js';
 import { buildRoutes, type Route } from '../core/routes.js';
 import { ENV } from '../shared/env-names.js';
@@ -42,18 +52,66 @@ export interface LocalActions {
   close(): Promise<void>;
 }
 
+/** One connection as the local actions see it: its plan and its client. */
+export interface LocalConnection {
+  readonly name: string;
+  readonly paused: boolean;
+  readonly variant: ServiceVariant;
+  /** The environment its actions read: the process's, with its entry's `ACTIONS_*` over it. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Its service (the client opens on first use). */
+  readonly api: AccountingApi;
+  /** The sandbox company it is, when it is one (its partners are the demo's e-invoicing partners). */
+  readonly sandbox?: Sandbox | undefined;
+}
+
+/** The connections of the local runtime: the registry port of the one action path. */
+export interface LocalConnections {
+  get(name: string): LocalConnection | undefined;
+  list(): LocalConnection[];
+}
+
 export interface LocalActionsOptions {
-  api: AccountingApi;
+  connections: LocalConnections;
   stores: LocalStores;
-  env: Record<string, string | undefined>;
-  connection: string;
-  sandbox: Sandbox | undefined;
   logger: Logger;
   clock: Clock;
 }
 
-/** Identification numbers of every sandbox partner: the demo sends every invoice through the e-invoicing network. */
-function sandboxEInvoicePartners(sandbox: Sandbox, field: string): string[] {
+/** A registry of one connection (a plain `run`, the benchmark). */
+export function oneLocalConnection(connection: {
+  name: string;
+  api: AccountingApi;
+  env: Readonly<Record<string, string | undefined>>;
+  sandbox?: Sandbox | undefined;
+}): LocalConnections {
+  const one: LocalConnection = {
+    name: connection.name,
+    paused: false,
+    variant: serviceVariantOf(connection.env),
+    env: connection.env,
+    api: connection.api,
+    sandbox: connection.sandbox,
+  };
+  return { get: (name) => (name === one.name ? one : undefined), list: () => [one] };
+}
+
+function serviceVariantOf(env: Readonly<Record<string, string | undefined>>): ServiceVariant {
+  const value = env[ENV.serviceVariant]?.trim();
+  return serviceVariants.find((v) => v === value) ?? DEFAULT_SERVICE_VARIANT;
+}
+
+const partnersOfSandbox = new WeakMap<Sandbox, Map<string, string>>();
+
+/**
+ * Identification numbers of every sandbox partner, read once per sandbox and field: the demo sends
+ * every invoice through the e-invoicing network.
+ */
+function sandboxEInvoicePartners(sandbox: Sandbox, field: string): string {
+  const known = partnersOfSandbox.get(sandbox) ?? new Map<string, string>();
+  partnersOfSandbox.set(sandbox, known);
+  const cached = known.get(field);
+  if (cached !== undefined) return cached;
   const out = new Set<string>();
   const { items } = sandbox.state.list('BusinessPartners', { pageSize: 10_000, pageNumber: 1 });
   const leaf = field.split('.').at(-1) ?? field;
@@ -61,68 +119,94 @@ function sandboxEInvoicePartners(sandbox: Sandbox, field: string): string[] {
     const value = p[leaf];
     if (typeof value === 'string' && value) out.add(value);
   }
-  return [...out];
+  const partners = [...out].join(',');
+  known.set(field, partners);
+  return partners;
 }
 
-/** The action settings of the local runtime: the embedded resources, and the sandbox's partners by default. */
-function localActionsConfig(options: LocalActionsOptions): ActionsConfig {
-  const env: Record<string, string | undefined> = {
-    ...options.env,
-    [ENV.connection]: options.connection,
-    [ENV.actionsIdempotencyTable]: LOCAL_RESOURCES.idempotencyTable,
-    [ENV.actionsArchiveBucket]: LOCAL_RESOURCES.archiveBucket,
-    [ENV.actionsStateTable]: LOCAL_RESOURCES.stateTable,
-  };
-  if (options.sandbox && !env[ENV.actionsEInvoicePartners] && !env[ENV.actionsEmailPartners]) {
-    const field = env[ENV.actionsPartnerField] || 'BusinessPartnerAddress.IdentificationNumber';
-    env[ENV.actionsEInvoicePartners] = sandboxEInvoicePartners(options.sandbox, field).join(',');
+/** The deployment's settings of the local runtime: the embedded resources. */
+const LOCAL_DEPLOYMENT_ENV = {
+  [ENV.actionsIdempotencyTable]: LOCAL_RESOURCES.idempotencyTable,
+  [ENV.actionsArchiveBucket]: LOCAL_RESOURCES.archiveBucket,
+  [ENV.actionsStateTable]: LOCAL_RESOURCES.stateTable,
+} as const;
+
+/**
+ * A connection as a registry entry of the action path: its `ACTIONS_*` settings (the embedded
+ * resources stay the runtime's), and with the sandbox, its partners as e-invoicing partners unless
+ * a sending channel is configured; its custom event source when `EVENT_SOURCE` names one.
+ */
+function entryOf(connection: LocalConnection): ActionConnection {
+  const { sandbox } = connection;
+  const actions: Record<string, string> = {};
+  for (const [key, value] of Object.entries(connection.env)) {
+    if (key.startsWith('ACTIONS_') && !(key in LOCAL_DEPLOYMENT_ENV) && value !== undefined) {
+      actions[key] = value;
+    }
   }
-  return loadActionsConfig(env);
+  if (sandbox && !actions[ENV.actionsEInvoicePartners] && !actions[ENV.actionsEmailPartners]) {
+    const field = actions[ENV.actionsPartnerField] || 'BusinessPartnerAddress.IdentificationNumber';
+    actions[ENV.actionsEInvoicePartners] = sandboxEInvoicePartners(sandbox, field);
+  }
+  const eventSource = connection.env[ENV.eventSource]?.trim();
+  return {
+    name: connection.name,
+    paused: connection.paused,
+    variant: connection.variant,
+    actions,
+    ...(eventSource ? { eventSource } : {}),
+  };
 }
 
-/** The ports every action's dependencies are built from, on the embedded servers. */
-function localPorts(
-  options: LocalActionsOptions,
-  config: ActionsConfig,
-  publisher: EventPublisher,
-): ActionPorts<ActionResource> {
-  const { api, stores, logger, clock } = options;
+/** The stores of every connection's actions, on the embedded servers (keys name the connection). */
+function localStores(stores: LocalStores, config: ActionsConfig): ActionStores {
   const dynamoDb = stores.servers.dynamoDb;
-  return actionPorts(
-    { config, api, publisher, clock, logger, isdocSchema: createLazyIsdocSchema() },
-    {
-      idempotency: createPowertoolsGuard({
-        client: dynamoDb,
-        tableName: LOCAL_RESOURCES.idempotencyTable,
-        expiresAfterSeconds: config.idempotency.expiresAfterSeconds,
-      }),
-      actionState: createDynamoDbCheckpointStore<OpenSendings>({
-        client: dynamoDb,
-        tableName: LOCAL_RESOURCES.stateTable,
-      }),
-      archive: stores.archive,
-    },
-  );
+  return {
+    idempotency: createPowertoolsGuard({
+      client: dynamoDb,
+      tableName: LOCAL_RESOURCES.idempotencyTable,
+      expiresAfterSeconds: config.idempotency.expiresAfterSeconds,
+    }),
+    actionState: createDynamoDbCheckpointStore<OpenSendings>({
+      client: dynamoDb,
+      tableName: LOCAL_RESOURCES.stateTable,
+    }),
+    archive: stores.archive,
+  };
 }
 
-/** The scheduled actions the settings switch on, each one pass at a time; a failed pass is logged. */
-function localSchedules(config: ActionsConfig, ports: ActionPorts<ActionResource>, logger: Logger) {
-  const passes = scheduledActionDefinitions
-    .filter((action) => action.schedules(config).length > 0)
-    .map((action) => ({ name: action.name, pass: action.run(action.deps(ports)) }));
+/** Each route id once; with many connections, matching every connection's detail-types of it. */
+function mergeRoutes(perConnection: readonly Route[][]): Route[] {
+  if (perConnection.length === 1) return perConnection[0] as Route[];
+  const byId = new Map<string, Route>();
+  for (const routes of perConnection) {
+    for (const route of routes) {
+      const seen = byId.get(route.id);
+      const types = new Set([...(seen?.pattern['detail-type'] ?? []), ...route.pattern['detail-type']]);
+      byId.set(route.id, { ...(seen ?? route), pattern: { 'detail-type': [...types] } });
+    }
+  }
+  return [...byId.values()];
+}
+
+/** One pass of every scheduled action over every connection; a failed pass is logged. */
+function localSchedules(
+  deps: Omit<EachConnectionDeps<ActionResource, ActionConnection>, 'registry'> & {
+    registry: ActionConnectionScanner;
+  },
+) {
   let running: Promise<void> | undefined;
   const runOnce = async () => {
-    for (const { name, pass } of passes) {
-      await pass().catch((error: unknown) => {
-        logger.warn('scheduled action failed', {
-          action: name,
+    for (const action of scheduledActionDefinitions) {
+      await scheduledForEachConnection(action, deps).catch((error: unknown) => {
+        deps.logger.warn('scheduled action failed', {
+          action: action.name,
           error: error instanceof Error ? error.message : String(error),
         });
       });
     }
   };
   return {
-    any: passes.length > 0,
     async run() {
       running ??= runOnce().finally(() => {
         running = undefined;
@@ -133,9 +217,20 @@ function localSchedules(config: ActionsConfig, ports: ActionPorts<ActionResource
   };
 }
 
+/**
+ * The actions of the local runtime, through the one per-connection path of core
+ * (`core/connection-actions.ts`): each delivery goes to the action's one entry, which reads the
+ * event's connection from `connections`, refuses an unknown, paused or switched-off one as on AWS,
+ * and runs the action on that connection's client and settings.
+ */
 export async function startLocalActions(options: LocalActionsOptions): Promise<LocalActions> {
-  const { logger } = options;
-  const config = localActionsConfig(options);
+  const { logger, connections } = options;
+  const env: Record<string, string | undefined> = { ...LOCAL_DEPLOYMENT_ENV };
+  const configOf = (c: LocalConnection) => connectionActionsConfig(env, entryOf(c));
+  const initial = connections.list();
+  const first = initial[0];
+  if (!first) throw new Error('local actions: no connection');
+  const config = configOf(first);
   let bound: BindablePublisher | undefined;
   const publisher: EventPublisher = {
     publish(events: readonly BusEvent[]) {
@@ -143,17 +238,32 @@ export async function startLocalActions(options: LocalActionsOptions): Promise<L
       return bound.publish(events);
     },
   };
-  const ports = localPorts(options, config, publisher);
+  const stores = localStores(options.stores, config);
+  const isdocSchema = createLazyIsdocSchema();
+  const portsFor = async (entry: ActionConnection, settings: ActionsConfig) => {
+    const connection = connections.get(entry.name);
+    if (!connection) throw new Error(`local actions: no client for connection '${entry.name}'`);
+    const { clock } = options;
+    return actionPorts(
+      { config: settings, api: connection.api, publisher, clock, logger, isdocSchema },
+      stores,
+    );
+  };
+  const registry = {
+    get: async (name: string) => {
+      const connection = connections.get(name);
+      return connection ? entryOf(connection) : undefined;
+    },
+    scan: async () => ({ entries: connections.list().map(entryOf) }),
+  };
+  const deps = { registry, env, portsFor, logger };
   const entries = new Map<string, ActionEntry>(
-    eventActions.map((a) => [
-      a.name,
-      createActionEntry(a.name, logger, a.run(a.deps(ports)), {
-        source: config.eventSource,
-        connection: config.connection,
-      }),
-    ]),
+    eventActions.map((a) => [a.name, connectionActionEntry(a, deps)]),
   );
-  const schedules = localSchedules(config, ports, logger);
+  const anySchedule = initial.some((c) =>
+    scheduledActionDefinitions.some((a) => a.schedules(configOf(c)).length > 0),
+  );
+  const schedules = localSchedules(deps);
   let timer: NodeJS.Timeout | undefined;
   const runScheduled = async () => {
     if (bound) await schedules.run();
@@ -164,7 +274,7 @@ export async function startLocalActions(options: LocalActionsOptions): Promise<L
   };
 
   return {
-    routes: buildRoutes(config),
+    routes: mergeRoutes(initial.map((c) => buildRoutes(configOf(c)))),
     config,
     bindPublisher(p) {
       bound = p;
@@ -181,7 +291,7 @@ export async function startLocalActions(options: LocalActionsOptions): Promise<L
     },
     runScheduled,
     startTimers(intervalMs) {
-      if (!schedules.any || timer) return;
+      if (!anySchedule || timer) return;
       timer = setInterval(() => void runScheduled(), Math.max(250, intervalMs));
       timer.unref();
     },

@@ -1,6 +1,7 @@
 /** What the local runtime reports while it runs (its updates), and the views that show them. */
-import { ACTION_FAILED, actionEvents } from '../core/events/action-events.js';
-import { intakeDetailType } from '../core/events/intake-events.js';
+import { actionOutcomeEntries } from '../core/actions/registry.js';
+import { ACTION_FAILED } from '../core/events/action-events.js';
+import { intakeDetailType } from '../core/intake/intake-events.js';
 
 export interface EventUpdate {
   kind: 'event';
@@ -127,7 +128,8 @@ export function intakeText(intake: { url: string; sources: readonly string[] } |
 
 /** What the actions and the intake's importer publish about what they did, from the catalog. */
 const outcomeTypes = new Set<string>([
-  ...actionEvents.map((e) => e.detailType),
+  ...actionOutcomeEntries.map((e) => e.detailType),
+  ACTION_FAILED,
   intakeDetailType('Imported'),
   intakeDetailType('Rejected'),
 ]);

@@ -9,6 +9,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as z from 'zod';
+import { eventCatalog } from '../core/event-catalog.js';
 import { renderEventsMarkdown, renderSchemaFiles } from '../core/events/render-docs.js';
 
 const flagsSchema = z.object({
@@ -33,28 +34,31 @@ function normalizeMarkdown(text: string): string {
 /** Files that differ from what the catalog renders (relative paths); empty when up to date. */
 export async function staleFiles(out: string, docs: string): Promise<string[]> {
   const stale: string[] = [];
-  const files = renderSchemaFiles();
+  const files = renderSchemaFiles(eventCatalog);
   for (const [name, text] of files) {
     if ((await readOrUndefined(join(out, name))) !== text) stale.push(join(out, name));
   }
   const existing = await readdir(out).catch(() => [] as string[]);
   for (const name of existing) if (name.endsWith('.json') && !files.has(name)) stale.push(join(out, name));
   const committed = await readOrUndefined(docs);
-  if (committed === undefined || normalizeMarkdown(committed) !== normalizeMarkdown(renderEventsMarkdown())) {
+  if (
+    committed === undefined ||
+    normalizeMarkdown(committed) !== normalizeMarkdown(renderEventsMarkdown(eventCatalog))
+  ) {
     stale.push(docs);
   }
   return stale;
 }
 
 export async function writeSchemas(out: string, docs: string): Promise<number> {
-  const files = renderSchemaFiles();
+  const files = renderSchemaFiles(eventCatalog);
   await mkdir(out, { recursive: true });
   for (const name of await readdir(out)) {
     if (name.endsWith('.json') && !files.has(name)) await rm(join(out, name));
   }
   for (const [name, text] of files) await writeFile(join(out, name), text);
   await mkdir(dirname(docs), { recursive: true });
-  await writeFile(docs, renderEventsMarkdown());
+  await writeFile(docs, renderEventsMarkdown(eventCatalog));
   return files.size;
 }
 

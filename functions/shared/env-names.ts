@@ -94,6 +94,14 @@ export const ENV = {
   actionsEmailSubject: 'ACTIONS_EMAIL_SUBJECT',
   actionsEInvoiceTrackingDeadlineSeconds: 'ACTIONS_EINVOICE_TRACKING_DEADLINE_SECONDS',
   actionsEInvoiceMaxOpen: 'ACTIONS_EINVOICE_MAX_OPEN',
+  /** Payment reminders for overdue issued (advance) invoices: opt-in (`true`), per connection. */
+  actionsPaymentReminders: 'ACTIONS_PAYMENT_REMINDERS',
+  /** Days overdue before the first reminder. */
+  actionsPaymentReminderFirstDays: 'ACTIONS_PAYMENT_REMINDER_FIRST_DAYS',
+  /** Days overdue before the second (last) reminder; more than the first. */
+  actionsPaymentReminderSecondDays: 'ACTIONS_PAYMENT_REMINDER_SECOND_DAYS',
+  /** Subject of a reminder; `{DocumentNumber}` is replaced. */
+  actionsPaymentReminderSubject: 'ACTIONS_PAYMENT_REMINDER_SUBJECT',
   actionsIdempotencyTable: 'ACTIONS_IDEMPOTENCY_TABLE',
   actionsIdempotencyExpiresSeconds: 'ACTIONS_IDEMPOTENCY_EXPIRES_SECONDS',
   actionsArchiveBucket: 'ACTIONS_ARCHIVE_BUCKET',

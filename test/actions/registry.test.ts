@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import {
   ActionRegistryError,
   defineEventAction,
@@ -46,6 +47,7 @@ describe('action registry', () => {
       defineEventAction({
         name,
         uses: [],
+        events: [],
         outcomes: [ACTION_FAILED],
         deps: () => ({}),
         run: () => async () => ({ status: 'done' }),
@@ -63,7 +65,24 @@ describe('action registry', () => {
     const problems = (error as ActionRegistryError).problems.join('\n');
     expect(problems).toMatch(/name: expected a kebab-case handler module name/);
     expect(problems).toMatch(/uses\.0/);
-    expect(problems).toMatch(/outcomes\.0: expected a detail-type of the event catalog/);
+    expect(problems).toMatch(/Bad_Name\.outcomes: 'Order\.Teleported' is no event an action declares/);
+  });
+
+  it('refuses a detail-type two actions declare', () => {
+    const owned = { detailType: 'Order.Teleported', description: 'x', schema: z.object({}), example: {} };
+    const entry = (name: string) =>
+      defineEventAction({
+        name,
+        uses: [],
+        events: [owned],
+        outcomes: ['Order.Teleported', ACTION_FAILED],
+        deps: () => ({}),
+        run: () => async () => ({ status: 'done' }),
+        routes: () => [],
+      });
+    expect(() => validateRegistry([entry('a'), entry('b')])).toThrow(
+      /b\.events: 'Order\.Teleported' is declared by a too/,
+    );
   });
 
   it('grants each action the service, the bus and exactly the stores it uses', () => {

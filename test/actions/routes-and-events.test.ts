@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
+import { actionOutcomeEntries } from '../../functions/core/actions/registry.js';
 import { matchesPattern } from '../../functions/core/event-pattern.js';
-import { actionEvents } from '../../functions/core/events/action-events.js';
+import { actionFailedEntry } from '../../functions/core/events/action-events.js';
+
+const actionEvents = [...actionOutcomeEntries, actionFailedEntry];
+
 import { buildRoutes, buildScheduledActions, routes } from '../../functions/core/routes.js';
 import { recordEvent } from './support.js';
 
@@ -183,9 +187,11 @@ describe('action event catalog', () => {
       'IssuedOrder.Transferred',
       'IssuedInvoice.IsdocArchived',
       'IssuedAdvanceInvoice.IsdocArchived',
-      'IssuedInvoice.EInvoiceStatusChanged',
       'IssuedInvoice.EmailSent',
       'IssuedInvoice.SendingHeld',
+      'IssuedInvoice.EInvoiceStatusChanged',
+      'IssuedInvoice.PaymentReminderSent',
+      'IssuedAdvanceInvoice.PaymentReminderSent',
       'Action.Failed',
     ]);
   });

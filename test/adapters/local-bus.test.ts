@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLocalBus, type EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
 import { PublishError } from '../../functions/core/errors.js';
-import type { DetailType } from '../../functions/core/events/catalog.js';
+import type { DetailType } from '../../functions/core/event-catalog.js';
+import type { SourceDetailType } from '../../functions/core/events/catalog.js';
 import type { BusEvent } from '../../functions/core/ports.js';
 import type { Route } from '../../functions/core/routes.js';
 import { createManualClock } from '../../functions/shared/clock.js';
@@ -9,7 +10,7 @@ import { createLogger } from '../../functions/shared/logger.js';
 
 const logger = createLogger({ level: 'silent' });
 
-function route(id: string, detailTypes: DetailType[], overrides: Partial<Route> = {}): Route {
+function route(id: string, detailTypes: SourceDetailType[], overrides: Partial<Route> = {}): Route {
   return {
     id,
     handler: id,
@@ -191,19 +192,19 @@ describe('local bus', () => {
     const seen: string[] = [];
     let local: ReturnType<typeof createLocalBus>;
     local = createLocalBus({
-      routes: [route('transfer', ['ReceivedOrder.Created']), route('archive', ['ReceivedOrder.Transferred'])],
+      routes: [route('transfer', ['ReceivedOrder.Created']), route('archive', ['IssueSlip.Created'])],
       deliver: async (r, event) => {
         seen.push(`${r.id}:${event['detail-type']}`);
-        if (r.id === 'transfer') await local.publish([bus('ReceivedOrder.Transferred')]);
+        if (r.id === 'transfer') await local.publish([bus('IssueSlip.Created')]);
       },
       logger,
     });
     await local.publish([bus('ReceivedOrder.Created')]);
     await local.drain();
-    expect(seen).toEqual(['transfer:ReceivedOrder.Created', 'archive:ReceivedOrder.Transferred']);
+    expect(seen).toEqual(['transfer:ReceivedOrder.Created', 'archive:IssueSlip.Created']);
     expect(local.events().map((e) => e['detail-type'])).toEqual([
       'ReceivedOrder.Created',
-      'ReceivedOrder.Transferred',
+      'IssueSlip.Created',
     ]);
   });
 

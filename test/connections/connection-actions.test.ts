@@ -22,10 +22,9 @@ import { createConnectionSecretResolver } from '../../functions/adapters/connect
 import { createXsdIsdocSchema } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
 import type { EventActionDefinition } from '../../functions/core/actions/action-definition.js';
 import { archiveIsdocAction } from '../../functions/core/actions/archive-isdoc.js';
-import { connectionActionsConfig } from '../../functions/core/actions/connection-actions.js';
 import type { OpenSendings } from '../../functions/core/actions/open-sendings.js';
-import { createActionEntry, EACH_CONNECTION } from '../../functions/core/actions/run-action.js';
 import { transferDocumentsAction } from '../../functions/core/actions/transfer-document.js';
+import { connectionActionEntry, connectionActionsConfig } from '../../functions/core/connection-actions.js';
 import {
   type ConnectionEntryInput,
   parseConnectionEntry,
@@ -35,7 +34,7 @@ import { idempotencyKey } from '../../functions/core/events/envelope.js';
 import type { ObjectStore } from '../../functions/core/ports.js';
 import {
   connectionActionClients,
-  eachConnectionAction,
+  connectionActionDeps,
 } from '../../functions/handlers/connection-actions.js';
 import { createInvocationDeadline } from '../../functions/handlers/invocation-deadline.js';
 import { systemClock } from '../../functions/shared/clock.js';
@@ -149,7 +148,7 @@ async function deployment(entries: ReturnType<typeof entry>[]) {
   const deps = { env: {}, registry, clients, limiter, publisher, stores, clock, logger, capabilities };
   // biome-ignore lint/suspicious/noExplicitAny: the registry holds entries of any dependencies
   const fn = (action: EventActionDefinition<any, any>) =>
-    createActionEntry(action.name, logger, eachConnectionAction(action, deps), EACH_CONNECTION);
+    connectionActionEntry(action, connectionActionDeps(deps));
   const bucketOf = async (connection: string) => {
     const { Item } = await servers.dynamoDb.send(
       new GetItemCommand({ TableName: rateLimitTable, Key: { pk: { S: connection } }, ConsistentRead: true }),

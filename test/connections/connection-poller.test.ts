@@ -14,7 +14,7 @@ import {
   credentialsVariableOf,
   parseConnectionEntry,
 } from '../../functions/core/connections/connection-entry.js';
-import { parseDetail } from '../../functions/core/events/catalog.js';
+import { parseDetail } from '../../functions/core/event-catalog.js';
 import type { BusEvent } from '../../functions/core/ports.js';
 import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
 import { createConnectionClients } from '../../functions/handlers/connection-clients.js';

@@ -4,7 +4,7 @@ import {
   parseConnectionEntry,
 } from '../../functions/core/connections/connection-entry.js';
 import { decideTake, fullBucket, refill } from '../../functions/core/connections/token-bucket.js';
-import { parseDetail } from '../../functions/core/events/catalog.js';
+import { parseDetail } from '../../functions/core/event-catalog.js';
 import { connectionEvents } from '../../functions/core/events/connection-events.js';
 
 describe('connection entry', () => {

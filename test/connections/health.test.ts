@@ -6,7 +6,7 @@ import {
   type HealthReport,
   recordHealth,
 } from '../../functions/core/connections/health.js';
-import { parseDetail } from '../../functions/core/events/catalog.js';
+import { parseDetail } from '../../functions/core/event-catalog.js';
 import type { BusEvent, EventPublisher } from '../../functions/core/ports.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { silentLogger } from '../../functions/shared/logger.js';

@@ -8,13 +8,13 @@ import type { AccountingApi } from '../../functions/accounting/api.js';
 import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
 import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
 import { actionPorts } from '../../functions/core/actions/action-definition.js';
-import {
-  ConnectionPassesFailedError,
-  scheduledForEachConnection,
-} from '../../functions/core/actions/connection-actions.js';
 import { trackEInvoicesAction } from '../../functions/core/actions/einvoice-tracking.js';
 import { type OpenSendings, sendingKey } from '../../functions/core/actions/open-sendings.js';
 import type { IdempotencyGuard } from '../../functions/core/actions/ports.js';
+import {
+  ConnectionPassesFailedError,
+  scheduledForEachConnection,
+} from '../../functions/core/connection-actions.js';
 import {
   type ConnectionEntryInput,
   parseConnectionEntry,

@@ -6,7 +6,7 @@ import {
   findCatalogEntry,
   parseDetail,
   toJsonSchemas,
-} from '../../functions/core/events/catalog.js';
+} from '../../functions/core/event-catalog.js';
 import { idempotencyKey } from '../../functions/core/events/envelope.js';
 import { staleFiles } from '../../functions/local/write-schemas.js';
 

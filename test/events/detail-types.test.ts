@@ -5,23 +5,21 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { RecordType } from '../../functions/accounting/collections.js';
+import { isdocArchivedType } from '../../functions/core/actions/archive-isdoc-events.js';
 import { publishOutcome } from '../../functions/core/actions/outcomes.js';
+import { transferredType } from '../../functions/core/actions/transfer-events.js';
 import {
   type ACTION_FAILED,
-  isdocArchivedType,
-  type OutcomeDetailType,
-  transferredType,
-} from '../../functions/core/events/action-events.js';
-import {
   type DetailType,
   detailTypeSchema,
   detailTypes,
   eventCatalog,
   isDetailType,
-} from '../../functions/core/events/catalog.js';
+  type OutcomeDetailType,
+} from '../../functions/core/event-catalog.js';
 import type { CONNECTION_UNHEALTHY } from '../../functions/core/events/connection-events.js';
 import { recordDetailType } from '../../functions/core/events/envelope.js';
-import { intakeDetailType } from '../../functions/core/events/intake-events.js';
+import { intakeDetailType } from '../../functions/core/intake/intake-events.js';
 import type { BusEvent } from '../../functions/core/ports.js';
 import type { RoutePattern } from '../../functions/core/route-spec.js';
 import type { PutEventsScope } from '../../infra/constructs/grants.js';
@@ -65,7 +63,7 @@ describe('detail-types are checked at compile time', () => {
     // @ts-expect-error an IAM grant on PutEvents names catalog detail-types only
     const scope: PutEventsScope = { source: 'accounting.acme', detailTypes: ['EshopOrder.Receieved'] };
     const publishRecordEvent = (publisher: Parameters<typeof publishOutcome>[0]) =>
-      // @ts-expect-error an action publishes its outcomes, never a record event
+      // @ts-expect-error an action publishes a catalog entry of its own, never a bare detail-type
       publishOutcome(publisher, 'accounting.acme', 'IssuedInvoice.Created', {}, new Date());
     expect([typo, pattern, event, scope, publishRecordEvent]).toHaveLength(5);
   });

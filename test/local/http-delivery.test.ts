@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalBus } from '../../functions/adapters/local/local-bus.js';
 import { parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
-import type { DetailType } from '../../functions/core/events/catalog.js';
+import type { DetailType } from '../../functions/core/event-catalog.js';
 import { EXIT } from '../../functions/local/exit-codes.js';
 import { createHttpDelivery, type DeliveryOutcome } from '../../functions/local/http-delivery.js';
 import { startRuntime } from '../../functions/local/runtime.js';

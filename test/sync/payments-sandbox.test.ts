@@ -11,7 +11,7 @@ import type { CollectionName } from '../../functions/accounting/collections.js';
 import { parseAccountingConfig } from '../../functions/accounting/config.js';
 import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
 import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
-import { parseDetail } from '../../functions/core/events/catalog.js';
+import { parseDetail } from '../../functions/core/event-catalog.js';
 import type { PaymentDetail } from '../../functions/core/events/payment-events.js';
 import { pollAll } from '../../functions/core/sync/poll-all.js';
 import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CheckpointConflictError } from '../../functions/core/errors.js';
-import { parseDetail } from '../../functions/core/events/catalog.js';
+import { parseDetail } from '../../functions/core/event-catalog.js';
 import { resolveRecord } from '../../functions/core/events/claim-check.js';
 import { type CollectionCheckpoint, checkpointKey } from '../../functions/core/sync/checkpoint-state.js';
 import { pollAll } from '../../functions/core/sync/poll-all.js';

@@ -8,8 +8,8 @@
  */
 import * as z from 'zod';
 import type { AccountingApi } from '../../accounting/api.js';
-import type { OutcomeDetailType } from '../events/action-events.js';
-import { detailTypeSchema } from '../events/catalog.js';
+import { ACTION_FAILED, type ActionFailedType } from '../events/action-events.js';
+import type { CatalogEntry } from '../events/catalog-entry.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
 import type { RouteSpec, ScheduleSpec } from '../route-spec.js';
 import type { ActionsConfig } from './config.js';
@@ -79,20 +79,28 @@ export function eventSourceOf(config: Pick<ActionsConfig, 'eventSource'>): strin
   return [config.eventSource];
 }
 
-interface ActionBase<R extends ActionResource, D> {
+interface ActionBase<R extends ActionResource, D, O extends string> {
   /** Kebab-case: the handler module `functions/handlers/<name>.ts`, the function's service name. */
   readonly name: string;
   /** Stores the action keeps state in; infra grants exactly these (plus the secret and the bus). */
   readonly uses: readonly R[];
-  /** Every detail-type it may publish; its role may put no other. */
-  readonly outcomes: readonly OutcomeDetailType[];
+  /**
+   * The outcome detail-types it owns, with their schemas, declared beside its code: the catalog
+   * takes them from here (`core/event-catalog.ts`), so no other module names them.
+   */
+  readonly events: readonly CatalogEntry<O>[];
+  /** Every detail-type it may publish (its own `events` and `Action.Failed`); its role may put no other. */
+  readonly outcomes: readonly (O | ActionFailedType)[];
   /** Its dependencies, from one connection's ports (method syntax: the registry holds entries of any `D`). */
   deps(ports: ActionPorts<R>): D;
 }
 
 /** An action run per event: one or more routes (rule → queue → function) deliver to it. */
-export interface EventActionDefinition<R extends ActionResource = ActionResource, D = unknown>
-  extends ActionBase<R, D> {
+export interface EventActionDefinition<
+  R extends ActionResource = ActionResource,
+  D = unknown,
+  O extends string = string,
+> extends ActionBase<R, D, O> {
   readonly kind: 'event';
   /** Its routes for the given settings (none when switched off). */
   routes(config: ActionsConfig): RouteSpec[];
@@ -104,7 +112,8 @@ export interface ScheduledActionDefinition<
   R extends ActionResource = ActionResource,
   D = unknown,
   T = unknown,
-> extends ActionBase<R, D> {
+  O extends string = string,
+> extends ActionBase<R, D, O> {
   readonly kind: 'scheduled';
   /** Its schedules for the given settings (none when switched off). */
   schedules(config: ActionsConfig): ScheduleSpec[];
@@ -113,15 +122,15 @@ export interface ScheduledActionDefinition<
 
 export type ActionDefinition = EventActionDefinition | ScheduledActionDefinition;
 
-export function defineEventAction<R extends ActionResource, D>(
-  definition: Omit<EventActionDefinition<R, D>, 'kind'>,
-): EventActionDefinition<R, D> {
+export function defineEventAction<R extends ActionResource, D, O extends string>(
+  definition: Omit<EventActionDefinition<R, D, O>, 'kind'>,
+): EventActionDefinition<R, D, O> {
   return { kind: 'event', ...definition };
 }
 
-export function defineScheduledAction<R extends ActionResource, D, T>(
-  definition: Omit<ScheduledActionDefinition<R, D, T>, 'kind'>,
-): ScheduledActionDefinition<R, D, T> {
+export function defineScheduledAction<R extends ActionResource, D, T, O extends string>(
+  definition: Omit<ScheduledActionDefinition<R, D, T, O>, 'kind'>,
+): ScheduledActionDefinition<R, D, T, O> {
   return { kind: 'scheduled', ...definition };
 }
 
@@ -129,7 +138,8 @@ const entrySchema = z.object({
   kind: z.enum(['event', 'scheduled']),
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, { error: 'expected a kebab-case handler module name' }),
   uses: z.array(z.enum(actionResources)),
-  outcomes: z.array(detailTypeSchema).min(1),
+  events: z.array(z.object({ detailType: z.string().regex(/^[A-Z][A-Za-z]*\.[A-Z][A-Za-z]*$/) })),
+  outcomes: z.array(z.string().min(1)).min(1),
 });
 
 /** Thrown when the registry is malformed; names every entry and field at fault. */
@@ -143,11 +153,30 @@ export class ActionRegistryError extends Error {
   }
 }
 
-/** Checks every entry (names unique and kebab-case, known stores, catalogued outcomes). */
+/**
+ * Checks every entry: names unique and kebab-case, known stores, no detail-type declared by two
+ * actions, and each outcome `Action.Failed` or an event some entry declares (two functions of one
+ * action — the reminder and its scheduled pass, say — publish what one of them declares).
+ */
 export function validateRegistry<T extends readonly ActionDefinition[]>(entries: T): T {
   const problems: string[] = [];
   const seen = new Set<string>();
+  const owners = new Map<string, string>();
+  const declared = new Set(entries.flatMap((entry) => (entry.events ?? []).map((e) => e.detailType)));
   for (const [i, entry] of entries.entries()) {
+    const own = new Set<string>((entry.events ?? []).map((e) => e.detailType));
+    for (const outcome of entry.outcomes ?? []) {
+      if (outcome !== ACTION_FAILED && !declared.has(outcome)) {
+        problems.push(`${entry.name}.outcomes: '${outcome}' is no event an action declares`);
+      }
+    }
+    for (const detailType of own) {
+      const owner = owners.get(detailType);
+      if (owner !== undefined && owner !== entry.name) {
+        problems.push(`${entry.name}.events: '${detailType}' is declared by ${owner} too`);
+      }
+      owners.set(detailType, entry.name);
+    }
     const parsed = entrySchema.safeParse(entry);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {

@@ -7,8 +7,9 @@ import * as z from 'zod';
 import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
 import { collectionOf } from '../../accounting/collections.js';
 import { EventValidationError } from '../errors.js';
-import { parseDetail } from '../events/catalog.js';
-import { anyRecordEnvelopeSchema, type RecordEnvelope } from '../events/envelope.js';
+import { sourceCatalog } from '../events/catalog.js';
+import { anyRecordEnvelopeSchema, changeKinds } from '../events/envelope.js';
+import { paymentChanges } from '../events/payment-events.js';
 import { InvalidActionEventError } from './errors.js';
 
 const eventBridgeEventSchema = z.looseObject({
@@ -19,6 +20,16 @@ const eventBridgeEventSchema = z.looseObject({
   detail: z.unknown(),
 });
 
+/**
+ * The envelope an action reads of its event: a record event's, or a payment event's (its `change`
+ * is `Paid`, `PartiallyPaid` or `Overdue`, it has no `modifiedDate` and carries no record).
+ */
+const actionEnvelopeSchema = anyRecordEnvelopeSchema.extend({
+  change: z.enum([...changeKinds, ...paymentChanges]),
+  modifiedDate: z.string().nullable().default(null),
+});
+export type ActionEnvelope = z.infer<typeof actionEnvelopeSchema>;
+
 export interface ActionEvent {
   /** EventBridge event id: the causation id of every outcome. */
   eventId: string;
@@ -26,7 +37,7 @@ export interface ActionEvent {
   detailType: string;
   /** When the event was published (deadlines of retried actions count from here). */
   time: Date | undefined;
-  envelope: RecordEnvelope;
+  envelope: ActionEnvelope;
 }
 
 /** Validates an EventBridge event against its catalog schema; throws `InvalidActionEventError`. */
@@ -42,14 +53,14 @@ export function parseActionEvent(raw: unknown): ActionEvent {
   const detailType = outer.data['detail-type'];
   let detail: unknown;
   try {
-    detail = parseDetail(detailType, outer.data.detail);
+    detail = sourceCatalog.parseDetail(detailType, outer.data.detail);
   } catch (error) {
     if (error instanceof EventValidationError) {
       throw new InvalidActionEventError(detailType, error.issues, { cause: error });
     }
     throw error;
   }
-  const envelope = anyRecordEnvelopeSchema.safeParse(detail);
+  const envelope = actionEnvelopeSchema.safeParse(detail);
   if (!envelope.success) {
     throw new InvalidActionEventError(
       detailType,
@@ -72,7 +83,7 @@ export function parseActionEvent(raw: unknown): ActionEvent {
  * be stale, or forged by anyone who can put events on the bus; actions act on the service's state.
  * `NotFoundError` when the record no longer exists.
  */
-export async function resolveRecord(api: AccountingApi, envelope: RecordEnvelope): Promise<ApiRecord> {
+export async function resolveRecord(api: AccountingApi, envelope: ActionEnvelope): Promise<ApiRecord> {
   const collection = collectionOf(envelope.recordType);
   if (!collection) throw new InvalidActionEventError(envelope.recordType, ['unknown record type']);
   return api.get(collection.name as Parameters<AccountingApi['get']>[0], envelope.id);

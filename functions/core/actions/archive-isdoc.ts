@@ -26,11 +26,12 @@ import {
 import { NotFoundError, ValidationError } from '../../accounting/errors.js';
 import { readStream, StreamTooLargeError } from '../../shared/read-stream.js';
 import { ObjectExistsError } from '../errors.js';
-import { ACTION_FAILED, isdocArchivedType, type Problem, type SourceRef } from '../events/action-events.js';
+import { ACTION_FAILED, type Problem, type SourceRef } from '../events/action-events.js';
 import { recordDetailType } from '../events/envelope.js';
 import type { Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
 import { actionContextDeps, defineEventAction, eventSourceOf } from './action-definition.js';
 import { type ActionEvent, resolveRecord, stringField } from './action-event.js';
+import { isdocArchivedEntry, isdocArchivedEvents, isdocArchivedType } from './archive-isdoc-events.js';
 import type { ActionsConfig } from './config.js';
 import { IsdocInvalidError, RetryLaterError } from './errors.js';
 import { isdocKey, isNewer, REJECTED_KEY_PREFIX, sameContent } from './isdoc-key.js';
@@ -306,7 +307,7 @@ async function announceArchived(
   await publishOutcome(
     deps.publisher,
     event.source,
-    isdocArchivedType(run.recordType),
+    isdocArchivedEntry(run.recordType),
     {
       ...outcomeBase(run.ctx, 'IsdocArchived', deps.clock, stored.sha256Hex),
       documentNumber: run.documentNumber,
@@ -368,6 +369,7 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
 export const archiveIsdocAction = defineEventAction({
   name: 'archive-isdoc',
   uses: ['archive'],
+  events: isdocArchivedEvents,
   outcomes: [...isdocRecordTypes.map(isdocArchivedType), ACTION_FAILED],
   // Without the schema check the archive cannot give its verdict, so it does not start.
   deps: (p): ArchiveDeps => {

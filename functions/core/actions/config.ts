@@ -57,6 +57,18 @@ const emailPartners = list.transform((entries, ctx) => {
   return out;
 });
 
+/** Days overdue of the two reminder stages by default. */
+export const DEFAULT_REMINDER_DAYS = { first: 7, second: 21 } as const;
+
+const reminderDays = (fallback: number) =>
+  z.coerce
+    .number({ error: 'expected whole days overdue (1…365)' })
+    .int({ error: 'expected whole days overdue (1…365)' })
+    .min(1, { error: 'expected whole days overdue (1…365)' })
+    .max(365, { error: 'expected whole days overdue (1…365)' })
+    .optional()
+    .transform((v) => v ?? fallback);
+
 export interface EmailPartner {
   /** Value of the partner field (see `partnerField`) that selects this rule. */
   key: string;
@@ -105,8 +117,24 @@ const envSchema = z
     [ENV.actionsArchiveBucket]: z.string().min(1).optional(),
     [ENV.actionsStateTable]: z.string().min(1).optional(),
     [ENV.actionsReferenceLookbackSeconds]: positiveInt(300),
+    [ENV.actionsPaymentReminders]: flag(false),
+    [ENV.actionsPaymentReminderFirstDays]: reminderDays(DEFAULT_REMINDER_DAYS.first),
+    [ENV.actionsPaymentReminderSecondDays]: reminderDays(DEFAULT_REMINDER_DAYS.second),
+    [ENV.actionsPaymentReminderSubject]: z
+      .string()
+      .trim()
+      .min(1, { error: 'expected a subject text' })
+      .max(200, { error: 'expected a subject of at most 200 characters' })
+      .optional(),
   })
   .superRefine((env, ctx) => {
+    if (env[ENV.actionsPaymentReminderSecondDays] <= env[ENV.actionsPaymentReminderFirstDays]) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [ENV.actionsPaymentReminderSecondDays],
+        message: `expected more days than ${ENV.actionsPaymentReminderFirstDays} (${env[ENV.actionsPaymentReminderFirstDays]})`,
+      });
+    }
     const einvoice = new Set(env[ENV.actionsEInvoicePartners]);
     for (const p of env[ENV.actionsEmailPartners]) {
       if (einvoice.has(p.key)) {
@@ -169,10 +197,18 @@ export interface ActionsConfig {
   stateTable?: string;
   /** How far before the source's `ModifiedDate` to look for an existing target document. */
   referenceLookbackSeconds: number;
+  /** Payment reminders of overdue issued (advance) invoices (docs/payments.md). */
+  paymentReminders: {
+    enabled: boolean;
+    /** Days overdue before the first reminder, and before the second. */
+    stageDays: readonly [number, number];
+    subject: string;
+  };
 }
 
 export const DEFAULT_PARTNER_FIELD = 'BusinessPartnerAddress.IdentificationNumber';
 export const DEFAULT_EMAIL_SUBJECT = 'Invoice {DocumentNumber}';
+export const DEFAULT_REMINDER_SUBJECT = 'Payment reminder: invoice {DocumentNumber}';
 
 /** The actions' section; throws `ConfigError` naming every malformed key. */
 export function loadActionsConfig(env: Env): ActionsConfig {
@@ -212,6 +248,11 @@ export function loadActionsConfig(env: Env): ActionsConfig {
     ...(e[ENV.actionsArchiveBucket] ? { archiveBucket: e[ENV.actionsArchiveBucket] } : {}),
     ...(e[ENV.actionsStateTable] ? { stateTable: e[ENV.actionsStateTable] } : {}),
     referenceLookbackSeconds: e[ENV.actionsReferenceLookbackSeconds],
+    paymentReminders: {
+      enabled: e[ENV.actionsPaymentReminders],
+      stageDays: [e[ENV.actionsPaymentReminderFirstDays], e[ENV.actionsPaymentReminderSecondDays]],
+      subject: e[ENV.actionsPaymentReminderSubject] ?? DEFAULT_REMINDER_SUBJECT,
+    },
   };
 }
 

@@ -8,15 +8,15 @@
 import * as z from 'zod';
 import type { AccountingApi } from '../../accounting/api.js';
 import { NotFoundError } from '../../accounting/errors.js';
-import {
-  ACTION_FAILED,
-  actionFailedSchema,
-  EINVOICE_STATUS_CHANGED,
-  einvoiceStatusChangedSchema,
-} from '../events/action-events.js';
+import { ACTION_FAILED, actionFailedEntry, actionFailedSchema } from '../events/action-events.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
 import { offers } from '../route-spec.js';
 import { defineScheduledAction } from './action-definition.js';
+import {
+  EINVOICE_STATUS_CHANGED,
+  einvoiceStatusChangedEntry,
+  einvoiceStatusChangedSchema,
+} from './einvoice-events.js';
 import {
   type FinishedSending,
   legacyTrackingKey,
@@ -136,7 +136,7 @@ function transitionsOf(deps: TrackerDeps, sending: OpenSending, answer: SendingS
     final = isFinalStep(step.status, step.code, isLast ? answer.IsFinal : false);
     events.push({
       source: sending.eventSource,
-      detailType: EINVOICE_STATUS_CHANGED,
+      entry: einvoiceStatusChangedEntry,
       time: deps.clock.now(),
       detail: einvoiceStatusChangedSchema.parse({
         ...base(sending, 'EInvoiceStatusChanged', deps.clock, sending.sendingId, String(emitted)),
@@ -163,7 +163,7 @@ function passOf(deps: TrackerDeps, sending: OpenSending, answer: SendingStatus):
   if (expired) {
     events.push({
       source: sending.eventSource,
-      detailType: ACTION_FAILED,
+      entry: actionFailedEntry,
       time: deps.clock.now(),
       detail: actionFailedSchema.parse({
         ...base(sending, 'Failed', deps.clock, sending.sendingId, 'deadline'),
@@ -320,6 +320,7 @@ export interface TrackActionDeps extends TrackerDeps {
 export const trackEInvoicesAction = defineScheduledAction({
   name: 'track-einvoices',
   uses: ['actionState'],
+  events: [einvoiceStatusChangedEntry],
   outcomes: [EINVOICE_STATUS_CHANGED, ACTION_FAILED],
   deps: ({ api, publisher, clock, logger, config, actionState }): TrackActionDeps => ({
     api,

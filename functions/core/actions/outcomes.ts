@@ -4,17 +4,15 @@
  */
 import { ApiError } from '../../accounting/errors.js';
 import {
-  ACTION_FAILED,
-  actionFailedSchema,
+  actionFailedEntry,
   actionIdempotencyKey,
   type FailureKind,
-  type OutcomeDetailType,
   type Problem,
   type SourceRef,
 } from '../events/action-events.js';
-import { catalogEntry } from '../events/catalog.js';
-import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
-import type { BusEvent, Clock, EventPublisher } from '../ports.js';
+import { parseWithEntry } from '../events/catalog.js';
+import { type CatalogEntry, ENVELOPE_VERSION } from '../events/catalog-entry.js';
+import type { BusEvent, CatalogDetailType, Clock, EventPublisher } from '../ports.js';
 import type { ActionEvent } from './action-event.js';
 
 /** What running an action on one event came to. */
@@ -68,24 +66,32 @@ export function outcomeBase(ctx: OutcomeContext, change: string, clock: Clock, .
   return outcomeEnvelope(origin, change, clock, ...keyParts);
 }
 
-/** An outcome event: a bus event whose detail-type is one an action may publish. */
-export interface OutcomeEvent extends BusEvent {
-  detailType: OutcomeDetailType;
+/**
+ * An outcome event: its catalog entry (declared beside the action that publishes it, or
+ * `Action.Failed`) instead of a bare detail-type, so the detail is checked with the entry's schema.
+ */
+export interface OutcomeEvent extends Omit<BusEvent, 'detailType'> {
+  entry: CatalogEntry;
 }
 
-/** Validates `detail` with the catalog schema of `detailType` and publishes it. */
+/** Validates `detail` with the schema of its catalog entry and publishes it. */
 export async function publishOutcome(
   publisher: EventPublisher,
   source: string,
-  detailType: OutcomeDetailType,
+  entry: CatalogEntry,
   detail: unknown,
   time: Date,
 ): Promise<void> {
-  await publishOutcomes(publisher, [{ source, detailType, detail, time }]);
+  await publishOutcomes(publisher, [{ source, entry, detail, time }]);
 }
 
 export async function publishOutcomes(publisher: EventPublisher, events: OutcomeEvent[]): Promise<void> {
-  const checked = events.map((e) => ({ ...e, detail: catalogEntry(e.detailType).schema.parse(e.detail) }));
+  const checked = events.map(({ entry, ...e }) => ({
+    ...e,
+    // Every entry an action holds is a catalog entry: the catalog is composed from them.
+    detailType: entry.detailType as CatalogDetailType,
+    detail: entry.schema.parse(e.detail),
+  }));
   if (checked.length > 0) await publisher.publish(checked);
 }
 
@@ -116,8 +122,8 @@ export async function publishFailure(
   await publishOutcome(
     deps.publisher,
     ctx.event.source,
-    ACTION_FAILED,
-    actionFailedSchema.parse(detail),
+    actionFailedEntry,
+    parseWithEntry(actionFailedEntry, detail),
     deps.clock.now(),
   );
 }

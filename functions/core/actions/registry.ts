@@ -5,10 +5,13 @@
  * Lambda bundle holds its own action only, and states its name, its routes (derived from the
  * transfer table, the ISDOC record types and the sending settings), the stores it uses, how its
  * dependencies are built from one connection's ports, how it runs, and the detail-types it may
- * publish.
+ * publish, with their schemas (`events`: the catalog takes them from here).
  *
- * Adding an action: its core module with its entry, one line here, its handler file (docs/actions.md).
+ * Adding an action: its core module with its entry and its `*-events.ts`, one line here, its
+ * handler file (docs/actions.md).
  */
+
+import type { CatalogEntry } from '../events/catalog-entry.js';
 import {
   type ActionDefinition,
   type EventActionDefinition,
@@ -17,16 +20,29 @@ import {
 } from './action-definition.js';
 import { archiveIsdocAction } from './archive-isdoc.js';
 import { trackEInvoicesAction } from './einvoice-tracking.js';
+import { paymentReminderPassAction, paymentRemindersAction } from './payment-reminder.js';
 import { sendInvoiceAction } from './send-invoice.js';
 import { transferDocumentsAction } from './transfer-document.js';
 
 /** Every action, in routing-table order. */
-export const actionRegistry: readonly ActionDefinition[] = validateRegistry([
+const actions = [
   transferDocumentsAction,
   archiveIsdocAction,
   sendInvoiceAction,
   trackEInvoicesAction,
-]);
+  paymentRemindersAction,
+  paymentReminderPassAction,
+];
+
+export const actionRegistry: readonly ActionDefinition[] = validateRegistry(actions);
+
+/** Every detail-type an action may publish (its own outcomes and `Action.Failed`). */
+export type ActionOutcomeDetailType = (typeof actions)[number]['outcomes'][number];
+
+/** The outcome catalog entries every action declares beside its code, in registry order. */
+export const actionOutcomeEntries = actionRegistry.flatMap(
+  (a) => a.events as readonly CatalogEntry<ActionOutcomeDetailType>[],
+);
 
 export const eventActions = actionRegistry.filter((a): a is EventActionDefinition => a.kind === 'event');
 export const scheduledActionDefinitions = actionRegistry.filter(

@@ -8,7 +8,6 @@
  * - `done` / `duplicate` / `skipped` / `failed` (an `Action.Failed` was published): acknowledged;
  * - a thrown `RetryLaterError` or a transient error (429, 5xx, network, store): deliver again later.
  */
-import { connectionEventSource } from '../connection.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../events/claim-check.js';
 import type { Logger } from '../ports.js';
 import { type ActionEvent, parseActionEvent } from './action-event.js';
@@ -35,9 +34,6 @@ function detailBytes(raw: unknown): number {
   return text === undefined ? 0 : Buffer.byteLength(text);
 }
 
-/** A deployment of many connections: each event's `source` must be its own connection's. */
-export const EACH_CONNECTION = { eachConnection: true } as const;
-
 /** A deployment of one connection: its events' `source`, and the connection they must name. */
 export interface OneConnection {
   readonly source: string;
@@ -45,26 +41,22 @@ export interface OneConnection {
 }
 
 /** What an entry acts on: one connection's events, or each event's own connection's. */
-export type AcceptedSource = OneConnection | typeof EACH_CONNECTION;
+export type AcceptedSource = OneConnection;
 
 function sourceProblem(event: ActionEvent, accepted: AcceptedSource | undefined): string | undefined {
   if (accepted === undefined) return undefined;
-  if (!('eachConnection' in accepted)) {
-    if (event.source !== accepted.source) return 'source: not the event source of this deployment';
-    // Idempotency and archive keys are built from `detail.connection`: another name would act again.
-    return event.envelope.connection === accepted.connection
-      ? undefined
-      : 'detail.connection: not the connection of this deployment';
-  }
-  return event.source === connectionEventSource(event.envelope.connection)
+  if (event.source !== accepted.source) return 'source: not the event source of this deployment';
+  // Idempotency and archive keys are built from `detail.connection`: another name would act again.
+  return event.envelope.connection === accepted.connection
     ? undefined
-    : 'source: not the source of the connection the event names (detail.connection)';
+    : 'detail.connection: not the connection of this deployment';
 }
 
 /**
- * `accepted`: the deployment's `source` and connection (an event must carry both: `source` and
- * `detail.connection`), or `EACH_CONNECTION`: the source of the connection the event names
- * (`accounting.<detail.connection>`; a mismatch is refused). The routes
+ * `accepted`: a fixed `source` and connection (an event must carry both: `source` and
+ * `detail.connection`). The per-connection path (`core/connection-actions.ts`) checks the source of
+ * the connection the event names instead, and an `InvalidActionEventError` it throws is refused the
+ * same way (invalid, dead-lettered, never retried). The routes
  * already match the source; an event that reaches the queue by another way (a direct send, a
  * misconfigured rule) is invalid too.
  */
@@ -97,7 +89,21 @@ export function createActionEntry(
       }
       return { status: 'invalid', reason: error.message.slice(0, 500) };
     }
-    const outcome = await action(event, options);
+    let outcome: ActionOutcome;
+    try {
+      outcome = await action(event, options);
+    } catch (error) {
+      // The per-connection path refuses an event whose source is not its connection's the same way.
+      if (!(error instanceof InvalidActionEventError)) throw error;
+      if (options.logInvalid !== false) {
+        logger.error('invalid event dead-lettered', {
+          action: name,
+          detailType: error.detailType,
+          issues: error.issues.slice(0, 20),
+        });
+      }
+      return { status: 'invalid', reason: error.message.slice(0, 500) };
+    }
     logger.debug('action finished', {
       action: name,
       eventId: event.eventId,

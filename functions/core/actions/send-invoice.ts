@@ -16,7 +16,7 @@
  */
 import type { ApiRecord } from '../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
-import { ACTION_FAILED, EMAIL_SENT, SENDING_HELD, type SourceRef } from '../events/action-events.js';
+import { ACTION_FAILED, type SourceRef } from '../events/action-events.js';
 import { recordDetailType } from '../events/envelope.js';
 import { nestedFilter, offers, type RouteSpec, recordOrClaimCheck } from '../route-spec.js';
 import { actionContextDeps, defineEventAction, eventSourceOf } from './action-definition.js';
@@ -26,6 +26,7 @@ import { EINVOICE_ACTION } from './einvoice-tracking.js';
 import { ActionInProgressError, RetryLaterError } from './errors.js';
 import { type ActionOutcome, outcomeBase, problemOf, publishFailure, publishOutcome } from './outcomes.js';
 import { endSending, sendEInvoiceOnce } from './send-einvoice.js';
+import { EMAIL_SENT, emailSentEntry, SENDING_HELD, sendingHeldEntry } from './send-invoice-events.js';
 import { holdIfPartnerFromCheckout } from './sending-hold.js';
 import {
   announce,
@@ -110,7 +111,7 @@ async function sendEmailOnce(run: SendRun, recipients: string[]): Promise<SendRe
     publishOutcome(
       deps.publisher,
       event.source,
-      EMAIL_SENT,
+      emailSentEntry,
       { ...outcomeBase(run.ctx, 'EmailSent', deps.clock), to: recipients, subject },
       deps.clock.now(),
     ),
@@ -221,6 +222,7 @@ export const sendInvoiceAction = defineEventAction({
   name: 'send-invoice',
   uses: ['idempotency', 'actionState'],
   // One sending function: the channel follows the record the service holds, not the event.
+  events: [emailSentEntry, sendingHeldEntry],
   outcomes: [EMAIL_SENT, SENDING_HELD, ACTION_FAILED],
   deps: (p): SendDeps => ({
     ...actionContextDeps(p),

@@ -7,10 +7,10 @@
  * received orders modified since the invoice's earliest date (less the lookback) hold it.
  */
 import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
-import { SENDING_HELD } from '../events/action-events.js';
 import { hasPartnerFromCheckoutMark } from '../partner-from-checkout.js';
 import { stringField } from './action-event.js';
 import { type ActionOutcome, outcomeBase, publishOutcome } from './outcomes.js';
+import { sendingHeldEntry } from './send-invoice-events.js';
 import type { SendRun } from './sending-run.js';
 
 function itemsOf(record: ApiRecord): Record<string, unknown>[] {
@@ -72,7 +72,7 @@ export async function holdIfPartnerFromCheckout(run: SendRun): Promise<ActionOut
   await publishOutcome(
     deps.publisher,
     event.source,
-    SENDING_HELD,
+    sendingHeldEntry,
     {
       ...outcomeBase(run.ctx, 'SendingHeld', deps.clock),
       channel: run.channel.kind,

@@ -20,7 +20,7 @@
  */
 import type { AccountingApi, ApiRecord, Created } from '../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
-import { ACTION_FAILED, type SourceRef, transferredType } from '../events/action-events.js';
+import { ACTION_FAILED, type SourceRef } from '../events/action-events.js';
 import { recordDetailType } from '../events/envelope.js';
 import type { Clock, EventPublisher, Logger } from '../ports.js';
 import { type RouteSpec, recordOrClaimCheck } from '../route-spec.js';
@@ -37,6 +37,7 @@ import {
   publishOutcome,
 } from './outcomes.js';
 import type { IdempotencyGuard } from './ports.js';
+import { transferEvents, transferredEntry, transferredType } from './transfer-events.js';
 import {
   allTransferSteps,
   findTransferStep,
@@ -158,7 +159,7 @@ async function publishTransferred(
   await publishOutcome(
     deps.publisher,
     event.source,
-    transferredType(step.sourceRecordType),
+    transferredEntry(step.sourceRecordType),
     {
       ...outcomeBase(run.ctx, 'Transferred', deps.clock),
       target: { recordType: step.targetRecordType, id: target.Id, documentNumber: targetNumber },
@@ -295,6 +296,7 @@ export async function transferDocument(
 export const transferDocumentsAction = defineEventAction({
   name: 'transfer-documents',
   uses: ['idempotency'],
+  events: transferEvents,
   outcomes: [...allTransferSteps.map((s) => transferredType(s.sourceRecordType)), ACTION_FAILED],
   deps: (p): TransferDeps => ({ ...actionContextDeps(p), guard: p.idempotency }),
   run: (deps: TransferDeps) => (event, options) => transferDocument(deps, event, options),

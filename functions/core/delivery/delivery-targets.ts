@@ -12,8 +12,8 @@
  */
 import * as z from 'zod';
 import { connectionSchema } from '../connection.js';
+import { detailTypeSchema, detailTypes } from '../event-catalog.js';
 import { matchesLeaf, type PatternValue } from '../event-pattern.js';
-import { detailTypeSchema, detailTypes } from '../events/catalog.js';
 
 export interface DeliveryTarget {
   /** Stable id: `delivery-<n>` in the order given, or the name the configuration gives. */

@@ -1,64 +1,17 @@
 /**
- * The event catalog: every detail-type the product emits, with its zod schema, a description
- * and an example. Record events come from the collection table; action outcomes from the actions.
+ * Catalog machinery: a catalog of detail-types built from families of entries (zod schema,
+ * description, example), with lookup, parsing and JSON Schema. This module knows no action and no
+ * intake: each declares its own entries beside its code, and the full catalog is composed one layer
+ * up (`core/event-catalog.ts`). What this layer owns itself are the events the poller and the
+ * connection health publish: record changes, payment state and connection health (`sourceCatalog`).
  */
 import * as z from 'zod';
 import { EventValidationError } from '../errors.js';
-import { actionEvents, type OutcomeDetailType } from './action-events.js';
 import type { CatalogEntry } from './catalog-entry.js';
 import { type ConnectionDetailType, connectionEvents } from './connection-events.js';
 import type { RecordDetailType } from './envelope.js';
-import { type IntakeDetailType, intakeEvents } from './intake-events.js';
 import { type PaymentDetailType, paymentEvents } from './payment-events.js';
 import { recordEvents } from './record-events.js';
-
-/**
- * Every detail-type the product emits, derived from the tables that state them: record events from
- * the collection table, transfer and ISDOC outcomes from the transfer steps and the ISDOC record
- * types, and the fixed names of the other actions, the intake and connection health. Code that
- * names a detail-type takes this type, so a mistyped one does not compile.
- */
-export type DetailType =
-  | RecordDetailType
-  | PaymentDetailType
-  | OutcomeDetailType
-  | IntakeDetailType
-  | ConnectionDetailType;
-
-export const eventCatalog: readonly CatalogEntry<DetailType>[] = [
-  ...recordEvents,
-  ...paymentEvents,
-  ...actionEvents,
-  ...intakeEvents,
-  ...connectionEvents,
-];
-
-const byDetailType = new Map<string, CatalogEntry<DetailType>>(eventCatalog.map((e) => [e.detailType, e]));
-
-/** Every detail-type of the catalog, in catalog order. */
-export const detailTypes: readonly DetailType[] = eventCatalog.map((e) => e.detailType);
-
-export function isDetailType(value: string): value is DetailType {
-  return byDetailType.has(value);
-}
-
-/** A detail-type given as input (a CLI flag, a replayed line, a registry entry): one of the catalog's. */
-export const detailTypeSchema = z.enum(detailTypes as [DetailType, ...DetailType[]], {
-  error: (issue) =>
-    `expected a detail-type of the event catalog${typeof issue.input === 'string' ? `, got "${issue.input}"` : ''}`,
-});
-
-/** The entry of a detail-type given as text (an incoming event); `undefined` when the catalog has none. */
-export function findCatalogEntry(detailType: string): CatalogEntry<DetailType> | undefined {
-  return byDetailType.get(detailType);
-}
-
-/** The entry of a detail-type (every `DetailType` has one: the catalog is built from the same tables). */
-export function catalogEntry(detailType: DetailType): CatalogEntry<DetailType> {
-  const entry = byDetailType.get(detailType);
-  if (!entry) throw new Error(`no catalog entry for '${detailType}'`);
-  return entry;
-}
 
 type Issue = z.core.$ZodIssue;
 
@@ -74,19 +27,22 @@ function describeIssues(issues: readonly Issue[], prefix: PropertyKey[] = []): s
   });
 }
 
-/** Parses a detail with the catalog schema of its detail-type. */
-export function parseDetail(detailType: string, detail: unknown): unknown {
-  const entry = findCatalogEntry(detailType);
-  if (!entry) throw new EventValidationError(detailType, ['unknown detail-type']);
+/** Parses a detail with one entry's schema; `EventValidationError` names every field at fault. */
+export function parseWithEntry<S extends z.ZodType>(
+  entry: CatalogEntry<string, S>,
+  detail: unknown,
+): z.output<S> {
   const result = entry.schema.safeParse(detail);
   if (!result.success) {
-    throw new EventValidationError(detailType, describeIssues(result.error.issues), { cause: result.error });
+    throw new EventValidationError(entry.detailType, describeIssues(result.error.issues), {
+      cause: result.error,
+    });
   }
   return result.data;
 }
 
-/** JSON Schema (draft 2020-12) of every detail-type, keyed by detail-type. */
-export function toJsonSchemas(catalog: readonly CatalogEntry[] = eventCatalog): Record<string, unknown> {
+/** JSON Schema (draft 2020-12) of every entry, keyed by detail-type. */
+export function toJsonSchemas(catalog: readonly CatalogEntry[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const entry of catalog) {
     const schema = z.toJSONSchema(entry.schema, { target: 'draft-2020-12', io: 'input' }) as Record<
@@ -103,3 +59,70 @@ export function toJsonSchemas(catalog: readonly CatalogEntry[] = eventCatalog): 
   }
   return out;
 }
+
+/** A catalog over some families of entries: lookup by detail-type, parsing, the detail-type schema. */
+export interface Catalog<D extends string> {
+  readonly entries: readonly CatalogEntry<D>[];
+  /** Every detail-type, in catalog order. */
+  readonly detailTypes: readonly D[];
+  /** A detail-type given as input (a CLI flag, a replayed line, a registry entry): one of the catalog's. */
+  readonly detailTypeSchema: z.ZodType<D>;
+  isDetailType(value: string): value is D;
+  /** The entry of a detail-type given as text (an incoming event); `undefined` when the catalog has none. */
+  find(detailType: string): CatalogEntry<D> | undefined;
+  /** The entry of a detail-type of the catalog. */
+  entry(detailType: D): CatalogEntry<D>;
+  /** Parses a detail with the schema of its detail-type. */
+  parseDetail(detailType: string, detail: unknown): unknown;
+}
+
+/** Thrown when two families declare the same detail-type. */
+export class CatalogConflictError extends Error {
+  override readonly name = 'CatalogConflictError';
+  constructor(readonly detailType: string) {
+    super(`the detail-type '${detailType}' is declared twice in the event catalog`);
+  }
+}
+
+/** Builds a catalog; every detail-type must be declared once. */
+export function createCatalog<D extends string>(entries: readonly CatalogEntry<D>[]): Catalog<D> {
+  const byDetailType = new Map<string, CatalogEntry<D>>();
+  for (const entry of entries) {
+    if (byDetailType.has(entry.detailType)) throw new CatalogConflictError(entry.detailType);
+    byDetailType.set(entry.detailType, entry);
+  }
+  const detailTypes = entries.map((e) => e.detailType);
+  return {
+    entries,
+    detailTypes,
+    detailTypeSchema: z.enum(detailTypes as [D, ...D[]], {
+      error: (issue) =>
+        `expected a detail-type of the event catalog${typeof issue.input === 'string' ? `, got "${issue.input}"` : ''}`,
+    }) as unknown as z.ZodType<D>,
+    isDetailType: (value: string): value is D => byDetailType.has(value),
+    find: (detailType) => byDetailType.get(detailType),
+    entry(detailType) {
+      const entry = byDetailType.get(detailType);
+      if (!entry) throw new Error(`no catalog entry for '${detailType}'`);
+      return entry;
+    },
+    parseDetail(detailType, detail) {
+      const entry = byDetailType.get(detailType);
+      if (!entry) throw new EventValidationError(detailType, ['unknown detail-type']);
+      return parseWithEntry(entry, detail);
+    },
+  };
+}
+
+/** The detail-types this layer owns: what the poller and the connection health publish. */
+export type SourceDetailType = RecordDetailType | PaymentDetailType | ConnectionDetailType;
+
+/**
+ * The events the poller and the connection health publish, which actions react to. An action's
+ * incoming event is parsed with this catalog, so an action needs no other action's schemas.
+ */
+export const sourceCatalog: Catalog<SourceDetailType> = createCatalog<SourceDetailType>([
+  ...recordEvents,
+  ...paymentEvents,
+  ...connectionEvents,
+]);

@@ -1,13 +1,21 @@
 /**
  * Renders the event catalog as Markdown (`docs/events.md`) and as JSON Schema files
- * (`events/schemas/<DetailType>.json` + `index.json`). Pure: returns file contents.
+ * (`events/schemas/<DetailType>.json` + `index.json`) from the catalog it is given (the full one is
+ * composed in `core/event-catalog.ts`). Pure: returns file contents.
  */
 
-import { eventCatalog, toJsonSchemas } from './catalog.js';
+import { toJsonSchemas } from './catalog.js';
 import { type CatalogEntry, EVENT_CATALOG_VERSION } from './catalog-entry.js';
 
 /** Catalog changelog, newest first (rendered into docs/events.md). */
 export const catalogChangelog: readonly { version: number; changes: readonly string[] }[] = [
+  {
+    version: 6,
+    changes: [
+      "New: `IssuedInvoice.PaymentReminderSent` and `IssuedAdvanceInvoice.PaymentReminderSent`: a payment reminder (stage 1 or 2) of an overdue document was handed to the service's e-mail sending (opt-in `ACTIONS_PAYMENT_REMINDERS`, docs/payments.md). Additive: no existing detail-type changed.",
+      'The action outcomes are listed in the order of the action registry (each action declares its own): `IssuedInvoice.EInvoiceStatusChanged` now follows `IssuedInvoice.EmailSent` and `IssuedInvoice.SendingHeld`. No schema changed.',
+    ],
+  },
   {
     version: 5,
     changes: [
@@ -40,7 +48,7 @@ export const catalogChangelog: readonly { version: number; changes: readonly str
 
 const HEADER = `# Events
 
-<!-- Generated from functions/core/events (catalog.ts) by \`npx tsx functions/local/write-schemas.ts\`. Do not edit. -->
+<!-- Generated from the event catalog (functions/core/event-catalog.ts) by \`npx tsx functions/local/write-schemas.ts\`. Do not edit. -->
 
 Every event the product puts on the bus. \`detail-type\` is \`<RecordType>.<Change>\` for record
 changes (one triple per collection of \`functions/accounting/collections.ts\`) plus the action
@@ -85,7 +93,7 @@ function section(entry: CatalogEntry): string {
   ].join('\n');
 }
 
-export function renderEventsMarkdown(catalog: readonly CatalogEntry[] = eventCatalog): string {
+export function renderEventsMarkdown(catalog: readonly CatalogEntry[]): string {
   const index = [
     '## Index',
     '',
@@ -113,7 +121,7 @@ export function renderEventsMarkdown(catalog: readonly CatalogEntry[] = eventCat
 }
 
 /** `events/schemas` contents: file name → text. */
-export function renderSchemaFiles(catalog: readonly CatalogEntry[] = eventCatalog): Map<string, string> {
+export function renderSchemaFiles(catalog: readonly CatalogEntry[]): Map<string, string> {
   const files = new Map<string, string>();
   const schemas = toJsonSchemas(catalog);
   for (const [detailType, schema] of Object.entries(schemas)) {

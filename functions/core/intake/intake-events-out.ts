@@ -1,9 +1,9 @@
 /** Building and publishing the intake's events; each detail is checked against its catalog schema. */
 import { actionIdempotencyKey } from '../events/action-events.js';
-import { parseDetail } from '../events/catalog.js';
+import { parseWithEntry } from '../events/catalog.js';
 import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
-import { type IntakeChange, intakeDetailType } from '../events/intake-events.js';
 import type { Clock, EventPublisher } from '../ports.js';
+import { type IntakeChange, intakeEntry } from './intake-events.js';
 import { type IntakeSource, intakeRecordId } from './shop-order.js';
 
 export interface IntakeEventOrigin {
@@ -24,8 +24,9 @@ export async function publishIntakeEvent(
   ...keyParts: string[]
 ): Promise<void> {
   const id = intakeRecordId(origin.source, origin.shopOrderId);
-  const detailType = intakeDetailType(change);
-  const detail = parseDetail(detailType, {
+  const entry = intakeEntry(change);
+  const detailType = entry.detailType;
+  const detail = parseWithEntry(entry, {
     version: ENVELOPE_VERSION,
     connection: origin.connection,
     recordType: 'EshopOrder',

@@ -8,7 +8,7 @@ import {
   DeliveryTargetError,
   parseTargetSpec,
 } from '../../core/delivery/delivery-targets.js';
-import type { DetailType } from '../../core/events/catalog.js';
+import type { DetailType } from '../../core/event-catalog.js';
 import { defineCommand, durationFlag } from '../command.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
@@ -63,7 +63,7 @@ export const deliveriesCommand = defineCommand({
       throw error;
     }
     const type = await detailTypeFlag(o.type, 'deliveries');
-    const { catalogEntry } = await import('../../core/events/catalog.js');
+    const { catalogEntry } = await import('../../core/event-catalog.js');
     const entry = catalogEntry(type);
     loadDotEnv(ctx.env, ctx.cwd);
     const dataDir = resolve(ctx.cwd, o['data-dir']);

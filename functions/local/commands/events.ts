@@ -35,7 +35,7 @@ export const eventsCommand = defineCommand({
     })
     .refine((o) => o.write === undefined || o.schema, { path: ['write'], message: 'needs --schema' }),
   async run(options, ctx) {
-    const { catalogEntry, eventCatalog, toJsonSchemas } = await import('../../core/events/catalog.js');
+    const { catalogEntry, eventCatalog, toJsonSchemas } = await import('../../core/event-catalog.js');
     const entries = options.type
       ? [catalogEntry(await detailTypeFlag(options.type, 'events'))]
       : eventCatalog;

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as z from 'zod';
-import type { DetailType } from '../../core/events/catalog.js';
+import type { DetailType } from '../../core/event-catalog.js';
 import type { BusEvent } from '../../core/ports.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -31,7 +31,7 @@ const lineSchema = (detailType: z.ZodType<DetailType>) =>
 
 /** Reads and validates every line against the event catalog; throws `UsageError` listing the bad lines. */
 export async function readReplayFile(path: string, source: string): Promise<BusEvent[]> {
-  const { detailTypeSchema, parseDetail } = await import('../../core/events/catalog.js');
+  const { detailTypeSchema, parseDetail } = await import('../../core/event-catalog.js');
   const schema = lineSchema(detailTypeSchema);
   const events: BusEvent[] = [];
   const problems: string[] = [];

@@ -6,7 +6,7 @@
 import type { DeadLetterStore } from '../../adapters/local/dead-letter-store.js';
 import type { DeadLetter, LocalBus } from '../../adapters/local/local-bus.js';
 import type { IsdocSchema } from '../../core/actions/ports.js';
-import type { DetailType } from '../../core/events/catalog.js';
+import type { DetailType } from '../../core/event-catalog.js';
 import type { ObjectStore } from '../../core/ports.js';
 import type { CheckpointRow } from '../commands/checkpoints.js';
 import { deadLetterKey, redriveDeadLetters } from '../dead-letter-redrive.js';

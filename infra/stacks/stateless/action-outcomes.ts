@@ -3,7 +3,8 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ACTION_FAILED, actionEvents } from '../../../functions/core/events/action-events.js';
+import { actionOutcomeEntries } from '../../../functions/core/actions/registry.js';
+import { ACTION_FAILED } from '../../../functions/core/events/action-events.js';
 import { ruleSourcesOf } from '../../config/names.js';
 import type { InfraConfig } from '../../config/schema.js';
 import { retentionOf } from '../../constructs/app-function.js';
@@ -31,7 +32,7 @@ export function actionOutcomes(
     removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
   });
   props.connectionPolling?.unhealthyRule.addTarget(outcomesLog.target());
-  const outcomeTypes = actionEvents.map((e) => e.detailType).filter((t) => t !== ACTION_FAILED);
+  const outcomeTypes = actionOutcomeEntries.map((e) => e.detailType);
   new events.Rule(scope, 'ActionOutcomesRule', {
     eventBus,
     description: 'Copies action outcome events to the action outcomes log group',

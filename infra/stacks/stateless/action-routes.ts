@@ -8,7 +8,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { ACTION_FAILED, type OutcomeDetailType } from '../../../functions/core/events/action-events.js';
+import { ACTION_FAILED, type OutcomeDetailType } from '../../../functions/core/event-catalog.js';
 import type { RoutePattern } from '../../../functions/core/route-spec.js';
 import type { Route, ScheduledAction } from '../../../functions/core/routes.js';
 import type { InfraConfig } from '../../config/schema.js';
@@ -49,8 +49,13 @@ export function assertUniqueRouteIds(routes: readonly Route[]): void {
 }
 
 /** What a function may publish: its outcomes, and `Action.Failed`. */
-function outcomesOf(outcomes: readonly OutcomeDetailType[]) {
-  return { detailTypes: [...new Set<OutcomeDetailType>([...outcomes, ACTION_FAILED])] };
+function outcomesOf(outcomes: readonly string[]) {
+  // The registry checked every outcome against the action's own catalog entries.
+  return {
+    detailTypes: [
+      ...new Set<OutcomeDetailType>([...(outcomes as readonly OutcomeDetailType[]), ACTION_FAILED]),
+    ],
+  };
 }
 
 export function actionRoute(

@@ -7,9 +7,9 @@
  */
 import * as z from 'zod';
 import { connectionSchema } from '../connection.js';
-import { intakeSources } from '../intake/shop-order.js';
-import { actionIdempotencyKey } from './action-events.js';
-import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
+import { actionIdempotencyKey } from '../events/action-events.js';
+import { type CatalogEntry, ENVELOPE_VERSION } from '../events/catalog-entry.js';
+import { intakeSources } from './shop-order.js';
 
 /** What can happen to a shop order: accepted for import, imported, or rejected. */
 export const intakeChanges = ['Received', 'Imported', 'Rejected'] as const;
@@ -178,3 +178,10 @@ export const intakeEvents: CatalogEntry<IntakeDetailType>[] = [
     },
   },
 ];
+
+/** The catalog entry of an intake change. */
+export function intakeEntry(change: IntakeChange): CatalogEntry<IntakeDetailType> {
+  const entry = intakeEvents.find((e) => e.detailType === intakeDetailType(change));
+  if (!entry) throw new Error(`no intake entry for ${change}`);
+  return entry;
+}

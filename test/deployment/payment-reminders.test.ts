@@ -1,0 +1,70 @@
+/**
+ * Payment reminders in the deployment of one connection, run from its cloud assembly (the bundles
+ * with their roles and environment, IAM enforced on every call): the payment detector publishes
+ * `Overdue`, the `payment-reminders` route and the hourly `payment-reminder-pass` send the due
+ * stage of each through the service's e-mail sending, once, to the address the service holds.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiRecord } from '../../functions/accounting/api.js';
+import { type Deployment, deploy } from './deployment.js';
+import { detailTypes, failedInvocations } from './flows.js';
+import { describeDenials } from './iam.js';
+
+let d: Deployment;
+
+beforeAll(async () => {
+  d = await deploy({
+    sandbox: { sizes: { documents: 40, partners: 8, perCollection: {} } },
+    config: { payments: true, actions: { ACTIONS_PAYMENT_REMINDERS: 'true' } },
+  });
+  const secret = d.assembly
+    .byType('AWS::SecretsManager::Secret')
+    .find((r) => r.logicalId.startsWith('CredentialsSecret'));
+  if (!secret) throw new Error('no credentials secret');
+  d.standIn.secretStore.put(secret.ref, JSON.stringify({ apiKey: d.sandbox.credentials.apiKey }));
+}, 300_000);
+
+afterAll(async () => {
+  await d?.close();
+});
+
+interface Mail {
+  DocumentId: string;
+  To: string[];
+}
+
+const mails = () => d.sandbox.server.domain.outbox as Mail[];
+const published = (type: string) =>
+  d.standIn.published
+    .filter((p) => p.event['detail-type'] === type)
+    .map((p) => p.event.detail as Record<string, unknown>);
+
+describe('payment reminders, deployed', () => {
+  it('Overdue events become one reminder per due stage, to the address the service holds, with no denied call', async () => {
+    await d.tick();
+    await d.tick(); // the pass runs on every tick; nothing is sent twice
+    expect(failedInvocations(d)).toBe('');
+    expect(describeDenials(d.authorizer.denied())).toBe('');
+    const types = detailTypes(d);
+    expect(types['IssuedInvoice.Overdue'] ?? 0, JSON.stringify(types)).toBeGreaterThan(0);
+    const sent = [
+      ...published('IssuedInvoice.PaymentReminderSent'),
+      ...published('IssuedAdvanceInvoice.PaymentReminderSent'),
+    ];
+    expect(sent.length, JSON.stringify(types)).toBeGreaterThan(0);
+    console.info(
+      `payment reminders: ${(types['IssuedInvoice.Overdue'] ?? 0) + (types['IssuedAdvanceInvoice.Overdue'] ?? 0)} Overdue events, ${sent.length} reminders sent, ${types['Action.Failed'] ?? 0} Action.Failed`,
+    );
+    // One mail per reminder event, and one per document and stage.
+    expect(mails()).toHaveLength(sent.length);
+    const stages = sent.map((s) => `${String(s.id)}#${String(s.dueDate)}#${String(s.stage)}`);
+    expect(new Set(stages).size).toBe(stages.length);
+    // Each went to the partner's address on the service's record.
+    for (const mail of mails()) {
+      const record = (d.sandbox.state.get('IssuedInvoices', mail.DocumentId) ??
+        d.sandbox.state.get('IssuedAdvanceInvoices', mail.DocumentId)) as ApiRecord | undefined;
+      const held = (record?.BusinessPartnerAddress as { Email?: string } | undefined)?.Email;
+      expect(mail.To).toEqual([held]);
+    }
+  }, 240_000);
+});
