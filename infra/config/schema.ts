@@ -99,6 +99,17 @@ export const baseInfraConfigSchema = z.object({
       error: `expected one of ${LOG_RETENTION_DAYS.join(', ')}`,
     })
     .default(30),
+  /**
+   * X-Ray active tracing of every function, with Powertools Tracer in the bundles (AWS SDK calls and
+   * outgoing HTTP as subsegments). Off by default: traces are billed, and the tracer with the X-Ray
+   * SDK adds about 110 KB to every bundle.
+   */
+  tracing: flag().default(false),
+  /**
+   * A source map beside every bundle, and `--enable-source-maps`, so stack traces name the source
+   * files. Off by default: a map is about four times its bundle, which then exceeds 1.5 MB.
+   */
+  sourceMaps: flag().default(false),
   /** Log level of every function: the levels of its logger (functions/shared/logger.ts). */
   logLevel: upperCaseEnum(FUNCTION_LOG_LEVELS).default('INFO'),
   /** `RETAIN` keeps tables and buckets when the stack is deleted; `DESTROY` deletes the tables (dev stages). */
