@@ -145,8 +145,6 @@ describe('many connections: least privilege', () => {
         'sqs:DeleteMessage',
         'sqs:GetQueueAttributes',
         'sqs:ReceiveMessage',
-        'xray:PutTelemetryRecords',
-        'xray:PutTraceSegments',
       ].sort(),
     );
     const putEvents = statementsOf('Poller').find((s) => s.Action === 'events:PutEvents');
@@ -167,14 +165,7 @@ describe('many connections: least privilege', () => {
 
   it('dispatcher: a Scan of the registry and sending to the poll queue, nothing else', () => {
     expect(actionsOf('Dispatcher')).toEqual(
-      [
-        'dynamodb:Scan',
-        'logs:CreateLogStream',
-        'logs:PutLogEvents',
-        'sqs:SendMessage',
-        'xray:PutTelemetryRecords',
-        'xray:PutTraceSegments',
-      ].sort(),
+      ['dynamodb:Scan', 'logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage'].sort(),
     );
   });
 });

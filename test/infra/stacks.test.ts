@@ -82,7 +82,7 @@ describe('functions', () => {
     expect(ofType('AWS::Lambda::Function')).toHaveLength(1 + t.routes.length + t.scheduledActions.length + 2);
   });
 
-  it('every function: Node 24, ARM64, its memory and timeout, tracing, its own log group', () => {
+  it('every function: Node 24, ARM64, its memory and timeout, no tracing by default, its own log group', () => {
     const expected: Record<string, { memory: number; timeout: number }> = {
       Poller: { memory: 512, timeout: 50 },
       ...Object.fromEntries(
@@ -99,14 +99,13 @@ describe('functions', () => {
         Architectures: ['arm64'],
         MemorySize: expected[path]!.memory,
         Timeout: expected[path]!.timeout,
-        TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.stringContaining('Logs') } },
       });
+      // Tracing and source maps are off by default (settings `tracing`, `sourceMaps`).
+      expect(fn.Properties.TracingConfig, path).toBeUndefined();
       const env = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      expect(env).toMatchObject({
-        POWERTOOLS_METRICS_NAMESPACE: 'AccountingEvents',
-        NODE_OPTIONS: '--enable-source-maps',
-      });
+      expect(env).toMatchObject({ POWERTOOLS_METRICS_NAMESPACE: 'AccountingEvents' });
+      expect(env.NODE_OPTIONS, path).toBeUndefined();
       expect(env.POWERTOOLS_SERVICE_NAME).toEqual(expect.any(String));
     }
     t.statelessTemplate.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
@@ -164,7 +163,8 @@ describe('functions', () => {
 
 describe('least privilege per function', () => {
   const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
-  const xray = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+  // Tracing is off by default: no X-Ray statement (see 'with tracing' below).
+  const xray: string[] = [];
   const secret = ['secretsmanager:GetSecretValue'];
   // What Lambda's SQS poller calls; no ChangeMessageVisibility or GetQueueUrl (nothing calls them).
   const sqsConsume = ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'];
@@ -306,12 +306,36 @@ describe('least privilege per function', () => {
     expect(tracker).toEqual(sorted(logs, xray, secret, ['events:PutEvents'], [...TABLE_ACCESS.state]));
   });
 
-  it('the only Resource "*" of any function role is the X-Ray statement', () => {
+  it('no function role has a statement on Resource "*" (tracing off)', () => {
     for (const path of functionPaths()) {
-      for (const s of statementsOf(path)) {
-        if (s.Resource === '*') expect(sorted([s.Action].flat() as string[]), path).toEqual(xray);
-      }
+      for (const s of statementsOf(path)) expect(s.Resource, path).not.toBe('*');
     }
+  });
+
+  it('with tracing and source maps: active tracing, the X-Ray statement as the only Resource "*", --enable-source-maps', () => {
+    const traced = buildTestApp({ ...SETTINGS, tracing: true, sourceMaps: true });
+    const fns = Object.entries(
+      traced.statelessTemplate.findResources('AWS::Lambda::Function') as Record<
+        string,
+        { Properties: { TracingConfig?: unknown; Environment: { Variables: Record<string, unknown> } } }
+      >,
+    );
+    expect(fns.length).toBeGreaterThan(3);
+    for (const [id, fn] of fns) {
+      expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBe('--enable-source-maps');
+    }
+    const wildcard = Object.values(
+      traced.statelessTemplate.findResources('AWS::IAM::Policy') as Record<
+        string,
+        { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } } }
+      >,
+    )
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st) => st.Resource === '*');
+    expect(wildcard.length).toBeGreaterThan(0);
+    for (const st of wildcard)
+      expect(sorted([st.Action].flat())).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   });
 
   it('each function gets exactly the resource env vars of its grants', () => {
