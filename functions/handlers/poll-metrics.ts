@@ -1,8 +1,16 @@
 /**
  * The metrics sink of the pollers and the dispatcher: counts and durations, optionally with
  * dimensions, flushed once per invocation; Powertools Metrics (EMF) behind it on Lambda.
+ *
+ * Every distinct metric name and dimension set is a custom metric CloudWatch bills by the month, so
+ * by default the sink folds the per-item dimensions away (`FOLDED_BY_DEFAULT`: `detailType`,
+ * `collection`): a value dimensioned only by them becomes one value of the metric without them —
+ * counts add up, durations keep the worst (the largest) of the invocation. `POLLER_DETAILED_METRICS=true`
+ * (infra setting `detailedMetrics`) keeps every dimension.
  */
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import * as z from 'zod';
+import { ENV } from '../shared/env-names.js';
 
 /** What the handler reports to its metrics sink. */
 export interface PollMetrics {
@@ -11,20 +19,57 @@ export interface PollMetrics {
   flush(): void;
 }
 
-/** Powertools Metrics behind the `PollMetrics` sink (dimensioned values as single metrics). */
-export function createPowertoolsPollMetrics(metrics: Metrics): PollMetrics {
-  const add = (
-    name: string,
-    unit: (typeof MetricUnit)[keyof typeof MetricUnit],
-    value: number,
-    dimensions?: Record<string, string>,
-  ) => {
-    if (dimensions) metrics.singleMetric().addDimensions(dimensions).addMetric(name, unit, value);
-    else metrics.addMetric(name, unit, value);
+/** Dimensions folded away unless detailed metrics are asked for. */
+export const FOLDED_BY_DEFAULT: readonly string[] = ['detailType', 'collection'];
+
+const metricsEnvSchema = z.object({
+  [ENV.pollerDetailedMetrics]: z
+    .enum(['true', 'false'], { error: `${ENV.pollerDetailedMetrics}: expected true or false` })
+    .default('false'),
+});
+
+/** The dimensions to fold, from the function's environment. */
+export function foldedDimensionsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): readonly string[] {
+  const parsed = metricsEnvSchema.parse({ [ENV.pollerDetailedMetrics]: env[ENV.pollerDetailedMetrics] });
+  return parsed[ENV.pollerDetailedMetrics] === 'true' ? [] : FOLDED_BY_DEFAULT;
+}
+
+type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
+
+/**
+ * Powertools Metrics behind the `PollMetrics` sink (dimensioned values as single metrics); values
+ * dimensioned only by `fold` are folded into their metric without dimensions, added at `flush`.
+ */
+export function createPowertoolsPollMetrics(
+  metrics: Metrics,
+  options: { fold?: readonly string[] } = {},
+): PollMetrics {
+  const fold = new Set(options.fold ?? []);
+  const folded = new Map<string, { unit: Unit; value: number }>();
+  const add = (name: string, unit: Unit, value: number, dimensions?: Record<string, string>) => {
+    const keys = Object.keys(dimensions ?? {});
+    if (keys.length > 0 && keys.every((k) => fold.has(k))) {
+      const seen = folded.get(name);
+      const merged =
+        seen === undefined
+          ? value
+          : unit === MetricUnit.Count
+            ? seen.value + value
+            : Math.max(seen.value, value);
+      folded.set(name, { unit, value: merged });
+    } else if (dimensions && keys.length > 0) {
+      metrics.singleMetric().addDimensions(dimensions).addMetric(name, unit, value);
+    } else metrics.addMetric(name, unit, value);
   };
   return {
     count: (name, value, dimensions) => add(name, MetricUnit.Count, value, dimensions),
     milliseconds: (name, value, dimensions) => add(name, MetricUnit.Milliseconds, value, dimensions),
-    flush: () => metrics.publishStoredMetrics(),
+    flush: () => {
+      for (const [name, { unit, value }] of folded) metrics.addMetric(name, unit, value);
+      folded.clear();
+      metrics.publishStoredMetrics();
+    },
   };
 }

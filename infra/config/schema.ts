@@ -158,6 +158,28 @@ export const baseInfraConfigSchema = z.object({
   deliveryRetryAttempts: intIn(0, 185).default(4),
   /** API destinations only: requests per second each consumer gets at most. */
   deliveryRateLimitPerSecond: intIn(1, 300).default(10),
+  /**
+   * Keep the pollers' per-detail-type and per-collection metric dimensions (`EventsPublished` per
+   * `detailType`, `WatermarkLagMs` per `collection`). Off by default: each distinct name and
+   * dimension set is a custom metric billed by the month; without them the poller publishes one
+   * series per metric (counts summed, the worst lag).
+   */
+  detailedMetrics: flag().default(false),
+  /** The CloudWatch dashboard (a dashboard is billed by the month beyond an account's first three). */
+  dashboard: flag().default(false),
+  /**
+   * Encrypt the alarm topic with a customer managed KMS key (billed by the month and per request).
+   * Off by default: the topic then has no server-side encryption (CloudWatch cannot publish to a
+   * topic under the AWS managed SNS key); its messages are alarm names and states, no business data.
+   * Tables, buckets and queues use AWS owned or managed keys either way.
+   */
+  customerManagedKey: flag().default(false),
+  /**
+   * The alarms beyond those that guard against loss: queue age, function errors (failed messages
+   * end in a dead-letter queue, which alarms anyway), throttles and dropped scheduled invocations,
+   * intake function errors. Off by default; the loss alarms are always there (docs/deploy.md).
+   */
+  operationalAlarms: flag().default(false),
   /** E-mail address subscribed to the alarm topic (optional; confirm the subscription mail). */
   alarmEmail: z.email('expected an e-mail address').optional(),
   /** Base URL of the accounting service (the functions' default applies when unset). */

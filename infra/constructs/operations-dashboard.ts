@@ -28,6 +28,8 @@ export interface OperationsDashboardProps {
   readonly scheduleDeadLetterQueue: sqs.IQueue;
   readonly alarms: readonly cloudwatch.IAlarm[];
   readonly outcomesLogGroup: logs.ILogGroup;
+  /** The pollers keep their per-detail-type and per-collection dimensions (`detailedMetrics`). */
+  readonly detailedMetrics?: boolean;
   /** Many connections: graphs per connection and a `connection` variable that filters them. */
   readonly connections?: { readonly perConnection: boolean };
 }
@@ -88,8 +90,12 @@ export class OperationsDashboard extends Construct {
       });
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
-        title: 'Events published per type',
-        left: [search(ns, 'detailType,service', METRIC.eventsPublished, 'Sum')],
+        title: props.detailedMetrics ? 'Events published per type' : 'Events published',
+        left: [
+          props.detailedMetrics
+            ? search(ns, 'detailType,service', METRIC.eventsPublished, 'Sum')
+            : custom(METRIC.eventsPublished, 'Sum', 'events'),
+        ],
         width: 12,
         stacked: true,
       }),
@@ -105,8 +111,14 @@ export class OperationsDashboard extends Construct {
     );
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
-        title: 'Watermark lag per collection (ms)',
-        left: [search(ns, 'collection,service', METRIC.watermarkLagMs, 'Maximum')],
+        title: props.detailedMetrics
+          ? 'Watermark lag per collection (ms)'
+          : 'Watermark lag, worst collection (ms)',
+        left: [
+          props.detailedMetrics
+            ? search(ns, 'collection,service', METRIC.watermarkLagMs, 'Maximum')
+            : custom(METRIC.watermarkLagMs, 'Maximum', 'lag (ms)'),
+        ],
         width: 12,
       }),
       new cloudwatch.GraphWidget({

@@ -336,8 +336,16 @@ describe('many connections: alarms, dashboard, cdk-nag', () => {
     });
   });
 
-  it('the dashboard graphs per connection and has a connection variable', () => {
-    const body = JSON.stringify(ofType('AWS::CloudWatch::Dashboard')[0]?.[1].Properties.DashboardBody);
+  it('the dashboard (when on) graphs per connection and has a connection variable', () => {
+    expect(ofType('AWS::CloudWatch::Dashboard')).toEqual([]);
+    const withDashboard = buildTestApp({ connectionRegistry: true, dashboard: true });
+    const dashboards = Object.values(
+      withDashboard.statelessTemplate.findResources('AWS::CloudWatch::Dashboard') as Record<
+        string,
+        { Properties: { DashboardBody: unknown } }
+      >,
+    );
+    const body = JSON.stringify(dashboards[0]?.Properties.DashboardBody);
     expect(body).toContain('ConnectionLagMs');
     expect(body).toContain('ConnectionUnhealthy');
     expect(body).toMatch(/variables.*property.*connection.*populateFrom.*connection/);

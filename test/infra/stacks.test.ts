@@ -484,7 +484,7 @@ describe('routes', () => {
     });
   });
 
-  it('every queue has a DLQ or is one, and every queue has an alarm', () => {
+  it('every queue has a DLQ or is one, and every DLQ has an alarm (queue age only with operationalAlarms)', () => {
     const queues = ofType('AWS::SQS::Queue').map(([id]) => id);
     const dlqs = new Set(
       ofType('AWS::SQS::Queue').flatMap(([, q]) => {
@@ -494,14 +494,18 @@ describe('routes', () => {
       }),
     );
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => JSON.stringify(a.Properties));
+    const hasAlarm = (list: string[], id: string) => list.some((a) => a.includes(`"${id}"`));
     for (const id of queues) {
       const hasDlq = Boolean(resources[id]!.Properties.RedrivePolicy);
       expect(hasDlq || dlqs.has(id) || id.startsWith('ScheduleDlq'), id).toBe(true);
-      expect(
-        alarms.some((a) => a.includes(`"${id}"`)),
-        `alarm for ${id}`,
-      ).toBe(true);
+      // A dead letter is a loss: its alarm is always there; a waiting message is not.
+      expect(hasAlarm(alarms, id), `alarm for ${id}`).toBe(!hasDlq);
     }
+    const operational = buildTestApp({ ...SETTINGS, operationalAlarms: true });
+    const all = Object.values(
+      operational.statelessTemplate.findResources('AWS::CloudWatch::Alarm') as Record<string, unknown>,
+    ).map((a) => JSON.stringify(a));
+    for (const id of queues) expect(hasAlarm(all, id), `operational alarm for ${id}`).toBe(true);
     // DLQ alarms fire on the first message.
     for (const id of [...dlqs]) {
       const alarm = ofType('AWS::CloudWatch::Alarm').find(([, a]) =>
@@ -514,19 +518,31 @@ describe('routes', () => {
     }
   });
 
-  it('alarms for poller errors and lag, action failures; all notify the encrypted topic', () => {
-    // Worst watermark lag over every collection, as one Metrics Insights series; silence breaches.
+  it('alarms for poller errors and lag, action failures; all notify the topic', () => {
+    // Worst watermark lag over every collection: the poller reports it as one series; silence breaches.
     t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Threshold: 900_000,
       TreatMissingData: 'breaching',
-      Metrics: [
-        Match.objectLike({
-          Expression: Match.stringLikeRegexp(
-            `SELECT MAX\\(WatermarkLagMs\\) FROM SCHEMA\\("AccountingEvents", collection, service\\) WHERE service = 'poll-changes'`,
-          ),
-        }),
-      ],
+      MetricName: 'WatermarkLagMs',
+      Namespace: 'AccountingEvents',
+      Statistic: 'Maximum',
+      Dimensions: [{ Name: 'service', Value: 'poll-changes' }],
     });
+    // With detailedMetrics, one series per collection: a Metrics Insights query takes the worst.
+    buildTestApp({ ...SETTINGS, detailedMetrics: true }).statelessTemplate.hasResourceProperties(
+      'AWS::CloudWatch::Alarm',
+      {
+        Threshold: 900_000,
+        TreatMissingData: 'breaching',
+        Metrics: [
+          Match.objectLike({
+            Expression: Match.stringLikeRegexp(
+              `SELECT MAX\\(WatermarkLagMs\\) FROM SCHEMA\\("AccountingEvents", collection, service\\) WHERE service = 'poll-changes'`,
+            ),
+          }),
+        ],
+      },
+    );
     const pollerErrors = JSON.stringify(
       t.statelessTemplate.findResources('AWS::CloudWatch::Alarm', {
         Properties: { AlarmDescription: Match.stringLikeRegexp('^The poller failed') },
@@ -541,8 +557,11 @@ describe('routes', () => {
         { Name: 'RuleName', Value: { Ref: Match.stringLikeRegexp('^ActionFailedRule') } },
       ]),
     });
+    // Function errors alarm only with operationalAlarms: a failed message ends in its DLQ, which alarms.
+    t.statelessTemplate.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { MetricName: 'Errors' }, 0);
+    const operational = buildTestApp({ ...SETTINGS, operationalAlarms: true });
     for (const path of functionPaths().filter((p) => p !== 'Poller')) {
-      t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      operational.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
         MetricName: 'Errors',
         Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(path) } }],
       });
@@ -551,8 +570,14 @@ describe('routes', () => {
     t.statelessTemplate.allResourcesProperties('AWS::CloudWatch::Alarm', {
       AlarmActions: [{ Ref: topicId }],
     });
-    t.statelessTemplate.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
-    t.statelessTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    // Lean by default: no customer managed key, no dashboard (settings customerManagedKey, dashboard).
+    t.statelessTemplate.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.absent() });
+    t.statelessTemplate.resourceCountIs('AWS::KMS::Key', 0);
+    t.statelessTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+    const armed = buildTestApp({ ...SETTINGS, customerManagedKey: true, dashboard: true });
+    armed.statelessTemplate.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    armed.statelessTemplate.resourceCountIs('AWS::KMS::Key', 1);
+    armed.statelessTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
 
   it('action outcome events (and Action.Failed) are copied to one log group, without a custom resource', () => {
