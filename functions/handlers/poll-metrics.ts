@@ -10,6 +10,7 @@
  */
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
+import { parseEnvSection } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
 
 /** What the handler reports to its metrics sink. */
@@ -24,7 +25,7 @@ export const FOLDED_BY_DEFAULT: readonly string[] = ['detailType', 'collection']
 
 const metricsEnvSchema = z.object({
   [ENV.pollerDetailedMetrics]: z
-    .enum(['true', 'false'], { error: `${ENV.pollerDetailedMetrics}: expected true or false` })
+    .enum(['true', 'false'], { error: 'expected true or false' })
     .default('false'),
 });
 
@@ -32,7 +33,7 @@ const metricsEnvSchema = z.object({
 export function foldedDimensionsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
 ): readonly string[] {
-  const parsed = metricsEnvSchema.parse({ [ENV.pollerDetailedMetrics]: env[ENV.pollerDetailedMetrics] });
+  const parsed = parseEnvSection(metricsEnvSchema, env);
   return parsed[ENV.pollerDetailedMetrics] === 'true' ? [] : FOLDED_BY_DEFAULT;
 }
 
