@@ -59,6 +59,19 @@ async function pollerOutput(resources: Resource[]) {
   );
   const t = setup();
   for (let i = 0; i < 3; i++) t.service.create();
+  // Checkpoint reads and writes (DynamoDB requests on AWS) and the size of what is written.
+  const io = { gets: 0, puts: 0, putBytes: 0 };
+  const checkpoints: typeof t.deps.checkpoints = {
+    get: (key) => {
+      io.gets += 1;
+      return t.deps.checkpoints.get(key);
+    },
+    put: (key, value, version) => {
+      io.puts += 1;
+      io.putBytes = Math.max(io.putBytes, Buffer.byteLength(JSON.stringify(value)));
+      return t.deps.checkpoints.put(key, value, version);
+    },
+  };
   const writes: string[] = [];
   const write = process.stdout.write.bind(process.stdout);
   const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown, ...rest: unknown[]) => {
@@ -68,7 +81,7 @@ async function pollerOutput(resources: Resource[]) {
   try {
     const handler = createHandler({
       api: t.deps.api,
-      checkpoints: t.deps.checkpoints,
+      checkpoints,
       publisher: t.publisher,
       objectStore: t.objectStore,
       clock: t.clock,
@@ -82,6 +95,7 @@ async function pollerOutput(resources: Resource[]) {
     const context = { getRemainingTimeInMillis: () => 600_000 };
     const first = await handler(scheduledPoll(), context);
     const firstWrites = writes.length;
+    Object.assign(io, { gets: 0, puts: 0, putBytes: 0 });
     t.tick(60_000);
     const idle = await handler(scheduledPoll(), context);
     const lines = writes.join('').split('\n').filter(Boolean);
@@ -101,6 +115,7 @@ async function pollerOutput(resources: Resource[]) {
       idle,
       metricSets: [...metricSets].sort(),
       idleBytes,
+      idleCheckpoints: { ...io },
       collections: plain.POLLER_COLLECTIONS,
     };
   } finally {
@@ -180,7 +195,9 @@ describe('a default single-company deployment, counted', () => {
     console.info(
       `custom metrics of the poller (default): ${out.metricSets.length}: ${out.metricSets.join(', ')}; with detailedMetrics over ${
         detailed.collections?.split(',').length
-      } collections: ${detailed.metricSets.length}; log and EMF bytes of a poll without changes: ${out.idleBytes}`,
+      } collections: ${detailed.metricSets.length}; a poll without changes: ${out.idleBytes} bytes of log and EMF output, ${
+        out.idleCheckpoints.gets
+      } checkpoint reads, ${out.idleCheckpoints.puts} checkpoint writes (largest ${out.idleCheckpoints.putBytes} bytes of JSON)`,
     );
   });
 });
