@@ -23,7 +23,7 @@ import { collectionListSchema } from '../core/sync/poll-options.js';
 import { freshnessLagMs } from '../core/sync/sync-types.js';
 import { systemClock } from '../shared/clock.js';
 import { lazyHandler } from './lazy-handler.js';
-import { createPowertoolsPollMetrics, foldedDimensionsFromEnv, type PollMetrics } from './poll-metrics.js';
+import { createPowertoolsPollMetrics, type PollMetrics, pollMetricsOptionsFromEnv } from './poll-metrics.js';
 import { loadPollerRuntimeConfig, type PollerSettings } from './poller-config.js';
 
 export { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
@@ -227,7 +227,7 @@ export async function createDepsFromEnv(
         namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'AccountingEvents',
         serviceName: 'poll-changes',
       }),
-      { fold: foldedDimensionsFromEnv(env) },
+      pollMetricsOptionsFromEnv(env),
     ),
   };
 }

@@ -12,7 +12,7 @@ export const METRICS_NAMESPACE = 'AccountingEvents';
 export const METRIC = {
   /** Poller: events accepted by the bus (per `detailType` with `detailedMetrics`). */
   eventsPublished: 'EventsPublished',
-  /** Poller: requests sent to the accounting service. */
+  /** Poller: requests sent to the accounting service (with `detailedMetrics` only, as `rateLimited`). */
   apiRequests: 'ApiRequests',
   /** Poller: 429 answers of the accounting service. */
   rateLimited: 'RateLimited',

@@ -99,15 +99,22 @@ export class OperationsDashboard extends Construct {
         width: 12,
         stacked: true,
       }),
-      new cloudwatch.GraphWidget({
-        title: 'Accounting API requests, 429s, failed collections',
-        left: [custom(METRIC.apiRequests, 'Sum', 'requests')],
-        right: [
-          custom(METRIC.rateLimited, 'Sum', '429 answers'),
-          custom(METRIC.collectionsFailed, 'Sum', 'failed collections'),
-        ],
-        width: 12,
-      }),
+      // Request and 429 counts are published with `detailedMetrics` only.
+      props.detailedMetrics
+        ? new cloudwatch.GraphWidget({
+            title: 'Accounting API requests, 429s, failed collections',
+            left: [custom(METRIC.apiRequests, 'Sum', 'requests')],
+            right: [
+              custom(METRIC.rateLimited, 'Sum', '429 answers'),
+              custom(METRIC.collectionsFailed, 'Sum', 'failed collections'),
+            ],
+            width: 12,
+          })
+        : new cloudwatch.GraphWidget({
+            title: 'Failed collections',
+            left: [custom(METRIC.collectionsFailed, 'Sum', 'failed collections')],
+            width: 12,
+          }),
     );
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({

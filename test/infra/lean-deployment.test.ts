@@ -11,7 +11,7 @@ import { LambdaLogger } from '../../functions/adapters/aws/lambda-logger.js';
 import { createHandler } from '../../functions/handlers/poll-changes.js';
 import {
   createPowertoolsPollMetrics,
-  foldedDimensionsFromEnv,
+  pollMetricsOptionsFromEnv,
 } from '../../functions/handlers/poll-metrics.js';
 import { loadPollerSettings } from '../../functions/handlers/poller-config.js';
 import type { InfraConfigInput } from '../../infra/config/schema.js';
@@ -89,7 +89,7 @@ async function pollerOutput(resources: Resource[]) {
       settings: loadPollerSettings({ ...plain, POLLER_RECONCILE_INTERVAL_SECONDS: '0' }),
       metrics: createPowertoolsPollMetrics(
         new Metrics({ namespace: plain.POWERTOOLS_METRICS_NAMESPACE!, serviceName: 'poll-changes' }),
-        { fold: foldedDimensionsFromEnv(plain) },
+        pollMetricsOptionsFromEnv(plain),
       ),
     });
     const context = { getRemainingTimeInMillis: () => 600_000 };
@@ -182,12 +182,12 @@ describe('a default single-company deployment, counted', () => {
     expect(out.idle.published).toBe(0);
     // Only the service dimension: the per-type and per-collection ones are folded away.
     for (const set of out.metricSets) expect(set).toMatch(/\{service=poll-changes\}$/);
-    expect(out.metricSets).toEqual(
-      expect.arrayContaining([
-        'EventsPublished{service=poll-changes}',
-        'WatermarkLagMs{service=poll-changes}',
-      ]),
-    );
+    // What the alarms read (failed collections, the worst lag) and the events published.
+    expect(out.metricSets).toEqual([
+      'CollectionsFailed{service=poll-changes}',
+      'EventsPublished{service=poll-changes}',
+      'WatermarkLagMs{service=poll-changes}',
+    ]);
     const detailed = await pollerOutput(resourcesOf({ detailedMetrics: true }));
     expect(detailed.metricSets.length).toBeGreaterThan(out.metricSets.length);
     expect(detailed.metricSets.some((s) => s.includes('detailType='))).toBe(true);
