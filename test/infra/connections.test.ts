@@ -46,7 +46,8 @@ describe('many connections: stateful', () => {
         KeySchema: [{ AttributeName: 'name', KeyType: 'HASH' }],
         BillingMode: 'PAY_PER_REQUEST',
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        SSESpecification: { SSEEnabled: true },
+        // Encrypted at rest with an AWS owned key (`SSEEnabled: false`; `true` means a KMS key).
+        SSESpecification: { SSEEnabled: false },
         DeletionProtectionEnabled: true,
         TimeToLiveSpecification: Match.absent(),
       },
