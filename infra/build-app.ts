@@ -73,7 +73,7 @@ export function buildApp(app: App, options: BuildAppOptions): BuiltApp {
   });
   const stateless = new StatelessStack(app, `${prefix}-stateless`, {
     ...(options.env ? { env: options.env } : {}),
-    description: 'accounting-events: poller, schedule, routes (rule → queue → function), alarms, dashboard',
+    description: 'accounting-events: poller, schedule, routes (rule → queue → function), alarms',
     config,
     resources: stateful,
     routes,
