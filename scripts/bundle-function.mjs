@@ -18,7 +18,15 @@
 //
 // `node scripts/bundle-function.mjs '<json options>'` bundles and prints nothing on success.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runInNewContext } from 'node:vm';
@@ -97,7 +105,10 @@ function compressedWasm(bytes) {
     },
   });
   mkdirSync(dirname(cached), { recursive: true });
-  writeFileSync(cached, compressed);
+  // Written aside, then renamed: a bundler running at the same time never reads half a file.
+  const partial = `${cached}.${process.pid}.partial`;
+  writeFileSync(partial, compressed);
+  renameSync(partial, cached);
   return compressed;
 }
 
