@@ -1,23 +1,28 @@
 /**
- * Bundle size and cold import time of every Lambda handler: each `functions/handlers/*.ts` is
- * bundled the way the CDK construct ships it (esbuild, minified, ESM, node platform, the AWS SDK
- * bundled too; target node20 so it runs here — Lambda gets node24), then imported by several fresh
- * `node` processes.
+ * Asset size and cold import time of every Lambda handler: each `functions/handlers/*.ts` is
+ * bundled by the bundler the CDK construct runs (scripts/bundle-function.mjs, with the default
+ * deployment's settings: no tracing, no source map; target node24 as on Lambda), every file of the
+ * asset directory is counted, and the bundle is imported by several fresh `node` processes.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import { ENV } from '../functions/shared/env-names.js';
+import { BUNDLE_LIMIT_BYTES, bundleFunction } from '../scripts/bundle-function.mjs';
 import { median, round } from './stats.js';
 
 const run = promisify(execFile);
 
 export interface BundleResult {
   name: string;
+  /** Every file of the asset (`index.mjs` and what ships beside it). */
   bytes: number;
+  /** The asset's files, by name, in bytes. */
+  files: Record<string, number>;
+  /** `bytes` ≤ 1,500,000. */
+  withinLimit: boolean;
   coldImportMs: number;
 }
 
@@ -74,30 +79,19 @@ export async function measureBundles(options: {
   const results: BundleResult[] = [];
   for (const file of files) {
     const name = file.replace(/\.ts$/, '');
-    const outfile = join(outDir, `${name}.mjs`);
+    const assetDir = join(outDir, name);
+    const outfile = join(assetDir, 'index.mjs');
+    let assetFiles: { name: string; bytes: number }[];
     try {
-      await build({
-        entryPoints: [join(handlersDir, file)],
-        outfile,
-        bundle: true,
-        minify: true,
-        format: 'esm',
-        platform: 'node',
-        target: 'node20',
-        // As the house function construct bundles (infra/constructs/app-function.ts): everything,
-        // the AWS SDK included, module entry points first.
-        mainFields: ['module', 'main'],
-        // Some dependencies still `require()` Node built-ins; give the ESM bundle a `require`.
-        banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
-        logLevel: 'silent',
-      });
+      await rm(assetDir, { recursive: true, force: true });
+      ({ files: assetFiles } = await bundleFunction({ entry: join(handlersDir, file), outdir: assetDir }));
     } catch (error) {
       options.log(
         `bundles: ${name} failed to bundle: ${error instanceof Error ? error.message.split('\n')[0] : error}`,
       );
       continue;
     }
-    const bytes = (await stat(outfile)).size;
+    const bytes = assetFiles.reduce((sum, f) => sum + f.bytes, 0);
     const times: number[] = [];
     for (let i = 0; i < options.coldRuns; i += 1) {
       const ms = await coldImport(outfile, options.root);
@@ -108,7 +102,13 @@ export async function measureBundles(options: {
       options.log(`bundles: ${name} could not be imported`);
       continue;
     }
-    results.push({ name, bytes, coldImportMs: round(median(times), 1) });
+    results.push({
+      name,
+      bytes,
+      files: Object.fromEntries(assetFiles.map((f) => [f.name, f.bytes])),
+      withinLimit: bytes <= BUNDLE_LIMIT_BYTES,
+      coldImportMs: round(median(times), 1),
+    });
   }
   return results;
 }

@@ -61,7 +61,18 @@ export const benchResultsSchema = z
     baseline: z.object({ requestsPerCycle: num, seconds: num }).strict(),
     ratios: z.object({ requestsPerCycle: num }).strict(),
     actions: z.object({ isdocArchivesPerSecond: num, transfersPerSecond: num }).strict(),
-    bundles: z.array(z.object({ name: z.string(), bytes: z.number().int(), coldImportMs: num }).strict()),
+    bundles: z.array(
+      z
+        .object({
+          name: z.string(),
+          bytes: z.number().int(),
+          // Absent from runs made before every file of the asset was counted.
+          files: z.record(z.string(), z.number().int()).optional(),
+          withinLimit: z.boolean().optional(),
+          coldImportMs: num,
+        })
+        .strict(),
+    ),
     /** Many connections on the multi-connection design (bench/connections.ts); absent from older runs. */
     connections: z
       .object({
@@ -163,9 +174,9 @@ export function checkTargets(r: BenchResults): Target[] {
   for (const b of r.bundles) {
     targets.push({
       name: `bundle ${b.name}`,
-      measured: `${round(b.bytes / 1024, 1)} KiB, cold import ${b.coldImportMs} ms`,
-      target: '≤ 1 MB, ≤ 200 ms',
-      met: b.bytes <= 1_000_000 && b.coldImportMs <= 200,
+      measured: `${b.bytes} bytes (${Object.keys(b.files ?? { 'index.mjs': 0 }).join(' + ')}), cold import ${b.coldImportMs} ms`,
+      target: '≤ 1,500,000 bytes (every file of the asset), ≤ 200 ms',
+      met: b.bytes <= 1_500_000 && b.coldImportMs <= 200,
     });
   }
   return targets;

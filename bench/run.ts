@@ -330,8 +330,16 @@ async function main(): Promise<void> {
   out.write('\nbundles\n');
   out.write(
     formatTable(
-      ['handler', 'bytes', 'cold import ms'],
-      results.bundles.map((b) => [b.name, b.bytes, b.coldImportMs]),
+      ['handler', 'asset bytes', 'files', '≤ 1.5 MB', 'cold import ms'],
+      results.bundles.map((b) => [
+        b.name,
+        b.bytes,
+        Object.entries(b.files ?? {})
+          .map(([name, bytes]) => `${name} ${bytes}`)
+          .join(', '),
+        b.bytes <= 1_500_000 ? 'yes' : 'NO',
+        b.coldImportMs,
+      ]),
     ),
   );
   printConnectionsAndTargets(results);

@@ -15,6 +15,7 @@ import {
 import { ENV } from '../functions/shared/env-names.js';
 import { namePrefix } from './config/names.js';
 import type { InfraConfig } from './config/schema.js';
+import { FUNCTION_BUILD_CONTEXT, type FunctionBuildSettings } from './constructs/app-function.js';
 import { PROJECT_ROOT } from './constructs/handler-entry.js';
 import { StatefulStack } from './stacks/stateful-stack.js';
 import { StatelessStack } from './stacks/stateless-stack.js';
@@ -57,6 +58,12 @@ export function buildApp(app: App, options: BuildAppOptions): BuiltApp {
   const prefix = namePrefix(config);
   const tags = { project: 'accounting-events', stage: config.stage };
 
+  // Every function reads how it is built from the app's context (infra/constructs/app-function.ts).
+  app.node.setContext(FUNCTION_BUILD_CONTEXT, {
+    tracing: config.tracing,
+    sourceMaps: config.sourceMaps,
+  } satisfies FunctionBuildSettings);
+
   const stateful = new StatefulStack(app, `${prefix}-stateful`, {
     ...(options.env ? { env: options.env } : {}),
     description: 'accounting-events: tables, buckets, event bus, secret, schema registry',
@@ -66,7 +73,7 @@ export function buildApp(app: App, options: BuildAppOptions): BuiltApp {
   });
   const stateless = new StatelessStack(app, `${prefix}-stateless`, {
     ...(options.env ? { env: options.env } : {}),
-    description: 'accounting-events: poller, schedule, routes (rule → queue → function), alarms, dashboard',
+    description: 'accounting-events: poller, schedule, routes (rule → queue → function), alarms',
     config,
     resources: stateful,
     routes,

@@ -4,7 +4,8 @@
  * reached the server), deadline, caller abort. Retries are not here: they live in `exchange.ts`.
  */
 import type { Readable } from 'node:stream';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, request } from './undici-agent.js';
 
 export interface SendInput {
   method: 'GET' | 'POST' | 'PUT';

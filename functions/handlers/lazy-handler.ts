@@ -1,9 +1,9 @@
-import { containerTracer, tracedHandler } from '../adapters/aws/lambda-tracer.js';
+import { tracedHandler } from '../adapters/aws/lambda-tracer.js';
 
 /**
  * A Lambda entry point that builds its handler on first use and reuses it; a failed build
  * (e.g. Secrets Manager unreachable) is retried on the next invocation. Each invocation, build
- * included, runs in an X-Ray subsegment named after the function's service.
+ * included, runs in an X-Ray subsegment named after the function's service when tracing is on.
  */
 export function lazyHandler<E, C, R>(build: () => Promise<(event: E, context: C) => Promise<R>>) {
   let built: Promise<(event: E, context: C) => Promise<R>> | undefined;
@@ -17,5 +17,5 @@ export function lazyHandler<E, C, R>(build: () => Promise<(event: E, context: C)
     }
     return (await built)(event, context);
   };
-  return tracedHandler(containerTracer(), process.env.POWERTOOLS_SERVICE_NAME ?? 'handler', invoke);
+  return tracedHandler(process.env.POWERTOOLS_SERVICE_NAME ?? 'handler', invoke);
 }

@@ -3,8 +3,9 @@
  * concurrency, publishes one event per change, and returns a summary. Dependencies (client,
  * DynamoDB checkpoints, EventBridge publisher, S3 claim-check store) are built once per container.
  *
- * Metrics (Powertools, EMF): `EventsPublished` per detail-type, `ApiRequests`, `RateLimited` (429s),
- * `WatermarkLagMs` per collection (how stale the published view may be: now − the service's time
+ * Metrics (Powertools, EMF; the per-detail-type and per-collection dimensions only with
+ * `POLLER_DETAILED_METRICS=true`, else folded: see poll-metrics.ts): `EventsPublished` per
+ * detail-type, `ApiRequests`, `RateLimited` (429s), `WatermarkLagMs` per collection (how stale the published view may be: now − the service's time
  * when the last complete read of the collection began, `freshnessLagMs`; includes clock skew),
  * `CollectionsFailed`, `CollectionsUnavailable` (a collection answered 404: reported once per run,
  * then skipped; one run is the life of this handler — a Lambda container, or the local runtime).
@@ -22,7 +23,7 @@ import { collectionListSchema } from '../core/sync/poll-options.js';
 import { freshnessLagMs } from '../core/sync/sync-types.js';
 import { systemClock } from '../shared/clock.js';
 import { lazyHandler } from './lazy-handler.js';
-import { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
+import { createPowertoolsPollMetrics, type PollMetrics, pollMetricsOptionsFromEnv } from './poll-metrics.js';
 import { loadPollerRuntimeConfig, type PollerSettings } from './poller-config.js';
 
 export { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
@@ -226,6 +227,7 @@ export async function createDepsFromEnv(
         namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'AccountingEvents',
         serviceName: 'poll-changes',
       }),
+      pollMetricsOptionsFromEnv(env),
     ),
   };
 }

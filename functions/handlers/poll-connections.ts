@@ -44,7 +44,7 @@ import {
 import { loadConnectionPollerConfig } from './connections-config.js';
 import { lazyHandler } from './lazy-handler.js';
 import type { LambdaContextLike } from './poll-changes.js';
-import { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
+import { createPowertoolsPollMetrics, type PollMetrics, pollMetricsOptionsFromEnv } from './poll-metrics.js';
 
 export interface ConnectionPollerDeps {
   registry: Pick<ConnectionRegistry, 'get'>;
@@ -323,6 +323,7 @@ export function createDepsFromEnv(env: Readonly<Record<string, string | undefine
         namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'AccountingEvents',
         serviceName: 'poll-connections',
       }),
+      pollMetricsOptionsFromEnv(env),
     ),
   };
 }

@@ -59,6 +59,8 @@ export const ENV = {
   rateLimitTable: 'POLLER_RATE_LIMIT_TABLE',
   /** `false` turns the per-connection metrics of the connection poller off. */
   pollerConnectionMetrics: 'POLLER_CONNECTION_METRICS',
+  /** `true`: the pollers' metrics keep their per-detail-type and per-collection dimensions (functions/handlers/poll-metrics.ts). */
+  pollerDetailedMetrics: 'POLLER_DETAILED_METRICS',
   /** Clients the connection poller keeps per container (least recently used closed first). */
   pollerMaxClients: 'POLLER_MAX_CLIENTS',
   // Sandbox (sandbox/main.ts; flags win over these)

@@ -99,6 +99,17 @@ export const baseInfraConfigSchema = z.object({
       error: `expected one of ${LOG_RETENTION_DAYS.join(', ')}`,
     })
     .default(30),
+  /**
+   * X-Ray active tracing of every function, with Powertools Tracer in the bundles (AWS SDK calls and
+   * outgoing HTTP as subsegments). Off by default: traces are billed, and the tracer with the X-Ray
+   * SDK adds about 120 KB to every bundle (the ISDOC archive then exceeds 1.5 MB).
+   */
+  tracing: flag().default(false),
+  /**
+   * A source map beside every bundle, and `--enable-source-maps`, so stack traces name the source
+   * files. Off by default: a map is about four times its bundle, which then exceeds 1.5 MB.
+   */
+  sourceMaps: flag().default(false),
   /** Log level of every function: the levels of its logger (functions/shared/logger.ts). */
   logLevel: upperCaseEnum(FUNCTION_LOG_LEVELS).default('INFO'),
   /** `RETAIN` keeps tables and buckets when the stack is deleted; `DESTROY` deletes the tables (dev stages). */
@@ -147,6 +158,28 @@ export const baseInfraConfigSchema = z.object({
   deliveryRetryAttempts: intIn(0, 185).default(4),
   /** API destinations only: requests per second each consumer gets at most. */
   deliveryRateLimitPerSecond: intIn(1, 300).default(10),
+  /**
+   * Keep the pollers' per-detail-type and per-collection metric dimensions (`EventsPublished` per
+   * `detailType`, `WatermarkLagMs` per `collection`). Off by default: each distinct name and
+   * dimension set is a custom metric billed by the month; without them the poller publishes one
+   * series per metric (counts summed, the worst lag).
+   */
+  detailedMetrics: flag().default(false),
+  /** The CloudWatch dashboard (a dashboard is billed by the month beyond an account's first three). */
+  dashboard: flag().default(false),
+  /**
+   * Encrypt the alarm topic with a customer managed KMS key (billed by the month and per request).
+   * Off by default: the topic then has no server-side encryption (CloudWatch cannot publish to a
+   * topic under the AWS managed SNS key); its messages are alarm names and states, no business data.
+   * Tables, buckets and queues use AWS owned or managed keys either way.
+   */
+  customerManagedKey: flag().default(false),
+  /**
+   * The alarms beyond those that guard against loss: queue age, function errors (failed messages
+   * end in a dead-letter queue, which alarms anyway), throttles and dropped scheduled invocations,
+   * intake function errors. Off by default; the loss alarms are always there (docs/deploy.md).
+   */
+  operationalAlarms: flag().default(false),
   /** E-mail address subscribed to the alarm topic (optional; confirm the subscription mail). */
   alarmEmail: z.email('expected an e-mail address').optional(),
   /** Base URL of the accounting service (the functions' default applies when unset). */

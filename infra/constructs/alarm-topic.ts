@@ -1,11 +1,13 @@
 /**
- * The SNS topic every alarm notifies, encrypted with its own key, TLS-only, with an optional e-mail
- * subscription. CloudWatch may publish to the topic and use the key only for this deployment's
- * alarms: both statements carry `aws:SourceAccount` and an alarm `aws:SourceArn` (the alarm names
- * share `alarmNamePrefix`). The topic's own policy replaces SNS's default one, so without the
- * publish statement no alarm notification would ever arrive.
+ * The SNS topic every alarm notifies, TLS-only, with an optional e-mail subscription, encrypted with
+ * its own customer managed key when asked (`customerManagedKey`; CloudWatch cannot publish to a
+ * topic under the AWS managed SNS key, so without one the topic has no server-side encryption: its
+ * messages are alarm names and states). CloudWatch may publish to the topic (and use the key) only
+ * for this deployment's alarms: the statements carry `aws:SourceAccount` and an alarm
+ * `aws:SourceArn` (the alarm names share `alarmNamePrefix`). The topic's own policy replaces SNS's
+ * default one, so without the publish statement no alarm notification would ever arrive.
  */
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -19,11 +21,13 @@ export interface AlarmTopicProps {
   /** Every alarm of the topic is named `<alarmNamePrefix><id>` (see `alarmName`). */
   readonly alarmNamePrefix: string;
   readonly email?: string;
+  /** A customer managed KMS key for the topic (default: none). */
+  readonly customerManagedKey?: boolean;
 }
 
 export class AlarmTopic extends Construct {
   readonly topic: sns.Topic;
-  readonly key: kms.Key;
+  readonly key: kms.Key | undefined;
   readonly alarms: cloudwatch.Alarm[] = [];
   private readonly action: cwActions.SnsAction;
   private readonly alarmNamePrefix: string;
@@ -43,13 +47,15 @@ export class AlarmTopic extends Construct {
         }),
       },
     };
-    this.key = new kms.Key(this, 'Key', {
-      description: `Encrypts the ${props.topicName} alarm topic`,
-      enableKeyRotation: true,
-      pendingWindow: Duration.days(7),
-    });
+    this.key = props.customerManagedKey
+      ? new kms.Key(this, 'Key', {
+          description: `Encrypts the ${props.topicName} alarm topic`,
+          enableKeyRotation: true,
+          pendingWindow: Duration.days(7),
+        })
+      : undefined;
     // CloudWatch publishes alarm notifications to the encrypted topic.
-    this.key.addToResourcePolicy(
+    this.key?.addToResourcePolicy(
       new iam.PolicyStatement({
         principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
@@ -60,9 +66,16 @@ export class AlarmTopic extends Construct {
     this.topic = new sns.Topic(this, 'Topic', {
       topicName: props.topicName,
       displayName: 'accounting-events alarms',
-      masterKey: this.key,
+      ...(this.key ? { masterKey: this.key } : {}),
       enforceSSL: true,
     });
+    if (!this.key) {
+      Validations.of(this.topic).acknowledge({
+        id: 'AwsSolutions-SNS2',
+        reason:
+          'Alarm notifications carry alarm names and states only; CloudWatch cannot publish to a topic under the AWS managed SNS key, and a customer managed key is the customerManagedKey setting.',
+      });
+    }
     this.topic.addToResourcePolicy(
       new iam.PolicyStatement({
         sid: 'CloudWatchAlarmsPublish',

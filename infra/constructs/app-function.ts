@@ -1,21 +1,78 @@
 /**
- * The one way this app defines a Lambda function: Node 24 on ARM64, an ESM bundle (minified, with
- * source maps) built locally by esbuild, its own log group with a retention, its own role with no
- * managed policy, X-Ray active tracing and the Powertools environment. Access to resources is
- * added with the helpers in `grants.ts`, which grant and set the environment variable together.
+ * The one way this app defines a Lambda function: Node 24 on ARM64, an ESM bundle built locally by
+ * esbuild (scripts/bundle-function.mjs, which the bench runs too), its own log group with a
+ * retention, its own role with no managed policy and the Powertools environment. X-Ray tracing and
+ * source maps are settings of the deployment (`tracing`, `sourceMaps`; off by default: they weigh
+ * on the bundle). Access to resources is added with the helpers in `grants.ts`, which grant and
+ * set the environment variable together.
  */
-import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import {
+  AssetHashType,
+  DockerImage,
+  Duration,
+  type ILocalBundling,
+  type RemovalPolicy,
+  Stack,
+  Validations,
+} from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/shared/env-names.js';
+import { REQUIRE_SHIM_BANNER } from '../../scripts/bundle-function.mjs';
 import { findHandlerEntry, MissingHandlerError, PROJECT_ROOT } from './handler-entry.js';
 
-/** ESM output has no `require`; some dependencies still call it. */
-export const REQUIRE_SHIM_BANNER =
-  "import { createRequire as __aeCreateRequire } from 'node:module'; const require = __aeCreateRequire(import.meta.url);";
+export { REQUIRE_SHIM_BANNER };
+
+/** Context key under which `buildApp` puts the deployment's `FunctionBuildSettings`. */
+export const FUNCTION_BUILD_CONTEXT = 'accounting-events:function-build';
+
+/** How every function of a deployment is built (infra config `tracing`, `sourceMaps`). */
+export interface FunctionBuildSettings {
+  /** X-Ray active tracing, and Powertools Tracer in the bundle. */
+  readonly tracing: boolean;
+  /** A source map beside each bundle and `--enable-source-maps`. */
+  readonly sourceMaps: boolean;
+}
+
+const LEAN_BUILD: FunctionBuildSettings = { tracing: false, sourceMaps: false };
+
+/** The build settings in force at `scope` (lean when the app sets none). */
+export function functionBuildOf(scope: Construct): FunctionBuildSettings {
+  const given = scope.node.tryGetContext(FUNCTION_BUILD_CONTEXT) as
+    | Partial<FunctionBuildSettings>
+    | undefined;
+  return { ...LEAN_BUILD, ...given };
+}
+
+const BUNDLER = join(PROJECT_ROOT, 'scripts', 'bundle-function.mjs');
+
+/** CDK local bundling through the project's bundler, run as a child process (bundling is synchronous here). */
+class LocalBundler implements ILocalBundling {
+  constructor(
+    readonly entry: string,
+    readonly sourceMap: boolean,
+    readonly tracing: boolean,
+  ) {}
+
+  tryBundle(outputDir: string): boolean {
+    const options = {
+      entry: this.entry,
+      outdir: outputDir,
+      target: 'node24',
+      sourceMap: this.sourceMap,
+      tracing: this.tracing,
+    };
+    execFileSync(process.execPath, [BUNDLER, JSON.stringify(options)], {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    return true;
+  }
+}
 
 export const FUNCTION_RUNTIME = lambda.Runtime.NODEJS_24_X;
 export const FUNCTION_ARCHITECTURE = lambda.Architecture.ARM_64;
@@ -66,6 +123,7 @@ export class AppFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
+    const build = functionBuildOf(this);
     const common: CommonFunctionProps = {
       description: props.description,
       runtime: FUNCTION_RUNTIME,
@@ -75,10 +133,10 @@ export class AppFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
-      tracing: lambda.Tracing.ACTIVE,
+      tracing: build.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        ...(build.sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
         POWERTOOLS_LOG_LEVEL: props.logLevel,
@@ -88,10 +146,10 @@ export class AppFunction extends Construct {
       },
     };
 
-    this.function = this.createFunction(props, common);
+    this.function = this.createFunction(props, common, build);
 
     const policy = this.role.node.tryFindChild('DefaultPolicy');
-    if (policy) {
+    if (policy && build.tracing) {
       Validations.of(policy).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason:
@@ -101,7 +159,11 @@ export class AppFunction extends Construct {
   }
 
   /** The bundled handler module, or (synthesis without bundling only) a stand-in that names it missing. */
-  private createFunction(props: AppFunctionProps, common: CommonFunctionProps): lambda.Function {
+  private createFunction(
+    props: AppFunctionProps,
+    common: CommonFunctionProps,
+    build: FunctionBuildSettings,
+  ): lambda.Function {
     const entry = findHandlerEntry(props.handler);
     if (entry === undefined) {
       // Synthesis without bundling (tests, `cdk diff` of other stacks) still works; a deployable
@@ -117,28 +179,19 @@ export class AppFunction extends Construct {
         ),
       });
     }
-    return new NodejsFunction(this, 'Function', {
+    return new lambda.Function(this, 'Function', {
       ...common,
-      entry,
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: `${PROJECT_ROOT}/package-lock.json`,
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node24',
-        mainFields: ['module', 'main'],
-        banner: REQUIRE_SHIM_BANNER,
-        minify: true,
-        // Non-ASCII text as UTF-8, not escaped: libxml2-wasm carries its WebAssembly as a string, so
-        // the archive bundle is about 210 KB smaller. (This aws-cdk-lib builds no flag from the
-        // `charset` property, hence the argument.)
-        esbuildArgs: { '--charset': 'utf8' },
-        sourceMap: true,
-        sourceMapMode: SourceMapMode.DEFAULT,
-        // Bundle the AWS SDK too: the code deployed is the code tested, whatever the runtime ships.
-        externalModules: [],
-        forceDockerBundling: false,
-      },
+      handler: 'index.handler',
+      // The asset is the bundler's output directory (`index.mjs` and the files it loads), hashed by
+      // its content; nothing of the project is copied.
+      code: lambda.Code.fromAsset(PROJECT_ROOT, {
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          // Never used: the local bundler always bundles (or fails).
+          image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:24'),
+          local: new LocalBundler(entry, build.sourceMaps, build.tracing),
+        },
+      }),
     });
   }
 

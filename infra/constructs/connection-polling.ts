@@ -179,6 +179,7 @@ export class ConnectionPolling extends Construct {
     );
     poller.setEnv(FUNCTION_ENV.eventBusName, resources.eventBus.eventBusName);
     poller.setEnv(ENV.pollerConnectionMetrics, String(config.perConnectionMetrics));
+    poller.setEnv(ENV.pollerDetailedMetrics, String(config.detailedMetrics));
     poller.setEnv(ENV.pollerPayments, String(config.payments));
   }
 

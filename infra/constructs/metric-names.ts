@@ -1,6 +1,8 @@
 /**
  * Custom metrics the poller publishes with Powertools Metrics (embedded metric format), as the
- * dashboard and alarms read them (names from functions/handlers/poll-changes.ts). The actions
+ * dashboard and alarms read them (names from functions/handlers/poll-changes.ts). The per-item
+ * dimensions (`detailType`, `collection`) only with `detailedMetrics`: by default the sink folds
+ * them away (functions/handlers/poll-metrics.ts). The actions
  * publish no metrics: their outcomes are the outcome events on the bus, which a rule copies to a
  * log group that the dashboard queries. Namespace: `POWERTOOLS_METRICS_NAMESPACE`, set by `AppFunction`;
  * every metric carries the `service` dimension (`POWERTOOLS_SERVICE_NAME`).
@@ -8,15 +10,15 @@
 export const METRICS_NAMESPACE = 'AccountingEvents';
 
 export const METRIC = {
-  /** Poller: events accepted by the bus, per `detailType`. */
+  /** Poller: events accepted by the bus (per `detailType` with `detailedMetrics`). */
   eventsPublished: 'EventsPublished',
-  /** Poller: requests sent to the accounting service. */
+  /** Poller: requests sent to the accounting service (with `detailedMetrics` only, as `rateLimited`). */
   apiRequests: 'ApiRequests',
   /** Poller: 429 answers of the accounting service. */
   rateLimited: 'RateLimited',
   /** Poller: collections whose poll failed or hit a checkpoint conflict in one run. */
   collectionsFailed: 'CollectionsFailed',
-  /** Poller: now − watermark, milliseconds, per `collection`. */
+  /** Poller: now − watermark, milliseconds: the worst collection (per `collection` with `detailedMetrics`). */
   watermarkLagMs: 'WatermarkLagMs',
   /** Connection poller, per `connection`: events published, failed collections, worst lag, 1 while unhealthy. */
   connectionEventsPublished: 'ConnectionEventsPublished',

@@ -28,6 +28,8 @@ export interface OperationsDashboardProps {
   readonly scheduleDeadLetterQueue: sqs.IQueue;
   readonly alarms: readonly cloudwatch.IAlarm[];
   readonly outcomesLogGroup: logs.ILogGroup;
+  /** The pollers keep their per-detail-type and per-collection dimensions (`detailedMetrics`). */
+  readonly detailedMetrics?: boolean;
   /** Many connections: graphs per connection and a `connection` variable that filters them. */
   readonly connections?: { readonly perConnection: boolean };
 }
@@ -88,25 +90,42 @@ export class OperationsDashboard extends Construct {
       });
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
-        title: 'Events published per type',
-        left: [search(ns, 'detailType,service', METRIC.eventsPublished, 'Sum')],
+        title: props.detailedMetrics ? 'Events published per type' : 'Events published',
+        left: [
+          props.detailedMetrics
+            ? search(ns, 'detailType,service', METRIC.eventsPublished, 'Sum')
+            : custom(METRIC.eventsPublished, 'Sum', 'events'),
+        ],
         width: 12,
         stacked: true,
       }),
-      new cloudwatch.GraphWidget({
-        title: 'Accounting API requests, 429s, failed collections',
-        left: [custom(METRIC.apiRequests, 'Sum', 'requests')],
-        right: [
-          custom(METRIC.rateLimited, 'Sum', '429 answers'),
-          custom(METRIC.collectionsFailed, 'Sum', 'failed collections'),
-        ],
-        width: 12,
-      }),
+      // Request and 429 counts are published with `detailedMetrics` only.
+      props.detailedMetrics
+        ? new cloudwatch.GraphWidget({
+            title: 'Accounting API requests, 429s, failed collections',
+            left: [custom(METRIC.apiRequests, 'Sum', 'requests')],
+            right: [
+              custom(METRIC.rateLimited, 'Sum', '429 answers'),
+              custom(METRIC.collectionsFailed, 'Sum', 'failed collections'),
+            ],
+            width: 12,
+          })
+        : new cloudwatch.GraphWidget({
+            title: 'Failed collections',
+            left: [custom(METRIC.collectionsFailed, 'Sum', 'failed collections')],
+            width: 12,
+          }),
     );
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
-        title: 'Watermark lag per collection (ms)',
-        left: [search(ns, 'collection,service', METRIC.watermarkLagMs, 'Maximum')],
+        title: props.detailedMetrics
+          ? 'Watermark lag per collection (ms)'
+          : 'Watermark lag, worst collection (ms)',
+        left: [
+          props.detailedMetrics
+            ? search(ns, 'collection,service', METRIC.watermarkLagMs, 'Maximum')
+            : custom(METRIC.watermarkLagMs, 'Maximum', 'lag (ms)'),
+        ],
         width: 12,
       }),
       new cloudwatch.GraphWidget({

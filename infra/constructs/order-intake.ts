@@ -238,6 +238,14 @@ export class OrderIntake extends Construct {
       'Shop orders the import gave up on: messages in the intake DLQ (inspect, then redrive)',
       this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum' }),
     );
+    // The shop retries while the endpoint answers 5xx; an order the import gave up on waits in the
+    // DLQ. Those two guard against loss; the rest only with `operationalAlarms`.
+    alarm(
+      'Api5xxAlarm',
+      'The intake API answered 5xx',
+      this.api.metricServerError({ period: fiveMinutes, statistic: 'Sum' }),
+    );
+    if (!this.settings.config.operationalAlarms) return;
     alarm(
       'QueueAgeAlarm',
       'Shop orders waiting for the import longer than the queue-age threshold',
@@ -253,11 +261,6 @@ export class OrderIntake extends Construct {
       'ImporterErrorsAlarm',
       'The intake import failed an invocation',
       this.importer.function.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
-    );
-    alarm(
-      'Api5xxAlarm',
-      'The intake API answered 5xx',
-      this.api.metricServerError({ period: fiveMinutes, statistic: 'Sum' }),
     );
   }
 }

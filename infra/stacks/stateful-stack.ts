@@ -145,7 +145,8 @@ export class StatefulStack extends Stack implements StatefulResources {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       ...(keys.ttl ? { timeToLiveAttribute: keys.ttl } : {}),
-      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      // Encrypted at rest with a key AWS owns: no KMS key to pay for or request (docs/deploy.md).
+      encryption: dynamodb.TableEncryption.DEFAULT,
       deletionProtection: config.removalPolicy === 'RETAIN',
       removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });

@@ -63,7 +63,8 @@ export class StatelessStack extends Stack {
   readonly routeResources: RouteResources[];
   readonly scheduledFunctions: AppFunction[];
   readonly alarmTopic: AlarmTopic;
-  readonly dashboard: OperationsDashboard;
+  /** With the `dashboard` setting only. */
+  readonly dashboard: OperationsDashboard | undefined;
   /** The e-shop order intake (absent with `intakeEnabled=false`). */
   readonly orderIntake: OrderIntake | undefined;
   readonly outcomesLogGroup: logs.LogGroup;
@@ -83,6 +84,7 @@ export class StatelessStack extends Stack {
     this.alarmTopic = new AlarmTopic(this, 'Alarms', {
       topicName: `${prefix}-alarms`,
       alarmNamePrefix: `${prefix}-`,
+      customerManagedKey: config.customerManagedKey,
       ...(config.alarmEmail ? { email: config.alarmEmail } : {}),
     });
     this.scheduleDeadLetterQueue = deadLetterQueue(this, 'ScheduleDlq', config);
@@ -141,7 +143,7 @@ export class StatelessStack extends Stack {
       routes: this.routeResources,
       scheduledFunctions: this.scheduledFunctions,
     });
-    this.dashboard = this.operationsDashboard(config);
+    this.dashboard = config.dashboard ? this.operationsDashboard(config) : undefined;
     this.outputs(prefix);
   }
 
@@ -213,6 +215,7 @@ export class StatelessStack extends Stack {
       scheduleDeadLetterQueue: this.scheduleDeadLetterQueue,
       alarms: this.alarmTopic.alarms,
       outcomesLogGroup: this.outcomesLogGroup,
+      detailedMetrics: config.detailedMetrics,
       ...(config.connectionRegistry ? { connections: { perConnection: config.perConnectionMetrics } } : {}),
     });
   }
@@ -221,7 +224,7 @@ export class StatelessStack extends Stack {
     new CfnOutput(this, 'PollerFunctionName', { value: this.poller.function.functionName });
     new CfnOutput(this, 'PollerLogGroupName', { value: this.poller.logGroup.logGroupName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topic.topicArn });
-    new CfnOutput(this, 'DashboardName', { value: prefix });
+    if (this.dashboard) new CfnOutput(this, 'DashboardName', { value: prefix });
   }
 }
 

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ISDOC_SCHEMA_FILES } from '../../functions/adapters/isdoc/isdoc-schema-files.js';
+import { isdocSchemaFiles } from '../../functions/adapters/isdoc/isdoc-schema-files.js';
 import { createXsdIsdocSchema, ISDOC_SCHEMA_NAME } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
 import { startSandbox } from '../../sandbox/index.js';
 
@@ -11,10 +11,10 @@ const bytes = (text: string) => new TextEncoder().encode(text);
 describe('the embedded ISDOC 6.0.2 schema', () => {
   it('is exactly the .xsd files beside it, permission notice included (npm run isdoc:schema)', () => {
     const files = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.xsd'));
-    expect(Object.keys(ISDOC_SCHEMA_FILES).sort()).toEqual(files.sort());
+    expect(Object.keys(isdocSchemaFiles()).sort()).toEqual(files.sort());
     for (const file of files) {
       const text = readFileSync(new URL(file, SCHEMA_DIR), 'utf8');
-      expect(ISDOC_SCHEMA_FILES[file], file).toBe(text);
+      expect(isdocSchemaFiles()[file], file).toBe(text);
       expect(text, file).toContain('Permission to use, copy, modify and distribute this schema');
     }
   });

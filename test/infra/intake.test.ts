@@ -171,14 +171,22 @@ describe('order intake stack', () => {
     expect(await allowed('Importer', 's3:PutObject', order)).toBe('ImplicitlyDenied');
   });
 
-  it('alarms on the DLQ, the queue age, both functions and the API 5xx, to the alarm topic', () => {
-    const names = ofType('AWS::CloudWatch::Alarm')
-      .map(([id]) => id)
-      .filter((id) => id.startsWith('OrderIntake'));
-    expect(names.map((n) => n.replace(/^OrderIntake/, '').replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(
+  it('alarms on the DLQ and the API 5xx (with operationalAlarms also the queue age and both functions), to the alarm topic', () => {
+    const intakeAlarms = (resources: Record<string, { Type: string; Properties: Record<string, unknown> }>) =>
+      Object.entries(resources).filter(
+        ([id, r]) => r.Type === 'AWS::CloudWatch::Alarm' && id.startsWith('OrderIntake'),
+      );
+    const short = (list: [string, unknown][]) =>
+      list.map(([id]) => id.replace(/^OrderIntake/, '').replace(/[0-9A-F]{8}$/, '')).sort();
+    const lean = intakeAlarms(t.statelessTemplate.toJSON().Resources);
+    expect(short(lean)).toEqual(['Api5xxAlarm', 'DlqAlarm']);
+    const operational = intakeAlarms(
+      buildTestApp({ operationalAlarms: true }).statelessTemplate.toJSON().Resources,
+    );
+    expect(short(operational)).toEqual(
       ['Api5xxAlarm', 'DlqAlarm', 'ImporterErrorsAlarm', 'QueueAgeAlarm', 'ReceiverErrorsAlarm'].sort(),
     );
-    for (const [, alarm] of ofType('AWS::CloudWatch::Alarm').filter(([id]) => id.startsWith('OrderIntake'))) {
+    for (const [, alarm] of [...lean, ...operational]) {
       expect(alarm.Properties.AlarmActions).toHaveLength(1);
     }
   });

@@ -82,7 +82,7 @@ describe('functions', () => {
     expect(ofType('AWS::Lambda::Function')).toHaveLength(1 + t.routes.length + t.scheduledActions.length + 2);
   });
 
-  it('every function: Node 24, ARM64, its memory and timeout, tracing, its own log group', () => {
+  it('every function: Node 24, ARM64, its memory and timeout, no tracing by default, its own log group', () => {
     const expected: Record<string, { memory: number; timeout: number }> = {
       Poller: { memory: 512, timeout: 50 },
       ...Object.fromEntries(
@@ -99,14 +99,13 @@ describe('functions', () => {
         Architectures: ['arm64'],
         MemorySize: expected[path]!.memory,
         Timeout: expected[path]!.timeout,
-        TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.stringContaining('Logs') } },
       });
+      // Tracing and source maps are off by default (settings `tracing`, `sourceMaps`).
+      expect(fn.Properties.TracingConfig, path).toBeUndefined();
       const env = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      expect(env).toMatchObject({
-        POWERTOOLS_METRICS_NAMESPACE: 'AccountingEvents',
-        NODE_OPTIONS: '--enable-source-maps',
-      });
+      expect(env).toMatchObject({ POWERTOOLS_METRICS_NAMESPACE: 'AccountingEvents' });
+      expect(env.NODE_OPTIONS, path).toBeUndefined();
       expect(env.POWERTOOLS_SERVICE_NAME).toEqual(expect.any(String));
     }
     t.statelessTemplate.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
@@ -164,7 +163,8 @@ describe('functions', () => {
 
 describe('least privilege per function', () => {
   const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
-  const xray = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+  // Tracing is off by default: no X-Ray statement (see 'with tracing' below).
+  const xray: string[] = [];
   const secret = ['secretsmanager:GetSecretValue'];
   // What Lambda's SQS poller calls; no ChangeMessageVisibility or GetQueueUrl (nothing calls them).
   const sqsConsume = ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'];
@@ -306,12 +306,36 @@ describe('least privilege per function', () => {
     expect(tracker).toEqual(sorted(logs, xray, secret, ['events:PutEvents'], [...TABLE_ACCESS.state]));
   });
 
-  it('the only Resource "*" of any function role is the X-Ray statement', () => {
+  it('no function role has a statement on Resource "*" (tracing off)', () => {
     for (const path of functionPaths()) {
-      for (const s of statementsOf(path)) {
-        if (s.Resource === '*') expect(sorted([s.Action].flat() as string[]), path).toEqual(xray);
-      }
+      for (const s of statementsOf(path)) expect(s.Resource, path).not.toBe('*');
     }
+  });
+
+  it('with tracing and source maps: active tracing, the X-Ray statement as the only Resource "*", --enable-source-maps', () => {
+    const traced = buildTestApp({ ...SETTINGS, tracing: true, sourceMaps: true });
+    const fns = Object.entries(
+      traced.statelessTemplate.findResources('AWS::Lambda::Function') as Record<
+        string,
+        { Properties: { TracingConfig?: unknown; Environment: { Variables: Record<string, unknown> } } }
+      >,
+    );
+    expect(fns.length).toBeGreaterThan(3);
+    for (const [id, fn] of fns) {
+      expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBe('--enable-source-maps');
+    }
+    const wildcard = Object.values(
+      traced.statelessTemplate.findResources('AWS::IAM::Policy') as Record<
+        string,
+        { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } } }
+      >,
+    )
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st) => st.Resource === '*');
+    expect(wildcard.length).toBeGreaterThan(0);
+    for (const st of wildcard)
+      expect(sorted([st.Action].flat())).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   });
 
   it('each function gets exactly the resource env vars of its grants', () => {
@@ -460,7 +484,7 @@ describe('routes', () => {
     });
   });
 
-  it('every queue has a DLQ or is one, and every queue has an alarm', () => {
+  it('every queue has a DLQ or is one, and every DLQ has an alarm (queue age only with operationalAlarms)', () => {
     const queues = ofType('AWS::SQS::Queue').map(([id]) => id);
     const dlqs = new Set(
       ofType('AWS::SQS::Queue').flatMap(([, q]) => {
@@ -470,14 +494,18 @@ describe('routes', () => {
       }),
     );
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => JSON.stringify(a.Properties));
+    const hasAlarm = (list: string[], id: string) => list.some((a) => a.includes(`"${id}"`));
     for (const id of queues) {
       const hasDlq = Boolean(resources[id]!.Properties.RedrivePolicy);
       expect(hasDlq || dlqs.has(id) || id.startsWith('ScheduleDlq'), id).toBe(true);
-      expect(
-        alarms.some((a) => a.includes(`"${id}"`)),
-        `alarm for ${id}`,
-      ).toBe(true);
+      // A dead letter is a loss: its alarm is always there; a waiting message is not.
+      expect(hasAlarm(alarms, id), `alarm for ${id}`).toBe(!hasDlq);
     }
+    const operational = buildTestApp({ ...SETTINGS, operationalAlarms: true });
+    const all = Object.values(
+      operational.statelessTemplate.findResources('AWS::CloudWatch::Alarm') as Record<string, unknown>,
+    ).map((a) => JSON.stringify(a));
+    for (const id of queues) expect(hasAlarm(all, id), `operational alarm for ${id}`).toBe(true);
     // DLQ alarms fire on the first message.
     for (const id of [...dlqs]) {
       const alarm = ofType('AWS::CloudWatch::Alarm').find(([, a]) =>
@@ -490,19 +518,31 @@ describe('routes', () => {
     }
   });
 
-  it('alarms for poller errors and lag, action failures; all notify the encrypted topic', () => {
-    // Worst watermark lag over every collection, as one Metrics Insights series; silence breaches.
+  it('alarms for poller errors and lag, action failures; all notify the topic', () => {
+    // Worst watermark lag over every collection: the poller reports it as one series; silence breaches.
     t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Threshold: 900_000,
       TreatMissingData: 'breaching',
-      Metrics: [
-        Match.objectLike({
-          Expression: Match.stringLikeRegexp(
-            `SELECT MAX\\(WatermarkLagMs\\) FROM SCHEMA\\("AccountingEvents", collection, service\\) WHERE service = 'poll-changes'`,
-          ),
-        }),
-      ],
+      MetricName: 'WatermarkLagMs',
+      Namespace: 'AccountingEvents',
+      Statistic: 'Maximum',
+      Dimensions: [{ Name: 'service', Value: 'poll-changes' }],
     });
+    // With detailedMetrics, one series per collection: a Metrics Insights query takes the worst.
+    buildTestApp({ ...SETTINGS, detailedMetrics: true }).statelessTemplate.hasResourceProperties(
+      'AWS::CloudWatch::Alarm',
+      {
+        Threshold: 900_000,
+        TreatMissingData: 'breaching',
+        Metrics: [
+          Match.objectLike({
+            Expression: Match.stringLikeRegexp(
+              `SELECT MAX\\(WatermarkLagMs\\) FROM SCHEMA\\("AccountingEvents", collection, service\\) WHERE service = 'poll-changes'`,
+            ),
+          }),
+        ],
+      },
+    );
     const pollerErrors = JSON.stringify(
       t.statelessTemplate.findResources('AWS::CloudWatch::Alarm', {
         Properties: { AlarmDescription: Match.stringLikeRegexp('^The poller failed') },
@@ -517,8 +557,11 @@ describe('routes', () => {
         { Name: 'RuleName', Value: { Ref: Match.stringLikeRegexp('^ActionFailedRule') } },
       ]),
     });
+    // Function errors alarm only with operationalAlarms: a failed message ends in its DLQ, which alarms.
+    t.statelessTemplate.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { MetricName: 'Errors' }, 0);
+    const operational = buildTestApp({ ...SETTINGS, operationalAlarms: true });
     for (const path of functionPaths().filter((p) => p !== 'Poller')) {
-      t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      operational.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
         MetricName: 'Errors',
         Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(path) } }],
       });
@@ -527,8 +570,14 @@ describe('routes', () => {
     t.statelessTemplate.allResourcesProperties('AWS::CloudWatch::Alarm', {
       AlarmActions: [{ Ref: topicId }],
     });
-    t.statelessTemplate.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
-    t.statelessTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    // Lean by default: no customer managed key, no dashboard (settings customerManagedKey, dashboard).
+    t.statelessTemplate.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.absent() });
+    t.statelessTemplate.resourceCountIs('AWS::KMS::Key', 0);
+    t.statelessTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+    const armed = buildTestApp({ ...SETTINGS, customerManagedKey: true, dashboard: true });
+    armed.statelessTemplate.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    armed.statelessTemplate.resourceCountIs('AWS::KMS::Key', 1);
+    armed.statelessTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
 
   it('action outcome events (and Action.Failed) are copied to one log group, without a custom resource', () => {

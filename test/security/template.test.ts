@@ -19,7 +19,10 @@ import { buildTestApp, CDK_JSON_CONTEXT } from '../infra/support.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
 
+// Every opt-in that adds resources the tests below look at: the topic's key, every alarm.
 const armed = buildTestApp({
+  customerManagedKey: true,
+  operationalAlarms: true,
   actions: {
     ACTIONS_EINVOICE_PARTNERS: '12345678',
     ACTIONS_EMAIL_PARTNERS: '55555555',

@@ -1,5 +1,7 @@
 /**
- * X-Ray tracing for the functions (active tracing is on in infra): Powertools for AWS Lambda Tracer.
+ * X-Ray tracing for the functions, when a deployment turns it on (`tracing`, docs/deploy.md):
+ * Powertools for AWS Lambda Tracer. Without tracing the bundle carries `untraced.ts` in its place
+ * (scripts/bundle-function.mjs), which has the same exports and no X-Ray SDK.
  *
  * - `tracedHandler` opens a `## <name>` subsegment per invocation, annotates the cold start and the
  *   service, and records an error as metadata; the response is not recorded (it may carry records).
@@ -9,40 +11,37 @@
  * Outside Lambda the tracer disables itself, so tests and the local runtime trace nothing.
  */
 import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { ClientTracing } from './client-tracing.js';
 
 let tracer: Tracer | undefined;
 
 /** One tracer per container; its service name comes from `POWERTOOLS_SERVICE_NAME` (set by infra). */
-export function containerTracer(): Tracer {
+function containerTracer(): Tracer {
   tracer ??= new Tracer({ captureHTTPsRequests: true });
   return tracer;
 }
 
 /** Wraps a Lambda entry point in a per-invocation subsegment. */
-export function tracedHandler<E, C, R>(
-  tracer: Tracer,
-  name: string,
-  handler: (event: E, context: C) => Promise<R>,
-): (event: E, context: C) => Promise<R> {
+export const tracedHandler: ClientTracing['tracedHandler'] = (name, handler) => {
   return async (event, context) => {
-    const parent = tracer.getSegment();
+    const t = containerTracer();
+    const parent = t.getSegment();
     const segment = parent?.addNewSubsegment(`## ${name}`);
-    if (segment) tracer.setSegment(segment);
-    tracer.annotateColdStart();
-    tracer.addServiceNameAnnotation();
+    if (segment) t.setSegment(segment);
+    t.annotateColdStart();
+    t.addServiceNameAnnotation();
     try {
       return await handler(event, context);
     } catch (error) {
-      tracer.addErrorAsMetadata(error as Error);
+      t.addErrorAsMetadata(error as Error);
       throw error;
     } finally {
       segment?.close();
-      if (parent) tracer.setSegment(parent);
+      if (parent) t.setSegment(parent);
     }
   };
-}
+};
 
 /** Captures an AWS SDK v3 client's calls as subsegments (no-op when tracing is off). */
-export function instrumentClient<T>(client: T): T {
-  return containerTracer().captureAWSv3Client(client);
-}
+export const instrumentClient: ClientTracing['instrumentClient'] = (client) =>
+  containerTracer().captureAWSv3Client(client);

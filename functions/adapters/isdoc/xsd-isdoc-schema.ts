@@ -1,7 +1,7 @@
 /**
  * The official ISDOC 6.0.2 XML Schema (`isdoc-invoice-6.0.2.xsd`, which includes
  * `isdoc-core-6.0.2.xsd`), checked with libxml2 compiled to WebAssembly (`libxml2-wasm`): no native
- * build, and it runs in a Lambda bundle. The schema files are embedded as strings
+ * build, and it runs in a Lambda bundle. The schema files are embedded, compressed
  * (`isdoc-schema-files.ts`, generated from `schema/*.xsd`); `xs:include` is resolved from memory
  * by an input provider that answers only for their names under a base of its own.
  *
@@ -13,7 +13,7 @@
  */
 import * as libxml2 from 'libxml2-wasm';
 import type { IsdocSchema, SchemaVerdict } from '../../core/actions/ports.js';
-import { ISDOC_SCHEMA_FILES } from './isdoc-schema-files.js';
+import { isdocSchemaFiles } from './isdoc-schema-files.js';
 import { ISDOC_SCHEMA_NAME } from './isdoc-schema-name.js';
 
 export { ISDOC_SCHEMA_NAME };
@@ -58,7 +58,7 @@ async function load(now: () => number): Promise<Loaded> {
   const lib = libxml2;
   const encoder = new TextEncoder();
   const buffers: Record<string, Uint8Array> = {};
-  for (const [name, text] of Object.entries(ISDOC_SCHEMA_FILES))
+  for (const [name, text] of Object.entries(isdocSchemaFiles()))
     buffers[SCHEMA_BASE + name] = encoder.encode(text);
   const main = buffers[SCHEMA_BASE + MAIN_SCHEMA];
   if (!main) throw new IsdocSchemaLoadError([`${MAIN_SCHEMA} is not embedded`]);

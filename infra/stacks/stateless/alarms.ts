@@ -1,7 +1,10 @@
 /**
- * The stateless stack's alarms, each notifying the alarm topic: the schedule's and each route's
- * dead-letter queue, the poller's errors and lag, action failures, route queue age, and the
- * scheduled functions' own.
+ * The stateless stack's alarms, each notifying the alarm topic. Always, as they guard against loss:
+ * the schedule's and each route's dead-letter queue, the poller's errors (failed runs, failed
+ * collections, publish failures) and lag (which also fires when the poller does not run), and
+ * `Action.Failed` events. With `operationalAlarms`: route queue age, action function errors (a
+ * failed message ends in its DLQ, which alarms anyway) and the scheduled functions' throttles and
+ * dropped invocations.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -40,8 +43,10 @@ export function statelessAlarms(scope: Construct, props: StatelessAlarmsProps): 
   );
   pollerAlarms(scope, props);
   topic.notify(actionFailedEventsAlarm(scope, props));
+  const operational = props.config.operationalAlarms;
   for (const { route, queue, deadLetterQueue, fn } of props.routes) {
     dlqAlarm(scope, topic, `Route-${route.id}-DlqAlarm`, deadLetterQueue, `Route ${route.id}`);
+    if (!operational) continue;
     topic.notify(
       new cloudwatch.Alarm(scope, `Route-${route.id}-AgeAlarm`, {
         alarmName: topic.alarmName(`Route-${route.id}-AgeAlarm`),
@@ -57,6 +62,7 @@ export function statelessAlarms(scope: Construct, props: StatelessAlarmsProps): 
       actionFailuresAlarm(scope, props, `Route-${route.id}-FailuresAlarm`, fn, `Route ${route.id}`),
     );
   }
+  if (!operational) return;
   for (const fn of props.scheduledFunctions) {
     topic.notify(actionFailuresAlarm(scope, props, `${fn.node.id}-FailuresAlarm`, fn, fn.node.id));
     scheduledFunctionAlarms(scope, topic, fn, fn.node.id);
@@ -114,13 +120,22 @@ function pollerAlarms(scope: Construct, props: StatelessAlarmsProps): void {
     new cloudwatch.Alarm(scope, 'PollerLagAlarm', {
       alarmName: topic.alarmName('PollerLagAlarm'),
       alarmDescription: `Changes older than ${config.lagAlarmSeconds} s are not yet published in some collection (or the poller reports no lag at all)`,
-      // The worst collection: one series over every collection the poller reports.
-      metric: new cloudwatch.MathExpression({
-        expression: `SELECT MAX(${METRIC.watermarkLagMs}) FROM SCHEMA("${METRICS_NAMESPACE}", collection, service) WHERE service = '${poller.serviceName}'`,
-        label: 'worst watermark lag (ms)',
-        period: FIVE_MINUTES,
-        usingMetrics: {},
-      }),
+      // The worst collection: the poller reports it as one series, or (`detailedMetrics`) one series
+      // per collection, which a query takes the maximum of.
+      metric: config.detailedMetrics
+        ? new cloudwatch.MathExpression({
+            expression: `SELECT MAX(${METRIC.watermarkLagMs}) FROM SCHEMA("${METRICS_NAMESPACE}", collection, service) WHERE service = '${poller.serviceName}'`,
+            label: 'worst watermark lag (ms)',
+            period: FIVE_MINUTES,
+            usingMetrics: {},
+          })
+        : new cloudwatch.Metric({
+            namespace: METRICS_NAMESPACE,
+            metricName: METRIC.watermarkLagMs,
+            dimensionsMap: { service: poller.serviceName },
+            statistic: 'Maximum',
+            period: FIVE_MINUTES,
+          }),
       threshold: config.lagAlarmSeconds * 1000,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,

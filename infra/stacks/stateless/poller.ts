@@ -62,7 +62,8 @@ export function singleConnectionPoller(
   poller
     .setEnv(FUNCTION_ENV.collections, config.collections.join(','))
     .setEnv(FUNCTION_ENV.eventSource, eventSourceOf(config))
-    .setEnv(ENV.pollerPayments, String(config.payments));
+    .setEnv(ENV.pollerPayments, String(config.payments))
+    .setEnv(ENV.pollerDetailedMetrics, String(config.detailedMetrics));
   const pollSchedule = rateSchedule(scope, 'PollSchedule', {
     fn: poller,
     rateMinutes: config.scheduleRateMinutes,

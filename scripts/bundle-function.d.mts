@@ -1,0 +1,32 @@
+import type { Metafile } from 'esbuild';
+
+export declare const PROJECT_ROOT: string;
+export declare const BUNDLE_LIMIT_BYTES: number;
+export declare const REQUIRE_SHIM_BANNER: string;
+export declare const LIBXML2_WASM_FILE: string;
+
+export declare class BundleFunctionError extends Error {}
+
+export interface AssetFile {
+  /** Path relative to the asset directory. */
+  readonly name: string;
+  readonly bytes: number;
+}
+
+export interface BundleFunctionOptions {
+  /** The handler module (absolute, or relative to the project root). */
+  readonly entry: string;
+  /** The asset directory to write. */
+  readonly outdir: string;
+  /** esbuild target (default `node24`, Lambda's runtime). */
+  readonly target?: string;
+  readonly sourceMap?: boolean;
+  readonly tracing?: boolean;
+}
+
+export declare function findEmbeddedWasm(source: string): { start: number; end: number; bytes: Uint8Array };
+export declare function bundleFunction(
+  options: BundleFunctionOptions,
+): Promise<{ metafile: Metafile; files: AssetFile[] }>;
+export declare function assetFiles(dir: string): AssetFile[];
+export declare function findLlhttpWasm(source: string): Buffer;
