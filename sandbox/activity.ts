@@ -3,7 +3,7 @@
  * invoices and advance invoices at a configurable rate.
  */
 import type { Domain } from './domain.js';
-import { payableCollections } from './liquidation.js';
+import { payableCollections } from './payment-truth.js';
 import { money } from './random.js';
 
 export const activityActions = [
@@ -93,7 +93,7 @@ export class ActivityGenerator {
 
   /**
    * A payment of an unpaid issued (advance) invoice: in full, in part, over or under the rest (an
-   * under-payment leaves a small rest). The liquidation log (`liquidations.payments`) records it.
+   * under-payment leaves a small rest). The payment ground truth (`liquidations.payments`) records it.
    */
   private payInvoice(domain: Domain): {
     action: 'payInvoice';

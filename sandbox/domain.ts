@@ -1,8 +1,8 @@
 /**
  * The business behaviour of the sandbox, one facade over the domain modules: imports and the
  * address book (`imports.ts`), transfers (`transfers.ts`), payment state and liquidation
- * (`liquidation.ts`), price-list reads (`price-list.ts`) and sending (`sending.ts`). Everything
- * acts on `SandboxState`.
+ * (`liquidation.ts`, its ground truth of payments in `payment-truth.ts`), price-list reads
+ * (`price-list.ts`) and sending (`sending.ts`). Everything acts on `SandboxState`.
  */
 import type { ApiRecord } from '../functions/accounting/api.js';
 import type { Created, DomainContext } from './domain-context.js';

@@ -15,6 +15,7 @@ import { findCollection } from '../functions/accounting/collections.js';
 import { iso } from './documents.js';
 import { type Created, type DomainContext, requireLatest, today, type Warning } from './domain-context.js';
 import { notFound, validationError } from './http.js';
+import { type DueDatePass, documentTotal, type PaymentMade, PaymentTruth } from './payment-truth.js';
 import { GUID_PATTERN, hashString, mix, money, Rng } from './random.js';
 import { fullModificationInfo, SANDBOX_USER_ID } from './reference-data.js';
 import { validate } from './validation.js';
@@ -45,8 +46,6 @@ const bankDocumentSchema = z.looseObject({
     .min(1),
 });
 
-export const payableCollections = ['IssuedInvoices', 'IssuedAdvanceInvoices'] as const;
-
 export interface Liquidation {
   Id: string;
   IssuedInvoiceId: string;
@@ -62,84 +61,7 @@ interface Entry {
   liquidation: Liquidation;
 }
 
-/** What the ground truth names of a document: as its record says at the time. */
-export interface PayableDocument {
-  collection: string;
-  documentId: string;
-  documentNumber: string;
-  partnerId: string | null;
-  partnerName: string | null;
-  currencyId: string | null;
-  /** Total in the document currency. */
-  total: number;
-  dueDate: string | null;
-}
-
-/** Ground truth of one payment the sandbox made (activity generator, liquidation and bank operations). */
-export interface PaymentMade extends PayableDocument {
-  liquidationId: string;
-  /** Amount in the document currency. */
-  amount: number;
-  /** How it relates to the rest before it: in full, in part, over it, or just under it (a small rest left). */
-  kind: 'full' | 'partial' | 'over' | 'under';
-  /** Made on a day after the document's due date. */
-  afterDueDate: boolean;
-  /** Rest to pay before and after this payment (after: 0 when paid in full or over). */
-  restBefore: number;
-  restAfter: number;
-  /** Liquidation date (the payment's day). */
-  date: string;
-  /** Clock time the payment was made (epoch ms). */
-  madeAtMs: number;
-}
-
-/** Ground truth of a due date that passed with something still to pay: once per document and due date. */
-export interface DueDatePass extends PayableDocument {
-  dueDate: string;
-  /** Rest to pay when the sandbox recorded the pass. */
-  restToPay: number;
-  /** When it became overdue: the start of the day after the due date (Europe/Prague), or when that due date was set if later. */
-  passedAtMs: number;
-  /** When the sandbox recorded it (at a payment, a due-date move or a read of the ground truth). */
-  recordedAtMs: number;
-}
-
 const DAY_MS = 86_400_000;
-/** Due dates are calendar days of the service's country. */
-const serviceDay = new Intl.DateTimeFormat('en-CA', {
-  timeZone: 'Europe/Prague',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-});
-
-/** The service's calendar day (YYYY-MM-DD) at `ms`. */
-export function serviceDayOf(ms: number): string {
-  return serviceDay.format(new Date(ms));
-}
-
-/** The instant the service's calendar day `day` (YYYY-MM-DD) begins. */
-function startOfServiceDay(day: string): number {
-  const utc = Date.parse(`${day}T00:00:00Z`);
-  // Prague is one or two hours ahead of UTC.
-  for (const hours of [2, 1]) {
-    const ms = utc - hours * 3_600_000;
-    if (serviceDayOf(ms) === day) return ms;
-  }
-  return utc - 3_600_000;
-}
-
-/** The day after `day` (YYYY-MM-DD). */
-function nextDay(day: string): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
-}
-
-/** The document's total in its own currency. */
-function documentTotal(record: ApiRecord): number {
-  const recap = (record.DocumentRecapitulation ?? {}) as Record<string, unknown>;
-  const foreign = recap.ForeignCurrencyTotalPrice;
-  return Number(typeof foreign === 'number' ? foreign : (recap.TotalPrice ?? 0));
-}
 
 export class Liquidations {
   /** Liquidations made through the API (and materialised seeded ones), by liquidation id. */
@@ -147,73 +69,36 @@ export class Liquidations {
   /** Liquidation ids per document id, in order. */
   private byDocument = new Map<string, string[]>();
   bankDocuments = new Map<string, ApiRecord>();
-  /** Every payment made since the start (or the last reset), in order: the ground truth of payments. */
-  readonly payments: PaymentMade[] = [];
-  /** Every due date seen passed with something to pay, in the order recorded (append-only). */
-  readonly dueDatePasses: DueDatePass[] = [];
-  private passed = new Set<string>();
-  /** When a document's due date was last moved (epoch ms), by document id. */
-  private dueSetAt = new Map<string, number>();
+  /** The ground truth of the payments made and the due dates passed (`payment-truth.ts`). */
+  readonly truth: PaymentTruth;
 
-  constructor(private readonly ctx: DomainContext) {}
+  constructor(private readonly ctx: DomainContext) {
+    this.truth = new PaymentTruth(
+      ctx,
+      (collection, record) => this.paymentStatus(collection, record).RestToPay,
+    );
+  }
+
+  /** Every payment made since the start (or the last reset), in order: the ground truth of payments. */
+  get payments(): PaymentMade[] {
+    return this.truth.payments;
+  }
+
+  /** Every due date seen passed with something to pay, in the order recorded (append-only). */
+  get dueDatePasses(): DueDatePass[] {
+    return this.truth.dueDatePasses;
+  }
+
+  /** Records the due dates passed with something to pay (`PaymentTruth.sweepOverdue`). */
+  sweepOverdue(only?: { collection: string; id: string }): void {
+    this.truth.sweepOverdue(only);
+  }
 
   reset(): void {
     this.byId.clear();
     this.byDocument.clear();
     this.bankDocuments.clear();
-    this.payments.length = 0;
-    this.dueDatePasses.length = 0;
-    this.passed.clear();
-    this.dueSetAt.clear();
-  }
-
-  /** The ground truth's view of a document. */
-  private describe(collection: string, record: ApiRecord): PayableDocument {
-    const address = (record.BusinessPartnerAddress ?? {}) as Record<string, unknown>;
-    const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
-    return {
-      collection,
-      documentId: record.Id,
-      documentNumber: String(record.DocumentNumber ?? ''),
-      partnerId: text(address.BusinessPartnerId),
-      partnerName: text(address.CompanyName) ?? text(address.Name),
-      currencyId: text(record.CurrencyId),
-      total: documentTotal(record),
-      dueDate: text(record.DueDate),
-    };
-  }
-
-  /**
-   * Records the due dates that have passed with something to pay (of one document, or of every
-   * payable document); each document and due date once. Called before a payment and after a due date
-   * moved, and by the ground truth's read, so a pass is recorded before anything can end it.
-   */
-  sweepOverdue(only?: { collection: string; id: string }): void {
-    const now = this.ctx.now();
-    const today = serviceDayOf(now);
-    const targets = only
-      ? [only]
-      : payableCollections.flatMap((collection) =>
-          this.ctx.state.collection(collection).entries.map((e) => ({ collection, id: e.id })),
-        );
-    for (const { collection, id } of targets) {
-      const record = this.ctx.state.getLatest(collection, id);
-      const due = typeof record?.DueDate === 'string' ? record.DueDate : undefined;
-      if (!record || !due || this.passed.has(`${id}@${due}`)) continue;
-      const day = due.slice(0, 10);
-      if (!(today > day)) continue;
-      const rest = this.paymentStatus(collection, record).RestToPay;
-      if (rest <= 0) continue;
-      const setAt = this.dueSetAt.get(id) ?? Date.parse(String(record.ModificationInfo?.CreatedDate ?? ''));
-      this.passed.add(`${id}@${due}`);
-      this.dueDatePasses.push({
-        ...this.describe(collection, record),
-        dueDate: due,
-        restToPay: rest,
-        passedAtMs: Math.max(startOfServiceDay(nextDay(day)), Number.isNaN(setAt) ? 0 : setAt),
-        recordedAtMs: now,
-      });
-    }
+    this.truth.reset();
   }
 
   /** Moves an unpaid document's due date on by `days` (payment terms extended); false when it has none. */
@@ -226,7 +111,7 @@ export class Liquidations {
     this.ctx.state.update(collection, id, (r) => {
       r.DueDate = moved;
     });
-    this.dueSetAt.set(id, this.ctx.now());
+    this.truth.dueDateSet(id);
     this.sweepOverdue({ collection, id });
     return true;
   }
@@ -341,8 +226,7 @@ export class Liquidations {
     this.byId.set(liquidation.Id, { collection, liquidation });
     this.byDocument.set(record.Id, [...ids, liquidation.Id]);
     this.ctx.state.update(collection, record.Id, () => {}); // a liquidation is a change of the document
-    this.payments.push({
-      ...this.describe(collection, record),
+    this.truth.recordPayment(collection, record, {
       liquidationId: liquidation.Id,
       amount,
       kind: kind ?? (amount > restBefore ? 'over' : amount === restBefore ? 'full' : 'partial'),

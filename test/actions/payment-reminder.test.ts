@@ -11,15 +11,13 @@ import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dyna
 import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
 import {
-  daysOverdue,
   paymentReminderPassAction,
   paymentRemindersAction,
-  reminderListKey,
-  reminderListSchema,
   remindOnOverdue,
   remindPass,
-  stageDue,
 } from '../../functions/core/actions/payment-reminder.js';
+import { reminderListKey, reminderListSchema } from '../../functions/core/actions/reminder-list.js';
+import { daysOverdue, stageDue } from '../../functions/core/actions/reminder-stages.js';
 import { createActionEntry } from '../../functions/core/actions/run-action.js';
 import { parseDetail } from '../../functions/core/event-catalog.js';
 import { ENVELOPE_VERSION } from '../../functions/core/events/catalog-entry.js';

@@ -13,98 +13,27 @@
  *
  * The same version twice is a no-op: the stored object's SHA-256 is compared first, and a new
  * key is written with `If-None-Match: *` so two concurrent deliveries cannot both write it.
+ *
+ * The run's ports and document are `archive-run.ts`; the object's key, metadata and write once per
+ * version are `isdoc-object.ts`.
  */
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { type AccountingApi, type ApiRecord, isNotReady } from '../../accounting/api.js';
-import {
-  collectionOf,
-  hasIsdoc,
-  type IsdocRecordType,
-  isdocRecordTypes,
-} from '../../accounting/collections.js';
+import { type AccountingApi, isNotReady } from '../../accounting/api.js';
+import { collectionOf, hasIsdoc, isdocRecordTypes } from '../../accounting/collections.js';
 import { NotFoundError, ValidationError } from '../../accounting/errors.js';
 import { readStream, StreamTooLargeError } from '../../shared/read-stream.js';
-import { ObjectExistsError } from '../errors.js';
-import { ACTION_FAILED, type Problem, type SourceRef } from '../events/action-events.js';
+import { ACTION_FAILED } from '../events/action-events.js';
 import { recordDetailType } from '../events/envelope.js';
-import type { Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
 import { actionContextDeps, defineEventAction, eventSourceOf } from './action-definition.js';
-import { type ActionEvent, resolveRecord, stringField } from './action-event.js';
+import type { ActionEvent } from './action-event.js';
 import { isdocArchivedEntry, isdocArchivedEvents, isdocArchivedType } from './archive-isdoc-events.js';
-import type { ActionsConfig } from './config.js';
+import { type ArchiveDeps, type ArchiveRun, type Checked, fail, isOutcome, startRun } from './archive-run.js';
 import { IsdocInvalidError, RetryLaterError } from './errors.js';
-import { isdocKey, isNewer, REJECTED_KEY_PREFIX, sameContent } from './isdoc-key.js';
+import { REJECTED_KEY_PREFIX } from './isdoc-key.js';
+import { ISDOC_CONTENT_TYPE, objectOf, type Stored, storeOnce } from './isdoc-object.js';
 import { checkIsdoc, type IsdocVerdict } from './isdoc-validation.js';
 import type { ActionOutcome } from './outcomes.js';
-import { type OutcomeContext, outcomeBase, problemOf, publishFailure, publishOutcome } from './outcomes.js';
-import type { IsdocSchema } from './ports.js';
-
-export const ARCHIVE_ACTION = 'archive.isdoc';
-export const ISDOC_CONTENT_TYPE = 'application/xml';
-
-export interface ArchiveDeps {
-  api: AccountingApi;
-  objects: ObjectStore;
-  publisher: EventPublisher;
-  clock: Clock;
-  logger: Logger;
-  /** The official ISDOC schema check. */
-  schema: IsdocSchema;
-  config: Pick<ActionsConfig, 'isdoc' | 'archiveBucket' | 'eventSource' | 'connection'>;
-}
-
-/** One archive run: the event, the document as the service holds it, and how to report. */
-interface ArchiveRun {
-  deps: ArchiveDeps;
-  event: ActionEvent;
-  recordType: IsdocRecordType;
-  /** The collection of the record type (`IssuedInvoices`, `IssuedAdvanceInvoices`). */
-  collection: string;
-  record: ApiRecord;
-  documentNumber: string;
-  ctx: OutcomeContext;
-  log: Record<string, string>;
-}
-
-/** An early end of a run: its outcome. */
-const isOutcome = (value: unknown): value is ActionOutcome =>
-  typeof value === 'object' && value !== null && 'status' in value;
-
-async function fail(run: ArchiveRun, problem: Problem): Promise<ActionOutcome> {
-  run.deps.logger.warn('isdoc archive failed', { ...run.log, kind: problem.kind, message: problem.message });
-  await publishFailure(run.deps, run.ctx, problem);
-  return { status: 'failed', reason: problem.kind };
-}
-
-/** The document from the service: the run, or why there is nothing to archive. */
-async function startRun(
-  deps: ArchiveDeps,
-  event: ActionEvent,
-  recordType: IsdocRecordType,
-  collection: string,
-): Promise<ArchiveRun | ActionOutcome> {
-  const { envelope } = event;
-  let record: ApiRecord;
-  try {
-    record = await resolveRecord(deps.api, envelope);
-  } catch (error) {
-    if (error instanceof NotFoundError) return { status: 'skipped', reason: 'document not found' };
-    throw error;
-  }
-  const documentNumber = stringField(record, 'DocumentNumber');
-  const source: SourceRef = {
-    recordType,
-    id: envelope.id,
-    documentNumber,
-    modifiedDate: envelope.modifiedDate,
-  };
-  const ctx: OutcomeContext = { action: ARCHIVE_ACTION, event, source };
-  const log = { action: ARCHIVE_ACTION, recordId: envelope.id, eventId: event.eventId };
-  const run = { deps, event, recordType, collection, record, documentNumber: documentNumber ?? '', ctx, log };
-  if (!documentNumber) return fail(run, problemOf('invalidDocument', 'the document has no DocumentNumber'));
-  return run;
-}
+import { outcomeBase, problemOf, publishOutcome } from './outcomes.js';
 
 /** 1. Download; 204 means "not ready": a few short waits here, then redelivery until the deadline. */
 async function downloadIsdoc(run: ArchiveRun): Promise<Readable | ActionOutcome> {
@@ -133,11 +62,6 @@ async function downloadIsdoc(run: ArchiveRun): Promise<Readable | ActionOutcome>
   }
   deps.logger.info('isdoc not ready', run.log);
   throw new RetryLaterError('ISDOC export not ready (204)', isdoc.notReadyDelayMs);
-}
-
-interface Checked {
-  bytes: Buffer;
-  verdict: IsdocVerdict;
 }
 
 /** 2. Buffer (capped) and check before anything is written: structure, then the schema. */
@@ -171,32 +95,6 @@ async function readCheckedIsdoc(run: ArchiveRun, body: Readable): Promise<Checke
   return { bytes, verdict };
 }
 
-/** The object's key and metadata: the document's identity, its checksum and the schema's verdict. */
-function objectOf(run: ArchiveRun, checked: Checked) {
-  const { event, record } = run;
-  const { envelope } = event;
-  const sha256Hex = createHash('sha256').update(checked.bytes).digest('hex');
-  const sha256Base64 = Buffer.from(sha256Hex, 'hex').toString('base64');
-  const date =
-    stringField(record, 'IssueDate') ?? record.ModificationInfo?.CreatedDate ?? envelope.modifiedDate ?? '';
-  const key = isdocKey({
-    connection: envelope.connection,
-    recordType: run.recordType,
-    documentNumber: run.documentNumber,
-    id: envelope.id,
-    date,
-  });
-  const metadata = {
-    'document-id': envelope.id,
-    'document-number': encodeURIComponent(run.documentNumber),
-    'modified-date': encodeURIComponent(envelope.modifiedDate ?? ''),
-    'event-id': encodeURIComponent(event.eventId),
-    sha256: sha256Hex,
-    'isdoc-schema': checked.verdict.valid ? 'valid' : 'invalid',
-  };
-  return { key, sha256Hex, sha256Base64, metadata };
-}
-
 /**
  * Strict mode, a document the schema rejects: kept under `rejected/` for inspection (a later
  * delivery writes a new version), then refused with the schema's first errors.
@@ -217,60 +115,6 @@ async function reject(run: ArchiveRun, checked: Checked): Promise<ActionOutcome>
     verdict.errorCount === 1 ? '' : 's'
   }): ${verdict.errors.slice(0, 3).join('; ')}; kept as ${rejectedKey}`;
   return fail(run, { ...problemOf('invalidDocument', message), errors: { schema: verdict.errors } });
-}
-
-type WriteDecision = 'write-new' | 'replace' | 'same' | 'stale' | 'republish';
-
-interface Stored {
-  key: string;
-  bytes: Buffer;
-  sha256Hex: string;
-  metadata: Record<string, string>;
-  decision: Exclude<WriteDecision, 'write-new'>;
-}
-
-/** 3. Write once per version: compare with what the key holds, write a new key only if absent. */
-async function storeOnce(run: ArchiveRun, checked: Checked): Promise<Stored> {
-  const { deps, event } = run;
-  const { envelope } = event;
-  const { bytes } = checked;
-  const { key, sha256Hex, sha256Base64, metadata } = objectOf(run, checked);
-  const put = (ifNoneMatch: boolean) =>
-    deps.objects.put({
-      key,
-      body: bytes,
-      contentType: ISDOC_CONTENT_TYPE,
-      contentLength: bytes.length,
-      checksumSha256: sha256Base64,
-      metadata,
-      ifNoneMatch,
-    });
-  const decide = async (): Promise<WriteDecision> => {
-    const existing = await deps.objects.head(key);
-    if (!existing) return 'write-new';
-    if (sameContent(existing, sha256Hex, sha256Base64)) {
-      // Written by an earlier attempt of this very event (which then failed to publish): publish again.
-      return existing.metadata['event-id'] === metadata['event-id'] ? 'republish' : 'same';
-    }
-    return isNewer(existing, envelope.modifiedDate) ? 'stale' : 'replace';
-  };
-  let decision = await decide();
-  if (decision === 'write-new') {
-    try {
-      await put(true);
-      decision = 'replace';
-    } catch (error) {
-      if (!(error instanceof ObjectExistsError)) throw error;
-      // Someone wrote the key between our check and our write: compare again.
-      decision = await decide();
-      if (decision === 'write-new') decision = 'replace';
-      if (decision === 'replace') await put(false);
-    }
-  } else if (decision === 'replace') {
-    // A new version of the document: the bucket is versioned, the earlier version stays retrievable.
-    await put(false);
-  }
-  return { key, bytes, sha256Hex, metadata, decision: decision as Stored['decision'] };
 }
 
 /** 4. Optional PDF beside it (streamed; not validated); on a re-announcement only if still missing. */
