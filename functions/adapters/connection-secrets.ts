@@ -17,6 +17,7 @@ import {
   parseSecretReference,
 } from '../core/connections/connection-secret.js';
 import type { Clock, SecretSource } from '../core/ports.js';
+import { ENV } from '../shared/env-names.js';
 import { createSecretsManagerSource, SecretFormatError } from './aws/secrets-manager-source.js';
 
 export interface ConnectionSecretResolverOptions {
@@ -27,7 +28,15 @@ export interface ConnectionSecretResolverOptions {
   ttlMs?: number;
   /** The Secrets Manager client; one is made (default region and credentials) on first use when omitted. */
   secretsManager?: SecretsManagerClient;
+  /**
+   * Whether the `deployment` reference resolves: only the single-company deployment's own entry
+   * (the environment-backed registry) may use the deployment's credentials. Default false.
+   */
+  deploymentCredentials?: boolean;
 }
+
+/** What the deployment's own credentials are made of: in `env`, or in the secret it names. */
+const DEPLOYMENT_CREDENTIAL_NAMES = [ENV.apiKey, ENV.clientId, ENV.clientSecret, ENV.scope] as const;
 
 export interface ConnectionSecretResolver {
   /** The credentials source of one connection (nothing is read before its `get`). */
@@ -103,6 +112,51 @@ export function createConnectionSecretResolver(
     if (cached.size > MAX_CACHED_SECRETS) cached.delete(cached.keys().next().value as string);
     return source;
   };
+  const guardedSecret = (name: string, reference: string, secretId: string): SecretSource => {
+    const source = sourceOf(secretId);
+    const guarded = (read: () => Promise<Record<string, string>>) => () =>
+      read().catch((error: unknown) => Promise.reject(explain(name, reference, error)));
+    return { get: guarded(source.get), refresh: guarded(source.refresh ?? source.get) };
+  };
+  /**
+   * The deployment's own credentials: the secret `ACCOUNTING_CREDENTIALS_SECRET` names, else the
+   * credential variables of `env` (with `ACCOUNTING_PATH_OVERRIDES`, a setting of the deployment's
+   * one service). Refused unless the resolver was made for the deployment's own entry.
+   */
+  const deploymentSource = (name: string, reference: string): SecretSource => {
+    if (!options.deploymentCredentials) {
+      const refuse = () =>
+        Promise.reject(
+          new ConnectionSecretError(
+            name,
+            reference,
+            "is the single-company deployment's own credentials; a registry entry names its own secret",
+          ),
+        );
+      return { get: refuse, refresh: refuse };
+    }
+    const secretId = options.env[ENV.credentialsSecret]?.trim();
+    const overrides = options.env[ENV.pathOverrides]?.trim();
+    const withOverrides = (values: Record<string, string>) =>
+      overrides ? { ...values, [ENV.pathOverrides]: overrides } : values;
+    if (secretId) {
+      const source = guardedSecret(name, reference, secretId);
+      return {
+        get: async () => withOverrides(await source.get()),
+        refresh: async () => withOverrides(await (source.refresh ?? source.get)()),
+      };
+    }
+    const get = async () =>
+      withOverrides(
+        Object.fromEntries(
+          DEPLOYMENT_CREDENTIAL_NAMES.flatMap((key) => {
+            const value = options.env[key];
+            return value !== undefined && value.trim() !== '' ? [[key, value]] : [];
+          }),
+        ),
+      );
+    return { get, refresh: get };
+  };
   return {
     sourceFor({ name, credentialsSecret }) {
       // Another connection's secret is refused before any read (an entry validated elsewhere, or none).
@@ -112,12 +166,10 @@ export function createConnectionSecretResolver(
         return { get: refuse, refresh: refuse };
       }
       const reference = parseSecretReference(credentialsSecret);
+      if (reference.kind === 'deployment') return deploymentSource(name, credentialsSecret);
       if (reference.kind === 'env')
         return envSource(name, credentialsSecret, reference.variable, options.env);
-      const source = sourceOf(reference.secretId);
-      const guarded = (read: () => Promise<Record<string, string>>) => () =>
-        read().catch((error: unknown) => Promise.reject(explain(name, credentialsSecret, error)));
-      return { get: guarded(source.get), refresh: guarded(source.refresh ?? source.get) };
+      return guardedSecret(name, credentialsSecret, reference.secretId);
     },
   };
 }

@@ -56,7 +56,7 @@ function sourceProblem(event: ActionEvent, accepted: AcceptedSource | undefined)
       ? undefined
       : 'detail.connection: not the connection of this deployment';
   }
-  return event.source === connectionEventSource(event.envelope.connection)
+  return event.source === connectionEventSource({ name: event.envelope.connection })
     ? undefined
     : 'source: not the source of the connection the event names (detail.connection)';
 }

@@ -36,6 +36,24 @@ const serviceUrl = (what: string) =>
     .refine(isSecureServiceUrl, { error: `expected ${what} (an https URL, or http on a loopback host)` })
     .transform((s) => s.replace(/\/+$/, ''));
 
+/**
+ * A custom EventBridge `source` of one connection's events: printable, at most 256 characters, and
+ * not in the `aws.` namespace EventBridge keeps for AWS services.
+ */
+export const eventSourceSchema = z
+  .string({ error: 'expected an event source (letters, digits, `.`, `-`, `_`, `/`; at most 256)' })
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,255}$/, {
+    error: 'expected an event source (letters, digits, `.`, `-`, `_`, `/`; at most 256)',
+  })
+  .refine((s) => !s.startsWith('aws.'), { error: 'expected a source outside aws. (kept for AWS services)' });
+
+/**
+ * The reference of the deployment's own credentials: in its environment (`ACCOUNTING_API_KEY`, or
+ * `ACCOUNTING_CLIENT_ID`/`_SECRET`) or in the secret `ACCOUNTING_CREDENTIALS_SECRET` names. Only
+ * the entry of a single-company deployment (the environment-backed registry) may use it.
+ */
+export const DEPLOYMENT_CREDENTIALS = 'deployment';
+
 /** `env:NAME` (local), or a Secrets Manager ARN or name (AWS). Never the secret itself. */
 export const credentialsSecretRefSchema = z
   .string({ error: 'expected a secret reference: env:NAME, or a Secrets Manager ARN or name' })
@@ -60,6 +78,8 @@ export function credentialsVariableOf(name: string): string {
  */
 export function secretReferenceProblem(name: string, reference: string): string | undefined {
   const ref = reference.trim();
+  // Bound to no name: whether an entry may use it is the credentials resolver's decision.
+  if (ref === DEPLOYMENT_CREDENTIALS) return undefined;
   if (ref.startsWith('env:')) {
     const expected = credentialsVariableOf(name);
     return ref === `env:${expected}` ? undefined : `expected env:${expected} (the connection's own variable)`;
@@ -86,7 +106,7 @@ export const rateLimitSchema = z.object({
 export type RateLimit = z.infer<typeof rateLimitSchema>;
 
 /** Settings of the deployment, never of one connection: where the stores are and how long records live. */
-const DEPLOYMENT_ACTION_SETTINGS: readonly string[] = [
+export const DEPLOYMENT_ACTION_SETTINGS: readonly string[] = [
   ENV.actionsIdempotencyTable,
   ENV.actionsIdempotencyExpiresSeconds,
   ENV.actionsArchiveBucket,
@@ -141,6 +161,9 @@ export const connectionEntrySchema = z
       )
       .default({})
       .describe('Action settings for this connection, by their ACTIONS_* names (docs/actions.md).'),
+    source: eventSourceSchema
+      .optional()
+      .describe("The `source` of this connection's events; `accounting.<name>` when omitted."),
     pollIntervalSeconds: z
       .number({
         error: `expected seconds between polls (${MIN_POLL_INTERVAL_SECONDS}…${MAX_POLL_INTERVAL_SECONDS})`,

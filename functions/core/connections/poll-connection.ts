@@ -102,7 +102,7 @@ export async function pollConnection(
   entry: ConnectionEntry,
   settings: ConnectionPollSettings,
 ): Promise<ConnectionPollResult> {
-  const source = connectionEventSource(entry.name);
+  const source = connectionEventSource(entry);
   const health = { ...deps, source };
   let api: AccountingApi;
   try {
