@@ -103,7 +103,8 @@ export function createEnvConnectionRegistry(env: Env): ConnectionRegistry & Regi
   return {
     list: async () => [copy()],
     get: async (name) => (name === entry.name ? copy() : undefined),
-    scan: async () => ({ entries: [copy()], malformed: [] }),
+    // The one connection is shard 0's (of any count: a registry of one is one shard).
+    scan: async (shard) => ({ entries: shard && shard.index !== 0 ? [] : [copy()], malformed: [] }),
     add: async () => {
       throw new ReadOnlyRegistryError('add a connection');
     },

@@ -54,14 +54,19 @@ export const eventSourceSchema = z
  */
 export const DEPLOYMENT_CREDENTIALS = 'deployment';
 
-/** `env:NAME` (local), or a Secrets Manager ARN or name (AWS). Never the secret itself. */
+/**
+ * `env:NAME` (local), `ssm:/<prefix>/connections/<name>` (an SSM Parameter Store SecureString), or
+ * a Secrets Manager ARN or name (AWS). Never the secret itself.
+ */
 export const credentialsSecretRefSchema = z
-  .string({ error: 'expected a secret reference: env:NAME, or a Secrets Manager ARN or name' })
+  .string({
+    error: 'expected a secret reference: env:NAME, ssm:/PARAMETER, or a Secrets Manager ARN or name',
+  })
   .trim()
   .regex(
-    /^(env:[A-Za-z_][A-Za-z0-9_]*|arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+|[\w/+=.@-]{1,512})$/,
+    /^(env:[A-Za-z_][A-Za-z0-9_]*|ssm:\/[\w/.-]{1,1010}|arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+|[\w/+=.@-]{1,512})$/,
     {
-      error: 'expected a secret reference: env:NAME, or a Secrets Manager ARN or name',
+      error: 'expected a secret reference: env:NAME, ssm:/PARAMETER, or a Secrets Manager ARN or name',
     },
   );
 
@@ -73,8 +78,9 @@ export function credentialsVariableOf(name: string): string {
 /**
  * Why `reference` is not the connection's own secret, or undefined when it is. A reference is
  * bound to its connection's name, so no entry can borrow another connection's credentials:
- * `env:<NAME>_CREDENTIALS` (the name upper-cased, `-` as `_`), or a Secrets Manager secret named
- * `<prefix>/connections/<name>` (by name, or by its full ARN, which ends in `-` and six characters).
+ * `env:<NAME>_CREDENTIALS` (the name upper-cased, `-` as `_`), an SSM parameter
+ * `ssm:/<prefix>/connections/<name>`, or a Secrets Manager secret named `<prefix>/connections/<name>`
+ * (by name, or by its full ARN, which ends in `-` and six characters).
  */
 export function secretReferenceProblem(name: string, reference: string): string | undefined {
   const ref = reference.trim();
@@ -84,8 +90,14 @@ export function secretReferenceProblem(name: string, reference: string): string 
     const expected = credentialsVariableOf(name);
     return ref === `env:${expected}` ? undefined : `expected env:${expected} (the connection's own variable)`;
   }
-  const secretName = ref.startsWith('arn:') ? ref.split(':secret:')[1]?.replace(/-[A-Za-z0-9]{6}$/, '') : ref;
   const suffix = `/connections/${name}`;
+  if (ref.startsWith('ssm:')) {
+    const parameter = ref.slice('ssm:'.length);
+    return parameter.endsWith(suffix) && parameter.length > suffix.length + 1
+      ? undefined
+      : `expected an SSM parameter named /<prefix>/connections/${name}`;
+  }
+  const secretName = ref.startsWith('arn:') ? ref.split(':secret:')[1]?.replace(/-[A-Za-z0-9]{6}$/, '') : ref;
   if (secretName?.endsWith(suffix) && secretName.length > suffix.length) {
     return undefined;
   }

@@ -14,11 +14,13 @@ import { type ConnectionEntry, ConnectionEntryError, DEPLOYMENT_CREDENTIALS } fr
 export type SecretReference =
   | { kind: 'deployment' }
   | { kind: 'env'; variable: string }
+  | { kind: 'ssm'; parameter: string }
   | { kind: 'secretsManager'; secretId: string };
 
 export function parseSecretReference(reference: string): SecretReference {
   const trimmed = reference.trim();
   if (trimmed === DEPLOYMENT_CREDENTIALS) return { kind: 'deployment' };
+  if (trimmed.startsWith('ssm:')) return { kind: 'ssm', parameter: trimmed.slice('ssm:'.length) };
   return trimmed.startsWith('env:')
     ? { kind: 'env', variable: trimmed.slice('env:'.length) }
     : { kind: 'secretsManager', secretId: trimmed };
