@@ -16,7 +16,10 @@ import { DEFAULT_MAX_CLIENTS } from './connection-clients.js';
 import { loadPollerSettings } from './poller-config.js';
 
 export const SHARD_DEFAULTS = {
-  /** Connections of a shard polled at once: a shard of a hundred is polled side by side. */
+  /**
+   * Connections of a shard polled at once (each up to `POLLER_CONCURRENCY` requests): a shard of a
+   * hundred in four rounds, at most 100 requests in flight to the service's host.
+   */
   parallel: 100,
   /** Seconds one connection starts new pages per cycle; a backfill goes on in the next cycles. */
   connectionBudgetSeconds: 20,

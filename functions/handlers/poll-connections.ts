@@ -19,11 +19,13 @@
  * one line per connection that published, failed, changed health or has work left; none for an
  * idle one.
  */
+import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import * as z from 'zod';
 import { createAwsAdapters } from '../adapters/aws/adapter-config.js';
+import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { createDynamoDbConnectionRegistry } from '../adapters/aws/dynamodb-connection-registry.js';
 import { createDynamoDbRateLimiter } from '../adapters/aws/dynamodb-rate-limiter.js';
 import { createDynamoDbShardLease } from '../adapters/aws/dynamodb-shard-lease.js';
@@ -32,7 +34,9 @@ import { instrumentClient } from '../adapters/aws/lambda-tracer.js';
 import { createConnectionSecretResolver } from '../adapters/connection-secrets.js';
 import { createEnvConnectionRegistry } from '../adapters/env-connection-registry.js';
 import { createMemoryRateLimiter } from '../adapters/local/memory-rate-limiter.js';
+import { createCheckpointCache } from '../core/connections/checkpoint-cache.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
+import type { HealthState } from '../core/connections/health.js';
 import { type ConnectionOutcome, pollShard, type ShardPollSettings } from '../core/connections/poll-shard.js';
 import type { RegistryScanner } from '../core/connections/registry.js';
 import {
@@ -71,6 +75,12 @@ export interface ConnectionPollerDeps {
   metrics?: PollMetrics;
   /** Per-connection metrics (one set of custom metrics per connection); default off. */
   perConnectionMetrics?: boolean;
+  /** This container's name on the shards' leases; a random id per container when absent. */
+  holder?: string;
+  /** The checkpoints as this container last read or wrote them; dropped when another container polled the shard. */
+  checkpointCache?: { clear(): void };
+  /** Announced health states of the connections this container polled (skips the health read). */
+  healthKnown?: Map<string, HealthState>;
   /** The poller's token buckets, told each connection's limit before its poll. */
   limiter?: { setLimit(connection: string, limit: ConnectionEntry['rateLimit']): void };
 }
@@ -106,6 +116,9 @@ const inputSchema = z.looseObject({
   shards: z.number({ error: 'expected a shard count' }).optional(),
   scheduledTime: z.iso.datetime({ offset: true, error: 'expected an ISO date-time' }).optional(),
 });
+
+/** This container's name on the shards' leases (a Lambda container lives as long as its module). */
+const CONTAINER = randomUUID();
 
 /** Time kept back at the end of an invocation for logs and metrics. */
 const ABORT_MARGIN_MS = 3_000;
@@ -155,12 +168,18 @@ export async function pollShardCycle(
     outcomes: [],
   };
   const until = nowMs + (context ? context.getRemainingTimeInMillis() : 15 * 60_000);
-  const token = await deps.lease.acquire(shard, nowMs, until);
-  if (token === undefined) {
+  const lease = await deps.lease.acquire(shard, nowMs, until, deps.holder ?? CONTAINER);
+  if (lease === undefined) {
     deps.logger.info('shard busy', { shard: `${shard.index}/${shard.count}`, slot });
     return cycle;
   }
   cycle.leased = true;
+  const { token } = lease;
+  // Another container polled the shard since this one did: what this one remembers may be old.
+  if (lease.previousHolder !== (deps.holder ?? CONTAINER)) {
+    deps.checkpointCache?.clear();
+    deps.healthKnown?.clear();
+  }
   try {
     await pollLeased(deps, cycle, slot, context);
   } finally {
@@ -210,6 +229,7 @@ async function pollLeased(
       clock: deps.clock,
       logger: deps.logger,
       ...(deps.objectStore ? { objectStore: deps.objectStore } : {}),
+      ...(deps.healthKnown ? { healthKnown: deps.healthKnown } : {}),
       ...(context ? { remainingTimeMs: () => context.getRemainingTimeInMillis() } : {}),
       ...(signal ? { signal } : {}),
       apiFor: async (entry) => {
@@ -325,7 +345,7 @@ export function createHandler(deps: ConnectionPollerDeps): ConnectionPollerHandl
  * writes nothing per request), with a 429's pause also written to the shared table, where the
  * actions of that connection see it.
  */
-function pollerLimiter(clock: Clock, shared: RateLimiter | undefined) {
+export function pollerLimiter(clock: Clock, shared: RateLimiter | undefined) {
   const memory = createMemoryRateLimiter({ clock });
   const limiter: RateLimiter & { setLimit: typeof memory.setLimit } = {
     take: (connection, options) => memory.take(connection, options),
@@ -362,6 +382,16 @@ export function createDepsFromEnv(env: Readonly<Record<string, string | undefine
     deploymentCredentials: !config.connectionsTable,
   });
   const build = connectionClientBuilder({ env, clock, logger, secrets, limiter });
+  // The shard's checkpoints as this container last read or wrote them (the lease says when another
+  // container polled the shard since), over eventually consistent reads: a read that missed a
+  // write makes the next versioned write conflict, never a lost change.
+  const checkpoints = createCheckpointCache(
+    createDynamoDbCheckpointStore({
+      client: aws.clients.dynamoDb,
+      tableName: config.adapters.checkpointsTable as string,
+      consistentRead: false,
+    }),
+  );
   return {
     registry,
     lease: createDynamoDbShardLease({
@@ -369,7 +399,9 @@ export function createDepsFromEnv(env: Readonly<Record<string, string | undefine
       tableName: config.adapters.checkpointsTable as string,
     }),
     clients: createConnectionClients({ build, max: config.maxClients }),
-    checkpoints: aws.checkpoints(),
+    checkpoints,
+    checkpointCache: checkpoints,
+    healthKnown: new Map(),
     publisher: aws.publisher(),
     objectStore: aws.claimCheckStore(),
     clock,

@@ -14,6 +14,7 @@ import { parseAccountingConfig } from '../../functions/accounting/config.js';
 import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
 import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
 import { createDynamoDbShardLease } from '../../functions/adapters/aws/dynamodb-shard-lease.js';
+import { createCheckpointCache } from '../../functions/core/connections/checkpoint-cache.js';
 import {
   type ConnectionEntry,
   credentialsVariableOf,
@@ -122,11 +123,17 @@ async function harness(keys: Record<string, number | 'refused' | 'missing'>) {
     },
   });
   const counted: Array<[string, number]> = [];
+  const checkpoints = createCheckpointCache(
+    createDynamoDbCheckpointStore({ client: db.client, tableName: checkpointsTable, consistentRead: false }),
+  );
   const deps = {
     registry,
     lease: createDynamoDbShardLease({ client: db.client, tableName: checkpointsTable }),
     clients,
-    checkpoints: createDynamoDbCheckpointStore({ client: db.client, tableName: checkpointsTable }),
+    checkpoints,
+    checkpointCache: checkpoints,
+    healthKnown: new Map(),
+    holder: 'this-container',
     publisher: { publish: async (batch: readonly BusEvent[]) => void events.push(...batch) },
     clock,
     logger,
@@ -207,16 +214,16 @@ describe('the poller of shards', () => {
     expect(first.outcomes.map((o) => o.connection)).toEqual(['alpha']);
     // Another invocation holds the shard (a late or retried tick while it runs): nothing is polled twice.
     const now = clock.now().getTime();
-    const token = await h.deps.lease.acquire({ index: 0, count: 1 }, now, now + 50_000);
-    expect(token).toBeDefined();
+    const other = await h.deps.lease.acquire({ index: 0, count: 1 }, now, now + 50_000, 'another-container');
+    expect(other).toBeDefined();
     const again = await pollShardCycle(h.deps, { scheduledTime }, remaining(50_000));
     expect(again).toMatchObject({ leased: false, due: 0, outcomes: [] });
     expect(h.logger.lines.some((l) => l.message === 'shard busy')).toBe(true);
     // Given back, the shard is polled again; a lease whose holder died ends with its invocation.
-    await h.deps.lease.release({ index: 0, count: 1 }, token as string);
+    await h.deps.lease.release({ index: 0, count: 1 }, other?.token as string);
     expect((await pollShardCycle(h.deps, {}, remaining(50_000))).leased).toBe(true);
     const held = clock.now().getTime();
-    await h.deps.lease.acquire({ index: 0, count: 1 }, held, held + 50_000);
+    await h.deps.lease.acquire({ index: 0, count: 1 }, held, held + 50_000, 'another-container');
     expect((await pollShardCycle(h.deps, {}, remaining(50_000))).leased).toBe(false);
     clock.advance(60_000);
     expect((await pollShardCycle(h.deps, {}, remaining(50_000))).leased).toBe(true);
@@ -248,7 +255,7 @@ describe('the poller of shards', () => {
     await h.close();
   });
 
-  it('an idle cycle: one request per collection, no write but the shard lease, no log line per connection', async () => {
+  it('an idle cycle: one request per collection, no read, no write but the shard lease, no log line per connection', async () => {
     const h = await harness({ alpha: 5, beta: 6 });
     await h.cycle(1); // the backfill
     await h.cycle(1);
@@ -261,14 +268,20 @@ describe('the poller of shards', () => {
       ['beta', 2, 0],
     ]);
     expect(sandbox.requestCounts().total - before).toBe(4);
-    // Writes: the shard's lease only (taken and given back). Item reads: per connection its checkpoints (one per
-    // collection) and its health. (The registry's segment is read by a Scan of the document client.)
-    const writes = Object.keys(h.db.counts).filter((k) => /Put|Update|Delete|Write/.test(k));
-    expect(writes).toEqual(['PutItem']);
-    expect(h.db.counts).toMatchObject({ PutItem: 2, GetItem: 6 });
+    // Writes: the shard's lease only (taken and given back). Item reads: none — the container that
+    // polled the shard last holds its checkpoints and health. (The registry's segment is read by a
+    // Scan of the document client.)
+    expect(h.db.counts).toEqual({ PutItem: 2 });
     // Above debug (the level of a deployment's logs), one line for the shard.
     const logged = h.logger.lines.slice(lines).filter((l) => l.level !== 'debug');
     expect(logged.map((l) => l.message)).toEqual(['shard polled']);
+    // Another container polled the shard meanwhile: this one reads every checkpoint again.
+    const now = clock.now().getTime();
+    const other = await h.deps.lease.acquire({ index: 0, count: 1 }, now, now + 1, 'another-container');
+    await h.deps.lease.release({ index: 0, count: 1 }, other?.token as string);
+    h.db.reset();
+    await h.cycle(1);
+    expect(h.db.counts).toMatchObject({ PutItem: 2, GetItem: 6 });
     await h.close();
   });
 });

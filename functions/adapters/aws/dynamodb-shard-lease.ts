@@ -1,8 +1,9 @@
 /**
  * `ShardLease` on the checkpoints table: one item per shard (`pk` = `@shard#<i>/<n>`), taken with
  * one conditional `PutItem` — it succeeds when the item is absent or its `leaseUntil` (epoch ms)
- * has passed — and given back with another, conditional on the holder's token (a lease that
- * outlived its holder's invocation ends at `leaseUntil` anyway).
+ * has passed, returning the previous item (who held the shard before) — and given back with
+ * another `PutItem`, conditional on the lease's token (a lease that outlived its holder's invocation ends
+ * at `leaseUntil` anyway).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -21,24 +22,31 @@ export interface DynamoDbShardLeaseOptions {
 
 export function createDynamoDbShardLease(options: DynamoDbShardLeaseOptions): ShardLease {
   const key = options.keyAttribute ?? 'pk';
+  /** Who took each lease still held by this process (written back on release). */
+  const holders = new Map<string, string>();
   return {
-    async acquire(shard, nowMs, untilMs) {
+    async acquire(shard, nowMs, untilMs, holder) {
       const token = randomUUID();
       try {
-        await options.client.send(
+        // The previous item comes back with the write (no read): who held the shard before.
+        const out = await options.client.send(
           new PutItemCommand({
             TableName: options.tableName,
             Item: {
               [key]: { S: shardLeaseKey(shard) },
               leaseUntil: { N: String(Math.ceil(untilMs)) },
-              holder: { S: token },
+              token: { S: token },
+              holder: { S: holder },
             },
             ConditionExpression: 'attribute_not_exists(#pk) OR leaseUntil <= :now',
             ExpressionAttributeNames: { '#pk': key },
             ExpressionAttributeValues: { ':now': { N: String(Math.floor(nowMs)) } },
+            ReturnValues: 'ALL_OLD',
           }),
         );
-        return token;
+        const previousHolder = out.Attributes?.holder?.S;
+        holders.set(token, holder);
+        return { token, ...(previousHolder ? { previousHolder } : {}) };
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) return undefined;
         throw error;
@@ -46,11 +54,19 @@ export function createDynamoDbShardLease(options: DynamoDbShardLeaseOptions): Sh
     },
     async release(shard, token) {
       try {
+        const holder = holders.get(token);
+        holders.delete(token);
         await options.client.send(
           new PutItemCommand({
             TableName: options.tableName,
-            Item: { [key]: { S: shardLeaseKey(shard) }, leaseUntil: { N: '0' } },
-            ConditionExpression: 'holder = :token',
+            Item: {
+              [key]: { S: shardLeaseKey(shard) },
+              leaseUntil: { N: '0' },
+              token: { S: token },
+              ...(holder ? { holder: { S: holder } } : {}),
+            },
+            ConditionExpression: '#token = :token',
+            ExpressionAttributeNames: { '#token': 'token' },
             ExpressionAttributeValues: { ':token': { S: token } },
           }),
         );

@@ -14,6 +14,7 @@
  * What each connection did is returned (and handed to `onPolled` as soon as it is known: the local
  * runtime's live view, the Lambda's structured log), never published as a metric per connection.
  */
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '../ports.js';
 import { freshnessLagMs } from '../sync/sync-types.js';
 import type { ConnectionEntry } from './connection-entry.js';
@@ -129,6 +130,8 @@ function connectionDeadline(deps: ShardPollDeps, settings: ShardPollSettings) {
   const remainingTimeMs = () => Math.min(own(), deps.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY);
   const timeout = AbortSignal.timeout(Math.max(0, settings.budgetMs + reserve));
   const signal = deps.signal ? AbortSignal.any([deps.signal, timeout]) : timeout;
+  // Every request of the connection's collections listens to it: more than Node's default of 10.
+  setMaxListeners(0, signal);
   return { started, remainingTimeMs, signal };
 }
 

@@ -69,37 +69,44 @@ export function shardLeaseKey(shard: Shard): string {
   return `@shard#${shard.index}/${shard.count}`;
 }
 
+/** A lease taken: its token (to give it back) and who held the shard before. */
+export interface HeldLease {
+  token: string;
+  /** The holder of the shard's previous lease (`undefined`: none yet). */
+  previousHolder?: string;
+}
+
 /**
  * The lease of a shard: held by one invocation from its start until it releases it (or, should it
  * die first, until `untilMs`, its own end), so an invocation that starts while another still polls
  * the shard — a late or retried tick — polls nothing. Two conditional writes per shard and cycle,
- * whatever the number of its connections.
+ * whatever the number of its connections. The holder is named (a container's id): whoever takes the
+ * lease learns who held it before, and so whether another container polled the shard meanwhile.
  */
 export interface ShardLease {
-  /**
-   * Takes the lease until `untilMs` unless another holder's lease lasts past `nowMs`; the holder's
-   * token when taken, `undefined` when not.
-   */
-  acquire(shard: Shard, nowMs: number, untilMs: number): Promise<string | undefined>;
+  /** Takes the lease for `holder` until `untilMs` unless another lease lasts past `nowMs`. */
+  acquire(shard: Shard, nowMs: number, untilMs: number, holder: string): Promise<HeldLease | undefined>;
   /** Gives the lease back (only the holder of `token` can). */
   release(shard: Shard, token: string): Promise<void>;
 }
 
 /** A lease in memory (one process: the local runtime, tests). */
 export function createMemoryShardLease(): ShardLease {
-  const held = new Map<string, { until: number; token: string }>();
+  const held = new Map<string, { until: number; token: string; holder: string }>();
   let next = 0;
   return {
-    async acquire(shard, nowMs, untilMs) {
+    async acquire(shard, nowMs, untilMs, holder) {
       const key = shardLeaseKey(shard);
-      if ((held.get(key)?.until ?? Number.NEGATIVE_INFINITY) > nowMs) return undefined;
+      const previous = held.get(key);
+      if ((previous?.until ?? Number.NEGATIVE_INFINITY) > nowMs) return undefined;
       const token = String(++next);
-      held.set(key, { until: untilMs, token });
-      return token;
+      held.set(key, { until: untilMs, token, holder });
+      return { token, ...(previous ? { previousHolder: previous.holder } : {}) };
     },
     async release(shard, token) {
       const key = shardLeaseKey(shard);
-      if (held.get(key)?.token === token) held.delete(key);
+      const lease = held.get(key);
+      if (lease?.token === token) held.set(key, { ...lease, until: 0 });
     },
   };
 }
