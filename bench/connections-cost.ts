@@ -119,3 +119,32 @@ export function costPerConnectionMonth(m: MeasuredUsage): { lines: CostLine[]; t
   ];
   return { lines, totalUsd: lines.reduce((n, l) => n + l.usd, 0) };
 }
+
+/**
+ * The cost per connection-month at `count` connections, simulated from a measurement at
+ * `measured.connections`: what is counted per connection (service requests, DynamoDB units of its
+ * checkpoints, credential reads, log bytes, events) and per shard (invocations, their billed time,
+ * schedules, the lease's writes, the registry segment's scan) grows with the connections, shards
+ * staying the same size, so both scale by `count / measured.connections`; the shared custom metrics
+ * stay as many; storage per connection stays the same.
+ */
+export function simulateCost(
+  measured: MeasuredUsage,
+  count: number,
+): { lines: CostLine[]; totalUsd: number } {
+  const k = count / measured.connections;
+  return costPerConnectionMonth({
+    ...measured,
+    connections: count,
+    pollerInvocations: measured.pollerInvocations * k,
+    pollerBilledMs: measured.pollerBilledMs * k,
+    schedulerInvocations: measured.schedulerInvocations * k,
+    putEventsEntries: measured.putEventsEntries * k,
+    dynamoDbReadUnits: measured.dynamoDbReadUnits * k,
+    dynamoDbWriteUnits: measured.dynamoDbWriteUnits * k,
+    credentialCalls: measured.credentialCalls * k,
+    credentialDecrypts: measured.credentialDecrypts * k,
+    logBytes: measured.logBytes * k,
+    storedBytes: measured.storedBytes * k,
+  });
+}

@@ -4,8 +4,8 @@
  * schedule per shard of about 100 connections invokes the poller handler (`pollShardCycle`), which
  * takes the shard's lease, scans its registry segment and polls its due connections side by side.
  * The sandbox answers every request after an injected latency (150 ms + up to 100 ms), since the
- * billed time of a poller on AWS is mostly waiting on the service. One warm-up cycle (the first
- * backfill) is left out; then each steady cycle starts at its minute (the clock jumps there;
+ * billed time of a poller on AWS is mostly waiting on the service. Two warm-up cycles (the first
+ * backfill, and what each connection's budget left of it) are left out; then each steady cycle starts at its minute (the clock jumps there;
  * everything in it runs in real time; the shards' invocations one after another, each with the
  * machine to itself as each Lambda invocation has its CPU, the cycle as long as the longest), a small fraction of the companies get a change first (the sandbox's admin activity API),
  * and the cycle's requests, invocations and their billed durations, PutEvents entries, DynamoDB
@@ -19,7 +19,12 @@ import { availableParallelism } from 'node:os';
 import { defaultPolledCollectionsFor } from '../functions/accounting/collections.js';
 import { pollShardCycle } from '../functions/handlers/poll-connections.js';
 import { defaultInfraConfig } from '../infra/config/load.js';
-import { type CostLine, costPerConnectionMonth, type MeasuredUsage } from './connections-cost.js';
+import {
+  type CostLine,
+  costPerConnectionMonth,
+  type MeasuredUsage,
+  simulateCost,
+} from './connections-cost.js';
 import {
   connectionName,
   credentialOf,
@@ -49,6 +54,9 @@ export const DEFAULT_OPTIONS: Omit<ConnectionsBenchOptions, 'count' | 'steadyCyc
   perConnectionMetrics: infra.perConnectionMetrics,
   latency: INJECTED_LATENCY,
 };
+
+/** Cycles left out before the steady ones: the first backfill, and the rest of it past each connection's budget. */
+export const WARM_UP_CYCLES = 2;
 
 /** One connection's poll, as the poller handler reported it. */
 export interface PollRecord {
@@ -248,6 +256,10 @@ export interface ConnectionsFigures {
     storedBytesPerConnection: number;
     cost: CostLine[];
     costWithPerConnectionMetricsUsd: number;
+    /** Collections whose request failed on the network in the whole run (read again next cycle). */
+    transientCollectionFailures: number;
+    /** 10,000 connections simulated from this run (`simulateCost`: per-connection and per-shard counts × 10). */
+    simulated10000: { costPerConnectionMonthUsd: number; shards: number; cycleP95Ms: number };
     peakRssMb: number;
     seconds: number;
     cpus: number;
@@ -268,9 +280,12 @@ const OPT_IN_METRICS_PER_CONNECTION = 4;
 function figuresOf(
   o: ConnectionsBenchOptions,
   cycles: CycleUsage[],
-  extra: { series: string[]; storedBytes: number; seconds: number },
+  extra: { series: string[]; storedBytes: number; seconds: number; transientFailures: number },
 ): ConnectionsFigures {
-  const [warmUp, ...steady] = cycles as [CycleUsage, ...CycleUsage[]];
+  const [warmUp, ...afterWarmUp] = cycles as [CycleUsage, ...CycleUsage[]];
+  // The backfill may take more than one cycle (each connection stops at its budget): those cycles
+  // are left out too.
+  const steady = afterWarmUp.slice(WARM_UP_CYCLES - 1);
   const avg = (pick: (c: CycleUsage) => number) => mean(steady.map(pick));
   const allRequests = steady.flatMap((c) => [...c.requests.values()]);
   const idleRequests = steady.flatMap((c) =>
@@ -348,6 +363,18 @@ function figuresOf(
       storedBytesPerConnection: Math.round(extra.storedBytes / o.count),
       cost: cost.lines.map((l) => ({ ...l, usd: round(l.usd, 5) })),
       costWithPerConnectionMetricsUsd: round(withMetrics.totalUsd, 4),
+      transientCollectionFailures: extra.transientFailures,
+      simulated10000: {
+        costPerConnectionMonthUsd: round(simulateCost(usage, 10_000).totalUsd, 4),
+        shards: Math.ceil(10_000 / o.shardSize),
+        // Shards of the same size run side by side: the cycle is as long as at this count.
+        cycleP95Ms: Math.round(
+          percentile(
+            steady.map((c) => c.ms),
+            95,
+          ),
+        ),
+      },
       peakRssMb: round(process.resourceUsage().maxRSS / 1024, 1),
       seconds: r(extra.seconds),
       cpus: availableParallelism(),
@@ -377,17 +404,24 @@ export async function measureConnections(
     const startMs = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
     const polls: PollRecord[] = [];
     const cycles: CycleUsage[] = [];
-    for (let cycle = 0; cycle <= o.steadyCycles; cycle++) {
+    for (let cycle = 0; cycle < o.steadyCycles + WARM_UP_CYCLES; cycle++) {
       const usage = await runCycle(d, o, cycle, startMs, polls);
       cycles.push(usage);
       log(
-        `connections: cycle ${cycle}${cycle === 0 ? ' (warm-up backfill)' : ''} ${Math.round(usage.ms)} ms (longest invocation; ${Math.round(usage.wallMs)} ms here, shards in turn), ${usage.pollerInvocations} invocations, ${[...usage.requests.values()].reduce((a, b) => a + b, 0)} requests, ${usage.changed.size} changed, RSS ${Math.round(process.memoryUsage().rss / 1048576)} MB`,
+        `connections: cycle ${cycle}${cycle < WARM_UP_CYCLES ? ' (warm-up backfill)' : ''} ${Math.round(usage.ms)} ms (longest invocation; ${Math.round(usage.wallMs)} ms here, shards in turn), ${usage.pollerInvocations} invocations, ${[...usage.requests.values()].reduce((a, b) => a + b, 0)} requests, ${usage.changed.size} changed, RSS ${Math.round(process.memoryUsage().rss / 1048576)} MB`,
       );
     }
-    if (d.logger.errors.length > 0) {
-      throw new Error(`the functions logged errors: ${JSON.stringify(d.logger.errors.slice(0, 3))}`);
+    // A collection whose request broke (a socket the sandbox closed under it) is reported and read
+    // again on the next cycle, as on AWS: counted, not fatal. Any other error fails the run.
+    const transient = (e: { message: string; data?: unknown }) =>
+      e.message === 'collection poll failed' &&
+      (e.data as { error?: { name?: string } } | undefined)?.error?.name === 'ConnectionError';
+    const fatal = d.logger.errors.filter((e) => !transient(e as { message: string; data?: unknown }));
+    if (fatal.length > 0) {
+      throw new Error(`the functions logged errors: ${JSON.stringify(fatal.slice(0, 3))}`);
     }
     const figures = figuresOf(o, cycles, {
+      transientFailures: d.logger.errors.length - fatal.length,
       series: d.metrics.series(),
       storedBytes: await d.storedBytes(),
       seconds: (performance.now() - began) / 1000,

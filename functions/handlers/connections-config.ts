@@ -18,7 +18,7 @@ import { loadPollerSettings } from './poller-config.js';
 export const SHARD_DEFAULTS = {
   /**
    * Connections of a shard polled at once (each up to `POLLER_CONCURRENCY` requests): a shard of a
-   * hundred in four rounds, at most 100 requests in flight to the service's host.
+   * hundred side by side, so the invocation's billed time is about one connection's poll.
    */
   parallel: 100,
   /** Seconds one connection starts new pages per cycle; a backfill goes on in the next cycles. */
