@@ -10,48 +10,39 @@ export const PRICES = {
   lambdaPerMillionRequests: 0.2,
   schedulerPerMillion: 1.0,
   eventBridgePerMillionEvents: 1.0,
-  /** The standard-queue price docs/deploy.md states; the poll queue is FIFO, priced somewhat higher. */
-  sqsPerMillionRequests: 0.4,
   dynamoDbPerMillionWriteUnits: 0.625,
   dynamoDbPerMillionReadUnits: 0.125,
   dynamoDbGbMonth: 0.25,
   customMetricMonth: 0.3,
   logsPerGbIngested: 0.5,
-  secretMonth: 0.4,
-  secretPer10kCalls: 0.05,
+  /** SSM Parameter Store standard parameters: no storage charge; standard-throughput API calls free. */
+  ssmStandardParameterMonth: 0,
+  ssmStandardPer10kCalls: 0,
+  /** KMS: each SecureString read is a decryption with the `aws/ssm` key. */
+  kmsPer10kRequests: 0.03,
 } as const;
 
 export const CYCLES_PER_MONTH = 60 * 24 * 30;
 
-/**
- * Lambda's SQS event source polls an idle queue with long polling: assumed ~5 pollers × 3 receives a
- * minute (20 s waits), as for the action queues in docs/deploy.md. Not measured: no local twin polls.
- */
-export const ASSUMED_IDLE_RECEIVES_PER_MONTH = 5 * 3 * CYCLES_PER_MONTH;
-
 /** What one benchmark measured, per steady cycle (averages) unless said otherwise. */
 export interface MeasuredUsage {
   connections: number;
-  dispatcherInvocations: number;
   pollerInvocations: number;
-  dispatcherBilledMs: number;
   pollerBilledMs: number;
-  dispatcherMemoryMb: number;
   pollerMemoryMb: number;
   schedulerInvocations: number;
   putEventsEntries: number;
   dynamoDbReadUnits: number;
   dynamoDbWriteUnits: number;
-  sqsRequests: number;
-  secretReads: number;
+  /** `GetParameters` calls and the parameters they returned (each a KMS decryption). */
+  credentialCalls: number;
+  credentialDecrypts: number;
   logBytes: number;
   /** Distinct custom metrics per connection (a `connection` dimension) and shared by all. */
   metricsPerConnection: number;
   metricsShared: number;
-  /** Bytes stored in the tables at the end (checkpoints, registry, rate limits). */
+  /** Bytes stored in the tables at the end (checkpoints, leases, registry, rate limits). */
   storedBytes: number;
-  /** One Secrets Manager secret per connection (its credentials). */
-  secretsPerConnection: number;
 }
 
 export interface CostLine {
@@ -66,11 +57,8 @@ const fmt = (n: number, digits = 3) => Number(n.toPrecision(digits)).toLocaleStr
 /** Per connection-month, item by item; the sum is the figure. */
 export function costPerConnectionMonth(m: MeasuredUsage): { lines: CostLine[]; totalUsd: number } {
   const perMonth = (perCycle: number) => (perCycle / m.connections) * CYCLES_PER_MONTH;
-  const gbSeconds =
-    perMonth(m.dispatcherBilledMs / 1000) * (m.dispatcherMemoryMb / 1024) +
-    perMonth(m.pollerBilledMs / 1000) * (m.pollerMemoryMb / 1024);
-  const invocations = perMonth(m.dispatcherInvocations + m.pollerInvocations);
-  const sqs = perMonth(m.sqsRequests) + ASSUMED_IDLE_RECEIVES_PER_MONTH / m.connections;
+  const gbSeconds = perMonth(m.pollerBilledMs / 1000) * (m.pollerMemoryMb / 1024);
+  const invocations = perMonth(m.pollerInvocations);
   const line = (item: string, usd: number, arithmetic: string): CostLine => ({ item, usd, arithmetic });
   const lines: CostLine[] = [
     line(
@@ -81,7 +69,7 @@ export function costPerConnectionMonth(m: MeasuredUsage): { lines: CostLine[]; t
     line(
       'Lambda compute',
       gbSeconds * PRICES.lambdaGbSecond,
-      `${fmt(gbSeconds)} GB-s (billed ms × memory) × $${PRICES.lambdaGbSecond}`,
+      `${fmt(gbSeconds)} GB-s (billed ms × ${m.pollerMemoryMb} MB) × $${PRICES.lambdaGbSecond}`,
     ),
     line(
       'Scheduler',
@@ -92,11 +80,6 @@ export function costPerConnectionMonth(m: MeasuredUsage): { lines: CostLine[]; t
       'EventBridge PutEvents',
       (perMonth(m.putEventsEntries) * PRICES.eventBridgePerMillionEvents) / 1e6,
       `${fmt(perMonth(m.putEventsEntries))} entries × $${PRICES.eventBridgePerMillionEvents}/1M`,
-    ),
-    line(
-      'SQS',
-      (sqs * PRICES.sqsPerMillionRequests) / 1e6,
-      `${fmt(sqs)} requests (send batches, receives, deletes; idle receives assumed) × $${PRICES.sqsPerMillionRequests}/1M (standard-queue price; FIFO is higher)`,
     ),
     line(
       'DynamoDB reads',
@@ -114,10 +97,14 @@ export function costPerConnectionMonth(m: MeasuredUsage): { lines: CostLine[]; t
       `${fmt(m.storedBytes / m.connections)} bytes × $${PRICES.dynamoDbGbMonth}/GB-month`,
     ),
     line(
-      'Secrets Manager',
-      m.secretsPerConnection * PRICES.secretMonth +
-        (perMonth(m.secretReads) * PRICES.secretPer10kCalls) / 1e4,
-      `${m.secretsPerConnection} secret × $${PRICES.secretMonth} + ${fmt(perMonth(m.secretReads))} reads × $${PRICES.secretPer10kCalls}/10k`,
+      'SSM Parameter Store',
+      PRICES.ssmStandardParameterMonth + (perMonth(m.credentialCalls) * PRICES.ssmStandardPer10kCalls) / 1e4,
+      `1 standard parameter × $${PRICES.ssmStandardParameterMonth} + ${fmt(perMonth(m.credentialCalls))} GetParameters calls × $${PRICES.ssmStandardPer10kCalls}/10k`,
+    ),
+    line(
+      'KMS decryptions',
+      (perMonth(m.credentialDecrypts) * PRICES.kmsPer10kRequests) / 1e4,
+      `${fmt(perMonth(m.credentialDecrypts))} SecureString reads × $${PRICES.kmsPer10kRequests}/10k`,
     ),
     line(
       'CloudWatch custom metrics',
@@ -131,4 +118,33 @@ export function costPerConnectionMonth(m: MeasuredUsage): { lines: CostLine[]; t
     ),
   ];
   return { lines, totalUsd: lines.reduce((n, l) => n + l.usd, 0) };
+}
+
+/**
+ * The cost per connection-month at `count` connections, simulated from a measurement at
+ * `measured.connections`: what is counted per connection (service requests, DynamoDB units of its
+ * checkpoints, credential reads, log bytes, events) and per shard (invocations, their billed time,
+ * schedules, the lease's writes, the registry segment's scan) grows with the connections, shards
+ * staying the same size, so both scale by `count / measured.connections`; the shared custom metrics
+ * stay as many; storage per connection stays the same.
+ */
+export function simulateCost(
+  measured: MeasuredUsage,
+  count: number,
+): { lines: CostLine[]; totalUsd: number } {
+  const k = count / measured.connections;
+  return costPerConnectionMonth({
+    ...measured,
+    connections: count,
+    pollerInvocations: measured.pollerInvocations * k,
+    pollerBilledMs: measured.pollerBilledMs * k,
+    schedulerInvocations: measured.schedulerInvocations * k,
+    putEventsEntries: measured.putEventsEntries * k,
+    dynamoDbReadUnits: measured.dynamoDbReadUnits * k,
+    dynamoDbWriteUnits: measured.dynamoDbWriteUnits * k,
+    credentialCalls: measured.credentialCalls * k,
+    credentialDecrypts: measured.credentialDecrypts * k,
+    logBytes: measured.logBytes * k,
+    storedBytes: measured.storedBytes * k,
+  });
 }

@@ -1,17 +1,18 @@
 /**
  * The multi-connection deployment of the connections benchmark, in one process: the sandbox
- * serving N companies, dynalite for the registry, the checkpoints and the rate-limit buckets, the
- * in-process SQS FIFO stand-in for the poll queue, Secrets Manager and EventBridge answered in
- * process and metered (connections-meters.ts), the dispatcher handler, and K poller "containers"
- * (the event source's concurrency), each with what a Lambda container keeps between invocations:
- * its clients of the connections it served and its rate limiter.
+ * serving N companies with an injected latency per request (what billed time on AWS is mostly
+ * made of), dynalite for the registry, the checkpoints (and the shards' leases) and the rate-limit
+ * table, SSM Parameter Store and EventBridge answered in process and metered
+ * (connections-meters.ts), and one poller "container" per shard of the registry (each invoked by
+ * its own schedule), with what a Lambda container keeps between invocations: its clients, its
+ * cached credentials and its token buckets.
  */
 import { createRequire } from 'node:module';
 import { type DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { createDynamoDbCheckpointStore } from '../functions/adapters/aws/dynamodb-checkpoint-store.js';
 import { createDynamoDbConnectionRegistry } from '../functions/adapters/aws/dynamodb-connection-registry.js';
 import { createDynamoDbRateLimiter } from '../functions/adapters/aws/dynamodb-rate-limiter.js';
-import { createSqsPollQueue } from '../functions/adapters/aws/sqs-poll-queue.js';
+import { createDynamoDbShardLease } from '../functions/adapters/aws/dynamodb-shard-lease.js';
 import { createConnectionSecretResolver } from '../functions/adapters/connection-secrets.js';
 import {
   createCheckpointTable,
@@ -19,6 +20,7 @@ import {
   createDynaliteClient,
 } from '../functions/adapters/local/embedded-servers.js';
 import { createMemoryObjectStore } from '../functions/adapters/local/memory-object-store.js';
+import { createCheckpointCache } from '../functions/core/connections/checkpoint-cache.js';
 import { parseConnectionEntry } from '../functions/core/connections/connection-entry.js';
 import { CONNECTION_SECRET_CACHE_SECONDS } from '../functions/core/connections/connection-secret.js';
 import type { ConnectionRegistry } from '../functions/core/connections/registry.js';
@@ -27,23 +29,22 @@ import {
   connectionClientBuilder,
   createConnectionClients,
 } from '../functions/handlers/connection-clients.js';
-import { createHandler as createDispatcher } from '../functions/handlers/dispatch-polls.js';
-import { type ConnectionPollerDeps, RATE_LIMIT_PREFETCH } from '../functions/handlers/poll-connections.js';
+import { SHARD_DEFAULTS } from '../functions/handlers/connections-config.js';
+import { type ConnectionPollerDeps, pollerLimiter } from '../functions/handlers/poll-connections.js';
 import { loadPollerSettings } from '../functions/handlers/poller-config.js';
 import { silentLogger } from '../functions/shared/logger.js';
 import { type Sandbox, startSandbox } from '../sandbox/index.js';
-import { createFifoQueueStandIn, type FifoQueueStandIn } from '../test/fakes/fifo-queue.js';
 import {
   type CountingPublisher,
   createCountingPublisher,
   createMeteredLogger,
   createMeteredMetrics,
-  createSecretsManagerTwin,
+  createSsmTwin,
   type DynamoDbMeter,
   type MeteredLogger,
   type MeteredMetrics,
   meterDynamoDb,
-  type SecretsManagerTwin,
+  type SsmTwin,
 } from './connections-meters.js';
 import { type DynaliteProcess, startDynaliteProcess } from './dynalite-process.js';
 
@@ -51,7 +52,7 @@ import { type DynaliteProcess, startDynaliteProcess } from './dynalite-process.j
 export const connectionName = (k: number) => `sandbox-${k}`;
 /** The sandbox's request-count key of company k's API key. */
 export const credentialOf = (k: number) => (k === 1 ? 'api-key:sandbox' : `api-key:sandbox-${k}`);
-const secretIdOf = (k: number) => `accounting-events/connections/${connectionName(k)}`;
+const parameterOf = (k: number) => `/accounting-events/connections/${connectionName(k)}`;
 
 /** The system clock moved forward in jumps: each cycle starts at its minute, then runs in real time. */
 export interface WarpClock extends Clock {
@@ -86,12 +87,11 @@ export interface Deployment {
   sandbox: Sandbox;
   clock: WarpClock;
   registry: ConnectionRegistry;
-  queue: FifoQueueStandIn;
-  dispatch(scheduledTime: string): Promise<unknown>;
+  /** One per shard. */
   containers: Container[];
   dynamoDb: DynamoDbMeter;
   publisher: CountingPublisher;
-  secrets: SecretsManagerTwin;
+  ssm: SsmTwin;
   metrics: MeteredMetrics;
   logger: MeteredLogger;
   /** Bytes the tables hold now, as DynamoDB bills storage (item size + 100 bytes each). */
@@ -99,10 +99,14 @@ export interface Deployment {
   close(): Promise<void>;
 }
 
+/** The service's answer time injected per request: 150 ms plus up to 100 ms, uniform. */
+export const INJECTED_LATENCY = { baseMs: 150, jitterMs: 100, distribution: 'uniform' } as const;
+
 export interface DeploymentOptions {
   count: number;
-  containers: number;
+  shards: number;
   perConnectionMetrics: boolean;
+  latency: { baseMs: number; jitterMs: number; distribution: 'uniform' | 'exponential' } | null;
 }
 
 const itemSize = (
@@ -126,7 +130,7 @@ async function registerConnections(registry: ConnectionRegistry, baseUrl: string
           name: connectionName(k),
           variant: 'sk',
           baseUrl,
-          credentialsSecret: secretIdOf(k),
+          credentialsSecret: `ssm:${parameterOf(k)}`,
         }),
       );
     }
@@ -147,45 +151,42 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
   const dynamoDb = meterDynamoDb(dynalite.client);
   const registry = createDynamoDbConnectionRegistry({ client: dynalite.client, tableName: tables.registry });
   await registerConnections(registry, sandbox.baseUrl, options.count);
+  // The latency is set once the registry is filled: every request of the cycles waits it out.
+  if (options.latency) sandbox.setFaults({ latency: options.latency });
 
-  const secrets = createSecretsManagerTwin((id) => {
-    const k = Number(/-(\d+)$/.exec(id)?.[1]);
-    return k >= 1 && k <= options.count
+  const ssm = createSsmTwin((name) => {
+    const k = Number(/-(\d+)$/.exec(name)?.[1]);
+    return k >= 1 && k <= options.count && name === parameterOf(k)
       ? JSON.stringify({ apiKey: sandbox.credentialsOf(k).apiKey })
       : undefined;
   });
   const publisher = createCountingPublisher();
   const metrics = createMeteredMetrics();
   const logger = createMeteredLogger();
-  const queue = createFifoQueueStandIn({ clock });
-  const dispatcher = createDispatcher({
-    registry,
-    queue: createSqsPollQueue({ client: queue.client, queueUrl: queue.queueUrl }),
-    clock,
-    logger,
-    metrics,
-  });
-  const checkpoints = createDynamoDbCheckpointStore({
-    client: dynalite.client,
-    tableName: tables.checkpoints,
-  });
-  // The connection poller's composition (`createDepsFromEnv` of poll-connections.ts) on the twins.
+  const lease = createDynamoDbShardLease({ client: dynalite.client, tableName: tables.checkpoints });
+  // The poller's composition (`createDepsFromEnv` of poll-connections.ts) on the twins.
   const { options: pollOptions, concurrency } = loadPollerSettings({});
   const { connection: _c, variant: _v, source: _s, ...shared } = pollOptions;
   const objectStore = createMemoryObjectStore();
-  const container = (): Container => {
-    const limiter = createDynamoDbRateLimiter({
-      client: dynalite.client,
-      tableName: tables.rateLimits,
+  const container = (_: unknown, index: number): Container => {
+    // Each container its checkpoints as it last read or wrote them (the poller's composition).
+    const checkpoints = createCheckpointCache(
+      createDynamoDbCheckpointStore({
+        client: dynalite.client,
+        tableName: tables.checkpoints,
+        consistentRead: false,
+      }),
+    );
+    const limiter = pollerLimiter(
       clock,
-      prefetch: RATE_LIMIT_PREFETCH,
-    });
-    // Each container its own secret cache, as each Lambda container has (the deployed ttl).
+      createDynamoDbRateLimiter({ client: dynalite.client, tableName: tables.rateLimits, clock }),
+    );
+    // Each container its own credential cache, as each Lambda container has (the deployed ttl).
     const resolver = createConnectionSecretResolver({
       env: {},
       clock,
       ttlMs: CONNECTION_SECRET_CACHE_SECONDS * 1000,
-      secretsManager: secrets.client,
+      ssm: ssm.client,
     });
     const build = connectionClientBuilder({
       env: {},
@@ -194,11 +195,15 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       secrets: resolver,
       limiter,
     });
-    const clients = createConnectionClients({ build });
+    const clients = createConnectionClients({ build, max: Math.ceil(options.count / options.shards) + 16 });
     const deps: ConnectionPollerDeps = {
       registry,
+      lease,
       clients,
       checkpoints,
+      checkpointCache: checkpoints,
+      holder: `container-${index}`,
+      healthKnown: new Map(),
       publisher,
       objectStore,
       clock,
@@ -206,21 +211,24 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       metrics,
       perConnectionMetrics: options.perConnectionMetrics,
       limiter,
-      settings: { options: shared, concurrency },
+      settings: {
+        options: shared,
+        concurrency,
+        parallel: SHARD_DEFAULTS.parallel,
+        budgetMs: SHARD_DEFAULTS.connectionBudgetSeconds * 1000,
+      },
     };
     return { deps, close: () => clients.close() };
   };
-  const containers = Array.from({ length: options.containers }, container);
+  const containers = Array.from({ length: options.shards }, container);
   return {
     sandbox,
     clock,
     registry,
-    queue,
-    dispatch: (scheduledTime) => dispatcher({ scheduledTime }),
     containers,
     dynamoDb,
     publisher,
-    secrets,
+    ssm,
     metrics,
     logger,
     storedBytes: () => storedBytes(dynalite, Object.values(tables)),

@@ -5,8 +5,10 @@
  * CloudWatch custom metrics (distinct name + dimensions) with the EMF bytes they log, and the
  * bytes the functions' structured logs would ingest.
  */
+
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { BusEvent, EventPublisher, Logger } from '../functions/core/ports.js';
 import type { PollMetrics } from '../functions/handlers/poll-changes.js';
@@ -189,6 +191,48 @@ export function createSecretsManagerTwin(
     client,
     get reads() {
       return reads;
+    },
+  };
+}
+
+export interface SsmTwin {
+  client: SSMClient;
+  /** `GetParameters` calls answered. */
+  readonly calls: number;
+  /** Parameters returned (each one a KMS decryption on AWS). */
+  readonly parameters: number;
+}
+
+/** SSM Parameter Store answered in process: `GetParameters` with the values `parameterValue` gives, counted. */
+export function createSsmTwin(parameterValue: (name: string) => string | undefined): SsmTwin {
+  const client = new SSMClient({
+    region: 'eu-central-1',
+    credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+  });
+  let calls = 0;
+  let parameters = 0;
+  mockClient(client)
+    .on(GetParametersCommand)
+    .callsFake((input: { Names?: string[] }) => {
+      calls++;
+      if ((input.Names?.length ?? 0) > 10) throw new Error('GetParameters takes at most 10 names');
+      const found = (input.Names ?? []).flatMap((name) => {
+        const value = parameterValue(name);
+        return value === undefined ? [] : [{ Name: name, Type: 'SecureString', Value: value }];
+      });
+      parameters += found.length;
+      return {
+        Parameters: found,
+        InvalidParameters: (input.Names ?? []).filter((n) => parameterValue(n) === undefined),
+      };
+    });
+  return {
+    client,
+    get calls() {
+      return calls;
+    },
+    get parameters() {
+      return parameters;
     },
   };
 }

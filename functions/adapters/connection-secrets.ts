@@ -1,7 +1,8 @@
 /**
  * A connection's `SecretSource`, from its entry's `credentialsSecret`: `env:NAME` reads the
- * credentials JSON from that environment variable (locally), an ARN or a name reads the Secrets
- * Manager secret (cached, read again after the service refused the credentials). Every failure is
+ * credentials JSON from that environment variable (locally), `ssm:/NAME` the SSM Parameter Store
+ * SecureString (fetched in batches of ten with the other connections'), an ARN or a name reads the
+ * Secrets Manager secret (cached, read again after the service refused the credentials). Every failure is
  * a `ConnectionSecretError` naming the connection and the reference — never the value. A
  * Secrets Manager secret's value is cached per secret by the resolver (see below):
  *
@@ -10,6 +11,7 @@
  *   const client = createAccountingClient(connectionAccountingConfig(entry, values, process.env));
  */
 import { ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { type ConnectionEntry, secretReferenceProblem } from '../core/connections/connection-entry.js';
 import {
   ConnectionSecretError,
@@ -17,7 +19,13 @@ import {
   parseSecretReference,
 } from '../core/connections/connection-secret.js';
 import type { Clock, SecretSource } from '../core/ports.js';
+import { ENV } from '../shared/env-names.js';
 import { createSecretsManagerSource, SecretFormatError } from './aws/secrets-manager-source.js';
+import {
+  createSsmParameterStore,
+  ParameterNotFoundError,
+  type SsmParameterStore,
+} from './aws/ssm-parameter-store.js';
 
 export interface ConnectionSecretResolverOptions {
   /** Where `env:NAME` references are read (`process.env`, or a parsed `.env` over it). */
@@ -27,7 +35,17 @@ export interface ConnectionSecretResolverOptions {
   ttlMs?: number;
   /** The Secrets Manager client; one is made (default region and credentials) on first use when omitted. */
   secretsManager?: SecretsManagerClient;
+  /** The SSM client of `ssm:` references; one is made on first use when omitted. */
+  ssm?: SSMClient;
+  /**
+   * Whether the `deployment` reference resolves: only the single-company deployment's own entry
+   * (the environment-backed registry) may use the deployment's credentials. Default false.
+   */
+  deploymentCredentials?: boolean;
 }
+
+/** What the deployment's own credentials are made of: in `env`, or in the secret it names. */
+const DEPLOYMENT_CREDENTIAL_NAMES = [ENV.apiKey, ENV.clientId, ENV.clientSecret, ENV.scope] as const;
 
 export interface ConnectionSecretResolver {
   /** The credentials source of one connection (nothing is read before its `get`). */
@@ -103,6 +121,83 @@ export function createConnectionSecretResolver(
     if (cached.size > MAX_CACHED_SECRETS) cached.delete(cached.keys().next().value as string);
     return source;
   };
+  const guardedSecret = (name: string, reference: string, secretId: string): SecretSource => {
+    const source = sourceOf(secretId);
+    const guarded = (read: () => Promise<Record<string, string>>) => () =>
+      read().catch((error: unknown) => Promise.reject(explain(name, reference, error)));
+    return { get: guarded(source.get), refresh: guarded(source.refresh ?? source.get) };
+  };
+  /**
+   * The deployment's own credentials: the secret `ACCOUNTING_CREDENTIALS_SECRET` names, else the
+   * credential variables of `env` (with `ACCOUNTING_PATH_OVERRIDES`, a setting of the deployment's
+   * one service). Refused unless the resolver was made for the deployment's own entry.
+   */
+  const deploymentSource = (name: string, reference: string): SecretSource => {
+    if (!options.deploymentCredentials) {
+      const refuse = () =>
+        Promise.reject(
+          new ConnectionSecretError(
+            name,
+            reference,
+            "is the single-company deployment's own credentials; a registry entry names its own secret",
+          ),
+        );
+      return { get: refuse, refresh: refuse };
+    }
+    const secretId = options.env[ENV.credentialsSecret]?.trim();
+    const overrides = options.env[ENV.pathOverrides]?.trim();
+    const withOverrides = (values: Record<string, string>) =>
+      overrides ? { ...values, [ENV.pathOverrides]: overrides } : values;
+    if (secretId) {
+      const source = guardedSecret(name, reference, secretId);
+      return {
+        get: async () => withOverrides(await source.get()),
+        refresh: async () => withOverrides(await (source.refresh ?? source.get)()),
+      };
+    }
+    const get = async () =>
+      withOverrides(
+        Object.fromEntries(
+          DEPLOYMENT_CREDENTIAL_NAMES.flatMap((key) => {
+            const value = options.env[key];
+            return value !== undefined && value.trim() !== '' ? [[key, value]] : [];
+          }),
+        ),
+      );
+    return { get, refresh: get };
+  };
+  let parameters: SsmParameterStore | undefined;
+  /**
+   * An SSM SecureString parameter holding the credentials JSON: read in batches with the other
+   * connections' (ten per `GetParameters`), cached `ttlMs` by the resolver.
+   */
+  const parameterSource = (name: string, reference: string, parameter: string): SecretSource => {
+    parameters ??= createSsmParameterStore({
+      client: options.ssm ?? new SSMClient({}),
+      clock: options.clock,
+      ttlMs: options.ttlMs ?? 300_000,
+    });
+    const store = parameters;
+    const read = (fresh: boolean) => async () => {
+      let text: string;
+      try {
+        text = await store.get(parameter, { fresh });
+      } catch (error) {
+        if (error instanceof ParameterNotFoundError)
+          throw new ConnectionSecretError(name, reference, 'does not exist in Parameter Store', {
+            cause: error,
+          });
+        const kind = error instanceof Error ? error.name : 'Error';
+        throw new ConnectionSecretError(name, reference, `could not be read from Parameter Store (${kind})`, {
+          cause: error,
+        });
+      }
+      const parsed = parseCredentialsJson(text);
+      if (!parsed.ok) throw new ConnectionSecretError(name, reference, parsed.problem);
+      return parsed.values;
+    };
+    return { get: read(false), refresh: read(true) };
+  };
   return {
     sourceFor({ name, credentialsSecret }) {
       // Another connection's secret is refused before any read (an entry validated elsewhere, or none).
@@ -112,12 +207,11 @@ export function createConnectionSecretResolver(
         return { get: refuse, refresh: refuse };
       }
       const reference = parseSecretReference(credentialsSecret);
+      if (reference.kind === 'deployment') return deploymentSource(name, credentialsSecret);
+      if (reference.kind === 'ssm') return parameterSource(name, credentialsSecret, reference.parameter);
       if (reference.kind === 'env')
         return envSource(name, credentialsSecret, reference.variable, options.env);
-      const source = sourceOf(reference.secretId);
-      const guarded = (read: () => Promise<Record<string, string>>) => () =>
-        read().catch((error: unknown) => Promise.reject(explain(name, credentialsSecret, error)));
-      return { get: guarded(source.get), refresh: guarded(source.refresh ?? source.get) };
+      return guardedSecret(name, credentialsSecret, reference.secretId);
     },
   };
 }

@@ -1,68 +1,120 @@
 /**
- * The single-company deployment as a connection registry of one: its one entry comes from the
- * environment (`ACCOUNTING_CONNECTION`, `ACCOUNTING_SERVICE_VARIANT`, `EVENT_SOURCE`; the
- * `ACTIONS_*` settings are the deployment's own, so the entry adds none). Read-only: the deployment
- * is changed by its configuration, not by `connections add|pause|remove`. The entry's
- * `credentialsSecret` is the connection's own `env:` reference; the client of a single-company
- * deployment takes its credentials from `ACCOUNTING_*` or `ACCOUNTING_CREDENTIALS_SECRET` as before.
+ * The registry of a single-company deployment: one entry, read from the environment the deployment
+ * has always been configured with — `ACCOUNTING_CONNECTION` (its name), `ACCOUNTING_SERVICE_VARIANT`,
+ * `ACCOUNTING_BASE_URL`/`ACCOUNTING_AUTH_URL`, `POLLER_COLLECTIONS`, `EVENT_SOURCE` (the entry's
+ * `source`) and its `ACTIONS_*` settings — validated by `connectionEntrySchema` once, when the
+ * registry is made. Its credentials are the deployment's own (`credentialsSecret: deployment`):
+ * `ACCOUNTING_API_KEY` or the OAuth client in the environment, or the secret
+ * `ACCOUNTING_CREDENTIALS_SECRET` names. The entry is fixed: adding, pausing or removing a
+ * connection is a change of the deployment's settings, so those calls are refused.
  */
-import * as z from 'zod';
-import { DEFAULT_SERVICE_VARIANT, serviceVariants } from '../accounting/collections.js';
-import { connectionSchema, DEFAULT_CONNECTION } from '../core/connection.js';
+import { actionSettingNames } from '../core/actions/config.js';
+import { DEFAULT_CONNECTION } from '../core/connection.js';
 import {
-  CONNECTION_DEFAULTS,
   type ConnectionEntry,
-  credentialsVariableOf,
+  connectionEntrySchema,
+  DEPLOYMENT_ACTION_SETTINGS,
+  DEPLOYMENT_CREDENTIALS,
 } from '../core/connections/connection-entry.js';
 import {
   type ConnectionRegistry,
   ConnectionRegistryError,
   type RegistryScanner,
+  UnknownConnectionError,
 } from '../core/connections/registry.js';
-import { type Env, parseEnvSection } from '../shared/config.js';
+import { ConfigError, type Env } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
 
-const envSchema = z.object({
-  [ENV.connection]: connectionSchema.default(DEFAULT_CONNECTION),
-  [ENV.serviceVariant]: z
-    .enum(serviceVariants, { error: `expected one of ${serviceVariants.join(', ')}` })
-    .default(DEFAULT_SERVICE_VARIANT),
-  [ENV.eventSource]: z.string().trim().min(1, { error: 'expected an event source' }).optional(),
-});
+/** The environment variable behind each field of the entry (how a problem is named). */
+const VARIABLE_OF: Readonly<Record<string, string>> = {
+  name: ENV.connection,
+  variant: ENV.serviceVariant,
+  baseUrl: ENV.baseUrl,
+  authUrl: ENV.authUrl,
+  collections: ENV.pollerCollections,
+  source: ENV.eventSource,
+  credentialsSecret: ENV.credentialsSecret,
+};
 
-/** The one entry, with the custom event source of the deployment when `EVENT_SOURCE` is set. */
-export type EnvConnectionEntry = ConnectionEntry & { readonly eventSource?: string };
-
-/** Thrown by the write operations: the registry of one is the deployment's environment. */
-export class ReadOnlyConnectionRegistryError extends ConnectionRegistryError {
-  override readonly name = 'ReadOnlyConnectionRegistryError';
+/** A change asked of the environment-backed registry, which only reads the deployment's settings. */
+export class ReadOnlyRegistryError extends ConnectionRegistryError {
+  override readonly name = 'ReadOnlyRegistryError';
+  constructor(readonly operation: string) {
+    super(
+      `cannot ${operation}: this single-company deployment's one connection is read from its environment (${ENV.connection}, ${ENV.serviceVariant}, …); change the deployment's settings, or deploy with the connection registry`,
+    );
+  }
 }
 
-/** The registry of one connection described by `env`; throws `ConfigError` naming a bad variable. */
-export function createEnvConnectionRegistry(env: Env): ConnectionRegistry & RegistryScanner {
-  const e = parseEnvSection(envSchema, env);
-  const name = e[ENV.connection];
-  const entry: EnvConnectionEntry = {
-    name,
-    variant: e[ENV.serviceVariant],
-    credentialsSecret: `env:${credentialsVariableOf(name)}`,
-    actions: {},
-    pollIntervalSeconds: CONNECTION_DEFAULTS.pollIntervalSeconds,
-    paused: false,
-    rateLimit: { ...CONNECTION_DEFAULTS.rateLimit },
-    ...(e[ENV.eventSource] ? { eventSource: e[ENV.eventSource] } : {}),
-  };
-  const readOnly = (): never => {
-    throw new ReadOnlyConnectionRegistryError(
-      `the connection '${name}' is the deployment's own (its environment); change its settings there`,
-    );
+const set = (env: Env, name: string): string | undefined => {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+};
+
+/** The entry's input as the environment gives it (unset variables leave the schema's defaults). */
+function entryInputOf(env: Env): Record<string, unknown> {
+  const collections = set(env, ENV.pollerCollections)
+    ?.split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
+  const actions = Object.fromEntries(
+    actionSettingNames.flatMap((name) => {
+      const value = env[name];
+      return value !== undefined && value.trim() !== '' && !DEPLOYMENT_ACTION_SETTINGS.includes(name)
+        ? [[name, value]]
+        : [];
+    }),
+  );
+  const optional = (field: string, variable: string, map: (v: string) => string = (v) => v) => {
+    const value = set(env, variable);
+    return value === undefined ? {} : { [field]: map(value) };
   };
   return {
-    list: async () => [entry],
-    get: async (wanted) => (wanted === name ? entry : undefined),
-    scan: async () => ({ entries: [entry], malformed: [] }),
-    add: async () => readOnly(),
-    setPaused: async () => readOnly(),
-    remove: async () => readOnly(),
+    name: set(env, ENV.connection) ?? DEFAULT_CONNECTION,
+    ...optional('variant', ENV.serviceVariant, (v) => v.toLowerCase()),
+    ...optional('baseUrl', ENV.baseUrl),
+    ...optional('authUrl', ENV.authUrl),
+    ...optional('source', ENV.eventSource),
+    ...(collections ? { collections } : {}),
+    credentialsSecret: DEPLOYMENT_CREDENTIALS,
+    actions,
+  };
+}
+
+/** The deployment's one entry; throws `ConfigError` naming each bad variable (never a value). */
+export function envConnectionEntry(env: Env): ConnectionEntry {
+  const parsed = connectionEntrySchema.safeParse(entryInputOf(env));
+  if (parsed.success) return parsed.data as ConnectionEntry;
+  throw new ConfigError(
+    parsed.error.issues.map((issue) => {
+      const [field, key] = issue.path.map(String);
+      const variable =
+        field === 'actions' && key ? key : (VARIABLE_OF[field ?? ''] ?? field ?? '(connection)');
+      return { field: variable, expected: issue.message };
+    }),
+    { cause: parsed.error },
+  );
+}
+
+/** The single-company deployment's registry: one entry, from `env`, read-only. */
+export function createEnvConnectionRegistry(env: Env): ConnectionRegistry & RegistryScanner {
+  const entry = envConnectionEntry(env);
+  const copy = (): ConnectionEntry => structuredClone(entry);
+  return {
+    list: async () => [copy()],
+    get: async (name) => (name === entry.name ? copy() : undefined),
+    // The one connection is shard 0's (of any count: a registry of one is one shard).
+    scan: async (shard) => ({ entries: shard && shard.index !== 0 ? [] : [copy()], malformed: [] }),
+    add: async () => {
+      throw new ReadOnlyRegistryError('add a connection');
+    },
+    setPaused: async (name) => {
+      if (name !== entry.name) throw new UnknownConnectionError(name);
+      throw new ReadOnlyRegistryError('pause or resume a connection');
+    },
+    remove: async (name) => {
+      if (name !== entry.name) throw new UnknownConnectionError(name);
+      throw new ReadOnlyRegistryError('remove a connection');
+    },
   };
 }

@@ -30,6 +30,7 @@ import { type ActionsConfig, loadActionsConfig } from './actions/config.js';
 import { InvalidActionEventError } from './actions/errors.js';
 import type { ActionOutcome } from './actions/outcomes.js';
 import { type ActionEntry, type ActionFn, createActionEntry } from './actions/run-action.js';
+import { connectionEventSource } from './connection.js';
 import type { ConnectionEntry } from './connections/connection-entry.js';
 import { matchesPattern } from './event-pattern.js';
 import type { Logger } from './ports.js';
@@ -46,13 +47,10 @@ const REFUSALS: Record<ConnectionRefusal, string> = {
 };
 
 /**
- * What the action path reads of a connection's registry entry. `eventSource` is set only where a
- * connection publishes under a custom source (the single-company `EVENT_SOURCE`); otherwise it is
- * `accounting.<name>`.
+ * What the action path reads of a connection's registry entry; its events' source is
+ * `connectionEventSource(entry)` (the entry's own `source`, or `accounting.<name>`).
  */
-export type ActionConnection = Pick<ConnectionEntry, 'name' | 'variant' | 'actions' | 'paused'> & {
-  readonly eventSource?: string | undefined;
-};
+export type ActionConnection = Pick<ConnectionEntry, 'name' | 'variant' | 'actions' | 'paused' | 'source'>;
 
 /** The registry port of the action path: any connection registry (DynamoDB, file, environment). */
 export interface ActionConnections<C extends ActionConnection = ActionConnection> {
@@ -71,14 +69,14 @@ export interface ActionConnectionScanner<C extends ActionConnection = ActionConn
  */
 export function connectionActionsConfig(
   env: Env,
-  entry: Pick<ActionConnection, 'name' | 'variant' | 'actions' | 'eventSource'>,
+  entry: Pick<ActionConnection, 'name' | 'variant' | 'actions' | 'source'>,
 ): ActionsConfig {
   return loadActionsConfig({
     ...env,
     ...entry.actions,
     [ENV.connection]: entry.name,
     [ENV.serviceVariant]: entry.variant,
-    [ENV.eventSource]: entry.eventSource,
+    [ENV.eventSource]: connectionEventSource(entry),
   });
 }
 

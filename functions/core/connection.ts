@@ -24,7 +24,16 @@ export const connectionSchema = z
 /** Every connection's events have a `source` starting with this (`accounting.<connection>`). */
 export const CONNECTION_SOURCE_PREFIX = 'accounting.';
 
-/** The `source` of a connection's events: `accounting.<connection>`. */
-export function connectionEventSource(connection: string): string {
-  return `${CONNECTION_SOURCE_PREFIX}${connection}`;
+/** What names a connection's events: its name, and the custom `source` its entry may set. */
+export interface ConnectionSourceOf {
+  readonly name: string;
+  readonly source?: string | undefined;
+}
+
+/**
+ * The `source` of a connection's events: the entry's own `source` when it sets one, otherwise
+ * `accounting.<name>`. The one place a connection's source is built (poller, actions, intake, infra).
+ */
+export function connectionEventSource(entry: ConnectionSourceOf): string {
+  return entry.source ?? `${CONNECTION_SOURCE_PREFIX}${entry.name}`;
 }

@@ -1,39 +1,54 @@
 /**
- * The poller of many connections: an SQS FIFO event source delivers poll requests (one per due
- * connection and minute, message group = connection) and each is one poll of ONE connection with
- * its own client, checkpoints, event source and health. The connections of a batch are polled side
- * by side; a slow one delays none of the others' messages (their groups are not its group), a
- * failing one fails only its own messages (partial batch response), and a connection whose
- * credentials are refused is recorded unhealthy — one `Connection.Unhealthy` — and its request is
- * done: the next minute asks again. Two requests of one connection in a batch make one poll.
- * The entry is read from the registry at poll time: a connection removed or paused since the
- * dispatch is not polled.
+ * The poller, one handler for one company and for ten thousand: invoked every minute by the
+ * schedule of its shard (`{"shard": i, "shards": n, "scheduledTime": …}`; none: shard 0 of 1), it
+ * takes the shard's lease (a conditional write, and one more to give it back: a late or retried
+ * tick that finds it held polls nothing), reads the shard's connections from the registry — the DynamoDB table's scan segment, or
+ * the single-company deployment's registry of one built from its environment — and polls the due,
+ * unpaused ones side by side through the core's `pollShard`: each with its own client (cached per
+ * container), checkpoints, event source, health, budget and errors.
  *
- * Metrics (EMF): the pipeline-wide ones of the single-connection poller (`EventsPublished` per
- * detail-type, `ApiRequests`, `RateLimited`, `CollectionsFailed`, `WatermarkLagMs` per collection)
- * and, per connection (dimension `connection`), `ConnectionEventsPublished`,
- * `ConnectionCollectionsFailed`, `ConnectionLagMs` (its worst collection) and `ConnectionUnhealthy`
- * (1 while unhealthy, 0 when it answered).
+ * Polling writes nothing of its own per connection: the shard's poller owns its connections, so
+ * its requests draw from a token bucket in memory, and only a 429's pause is written to the shared
+ * rate-limit table (when there is one), where the actions see it.
+ *
+ * Metrics (EMF), pipeline-wide: `EventsPublished` per detail-type, `ApiRequests`, `RateLimited`,
+ * `CollectionsFailed`, `WatermarkLagMs` per collection (the worst connection's), `ConnectionsPolled`,
+ * `ConnectionsUnhealthy`, `RegistryItemsMalformed`. Per connection (dimension `connection`) only
+ * with `POLLER_CONNECTION_METRICS=true`: `ConnectionEventsPublished`, `ConnectionCollectionsFailed`,
+ * `ConnectionLagMs`, `ConnectionUnhealthy`. Each connection's health and lag are in the log instead:
+ * one line per connection that published, failed, changed health or has work left; none for an
+ * idle one.
  */
+import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import * as z from 'zod';
 import { createAwsAdapters } from '../adapters/aws/adapter-config.js';
+import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { createDynamoDbConnectionRegistry } from '../adapters/aws/dynamodb-connection-registry.js';
 import { createDynamoDbRateLimiter } from '../adapters/aws/dynamodb-rate-limiter.js';
-import { LambdaLogger } from '../adapters/aws/lambda-logger.js';
+import { createDynamoDbShardLease } from '../adapters/aws/dynamodb-shard-lease.js';
+import { addLambdaContext, LambdaLogger } from '../adapters/aws/lambda-logger.js';
 import { instrumentClient } from '../adapters/aws/lambda-tracer.js';
 import { createConnectionSecretResolver } from '../adapters/connection-secrets.js';
+import { createEnvConnectionRegistry } from '../adapters/env-connection-registry.js';
+import { createMemoryRateLimiter } from '../adapters/local/memory-rate-limiter.js';
+import { createCheckpointCache } from '../core/connections/checkpoint-cache.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
-import { pollRequestSchema } from '../core/connections/dispatch.js';
+import type { HealthState } from '../core/connections/health.js';
+import { type ConnectionOutcome, pollShard, type ShardPollSettings } from '../core/connections/poll-shard.js';
+import type { RegistryScanner } from '../core/connections/registry.js';
 import {
-  type ConnectionPollResult,
-  type ConnectionPollSettings,
-  pollConnection,
-} from '../core/connections/poll-connection.js';
-import type { ConnectionRegistry } from '../core/connections/registry.js';
+  dueConnections,
+  ONE_SHARD,
+  type Shard,
+  type ShardLease,
+  shardSchema,
+  slotOf,
+} from '../core/connections/shard.js';
+import type { RateLimiter } from '../core/connections/token-bucket.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
-import { freshnessLagMs } from '../core/sync/sync-types.js';
 import { systemClock } from '../shared/clock.js';
 import {
   type ConnectionClient,
@@ -43,193 +58,203 @@ import {
 } from './connection-clients.js';
 import { loadConnectionPollerConfig } from './connections-config.js';
 import { lazyHandler } from './lazy-handler.js';
-import type { LambdaContextLike } from './poll-changes.js';
 import { createPowertoolsPollMetrics, type PollMetrics, pollMetricsOptionsFromEnv } from './poll-metrics.js';
 
+export { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
+
 export interface ConnectionPollerDeps {
-  registry: Pick<ConnectionRegistry, 'get'>;
+  registry: RegistryScanner;
+  lease: ShardLease;
   clients: ConnectionClients;
   checkpoints: CheckpointStore<unknown>;
   publisher: EventPublisher;
   objectStore?: ObjectStore;
   clock: Clock;
   logger: Logger;
-  settings: ConnectionPollSettings;
+  settings: ShardPollSettings;
   metrics?: PollMetrics;
-  /** Per-connection metrics (one set of custom metrics per connection); default on. */
+  /** Per-connection metrics (one set of custom metrics per connection); default off. */
   perConnectionMetrics?: boolean;
-  /** The shared limiter, told each connection's limit before its poll. */
+  /** This container's name on the shards' leases; a random id per container when absent. */
+  holder?: string;
+  /** The checkpoints as this container last read or wrote them; dropped when another container polled the shard. */
+  checkpointCache?: { clear(): void };
+  /** Announced health states of the connections this container polled (skips the health read). */
+  healthKnown?: Map<string, HealthState>;
+  /** The poller's token buckets, told each connection's limit before its poll. */
   limiter?: { setLimit(connection: string, limit: ConnectionEntry['rateLimit']): void };
 }
 
-export type ConnectionPollStatus = 'polled' | 'credentials' | 'removed' | 'paused' | 'failed';
-
-/** One connection's part of a batch: what the benchmark and the logs count. */
-export interface ConnectionPollOutcome {
-  connection: string;
-  status: ConnectionPollStatus;
-  messages: number;
-  durationMs: number;
-  published: number;
-  requests: number;
-  rateLimited: number;
-  failedCollections: number;
-  /** The worst watermark lag of its collections (ms). */
-  lagMs?: number;
-  healthy?: boolean;
-  /** Events published per detail-type. */
-  events: Record<string, number>;
-  /** Watermark lag per collection (ms). */
-  lagByCollection: Record<string, number>;
+export interface LambdaContextLike {
+  getRemainingTimeInMillis(): number;
+  /** Not Lambda's: a caller that stops the poll itself passes its signal (aborts the requests). */
+  abortSignal?: AbortSignal;
 }
 
-export interface BatchOutcome extends SQSBatchResponse {
+/** One connection's outcome with the 429s its client met. */
+export interface ConnectionPollOutcome extends ConnectionOutcome {
+  rateLimited: number;
+}
+
+export interface ShardCycle {
+  shard: Shard;
+  slot: number;
+  /** The lease was taken: false when another invocation still polls the shard (nothing was done). */
+  leased: boolean;
+  registered: number;
+  malformed: number;
+  paused: number;
+  due: number;
+  published: number;
+  requests: number;
+  failed: number;
   outcomes: ConnectionPollOutcome[];
 }
 
-/** Tokens the poller takes from a connection's bucket per write: one request per collection follows. */
-export const RATE_LIMIT_PREFETCH = 4;
+const inputSchema = z.looseObject({
+  shard: z.number({ error: 'expected a shard index' }).optional(),
+  shards: z.number({ error: 'expected a shard count' }).optional(),
+  scheduledTime: z.iso.datetime({ offset: true, error: 'expected an ISO date-time' }).optional(),
+});
 
-/** Time kept back at the end of an invocation to return the batch report. */
+/** This container's name on the shards' leases (a Lambda container lives as long as its module). */
+const CONTAINER = randomUUID();
+
+/** Time kept back at the end of an invocation for logs and metrics. */
 const ABORT_MARGIN_MS = 3_000;
 
-/** Record ids by connection, in arrival order; records that are no poll request apart. */
-function groupRecords(records: readonly SQSRecord[], logger: Logger) {
-  const groups = new Map<string, string[]>();
-  const invalid: string[] = [];
-  for (const record of records) {
-    let body: unknown;
-    try {
-      body = JSON.parse(record.body);
-    } catch {
-      body = undefined;
-    }
-    const parsed = pollRequestSchema.safeParse(body);
-    if (!parsed.success) {
-      logger.error('poll request rejected', {
-        messageId: record.messageId,
-        issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
-      });
-      invalid.push(record.messageId);
-      continue;
-    }
-    const ids = groups.get(parsed.data.connection) ?? [];
-    ids.push(record.messageId);
-    groups.set(parsed.data.connection, ids);
+function parseInput(event: unknown, logger: Logger): { shard: Shard; scheduledTime?: string } {
+  const input = inputSchema.safeParse(event ?? {});
+  const shard = input.success
+    ? shardSchema.safeParse(
+        input.data.shard === undefined && input.data.shards === undefined
+          ? ONE_SHARD
+          : { index: input.data.shard ?? 0, count: input.data.shards ?? 1 },
+      )
+    : undefined;
+  if (!input.success || !shard?.success) {
+    const issues = (input.success ? (shard?.error?.issues ?? []) : input.error.issues).map(
+      (i) => `${i.path.join('.')}: ${i.message}`,
+    );
+    logger.error('poll input rejected', { issues });
+    throw new Error(`invalid poll input: ${issues.join('; ')}`);
   }
-  return { groups, invalid };
+  return {
+    shard: shard.data,
+    ...(input.data.scheduledTime ? { scheduledTime: input.data.scheduledTime } : {}),
+  };
 }
 
-/** Polls every connection of the batch side by side; the failed messages and what each connection did. */
-export async function pollBatch(
+/** One cycle of one shard: lease, registry, due connections, their polls, one report. */
+export async function pollShardCycle(
   deps: ConnectionPollerDeps,
-  event: SQSEvent,
+  event: unknown,
   context?: LambdaContextLike,
-): Promise<BatchOutcome> {
-  const { groups, invalid } = groupRecords(event.Records, deps.logger);
+): Promise<ShardCycle> {
+  const { shard, scheduledTime } = parseInput(event, deps.logger);
+  const nowMs = deps.clock.now().getTime();
+  const slot = slotOf(scheduledTime ? Date.parse(scheduledTime) : nowMs);
+  const cycle: ShardCycle = {
+    shard,
+    slot,
+    leased: false,
+    registered: 0,
+    malformed: 0,
+    paused: 0,
+    due: 0,
+    published: 0,
+    requests: 0,
+    failed: 0,
+    outcomes: [],
+  };
+  const until = nowMs + (context ? context.getRemainingTimeInMillis() : 15 * 60_000);
+  const lease = await deps.lease.acquire(shard, nowMs, until, deps.holder ?? CONTAINER);
+  if (lease === undefined) {
+    deps.logger.info('shard busy', { shard: `${shard.index}/${shard.count}`, slot });
+    return cycle;
+  }
+  cycle.leased = true;
+  const { token } = lease;
+  // Another container polled the shard since this one did: what this one remembers may be old.
+  if (lease.previousHolder !== (deps.holder ?? CONTAINER)) {
+    deps.checkpointCache?.clear();
+    deps.healthKnown?.clear();
+  }
+  try {
+    await pollLeased(deps, cycle, slot, context);
+  } finally {
+    await deps.lease.release(shard, token).catch((error: unknown) =>
+      // It ends at the invocation's end anyway: the next tick polls the shard then.
+      deps.logger.warn('shard lease not released', { error: error instanceof Error ? error.name : 'Error' }),
+    );
+  }
+  report(deps, cycle);
+  return cycle;
+}
+
+/** The cycle of a shard whose lease is held: registry, due connections, their polls. */
+async function pollLeased(
+  deps: ConnectionPollerDeps,
+  cycle: ShardCycle,
+  slot: number,
+  context: LambdaContextLike | undefined,
+): Promise<void> {
+  const { shard } = cycle;
+  const { entries, malformed } = await deps.registry.scan(shard);
+  for (const item of malformed) {
+    deps.logger.error('registry item skipped', {
+      key: item.key,
+      fields: item.problems.map((p) => p.split(': ')[0]),
+      problems: item.problems,
+    });
+  }
+  const due = dueConnections(entries, slot);
+  Object.assign(cycle, {
+    registered: entries.length,
+    malformed: malformed.length,
+    paused: entries.filter((e) => e.paused).length,
+    due: due.length,
+  });
   const signal = context
     ? (context.abortSignal ??
       AbortSignal.timeout(Math.max(0, context.getRemainingTimeInMillis() - ABORT_MARGIN_MS)))
     : undefined;
-  // Every request of the batch's polls listens to it: more than Node's default of 10 is expected.
+  // Every request of the shard's polls listens to it: more than Node's default of 10 is expected.
   if (signal) setMaxListeners(0, signal);
-  const polls = [...groups];
-  const outcomes = await Promise.all(
-    polls.map(([connection, ids]) => pollOne(deps, connection, ids.length, context, signal)),
-  );
-  // A connection's every message fails with it (FIFO: its later messages must not overtake).
-  const failed = polls.flatMap(([, ids], i) => (outcomes[i]?.status === 'failed' ? ids : []));
-  report(deps, outcomes);
-  return {
-    batchItemFailures: [...invalid, ...failed].map((itemIdentifier) => ({ itemIdentifier })),
-    outcomes,
-  };
-}
-
-async function pollOne(
-  deps: ConnectionPollerDeps,
-  connection: string,
-  messages: number,
-  context: LambdaContextLike | undefined,
-  signal: AbortSignal | undefined,
-): Promise<ConnectionPollOutcome> {
-  const started = deps.clock.now().getTime();
-  const outcome = (status: ConnectionPollStatus, rest: Partial<ConnectionPollOutcome> = {}) => ({
-    connection,
-    status,
-    messages,
-    durationMs: deps.clock.now().getTime() - started,
-    published: 0,
-    requests: 0,
-    rateLimited: 0,
-    failedCollections: 0,
-    events: {},
-    lagByCollection: {},
-    ...rest,
-  });
-  try {
-    const entry = await deps.registry.get(connection);
-    if (!entry || entry.paused) {
-      deps.logger.info('connection not polled', { connection, reason: entry ? 'paused' : 'removed' });
-      return outcome(entry ? 'paused' : 'removed');
-    }
-    deps.limiter?.setLimit(entry.name, entry.rateLimit);
-    let client: ConnectionClient | undefined;
-    let before: { requests: number; rateLimited: number } | undefined;
-    const result = await pollConnection(
-      {
-        ...deps,
-        apiFor: async (e) => {
-          client = await deps.clients.apiFor(e);
-          before = client.stats?.();
-          return client;
-        },
-        ...(context ? { remainingTimeMs: () => context.getRemainingTimeInMillis() } : {}),
-        ...(signal ? { signal } : {}),
+  const clients = new Map<string, { client: ConnectionClient; before?: { rateLimited: number } }>();
+  const summary = await pollShard(
+    {
+      checkpoints: deps.checkpoints,
+      publisher: deps.publisher,
+      clock: deps.clock,
+      logger: deps.logger,
+      ...(deps.objectStore ? { objectStore: deps.objectStore } : {}),
+      ...(deps.healthKnown ? { healthKnown: deps.healthKnown } : {}),
+      ...(context ? { remainingTimeMs: () => context.getRemainingTimeInMillis() } : {}),
+      ...(signal ? { signal } : {}),
+      apiFor: async (entry) => {
+        deps.limiter?.setLimit(entry.name, entry.rateLimit);
+        const client = await deps.clients.apiFor(entry);
+        const stats = client.stats?.();
+        clients.set(entry.name, { client, ...(stats ? { before: stats } : {}) });
+        return client;
       },
-      entry,
-      deps.settings,
-    );
-    const after = client?.stats?.();
-    return outcome(result.polled ? 'polled' : 'credentials', {
-      ...countsOf(result, deps.clock.now().getTime()),
-      ...(before && after
-        ? { requests: after.requests - before.requests, rateLimited: after.rateLimited - before.rateLimited }
-        : {}),
-    });
-  } catch (error) {
-    deps.logger.error('connection poll failed', {
-      connection,
-      error: error instanceof Error ? error.name : 'Error',
-      message: error instanceof Error ? error.message : String(error),
-    });
-    return outcome('failed');
-  }
+    },
+    due,
+    deps.settings,
+  );
+  cycle.outcomes = summary.outcomes.map((o) => {
+    const held = clients.get(o.connection);
+    const after = held?.client.stats?.();
+    const rateLimited = held?.before && after ? after.rateLimited - held.before.rateLimited : 0;
+    return { ...o, rateLimited };
+  });
+  Object.assign(cycle, { published: summary.published, requests: summary.requests, failed: summary.failed });
 }
 
-function countsOf(result: ConnectionPollResult, nowMs: number): Partial<ConnectionPollOutcome> {
-  const collections = result.summary?.collections ?? [];
-  const events: Record<string, number> = {};
-  const lagByCollection: Record<string, number> = {};
-  for (const c of collections) {
-    for (const [type, n] of Object.entries(c.events)) events[type] = (events[type] ?? 0) + n;
-    const lag = freshnessLagMs(c, nowMs);
-    if (lag !== undefined) lagByCollection[c.collection] = lag;
-  }
-  const lags = Object.values(lagByCollection);
-  return {
-    published: result.summary?.published ?? 0,
-    requests: result.summary?.requests ?? 0,
-    failedCollections: result.summary ? result.summary.failed + result.summary.conflicts : 0,
-    events,
-    lagByCollection,
-    ...(lags.length > 0 ? { lagMs: Math.max(...lags) } : {}),
-    ...(result.health ? { healthy: result.health.ok } : {}),
-  };
-}
-
-/** Pipeline-wide metrics as the single-connection poller reports them (the worst lag per collection). */
-function reportTotals(m: PollMetrics, outcomes: readonly ConnectionPollOutcome[]): void {
+/** Pipeline-wide metrics (the worst lag per collection over the shard's connections). */
+function reportTotals(m: PollMetrics, cycle: ShardCycle): void {
+  const { outcomes } = cycle;
   const total = (pick: (o: ConnectionPollOutcome) => number) => outcomes.reduce((n, o) => n + pick(o), 0);
   const perType = new Map<string, number>();
   const worstLag = new Map<string, number>();
@@ -240,26 +265,30 @@ function reportTotals(m: PollMetrics, outcomes: readonly ConnectionPollOutcome[]
   }
   for (const [detailType, n] of perType) m.count('EventsPublished', n, { detailType });
   for (const [collection, lag] of worstLag) m.milliseconds('WatermarkLagMs', lag, { collection });
-  m.count(
-    'ApiRequests',
-    total((o) => o.requests),
-  );
+  m.count('ApiRequests', cycle.requests);
   m.count(
     'RateLimited',
     total((o) => o.rateLimited),
   );
   m.count(
     'CollectionsFailed',
-    total((o) => o.failedCollections + (o.status === 'failed' ? 1 : 0)),
+    total((o) => o.failedCollections),
   );
+  m.count('ConnectionsPolled', outcomes.length);
+  m.count('ConnectionsUnhealthy', outcomes.filter((o) => o.healthy === false).length);
+  m.count('RegistryItemsMalformed', cycle.malformed);
 }
 
-function report(deps: ConnectionPollerDeps, outcomes: readonly ConnectionPollOutcome[]): void {
+/** Whether a connection's cycle is worth a log line: anything but an idle, healthy poll. */
+const notable = (o: ConnectionPollOutcome) =>
+  o.published > 0 || o.status !== 'polled' || o.failedCollections > 0 || o.healthy === false || o.more;
+
+function report(deps: ConnectionPollerDeps, cycle: ShardCycle): void {
   const m = deps.metrics;
   if (m) {
-    reportTotals(m, outcomes);
-    if (deps.perConnectionMetrics !== false) {
-      for (const o of outcomes.filter((x) => x.status === 'polled' || x.status === 'credentials')) {
+    reportTotals(m, cycle);
+    if (deps.perConnectionMetrics === true) {
+      for (const o of cycle.outcomes.filter((x) => x.status !== 'failed')) {
         const connection = { connection: o.connection };
         m.count('ConnectionEventsPublished', o.published, connection);
         m.count('ConnectionCollectionsFailed', o.failedCollections, connection);
@@ -269,64 +298,123 @@ function report(deps: ConnectionPollerDeps, outcomes: readonly ConnectionPollOut
     }
     m.flush();
   }
-  deps.logger.info('connections polled', {
-    outcomes: outcomes.map(({ events: _events, lagByCollection: _lags, ...o }) => o),
+  const worst = cycle.outcomes.reduce<ConnectionPollOutcome | undefined>(
+    (w, o) => ((o.lagMs ?? -1) > (w?.lagMs ?? -1) ? o : w),
+    undefined,
+  );
+  for (const o of cycle.outcomes.filter(notable)) {
+    deps.logger.info('connection polled', {
+      connection: o.connection,
+      status: o.status,
+      published: o.published,
+      requests: o.requests,
+      rateLimited: o.rateLimited,
+      failedCollections: o.failedCollections,
+      more: o.more,
+      durationMs: o.durationMs,
+      ...(o.lagMs !== undefined ? { lagMs: o.lagMs } : {}),
+      ...(o.healthy !== undefined ? { healthy: o.healthy } : {}),
+    });
+  }
+  deps.logger.info('shard polled', {
+    shard: `${cycle.shard.index}/${cycle.shard.count}`,
+    slot: cycle.slot,
+    registered: cycle.registered,
+    paused: cycle.paused,
+    malformed: cycle.malformed,
+    due: cycle.due,
+    published: cycle.published,
+    requests: cycle.requests,
+    failed: cycle.failed,
+    unhealthy: cycle.outcomes.filter((o) => o.healthy === false).length,
+    ...(worst?.lagMs !== undefined ? { worstLagMs: worst.lagMs, worstLagConnection: worst.connection } : {}),
   });
 }
 
-export type ConnectionPollerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+export type ConnectionPollerHandler = (event: unknown, context?: LambdaContextLike) => Promise<ShardCycle>;
 
 export function createHandler(deps: ConnectionPollerDeps): ConnectionPollerHandler {
   return async (event, context) => {
-    const { batchItemFailures } = await pollBatch(deps, event, context);
-    return { batchItemFailures };
+    addLambdaContext(deps.logger, context);
+    return pollShardCycle(deps, event, context);
   };
+}
+
+/**
+ * The poller's token buckets: in memory (the shard's poller owns its connections, so polling
+ * writes nothing per request), with a 429's pause also written to the shared table, where the
+ * actions of that connection see it.
+ */
+export function pollerLimiter(clock: Clock, shared: RateLimiter | undefined) {
+  const memory = createMemoryRateLimiter({ clock });
+  const limiter: RateLimiter & { setLimit: typeof memory.setLimit } = {
+    take: (connection, options) => memory.take(connection, options),
+    pause: async (connection, untilMs) => {
+      await memory.pause(connection, untilMs);
+      await shared?.pause(connection, untilMs);
+    },
+    setLimit: (connection, limit) => memory.setLimit(connection, limit),
+  };
+  return limiter;
 }
 
 /** Builds the handler's dependencies from the environment (once per container). */
 export function createDepsFromEnv(env: Readonly<Record<string, string | undefined>>): ConnectionPollerDeps {
   const config = loadConnectionPollerConfig(env);
-  const logger = new LambdaLogger({ level: config.logLevel, service: 'poll-connections' });
+  const serviceName = env.POWERTOOLS_SERVICE_NAME ?? 'poll-connections';
+  const logger = new LambdaLogger({ level: config.logLevel, service: serviceName });
   const clock = systemClock;
   const aws = createAwsAdapters(config.adapters, { clock, logger, instrument: instrumentClient });
-  const limiter = config.rateLimitTable
-    ? createDynamoDbRateLimiter({
-        client: aws.clients.dynamoDb,
-        tableName: config.rateLimitTable,
-        clock,
-        prefetch: RATE_LIMIT_PREFETCH,
-      })
+  const shared = config.rateLimitTable
+    ? createDynamoDbRateLimiter({ client: aws.clients.dynamoDb, tableName: config.rateLimitTable, clock })
     : undefined;
+  const limiter = pollerLimiter(clock, shared);
+  // Without a registry table: a single-company deployment, its registry of one from the environment.
+  const registry = config.connectionsTable
+    ? createDynamoDbConnectionRegistry({ client: aws.clients.dynamoDb, tableName: config.connectionsTable })
+    : createEnvConnectionRegistry(env);
   const secrets = createConnectionSecretResolver({
     env,
     clock,
     ttlMs: config.adapters.credentialsCacheMs,
     secretsManager: aws.clients.secretsManager,
+    ssm: instrumentClient(new SSMClient({})),
+    deploymentCredentials: !config.connectionsTable,
   });
-  const build = connectionClientBuilder({ env, clock, logger, secrets, ...(limiter ? { limiter } : {}) });
-  return {
-    registry: createDynamoDbConnectionRegistry({
+  const build = connectionClientBuilder({ env, clock, logger, secrets, limiter });
+  // The shard's checkpoints as this container last read or wrote them (the lease says when another
+  // container polled the shard since), over eventually consistent reads: a read that missed a
+  // write makes the next versioned write conflict, never a lost change.
+  const checkpoints = createCheckpointCache(
+    createDynamoDbCheckpointStore({
       client: aws.clients.dynamoDb,
-      tableName: config.connectionsTable,
+      tableName: config.adapters.checkpointsTable as string,
+      consistentRead: false,
+    }),
+  );
+  return {
+    registry,
+    lease: createDynamoDbShardLease({
+      client: aws.clients.dynamoDb,
+      tableName: config.adapters.checkpointsTable as string,
     }),
     clients: createConnectionClients({ build, max: config.maxClients }),
-    checkpoints: aws.checkpoints(),
+    checkpoints,
+    checkpointCache: checkpoints,
+    healthKnown: new Map(),
     publisher: aws.publisher(),
     objectStore: aws.claimCheckStore(),
     clock,
     logger,
     settings: config.settings,
     perConnectionMetrics: config.perConnectionMetrics,
-    ...(limiter ? { limiter } : {}),
+    limiter,
     metrics: createPowertoolsPollMetrics(
-      new Metrics({
-        namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'AccountingEvents',
-        serviceName: 'poll-connections',
-      }),
+      new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'AccountingEvents', serviceName }),
       pollMetricsOptionsFromEnv(env),
     ),
   };
 }
 
-/** The Lambda entry point (SQS event source, partial batch responses). */
+/** The Lambda entry point, invoked by the shard's schedule. A failed build is retried next time. */
 export const handler = lazyHandler(async () => createHandler(createDepsFromEnv(process.env)));

@@ -127,7 +127,13 @@ function healthRecorder(name: string, deps: ConnectionPollerDeps) {
     if (!report || !deps.many) return;
     const { checkpoints } = deps.stores;
     await recordHealth(
-      { checkpoints, publisher: deps.bus(), clock: deps.clock, logger: deps.logger, source: sourceOf(name) },
+      {
+        checkpoints,
+        publisher: deps.bus(),
+        clock: deps.clock,
+        logger: deps.logger,
+        source: sourceOf({ name }),
+      },
       name,
       report,
     );
@@ -156,7 +162,7 @@ export function createConnectionPoller(
   const handler = () => {
     const options = pollOptionsSchema.parse({
       ...deps.settings.options,
-      ...(deps.many ? { source: sourceOf(name) } : {}),
+      ...(deps.many ? { source: sourceOf({ name }) } : {}),
       connection: name,
       variant: plan.variant,
       claimBucket: LOCAL_RESOURCES.archiveBucket,

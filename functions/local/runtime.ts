@@ -158,7 +158,9 @@ async function assemble(options: RuntimeOptions, ctx: RuntimeContext, a: Assembl
   const client = !many && primary ? await openOrConfigError(primary) : undefined;
   if (options.actions && pollers.size > 0)
     actions = await startConnectionActions([...pollers.values()], { ...ctx, stores: a.stores });
-  const eventSource = primary ? (a.settings.options.source ?? sourceOf(primary.name)) : 'accounting.local';
+  const eventSource = primary
+    ? sourceOf({ name: primary.name, source: a.settings.options.source })
+    : 'accounting.local';
   const parts = await openBus(options, ctx, a.stores, actions, many ? 'accounting.local' : eventSource, many);
   bus = parts.bus;
   const intake =

@@ -50,17 +50,19 @@ export const ENV = {
   pollerPayments: 'POLLER_PAYMENTS',
   pollerPaymentIntervalSeconds: 'POLLER_PAYMENT_INTERVAL_SECONDS',
   pollerPaymentReconcileIntervalSeconds: 'POLLER_PAYMENT_RECONCILE_INTERVAL_SECONDS',
-  // Many connections (functions/handlers/dispatch-polls.ts, poll-connections.ts; docs/deploy.md)
-  /** The connection registry table (DynamoDB). */
+  // The poller of shards of connections (functions/handlers/poll-connections.ts; docs/poller.md, docs/deploy.md)
+  /** The connection registry table (DynamoDB); unset: the single-company registry of one. */
   connectionsTable: 'POLLER_CONNECTIONS_TABLE',
-  /** The SQS FIFO queue of poll requests (one message group per connection). */
-  pollQueueUrl: 'POLLER_QUEUE_URL',
-  /** The token buckets of the connections (DynamoDB). */
+  /** The token buckets of the connections (DynamoDB): the actions', and the poller's 429 pauses. */
   rateLimitTable: 'POLLER_RATE_LIMIT_TABLE',
-  /** `false` turns the per-connection metrics of the connection poller off. */
+  /** `true` turns the per-connection metrics of the poller on (a custom metric set per connection). */
   pollerConnectionMetrics: 'POLLER_CONNECTION_METRICS',
   /** `true`: the pollers' metrics keep their per-detail-type and per-collection dimensions (functions/handlers/poll-metrics.ts). */
   pollerDetailedMetrics: 'POLLER_DETAILED_METRICS',
+  /** Connections of a shard the poller polls at once. */
+  pollerParallelConnections: 'POLLER_PARALLEL_CONNECTIONS',
+  /** Seconds one connection starts new pages per cycle (its backfill goes on in the next cycles). */
+  pollerConnectionBudgetSeconds: 'POLLER_CONNECTION_BUDGET_SECONDS',
   /** Clients the connection poller keeps per container (least recently used closed first). */
   pollerMaxClients: 'POLLER_MAX_CLIENTS',
   // Sandbox (sandbox/main.ts; flags win over these)

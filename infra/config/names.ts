@@ -1,5 +1,5 @@
 /** Names the configuration gives: physical name prefix, event sources, connection secrets. */
-import { CONNECTION_SOURCE_PREFIX } from '../../functions/core/connection.js';
+import { CONNECTION_SOURCE_PREFIX, connectionEventSource } from '../../functions/core/connection.js';
 import type { InfraConfig } from './schema.js';
 
 /** Prefix of every physical name. */
@@ -14,7 +14,7 @@ export function connectionSecretsPrefix(config: Pick<InfraConfig, 'stage'>): str
 
 /** `accounting.<connection>`: the `source` of every event the poller publishes. */
 export function eventSourceOf(config: Pick<InfraConfig, 'connection'>): string {
-  return `accounting.${config.connection}`;
+  return connectionEventSource({ name: config.connection });
 }
 
 /**

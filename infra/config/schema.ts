@@ -196,17 +196,18 @@ export const baseInfraConfigSchema = z.object({
   /** The e-shop order intake (HTTP API → verify → FIFO queue → import); `false` leaves it out. */
   intakeEnabled: flag().default(true),
   /**
-   * Many connections: the connection registry table, the rate-limit table and the fan-out (one
-   * Scheduler schedule → dispatcher → SQS FIFO queue, one message group per connection → poller of
-   * one connection per message) replace the single-connection poller (docs/deploy.md).
+   * Many connections: the connection registry table and the rate-limit table; the poller polls the
+   * registry in shards, one Scheduler schedule per shard every minute (docs/deploy.md). Without it
+   * the same poller polls the deployment's one connection, its registry of one.
    */
   connectionRegistry: flag().default(false),
-  /** Poll requests per invocation of the connection poller (SQS batch size; each is one connection). */
-  connectionPollerBatchSize: intIn(1, 10).default(5),
-  /** Most concurrent invocations of the connection poller (the event source's maximum concurrency). */
-  connectionPollerMaxConcurrency: intIn(2, 1000).default(20),
+  /**
+   * Shards of the registry (scan segments), each polled by its own invocation every minute: about
+   * one per 100 connections (a shard's connections are polled side by side).
+   */
+  connectionPollerShards: intIn(1, 1000).default(1),
   /** Custom metrics per connection (`connection` dimension, four metrics each; docs/deploy.md has the cost). */
-  perConnectionMetrics: flag().default(true),
+  perConnectionMetrics: flag().default(false),
   /** Payment detection (`Paid`, `PartiallyPaid`, `Overdue` of issued invoices; docs/payments.md). */
   payments: flag().default(false),
   /** Steady requests per second the intake API accepts (stage throttling); more answer 429. */
@@ -243,13 +244,13 @@ export const infraConfigSchema = baseInfraConfigSchema
     }
   })
   .superRefine((config, ctx) => {
-    // With the connection registry, the dispatcher ticks every minute (a connection's shortest interval).
+    // With the connection registry, every shard is ticked every minute (a connection's shortest interval).
     const tickSeconds = config.connectionRegistry ? 60 : config.scheduleRateMinutes * 60;
     // A rate or timeout the schema refused already has its own issue.
     if (!(tickSeconds >= 60 && config.pollerTimeoutSeconds >= 10)) return;
     if (config.pollerTimeoutSeconds >= tickSeconds) {
       const tick = config.connectionRegistry
-        ? 'the connection fan-out ticks every 60 s'
+        ? 'the shards of the connection registry are ticked every 60 s'
         : `scheduleRateMinutes ${config.scheduleRateMinutes} = ${tickSeconds} s`;
       ctx.addIssue({
         code: 'custom',

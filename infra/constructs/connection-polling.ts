@@ -1,11 +1,11 @@
 /**
- * Polling many connections on AWS's own engines: one EventBridge Scheduler schedule ticks the
- * dispatcher every minute; the dispatcher reads the connection registry (DynamoDB) and sends one
- * message per due, unpaused connection to an SQS FIFO queue (message group = connection, so one
- * connection is never polled by two invocations at once); the connection poller consumes the queue
- * (bounded batch and maximum concurrency, partial batch failures, a FIFO dead-letter queue) and polls
- * one connection per message with the credentials of that connection's secret — which must live
- * under `<prefix>/connections/`, the only secrets it may read. docs/deploy.md has the limits relied on.
+ * Polling many connections: the connection registry (DynamoDB) split into shards — its scan
+ * segments — and one EventBridge Scheduler schedule per shard that invokes the poller every minute
+ * with `{"shard": i, "shards": n}`. Each invocation takes its shard's lease (one conditional write
+ * on the checkpoints table: a late or retried tick polls nothing while another invocation still
+ * polls the shard), reads the shard's segment of the registry and polls its due connections side
+ * by side, each with the credentials of its own secret — which must live under
+ * `<prefix>/connections/`, the only secrets it may read. docs/deploy.md has the limits relied on.
  */
 import { ArnFormat, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -14,7 +14,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CONNECTION_SOURCE_PREFIX } from '../../functions/core/connection.js';
 import { CONNECTION_SECRET_CACHE_SECONDS } from '../../functions/core/connections/connection-secret.js';
@@ -28,11 +28,10 @@ import type { AlarmTopic } from './alarm-topic.js';
 import { AppFunction, retentionOf } from './app-function.js';
 import { claimCheckAccessOf } from './claim-check-access.js';
 import { FUNCTION_ENV } from './function-env.js';
-import { putEventsStatement, useBucket, useQueueConsume, useQueueSend, useTable } from './grants.js';
+import { putEventsStatement, useBucket, useTable } from './grants.js';
 import { METRICS_NAMESPACE } from './metric-names.js';
 import { scheduledFunctionAlarms } from './scheduled-function-alarms.js';
 
-export const DISPATCHER_HANDLER = 'dispatch-polls';
 export const CONNECTION_POLLER_HANDLER = 'poll-connections';
 export { CONNECTION_SOURCE_PREFIX };
 /** What every poller publishes: `<RecordType>.<Change>` of the record events (`StringLike` patterns). */
@@ -44,25 +43,6 @@ export const PAYMENT_DETAIL_TYPE_PATTERNS = ['*.Paid', '*.PartiallyPaid', '*.Ove
 export function pollerDetailTypePatterns(config: { payments: boolean }): string[] {
   return [...POLLER_DETAIL_TYPE_PATTERNS, ...(config.payments ? PAYMENT_DETAIL_TYPE_PATTERNS : [])];
 }
-/** Receives of one poll request before it goes to the dead-letter queue. */
-export const POLL_MAX_RECEIVE_COUNT = 3;
-/** A poll request older than this is dropped: newer ones of the same connection follow every minute. */
-export const POLL_REQUEST_RETENTION = Duration.hours(1);
-
-/** Beyond the poller's timeout, before a failed poll request is received again. */
-export const POLL_VISIBILITY_MARGIN = Duration.seconds(10);
-
-/**
- * Visibility of a poll request: the poller's timeout (Lambda requires at least that) plus a margin,
- * and no more. A message group is one connection, and a FIFO queue delivers nothing more of a group
- * while one of its messages is invisible: a failed poll must come back within about one poll
- * interval, not the usual six timeouts (12 minutes at 120 s), which would hold the connection that
- * long per retry.
- */
-export function pollVisibilityTimeout(pollerTimeoutSeconds: number): Duration {
-  return Duration.seconds(pollerTimeoutSeconds + POLL_VISIBILITY_MARGIN.toSeconds());
-}
-
 export interface ConnectionPollingProps {
   readonly config: InfraConfig;
   readonly resources: StatefulResources;
@@ -74,11 +54,9 @@ export interface ConnectionPollingProps {
 }
 
 export class ConnectionPolling extends Construct {
-  readonly queue: sqs.Queue;
-  readonly deadLetterQueue: sqs.Queue;
-  readonly dispatcher: AppFunction;
   readonly poller: AppFunction;
-  readonly schedule: scheduler.Schedule;
+  /** One per shard, every minute. */
+  readonly schedules: scheduler.Schedule[];
   readonly unhealthyRule: events.Rule;
   readonly connectionsTable: dynamodb.ITable;
   private readonly props: ConnectionPollingProps;
@@ -91,56 +69,20 @@ export class ConnectionPolling extends Construct {
       throw new Error('connectionRegistry needs the connections and rate-limit tables of the stateful stack');
     }
     this.connectionsTable = resources.connectionsTable;
-    const fn = (
-      fnId: string,
-      handler: string,
-      more: { description: string; serviceName: string; memorySize: number; timeout: Duration },
-    ) =>
-      new AppFunction(this, fnId, {
-        handler,
-        usedBy: 'the connection fan-out (connectionRegistry=true)',
-        metricsNamespace: METRICS_NAMESPACE,
-        logLevel: config.logLevel,
-        logRetention: retentionOf(config.logRetentionDays),
-        removalPolicy: props.removalPolicy,
-        ...more,
-      });
-
-    this.poller = fn('Poller', CONNECTION_POLLER_HANDLER, {
-      description: 'Polls one connection per poll request and publishes its changes',
+    this.poller = new AppFunction(this, 'Poller', {
+      handler: CONNECTION_POLLER_HANDLER,
+      usedBy: 'the poller of the connection registry (connectionRegistry=true)',
+      description: 'Polls the due connections of one shard of the registry and publishes their changes',
       serviceName: props.pollerServiceName,
       memorySize: config.pollerMemoryMb,
       timeout: Duration.seconds(config.pollerTimeoutSeconds),
-    });
-    this.deadLetterQueue = new sqs.Queue(this, 'PollDlq', {
-      fifo: true,
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(config.deadLetterRetentionDays),
+      metricsNamespace: METRICS_NAMESPACE,
+      logLevel: config.logLevel,
+      logRetention: retentionOf(config.logRetentionDays),
       removalPolicy: props.removalPolicy,
     });
-    this.queue = new sqs.Queue(this, 'PollQueue', {
-      fifo: true,
-      contentBasedDeduplication: false,
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      visibilityTimeout: pollVisibilityTimeout(config.pollerTimeoutSeconds),
-      retentionPeriod: POLL_REQUEST_RETENTION,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: POLL_MAX_RECEIVE_COUNT },
-    });
-    this.dispatcher = fn('Dispatcher', DISPATCHER_HANDLER, {
-      description: 'Reads the connection registry and enqueues one poll request per due connection',
-      serviceName: 'dispatch-polls',
-      memorySize: 256,
-      timeout: Duration.seconds(50),
-    });
-    this.grantDispatcher(this.dispatcher);
     this.grantPoller(this.poller, props);
-    useQueueConsume(this.poller, this.queue, {
-      batchSize: config.connectionPollerBatchSize,
-      maxConcurrency: config.connectionPollerMaxConcurrency,
-    });
-    this.schedule = this.tick(props.scheduleDeadLetterQueue);
+    this.schedules = this.ticks(props.scheduleDeadLetterQueue);
     this.unhealthyRule = new events.Rule(this, 'UnhealthyRule', {
       eventBus: resources.eventBus,
       description: 'Connection.Unhealthy events of any connection: logged, counted by the unhealthy alarm',
@@ -152,16 +94,12 @@ export class ConnectionPolling extends Construct {
     this.alarms(props);
   }
 
-  private grantDispatcher(dispatcher: AppFunction): void {
-    // The registry adapter lists with a (paginated, consistent) Scan; it reads nothing else.
-    this.connectionsTable.grant(dispatcher.function, 'dynamodb:Scan');
-    dispatcher.setEnv(ENV.connectionsTable, this.connectionsTable.tableName);
-    useQueueSend(dispatcher, this.queue, ENV.pollQueueUrl);
-  }
-
   private grantPoller(poller: AppFunction, props: ConnectionPollingProps): void {
     const { config, resources } = props;
     this.grantConnectionAccess(poller);
+    // The shard's segment of the registry: a (paginated, eventually consistent) segment Scan.
+    this.connectionsTable.grant(poller.function, 'dynamodb:Scan');
+    // The checkpoints, and the shards' leases beside them (one conditional PutItem per cycle).
     useTable(poller, resources.checkpointsTable, FUNCTION_ENV.checkpointsTable, 'checkpoints');
     useBucket(
       poller,
@@ -185,8 +123,8 @@ export class ConnectionPolling extends Construct {
 
   /**
    * What a function serving every connection (the poller, an action) needs of them: a registry
-   * entry by name, the connections' token buckets, and the secrets under the connections prefix —
-   * no other secret.
+   * entry by name, the connections' token buckets, and the secrets or SSM parameters under the
+   * connections prefix — no other secret.
    */
   grantConnectionAccess(fn: AppFunction): void {
     const { config, resources } = this.props;
@@ -209,33 +147,57 @@ export class ConnectionPolling extends Construct {
       secrets,
       `Each connection's credentials are a secret of its own, named under ${connectionSecretsPrefix(config)} (docs/deploy.md); the function may read those and no other secret.`,
     );
+    // Or an SSM Parameter Store SecureString `/<prefix>/connections/<name>` (`ssm:` references),
+    // read ten at a time; the AWS managed key `aws/ssm` decrypts it on the function's behalf.
+    const parameters = Stack.of(this).formatArn({
+      service: 'ssm',
+      resource: 'parameter',
+      resourceName: `${connectionSecretsPrefix(config)}*`,
+    });
+    fn.function.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['ssm:GetParameters'], resources: [parameters] }),
+    );
+    acknowledgeWildcardResource(
+      fn.role,
+      parameters,
+      `Each connection's credentials may be an SSM parameter of its own under /${connectionSecretsPrefix(config)} (docs/deploy.md); the function may read those and no other parameter.`,
+    );
   }
 
-  /** Every minute, with its scheduled time: a retried tick makes the same (deduplicated) requests. */
-  private tick(deadLetterQueue: sqs.IQueue): scheduler.Schedule {
-    // Lambda retries a failed tick (the same requests, dropped as duplicates) while SQS still
-    // remembers them; later, the next tick is due anyway.
-    const maxEventAge = Duration.minutes(4);
-    this.dispatcher.function.configureAsyncInvoke({ maxEventAge, retryAttempts: 2 });
+  /**
+   * One schedule per shard, every minute, with the shard and its scheduled time. A tick that could
+   * not start within the minute is stale (the next one does the same work); one that overlaps a
+   * running poll of its shard finds the lease held and polls nothing.
+   */
+  private ticks(deadLetterQueue: sqs.IQueue): scheduler.Schedule[] {
+    const shards = this.props.config.connectionPollerShards;
+    const maxEventAge = Duration.minutes(1);
+    this.poller.function.configureAsyncInvoke({ maxEventAge, retryAttempts: 0 });
     // Scheduler's role for the target is made in the stack's scope, not in this construct.
     acknowledgeWildcardResource(
       Stack.of(this),
-      `${this.dispatcher.function.functionArn}:*`,
-      'The Scheduler role may invoke the dispatch-polls function and its versions/aliases (arn:*) only.',
+      `${this.poller.function.functionArn}:*`,
+      'The Scheduler role may invoke the poll-connections function and its versions/aliases (arn:*) only.',
     );
-    return new scheduler.Schedule(this, 'Schedule', {
-      description: 'Ticks the dispatcher of the connection polls',
-      schedule: scheduler.ScheduleExpression.rate(Duration.minutes(1)),
-      timeWindow: scheduler.TimeWindow.off(),
-      target: new schedulerTargets.LambdaInvoke(this.dispatcher.function, {
-        input: scheduler.ScheduleTargetInput.fromObject({
-          scheduledTime: scheduler.ContextAttribute.scheduledTime,
+    return Array.from(
+      { length: shards },
+      (_, shard) =>
+        new scheduler.Schedule(this, shards === 1 ? 'Schedule' : `Schedule${shard}`, {
+          description: `Ticks the poller of shard ${shard} of ${shards} of the connection registry`,
+          schedule: scheduler.ScheduleExpression.rate(Duration.minutes(1)),
+          timeWindow: scheduler.TimeWindow.off(),
+          target: new schedulerTargets.LambdaInvoke(this.poller.function, {
+            input: scheduler.ScheduleTargetInput.fromObject({
+              shard,
+              shards,
+              scheduledTime: scheduler.ContextAttribute.scheduledTime,
+            }),
+            deadLetterQueue,
+            retryAttempts: 2,
+            maxEventAge,
+          }),
         }),
-        deadLetterQueue,
-        retryAttempts: 2,
-        maxEventAge,
-      }),
-    });
+    );
   }
 
   private alarms(props: ConnectionPollingProps): void {
@@ -267,36 +229,17 @@ export class ConnectionPolling extends Construct {
         period,
       }),
     );
-    alarm(
-      'PollDlqAlarm',
-      'Poll requests that failed three times: messages in the poll dead-letter queue',
-      this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: 'Maximum',
-      }),
-    );
-    alarm(
-      'PollQueueAgeAlarm',
-      `Polls fall behind: the oldest poll request is older than ${props.config.queueAgeAlarmSeconds} s`,
-      this.queue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum' }),
-      props.config.queueAgeAlarmSeconds,
-    );
-    scheduledFunctionAlarms(this, topic, this.dispatcher, 'The dispatcher');
+    scheduledFunctionAlarms(this, topic, this.poller, 'The poller');
     alarm(
       'MalformedRegistryItemAlarm',
-      'The registry holds an item that is no valid connection entry: it is not polled (the dispatcher log names its key and fields)',
+      'The registry holds an item that is no valid connection entry: it is not polled (the poller log names its key and fields)',
       new cloudwatch.Metric({
         namespace: METRICS_NAMESPACE,
         metricName: 'RegistryItemsMalformed',
-        dimensionsMap: { service: this.dispatcher.serviceName },
+        dimensionsMap: { service: this.poller.serviceName },
         statistic: 'Maximum',
         period,
       }),
-    );
-    alarm(
-      'DispatcherErrorsAlarm',
-      'The dispatcher failed: some connections were not asked to poll this minute',
-      this.dispatcher.function.metricErrors({ period, statistic: 'Sum' }),
     );
   }
 }

@@ -50,7 +50,7 @@ export const DEFAULT_ACTION_ACCESS: HandlerAccess = {
 };
 
 /** The poller's handler module. */
-export const POLLER_HANDLER = 'poll-changes';
+export const POLLER_HANDLER = 'poll-connections';
 
 const POLLER_ACCESS: HandlerAccess = {
   ...none,

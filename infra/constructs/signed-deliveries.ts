@@ -38,7 +38,9 @@ const DELIVERY_MAX_CONCURRENCY = 2;
 
 /** `source` values of a target's rule: its connections', or the deployment's. */
 export function targetSources(target: DeliveryTarget, deploymentSources: string[]): string[] {
-  return target.connections ? target.connections.map(connectionEventSource) : deploymentSources;
+  return target.connections
+    ? target.connections.map((name) => connectionEventSource({ name }))
+    : deploymentSources;
 }
 
 export interface SignedDeliveriesProps {

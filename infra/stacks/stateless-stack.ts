@@ -57,7 +57,7 @@ export interface StatelessStackProps extends StackProps {
 export class StatelessStack extends Stack {
   readonly poller: AppFunction;
   readonly pollSchedule: scheduler.Schedule;
-  /** With `connectionRegistry`: the dispatcher, the poll queue and the poller of many connections. */
+  /** With `connectionRegistry`: the poller of the registry's shards and their schedules. */
   readonly connectionPolling: ConnectionPolling | undefined;
   readonly scheduleDeadLetterQueue: sqs.Queue;
   readonly routeResources: RouteResources[];
@@ -93,7 +93,7 @@ export class StatelessStack extends Stack {
       reason: 'This queue is the dead-letter queue of the EventBridge Scheduler schedules itself.',
     });
 
-    // --- poller + schedule: one connection, or the fan-out over the connection registry
+    // --- poller + schedule: the registry of one (one connection), or the shards of the connection registry
     const scheduleDeadLetterQueue = this.scheduleDeadLetterQueue;
     const alarmTopic = this.alarmTopic;
     this.connectionPolling = connectionPollingOf(this, {
@@ -104,7 +104,10 @@ export class StatelessStack extends Stack {
     });
     const functions = new FunctionFactory(this, config, resources, this.connectionPolling);
     const { poller, pollSchedule } = this.connectionPolling
-      ? { poller: this.connectionPolling.poller, pollSchedule: this.connectionPolling.schedule }
+      ? {
+          poller: this.connectionPolling.poller,
+          pollSchedule: this.connectionPolling.schedules[0] as scheduler.Schedule,
+        }
       : singleConnectionPoller(this, functions, config, scheduleDeadLetterQueue);
     this.poller = poller;
     this.pollSchedule = pollSchedule;

@@ -95,7 +95,7 @@ describe('action registry', () => {
     });
     expect(accessOf('send-invoice').access).toMatchObject({ idempotency: true, actionState: true });
     expect(accessOf('track-einvoices').access).toMatchObject({ idempotency: false, actionState: true });
-    expect(accessOf('poll-changes').access).toMatchObject({ checkpoints: true, idempotency: false });
+    expect(accessOf('poll-connections').access).toMatchObject({ checkpoints: true, idempotency: false });
     expect(accessOf('not-an-action').known).toBe(false);
   });
 });

@@ -1,18 +1,19 @@
 /**
- * The connections benchmark's accounting, on a small run (20 connections, a warm-up and two steady
- * cycles): an idle connection costs one request per polled collection per cycle; every connection
- * is polled once per cycle and never by two invocations at once; the cost adds up its items at the
- * prices docs/deploy.md states.
+ * The connections benchmark's accounting, on a small run (20 connections in shards of 5, a warm-up
+ * and two steady cycles, no injected latency): an idle connection costs one request per polled
+ * collection per cycle; every connection is polled once per cycle and never by two invocations at
+ * once; an idle cycle writes nothing per connection; the cost adds up its items at the prices
+ * docs/deploy.md states.
  */
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { maxConcurrent, measureConnections } from '../../bench/connections.js';
+import { maxConcurrent, measureConnections, WARM_UP_CYCLES } from '../../bench/connections.js';
 import { PRICES } from '../../bench/connections-cost.js';
 
 const COUNT = 20;
 let run: Awaited<ReturnType<typeof measureConnections>>;
 beforeAll(async () => {
-  run = await measureConnections({ count: COUNT, steadyCycles: 2, churn: 0.1, containers: 2, batchSize: 5 });
+  run = await measureConnections({ count: COUNT, steadyCycles: 2, churn: 0.1, shardSize: 5, latency: null });
 });
 
 describe('connections benchmark (20 connections, 2 steady cycles)', () => {
@@ -21,7 +22,7 @@ describe('connections benchmark (20 connections, 2 steady cycles)', () => {
     const collections = figures.details.collectionsPerConnection;
     expect(collections).toBe(12);
     for (const [cycle, perConnection] of requests.entries()) {
-      if (cycle === 0) continue; // the warm-up backfill
+      if (cycle < WARM_UP_CYCLES) continue; // the warm-up backfill
       expect(perConnection.size).toBe(COUNT);
       for (const [connection, n] of perConnection) {
         if (!changed[cycle]?.has(connection)) expect(n, `${connection} in cycle ${cycle}`).toBe(collections);
@@ -35,7 +36,7 @@ describe('connections benchmark (20 connections, 2 steady cycles)', () => {
 
   it('every connection is polled once per cycle, never twice at once', async () => {
     const { figures, polls } = run;
-    for (let cycle = 0; cycle <= 2; cycle++) {
+    for (let cycle = 0; cycle < 2 + WARM_UP_CYCLES; cycle++) {
       const polled = polls.filter((p) => p.cycle === cycle).map((p) => `${p.connection}:${p.status}`);
       expect(polled.sort()).toEqual(
         Array.from({ length: COUNT }, (_, i) => `sandbox-${i + 1}:polled`).sort(),
@@ -45,28 +46,33 @@ describe('connections benchmark (20 connections, 2 steady cycles)', () => {
       expect(maxConcurrent(polls.filter((p) => p.connection === `sandbox-${k}`))).toBe(1);
     }
     expect(figures.maxConcurrentPolls).toBeGreaterThanOrEqual(1);
-    expect(figures.maxConcurrentPolls).toBeLessThanOrEqual(2 * 5); // containers × batch size
-    // 20 connections in batches of 5: four poller invocations and two SendMessageBatch calls a cycle.
+    expect(figures.maxConcurrentPolls).toBeLessThanOrEqual(COUNT);
+    // 20 connections in shards of 5: four poller invocations a cycle, one schedule each, no queue.
     expect(figures.details.perCycle).toMatchObject({
       pollerInvocations: 4,
-      sendBatches: 2,
-      dispatcherInvocations: 1,
+      schedulerInvocations: 4,
+      sqsRequests: 0,
     });
   });
 
-  it('the cost per connection-month is the sum of its items, metrics per connection included', async () => {
+  it('the cost per connection-month is the sum of its items; no metric and no write per connection', async () => {
     const { figures } = run;
     const sum = figures.details.cost.reduce((n, l) => n + l.usd, 0);
     expect(figures.costPerConnectionMonthUsd).toBeCloseTo(sum, 3);
-    expect(figures.details.metrics.perConnection).toBe(4);
-    const metrics = figures.details.cost.find((l) => l.item === 'CloudWatch custom metrics');
-    expect(
-      figures.costPerConnectionMonthUsd - figures.details.costWithoutPerConnectionMetricsUsd,
-    ).toBeCloseTo(4 * PRICES.customMetricMonth, 3);
-    expect(metrics?.usd).toBeGreaterThan(4 * PRICES.customMetricMonth);
+    expect(figures.details.metrics.perConnection).toBe(0);
+    expect(figures.details.costWithPerConnectionMetricsUsd - figures.costPerConnectionMonthUsd).toBeCloseTo(
+      4 * PRICES.customMetricMonth,
+      3,
+    );
     for (const l of figures.details.cost) expect(l.usd, l.item).toBeGreaterThanOrEqual(0);
-    expect(figures.details.perCycle.dynamoDbReadUnits).toBeGreaterThan(0);
-    expect(figures.details.perCycle.dynamoDbWriteUnits).toBeGreaterThan(0);
+    const { perConnection } = figures.details.perCycle;
+    expect(perConnection.readUnits).toBeGreaterThan(0);
+    // Writes of a steady cycle: the changed connections' checkpoints and the shards' leases only.
+    expect(figures.details.perCycle.dynamoDbWriteUnits).toBeLessThanOrEqual(
+      4 * 2 + 2 * figures.details.perCycle.pollerInvocations,
+    );
+    // Credentials: read once per container and cache period, not per cycle.
+    expect(figures.details.perCycle.credentialCalls).toBe(0);
   });
 
   it('prices the cost with the figures docs/deploy.md states', async () => {
@@ -76,11 +82,11 @@ describe('connections benchmark (20 connections, 2 steady cycles)', () => {
       `$${PRICES.lambdaPerMillionRequests.toFixed(2)} per million requests`,
       `Scheduler $${PRICES.schedulerPerMillion.toFixed(2)} per million`,
       `EventBridge custom events $${PRICES.eventBridgePerMillionEvents.toFixed(2)} per million`,
-      `SQS $${PRICES.sqsPerMillionRequests.toFixed(2)} per million requests`,
       `DynamoDB on-demand $${PRICES.dynamoDbPerMillionWriteUnits} per million write units, $${PRICES.dynamoDbPerMillionReadUnits} per million read units, $${PRICES.dynamoDbGbMonth.toFixed(2)} per GB-month`,
       `CloudWatch custom metric $${PRICES.customMetricMonth.toFixed(2)} per month`,
       `$${PRICES.logsPerGbIngested.toFixed(2)} per GB ingested`,
-      `Secrets Manager $${PRICES.secretMonth.toFixed(2)} per secret-month and $${PRICES.secretPer10kCalls} per\n10,000 calls`,
+      `SSM Parameter Store standard parameters $${PRICES.ssmStandardParameterMonth.toFixed(2)} per parameter-month and $${PRICES.ssmStandardPer10kCalls.toFixed(2)} per 10,000 standard-throughput calls`,
+      `KMS $${PRICES.kmsPer10kRequests} per 10,000 requests`,
     ];
     const flat = (s: string) => s.replace(/\s+/g, ' ');
     for (const s of stated) expect(flat(deploy)).toContain(flat(s));

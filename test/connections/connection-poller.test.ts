@@ -1,232 +1,287 @@
 /**
- * The fan-out end to end in one process: the dispatcher reads the registry and enqueues one poll
- * request per due connection on the FIFO stand-in; the poller handler polls each connection against
- * the sandbox with its own client and credentials, checkpoints in dynalite. One connection's API key
- * is refused: it yields one `Connection.Unhealthy`, and the other connection publishes regardless.
+ * The poller of shards in one process, as on Lambda: the DynamoDB registry split into scan segments
+ * (dynalite), each shard's lease, checkpoints and health in dynalite, the sandbox serving one company
+ * per connection. Which connections are due in a minute; every connection polled once per cycle over
+ * the shards; a shard whose lease is held polls nothing; refused or missing credentials make one
+ * connection unhealthy and the others publish; a malformed item is skipped and counted; an idle
+ * cycle writes nothing but the shards' leases.
  */
+import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountingClient } from '../../functions/accounting/client.js';
 import { parseAccountingConfig } from '../../functions/accounting/config.js';
 import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
-import { createSqsPollQueue } from '../../functions/adapters/aws/sqs-poll-queue.js';
+import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
+import { createDynamoDbShardLease } from '../../functions/adapters/aws/dynamodb-shard-lease.js';
+import { createCheckpointCache } from '../../functions/core/connections/checkpoint-cache.js';
 import {
   type ConnectionEntry,
   credentialsVariableOf,
   parseConnectionEntry,
 } from '../../functions/core/connections/connection-entry.js';
+import { dueConnections, isDue } from '../../functions/core/connections/shard.js';
 import { parseDetail } from '../../functions/core/event-catalog.js';
 import type { BusEvent } from '../../functions/core/ports.js';
 import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
 import { createConnectionClients } from '../../functions/handlers/connection-clients.js';
-import { createHandler as createDispatcher } from '../../functions/handlers/dispatch-polls.js';
-import { type ConnectionPollOutcome, pollBatch } from '../../functions/handlers/poll-connections.js';
+import { pollShardCycle, type ShardCycle } from '../../functions/handlers/poll-connections.js';
 import { createManualClock } from '../../functions/shared/clock.js';
-import { silentLogger } from '../../functions/shared/logger.js';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
-import { createFifoQueueStandIn } from '../fakes/fifo-queue.js';
+import { recordingLogger } from '../actions/support.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
-import { memoryRegistry } from './support.js';
 
 const clock = createManualClock({ start: '2026-06-01T10:00:00Z', autoAdvance: true });
 let sandbox: Sandbox;
 let servers: TestServers;
-let checkpointsTable: string;
 
 beforeAll(async () => {
   [sandbox, servers] = await Promise.all([
-    startSandbox({ clock, seed: 3, sizes: { documents: 40, partners: 10 } }),
+    startSandbox({ clock, seed: 3, companies: 6, sizes: { documents: 30, partners: 6 } }),
     startTestServers(),
   ]);
-  checkpointsTable = await servers.checkpointTable();
 });
 afterAll(async () => {
   await sandbox?.close();
   await servers?.close();
 });
 
-/** Which key each connection's own variable holds (`env:<NAME>_CREDENTIALS`), by a label. */
-const keyLabels = new Map<string, string>();
-const entry = (name: string, keyLabel: string): ConnectionEntry => {
-  keyLabels.set(name, keyLabel);
-  return parseConnectionEntry({
+const entryOf = (name: string, more: Partial<ConnectionEntry> = {}): ConnectionEntry =>
+  parseConnectionEntry({
     name,
     variant: 'sk',
     baseUrl: sandbox.baseUrl,
     credentialsSecret: `env:${credentialsVariableOf(name)}`,
     collections: ['ReceivedOrders', 'IssuedInvoices'],
+    ...more,
   });
-};
 
-/** `failing`: connections whose registry read fails (the table, not the connection, is at fault). */
-function harness(entries: ConnectionEntry[], failing: readonly string[] = []) {
-  const memory = memoryRegistry(entries);
-  const registry: typeof memory = {
-    ...memory,
-    get: async (name) => {
-      if (failing.includes(name)) throw new Error('registry unavailable');
-      return memory.get(name);
-    },
+describe('due connections', () => {
+  it('a 60 s interval is due every minute; 300 s once in five; paused never', () => {
+    const slots = Array.from({ length: 60 }, (_, i) => 29_000_000 + i);
+    expect(slots.filter((s) => isDue({ name: 'a', pollIntervalSeconds: 60 }, s))).toHaveLength(60);
+    expect(slots.filter((s) => isDue({ name: 'a', pollIntervalSeconds: 300 }, s))).toHaveLength(12);
+    const a = parseConnectionEntry({ name: 'a', variant: 'cz', credentialsSecret: 'env:A_CREDENTIALS' });
+    const b = { ...a, name: 'b', paused: true };
+    expect(dueConnections([a, b], 29_000_000).map((e) => e.name)).toEqual(['a']);
+  });
+
+  it('any interval: a day holds 86,400 / interval polls (±1), spread by the name', () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[a-z0-9-]{1,20}$/),
+        fc.integer({ min: 60, max: 86_400 }),
+        (name, interval) => {
+          const day = Array.from({ length: 1440 }, (_, i) => 29_000_000 + i);
+          const due = day.filter((s) => isDue({ name, pollIntervalSeconds: interval }, s)).length;
+          expect(Math.abs(due - 86_400 / interval)).toBeLessThanOrEqual(1);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+/** A DynamoDB client that counts the commands it sends, by name. */
+function counting(client: DynamoDBClient) {
+  const counts: Record<string, number> = {};
+  const send = client.send.bind(client);
+  const counted = Object.create(client) as DynamoDBClient;
+  counted.send = ((command: { constructor: { name: string } }, ...rest: unknown[]) => {
+    const name = command.constructor.name.replace(/Command$/, '');
+    counts[name] = (counts[name] ?? 0) + 1;
+    return (send as (...args: unknown[]) => unknown)(command, ...rest);
+  }) as DynamoDBClient['send'];
+  const reset = () => {
+    for (const k of Object.keys(counts)) delete counts[k];
   };
-  const logs: unknown[] = [];
-  const logger = {
-    debug: (m: string, d?: object) => void logs.push([m, d]),
-    info: (m: string, d?: object) => void logs.push([m, d]),
-    warn: (m: string, d?: object) => void logs.push([m, d]),
-    error: (m: string, d?: object) => void logs.push([m, d]),
-  };
+  return { client: counted, counts, reset };
+}
+
+async function harness(keys: Record<string, number | 'refused' | 'missing'>) {
+  const db = counting(servers.dynamoDb);
+  const [registryTable, checkpointsTable] = await Promise.all([
+    servers.connectionTable(),
+    servers.checkpointTable(),
+  ]);
+  const registry = createDynamoDbConnectionRegistry({ client: db.client, tableName: registryTable });
+  for (const name of Object.keys(keys)) await registry.add(entryOf(name));
   const events: BusEvent[] = [];
-  const queue = createFifoQueueStandIn({ clock });
-  const secrets: Record<string, string> = {
-    'env:GOOD_KEY': sandbox.credentials.apiKey,
-    'env:BAD_KEY': 'not-the-key',
-  };
+  const logger = recordingLogger();
   const clients = createConnectionClients({
-    build: async (e) =>
-      createAccountingClient(
+    build: async (e) => {
+      const key = keys[e.name];
+      if (key === 'missing') throw parseAccountingConfigError();
+      return createAccountingClient(
         parseAccountingConfig({
           baseUrl: e.baseUrl,
-          apiKey: secrets[keyLabels.get(e.name) ?? ''],
+          apiKey: key === 'refused' ? 'not-the-key' : sandbox.credentialsOf(key as number).apiKey,
           variant: e.variant,
         }),
         { clock, logger },
-      ),
+      );
+    },
   });
-  const checkpoints = createDynamoDbCheckpointStore({
-    client: servers.dynamoDb,
-    tableName: checkpointsTable,
-  });
-  const dispatch = createDispatcher({
-    registry,
-    queue: createSqsPollQueue({ client: queue.client, queueUrl: queue.queueUrl }),
-    clock,
-    logger: silentLogger,
-  });
-  const outcomes: ConnectionPollOutcome[] = [];
+  const counted: Array<[string, number]> = [];
+  const checkpoints = createCheckpointCache(
+    createDynamoDbCheckpointStore({ client: db.client, tableName: checkpointsTable, consistentRead: false }),
+  );
   const deps = {
     registry,
+    lease: createDynamoDbShardLease({ client: db.client, tableName: checkpointsTable }),
     clients,
     checkpoints,
+    checkpointCache: checkpoints,
+    healthKnown: new Map(),
+    holder: 'this-container',
     publisher: { publish: async (batch: readonly BusEvent[]) => void events.push(...batch) },
     clock,
     logger,
+    metrics: {
+      count: (name: string, value: number) => void counted.push([name, value]),
+      milliseconds: () => {},
+      flush: () => {},
+    },
     settings: {
       options: pollOptionsSchema.omit({ connection: true, variant: true, source: true }).parse({}),
       concurrency: 2,
+      parallel: 10,
+      budgetMs: 60_000,
     },
   };
-  const dispatchOnly = () => dispatch({ scheduledTime: clock.now().toISOString() });
-  const drain = async () => {
-    const invocations = await queue.drain(async (event) => {
-      const out = await pollBatch(deps, event);
-      outcomes.push(...out.outcomes);
-      return out;
-    }, 5);
+  /** One minute: every shard of `shards` invoked once. */
+  const cycle = async (shards = 2): Promise<ShardCycle[]> => {
+    const scheduledTime = clock.now().toISOString();
+    const out: ShardCycle[] = [];
+    for (let shard = 0; shard < shards; shard++) {
+      out.push(await pollShardCycle(deps, { shard, shards, scheduledTime }, remaining(50_000)));
+    }
     clock.advance(60_000);
-    return invocations;
+    return out;
   };
-  const cycle = async () => {
-    await dispatchOnly();
-    return drain();
-  };
-  return {
-    registry,
-    events,
-    logs,
-    queue,
-    outcomes,
-    cycle,
-    dispatchOnly,
-    drain,
-    checkpoints,
-    close: () => clients.close(),
-  };
+  return { deps, db, events, logger, counted, cycle, registry, registryTable, close: () => clients.close() };
 }
 
-describe('polling many connections', () => {
-  it('a connection with refused credentials yields one Connection.Unhealthy; the other publishes', async () => {
-    const h = harness([
-      entry('good', 'env:GOOD_KEY'),
-      entry('broken', 'env:BAD_KEY'),
-      entry('nokey', 'env:MISSING'),
-    ]);
-    await h.cycle();
-    await h.cycle();
+/** Missing credentials: what the client builder throws when the secret cannot be had. */
+function parseAccountingConfigError(): Error {
+  try {
+    parseAccountingConfig({ baseUrl: 'https://x.example', variant: 'sk' });
+  } catch (error) {
+    return error as Error;
+  }
+  return new Error('expected the configuration to be refused');
+}
 
-    const fromGood = h.events.filter((e) => e.source === 'accounting.good');
-    expect(fromGood.length).toBeGreaterThan(0);
-    for (const e of fromGood) expect((e.detail as { connection: string }).connection).toBe('good');
+/** A Lambda context with `ms` left, counted on the test's clock. */
+function remaining(ms: number) {
+  const end = clock.now().getTime() + ms;
+  return { getRemainingTimeInMillis: () => end - clock.now().getTime() };
+}
+
+describe('the poller of shards', () => {
+  it('polls every connection once per cycle over the shards; failures stay their own', async () => {
+    const h = await harness({ alpha: 1, beta: 2, gamma: 3, delta: 4, broken: 'refused', nokey: 'missing' });
+    const first = await h.cycle();
+    const polled = first.flatMap((c) => c.outcomes.map((o) => o.connection)).sort();
+    expect(polled).toEqual(['alpha', 'beta', 'broken', 'delta', 'gamma', 'nokey']);
+    expect(first.every((c) => c.leased)).toBe(true);
+    for (const name of ['alpha', 'beta', 'gamma', 'delta']) {
+      const fromIt = h.events.filter((e) => e.source === `accounting.${name}`);
+      expect(fromIt.length, name).toBeGreaterThan(0);
+      for (const e of fromIt) expect((e.detail as { connection: string }).connection).toBe(name);
+    }
     const unhealthy = h.events.filter((e) => e.detailType === 'Connection.Unhealthy');
-    expect(unhealthy).toHaveLength(2);
-    // No credentials at all (the client cannot even be configured): unhealthy for `credentials`.
+    expect(unhealthy.map((e) => e.source).sort()).toEqual(['accounting.broken', 'accounting.nokey']);
     expect(unhealthy.find((e) => e.source === 'accounting.nokey')).toMatchObject({
-      detail: { connection: 'nokey', reason: 'credentials' },
+      detail: { reason: 'credentials' },
     });
     expect(unhealthy.find((e) => e.source === 'accounting.broken')).toMatchObject({
-      source: 'accounting.broken',
-      detail: { connection: 'broken', reason: 'authentication' },
+      detail: { reason: 'authentication' },
     });
     for (const e of unhealthy) expect(() => parseDetail('Connection.Unhealthy', e.detail)).not.toThrow();
-    expect(h.events.filter((e) => e.source === 'accounting.broken')).toHaveLength(1);
-    // Both cycles polled both connections; nothing was retried or dead-lettered.
-    expect(h.outcomes.map((o) => `${o.connection}:${o.status}`).sort()).toEqual([
-      'broken:polled',
-      'broken:polled',
-      'good:polled',
-      'good:polled',
-      'nokey:credentials',
-      'nokey:credentials',
-    ]);
-    expect(h.queue.deadLetters).toEqual([]);
-    expect(await h.checkpoints.get('good#ReceivedOrders')).toBeDefined();
-    expect(await h.checkpoints.get('broken#ReceivedOrders')).toBeUndefined();
-    // Neither key appears in any log line or event.
-    const seen = JSON.stringify([h.logs, h.events]);
-    expect(seen).not.toContain(sandbox.credentials.apiKey);
-    expect(seen).not.toContain('not-the-key');
+    // A second cycle: the unhealthy stay unhealthy without another event.
+    await h.cycle();
+    expect(h.events.filter((e) => e.detailType === 'Connection.Unhealthy')).toHaveLength(2);
     await h.close();
   });
 
-  it('a connection removed after its dispatch is not polled, and the checkpoints of the others are untouched', async () => {
-    const h = harness([entry('left', 'env:GOOD_KEY'), entry('stays', 'env:GOOD_KEY')]);
-    await h.cycle();
-    const before = await h.checkpoints.get('left#IssuedInvoices');
-    const staysBefore = await h.checkpoints.get('stays#IssuedInvoices');
-    expect(before).toBeDefined();
-    await h.registry.remove('left');
-    h.outcomes.length = 0;
-    await h.cycle();
-    expect(h.outcomes.map((o) => `${o.connection}:${o.status}`)).toEqual(['stays:polled']);
-    expect(await h.checkpoints.get('left#IssuedInvoices')).toEqual(before);
-    expect((await h.checkpoints.get('stays#IssuedInvoices'))?.version).toBeGreaterThanOrEqual(
-      staysBefore?.version ?? 0,
+  it('a shard whose lease is held polls nothing; a paused connection is not polled', async () => {
+    const h = await harness({ alpha: 1, beta: 2 });
+    await h.registry.setPaused('beta', true);
+    const scheduledTime = clock.now().toISOString();
+    const first = await pollShardCycle(h.deps, { scheduledTime }, remaining(50_000));
+    expect(first).toMatchObject({ leased: true, registered: 2, paused: 1, due: 1 });
+    expect(first.outcomes.map((o) => o.connection)).toEqual(['alpha']);
+    // Another invocation holds the shard (a late or retried tick while it runs): nothing is polled twice.
+    const now = clock.now().getTime();
+    const other = await h.deps.lease.acquire({ index: 0, count: 1 }, now, now + 50_000, 'another-container');
+    expect(other).toBeDefined();
+    const again = await pollShardCycle(h.deps, { scheduledTime }, remaining(50_000));
+    expect(again).toMatchObject({ leased: false, due: 0, outcomes: [] });
+    expect(h.logger.lines.some((l) => l.message === 'shard busy')).toBe(true);
+    // Given back, the shard is polled again; a lease whose holder died ends with its invocation.
+    await h.deps.lease.release({ index: 0, count: 1 }, other?.token as string);
+    expect((await pollShardCycle(h.deps, {}, remaining(50_000))).leased).toBe(true);
+    const held = clock.now().getTime();
+    await h.deps.lease.acquire({ index: 0, count: 1 }, held, held + 50_000, 'another-container');
+    expect((await pollShardCycle(h.deps, {}, remaining(50_000))).leased).toBe(false);
+    clock.advance(60_000);
+    expect((await pollShardCycle(h.deps, {}, remaining(50_000))).leased).toBe(true);
+    await h.close();
+  });
+
+  it('skips a malformed registry item, names its key and fields, counts it; polls the others', async () => {
+    const h = await harness({ alpha: 1, gamma: 2 });
+    await servers.dynamoDb.send(
+      new PutItemCommand({
+        TableName: h.registryTable,
+        Item: { name: { S: 'beta' }, variant: { S: 'xx' }, pollIntervalSeconds: { N: '60' } },
+      }),
     );
-    // Removed between the dispatch and the poll: the request is done without a poll.
-    await h.registry.add(entry('late', 'env:GOOD_KEY'));
-    await h.dispatchOnly();
-    await h.registry.remove('late');
-    h.outcomes.length = 0;
-    await h.drain();
-    expect(h.outcomes.map((o) => `${o.connection}:${o.status}`).sort()).toEqual([
-      'late:removed',
-      'stays:polled',
+    const [cycle] = await h.cycle(1);
+    expect(cycle).toMatchObject({ registered: 2, malformed: 1, due: 2 });
+    expect(h.logger.lines.filter((l) => l.message === 'registry item skipped')).toEqual([
+      {
+        level: 'error',
+        message: 'registry item skipped',
+        data: {
+          key: 'beta',
+          fields: ['variant', 'credentialsSecret'],
+          problems: [expect.stringMatching(/^variant: expected one of sk, cz/), expect.any(String)],
+        },
+      },
     ]);
-    expect(await h.checkpoints.get('late#IssuedInvoices')).toBeUndefined();
-    expect(h.queue.deadLetters).toEqual([]);
+    expect(h.counted).toContainEqual(['RegistryItemsMalformed', 1]);
     await h.close();
   });
 
-  it("a failure that is not the connection's own fails only its messages; after three receives they are dead letters", async () => {
-    const h = harness([entry('steady', 'env:GOOD_KEY'), entry('flaky', 'env:GOOD_KEY')], ['flaky']);
-    await h.cycle();
-    expect(h.outcomes.filter((o) => o.connection === 'steady').map((o) => o.status)).toEqual(['polled']);
-    expect(h.outcomes.filter((o) => o.connection === 'flaky').map((o) => o.status)).toEqual([
-      'failed',
-      'failed',
-      'failed',
+  it('an idle cycle: one request per collection, no read, no write but the shard lease, no log line per connection', async () => {
+    const h = await harness({ alpha: 5, beta: 6 });
+    await h.cycle(1); // the backfill
+    await h.cycle(1);
+    const before = sandbox.requestCounts().total;
+    h.db.reset();
+    const lines = h.logger.lines.length;
+    const [idle] = await h.cycle(1);
+    expect(idle?.outcomes.map((o) => [o.connection, o.requests, o.published])).toEqual([
+      ['alpha', 2, 0],
+      ['beta', 2, 0],
     ]);
-    expect(h.queue.deadLetters.map((d) => d.groupId)).toEqual(['flaky']);
-    expect(h.events.some((e) => e.source === 'accounting.steady')).toBe(true);
-    expect(h.events.some((e) => e.source === 'accounting.flaky')).toBe(false);
+    expect(sandbox.requestCounts().total - before).toBe(4);
+    // Writes: the shard's lease only (taken and given back). Item reads: none — the container that
+    // polled the shard last holds its checkpoints and health. (The registry's segment is read by a
+    // Scan of the document client.)
+    expect(h.db.counts).toEqual({ PutItem: 2 });
+    // Above debug (the level of a deployment's logs), one line for the shard.
+    const logged = h.logger.lines.slice(lines).filter((l) => l.level !== 'debug');
+    expect(logged.map((l) => l.message)).toEqual(['shard polled']);
+    // Another container polled the shard meanwhile: this one reads every checkpoint again.
+    const now = clock.now().getTime();
+    const other = await h.deps.lease.acquire({ index: 0, count: 1 }, now, now + 1, 'another-container');
+    await h.deps.lease.release({ index: 0, count: 1 }, other?.token as string);
+    h.db.reset();
+    await h.cycle(1);
+    expect(h.db.counts).toMatchObject({ PutItem: 2, GetItem: 6 });
     await h.close();
   });
 });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountingApi } from '../../functions/accounting/api.js';
 import {
   createEnvConnectionRegistry,
-  ReadOnlyConnectionRegistryError,
+  ReadOnlyRegistryError,
 } from '../../functions/adapters/env-connection-registry.js';
 import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
 import { connectionActionsConfig } from '../../functions/core/connection-actions.js';
@@ -136,21 +136,23 @@ describe('a single-company deployment is a registry of one', () => {
     });
     const [entry] = await registry.list();
     expect(entry).toMatchObject({ name: 'acme', variant: 'cz', paused: false, actions: {} });
-    // The entry is a valid registry entry (its credentials reference is the connection's own).
-    const { eventSource: _source, ...stored } = entry as NonNullable<typeof entry> & { eventSource?: string };
-    expect(() => parseConnectionEntry(stored)).not.toThrow();
-    expect(await registry.get('acme')).toBe(entry);
+    // The entry is a valid registry entry, its custom source one of its fields.
+    expect(entry?.source).toBe('com.example.accounting');
+    expect(() => parseConnectionEntry(entry)).not.toThrow();
+    expect(await registry.get('acme')).toEqual(entry);
     expect(await registry.get('other')).toBeUndefined();
     expect((await registry.scan()).entries).toEqual([entry]);
     // The path reads the deployment's source from the entry: routes and the source check agree.
     const config = connectionActionsConfig({}, entry as NonNullable<typeof entry>);
     expect(config.eventSource).toBe('com.example.accounting');
     expect(config.connection).toBe('acme');
-    await expect(registry.setPaused('acme', true)).rejects.toBeInstanceOf(ReadOnlyConnectionRegistryError);
+    await expect(registry.setPaused('acme', true)).rejects.toBeInstanceOf(ReadOnlyRegistryError);
   });
 
   it('defaults to the connection "default" under accounting.default, and names a bad variable', async () => {
-    const [entry] = await createEnvConnectionRegistry({}).list();
+    const [entry] = await createEnvConnectionRegistry({
+      ACCOUNTING_BASE_URL: 'https://api.example.sk',
+    }).list();
     expect(connectionActionsConfig({}, entry as NonNullable<typeof entry>).eventSource).toBe(
       'accounting.default',
     );

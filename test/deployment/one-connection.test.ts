@@ -132,14 +132,27 @@ describe('one connection, deployed', () => {
     await d.tick();
     const runs = d.invocations.slice(before).filter((i) => i.fn.startsWith('Poller'));
     expect(runs).toHaveLength(1);
-    const result = runs[0]?.result.result as { requests: number; published: number; collections: unknown[] };
+    // The same poller as the registry's, on the deployment's registry of one: a shard of one connection.
+    const result = runs[0]?.result.result as {
+      leased: boolean;
+      requests: number;
+      published: number;
+      outcomes: Array<{ connection: string; requests: number }>;
+    };
+    expect(result.leased).toBe(true);
     expect(result.published).toBe(0);
-    expect(result.requests).toBe(result.collections.length);
+    expect(result.outcomes.map((o) => o.connection)).toEqual(['default']);
+    const polled = d.assembly
+      .byType('AWS::Lambda::Function')
+      .map((f) => d.assembly.props(f).Environment?.Variables?.POLLER_COLLECTIONS)
+      .find((v) => typeof v === 'string');
+    const collections = String(polled).split(',');
+    expect(result.requests).toBe(collections.length);
     // What the sandbox answered: one list page per polled collection, nothing else of the poller's
     // (the e-invoice tracker's status requests run on the same tick).
     const requests = requestsSince(d, requestsBefore);
     const { lists, others } = splitListRequests(requests);
-    expect(Object.keys(lists), JSON.stringify(requests)).toHaveLength(result.collections.length);
+    expect(Object.keys(lists), JSON.stringify(requests)).toHaveLength(collections.length);
     expect(new Set(Object.values(lists)), JSON.stringify(requests)).toEqual(new Set([1]));
     expect(others.filter((endpoint) => !endpoint.startsWith('EInvoicing.'))).toEqual([]);
     // By now the tracker has seen the sendings of the first tick change status.

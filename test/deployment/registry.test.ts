@@ -1,11 +1,12 @@
 /**
  * The deployment of the connection registry (two companies) with the intake and HTTP deliveries,
- * run from its cloud assembly with IAM enforced: schedule → dispatcher → FIFO poll queue →
- * connection poller → bus → per-connection actions.
+ * run from its cloud assembly with IAM enforced: the shard's schedule → the poller of shards (payment
+ * detection on) → bus → per-connection actions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
 import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
+import { isPayableCollection } from '../../functions/core/sync/payment-run.js';
 import { type Deployment, deploy } from './deployment.js';
 import {
   callReport,
@@ -34,6 +35,8 @@ beforeAll(async () => {
     sandbox: { companies: 2, sizes: { documents: 40, partners: 8, perCollection: {} } },
     config: async (sandbox) => ({
       connectionRegistry: true,
+      // Payment detection on: the poller of shards runs it for every connection, under IAM.
+      payments: true,
       // Every connection's events to one target; acme's alone to another.
       deliveries: [`${consumer.url}/events`, { url: `${consumer.url}/acme`, connections: ['acme'] }],
       // E-invoicing on: the sending route and the scheduled tracker serve every connection.
@@ -117,11 +120,18 @@ describe('connection registry, deployed', () => {
       .map((f) => d.assembly.props(f).Environment?.Variables?.POLLER_COLLECTIONS)
       .find((v) => typeof v === 'string');
     const perConnection = collections ? String(collections).split(',').length : 12;
-    // One list page per polled collection of each connection; anything else is an action's.
+    // One list page per polled collection of each connection, and one more of each payable
+    // collection for the payment detector; anything else is an action's.
     const requests = requestsSince(d, before);
     const { lists } = splitListRequests(requests);
     expect(Object.keys(lists), JSON.stringify(requests)).toHaveLength(perConnection);
-    expect(new Set(Object.values(lists)), JSON.stringify(requests)).toEqual(new Set([CONNECTIONS.length]));
+    const payable = Object.keys(lists).filter((endpoint) =>
+      isPayableCollection(endpoint.split('.')[0] ?? ''),
+    );
+    expect(payable.length, JSON.stringify(requests)).toBeGreaterThan(0);
+    for (const [endpoint, n] of Object.entries(lists)) {
+      expect(n, endpoint).toBe(payable.includes(endpoint) ? 2 * CONNECTIONS.length : CONNECTIONS.length);
+    }
     expect(d.authorizer.denied()).toEqual([]);
   }, 180_000);
 });

@@ -1,6 +1,6 @@
 /**
  * The templates of a deployment of many connections (`connectionRegistry=true`): the registry and
- * rate-limit tables, the schedule → dispatcher → FIFO queue → poller fan-out, least privilege (the
+ * rate-limit tables, one schedule per shard → the poller of that shard, least privilege (the
  * poller reads only the secrets under the connections prefix), the unhealthy alarm, the dashboard's
  * per-connection graphs, and cdk-nag with zero unacknowledged findings.
  */
@@ -8,10 +8,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { findAction } from '../../functions/core/actions/registry.js';
 import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
-import {
-  loadConnectionPollerConfig,
-  loadDispatcherConfig,
-} from '../../functions/handlers/connections-config.js';
+import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { buildTestApp, nagFindings } from './support.js';
 
@@ -29,7 +26,7 @@ const logicalId = (path: string, child?: string) => {
   ) as string;
 };
 
-/** Every statement of the role of the fan-out function at `path` (`Poller`, `Dispatcher`). */
+/** Every statement of the role of the function at `path` (`Poller`). */
 function statementsOf(path: string): { Action: string | string[]; Resource: unknown; Condition?: unknown }[] {
   const roleId = logicalId(path, 'Role');
   return ofType('AWS::IAM::Policy')
@@ -61,61 +58,58 @@ describe('many connections: stateful', () => {
   });
 });
 
-describe('many connections: the fan-out', () => {
-  it('one schedule a minute ticks the dispatcher with its scheduled time; no single-connection poller', () => {
-    const schedules = ofType('AWS::Scheduler::Schedule');
-    const dispatcherArn = { 'Fn::GetAtt': [logicalId('Dispatcher', 'Function'), 'Arn'] };
-    const ticks = schedules.filter(([, s]) =>
-      JSON.stringify(s.Properties.Target).includes(JSON.stringify(dispatcherArn)),
+describe('many connections: the shards', () => {
+  const schedulesOf = (template: { toJSON(): Record<string, unknown> }) =>
+    Object.values(template.toJSON().Resources as Record<string, Resource>).filter(
+      (r) => r.Type === 'AWS::Scheduler::Schedule',
+    );
+  const pollerArn = () => ({ 'Fn::GetAtt': [logicalId('Poller', 'Function'), 'Arn'] });
+
+  it('one schedule a minute per shard ticks the poller with its shard and scheduled time', () => {
+    const ticks = ofType('AWS::Scheduler::Schedule').filter(([, s]) =>
+      JSON.stringify(s.Properties.Target).includes(JSON.stringify(pollerArn())),
     );
     expect(ticks).toHaveLength(1);
     expect(ticks[0]?.[1].Properties).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
       FlexibleTimeWindow: { Mode: 'OFF' },
       Target: {
-        Input: JSON.stringify({ scheduledTime: '<aws.scheduler.scheduled-time>' }),
+        Input: JSON.stringify({ shard: 0, shards: 1, scheduledTime: '<aws.scheduler.scheduled-time>' }),
         RetryPolicy: { MaximumRetryAttempts: 2 },
       },
     });
-    expect(JSON.stringify(schedules)).not.toContain('poll-changes');
+    // One poller: no single-connection poller beside it, no dispatcher, no poll queue.
     expect(t.stateless.node.tryFindChild('Poller')).toBeUndefined();
+    expect(t.stateless.node.findChild('Connections').node.tryFindChild('Dispatcher')).toBeUndefined();
+    expect(
+      ofType('AWS::Lambda::EventSourceMapping')
+        .map(([id]) => id)
+        .join(),
+    ).not.toMatch(/Poll/);
+    expect(
+      ofType('AWS::SQS::Queue')
+        .map(([id]) => id)
+        .join(),
+    ).not.toMatch(/PollQueue|PollDlq/);
   });
 
-  it('a FIFO poll queue (no content deduplication) with a FIFO dead-letter queue after three receives', () => {
-    // A failed poll holds its connection's message group until it is visible again: the poller's
-    // timeout (50 s) plus 10 s, about one poll interval, not six timeouts.
-    const queueId = logicalId('PollQueue');
-    const dlqId = logicalId('PollDlq');
-    expect(stateless[queueId]?.Properties).toMatchObject({
-      FifoQueue: true,
-      ContentBasedDeduplication: false,
-      MessageRetentionPeriod: 3600,
-      VisibilityTimeout: 60,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 3 },
-    });
-    expect(stateless[dlqId]?.Properties).toMatchObject({ FifoQueue: true });
+  it('connectionPollerShards: one schedule per shard, each naming its own', () => {
+    const sharded = buildTestApp({ connectionRegistry: true, connectionPollerShards: 3 });
+    const inputs = schedulesOf(sharded.statelessTemplate)
+      .map((s) => (s.Properties.Target as { Input?: string }).Input ?? '')
+      .filter((i) => i.includes('"shards"'))
+      .map((i) => JSON.parse(i) as { shard: number; shards: number })
+      .sort((x, y) => x.shard - y.shard);
+    expect(inputs.map(({ shard, shards }) => [shard, shards])).toEqual([
+      [0, 3],
+      [1, 3],
+      [2, 3],
+    ]);
   });
 
-  it('the poller consumes it in small batches with partial failures and a maximum concurrency', () => {
-    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) =>
-      JSON.stringify(m.Properties.EventSourceArn).includes(logicalId('PollQueue')),
-    );
-    expect(mappings).toHaveLength(1);
-    expect(mappings[0]?.[1].Properties).toMatchObject({
-      FunctionName: { Ref: logicalId('Poller', 'Function') },
-      BatchSize: 5,
-      ScalingConfig: { MaximumConcurrency: 20 },
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-    });
-    const tuned = buildTestApp({
-      connectionRegistry: true,
-      connectionPollerBatchSize: 2,
-      connectionPollerMaxConcurrency: 50,
-    });
-    tuned.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      BatchSize: 2,
-      ScalingConfig: { MaximumConcurrency: 50 },
-    });
+  it('the single-company deployment runs the same poller on its registry of one', () => {
+    expect(t.stateless.poller.handler).toBe('poll-connections');
+    expect(buildTestApp().stateless.poller.handler).toBe('poll-connections');
   });
 });
 
@@ -131,11 +125,12 @@ describe('many connections: least privilege', () => {
     );
   });
 
-  it('poller: registry GetItem, checkpoints, buckets, claim checks, put events of any connection; no Scan', () => {
+  it('poller: its registry segment (Scan, GetItem), checkpoints and leases, buckets, claim checks, put events of any connection', () => {
     expect(actionsOf('Poller')).toEqual(
       [
         'dynamodb:GetItem',
         'dynamodb:PutItem',
+        'dynamodb:Scan',
         'events:PutEvents',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
@@ -143,9 +138,7 @@ describe('many connections: least privilege', () => {
         's3:ListBucket',
         's3:PutObject',
         'secretsmanager:GetSecretValue',
-        'sqs:DeleteMessage',
-        'sqs:GetQueueAttributes',
-        'sqs:ReceiveMessage',
+        'ssm:GetParameters',
       ].sort(),
     );
     const putEvents = statementsOf('Poller').find((s) => s.Action === 'events:PutEvents');
@@ -162,12 +155,6 @@ describe('many connections: least privilege', () => {
         ],
       },
     });
-  });
-
-  it('dispatcher: a Scan of the registry and sending to the poll queue, nothing else', () => {
-    expect(actionsOf('Dispatcher')).toEqual(
-      ['dynamodb:Scan', 'logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage'].sort(),
-    );
   });
 });
 
@@ -186,16 +173,11 @@ describe('many connections: configuration', () => {
       ]),
     );
 
-  it("the fan-out functions' own config loaders accept their environment", () => {
-    expect(loadDispatcherConfig(envOf('Dispatcher'))).toEqual({
-      connectionsTable: expect.any(String),
-      pollQueueUrl: expect.any(String),
-      logLevel: 'info',
-    });
+  it("the poller's own config loader accepts its environment", () => {
     expect(loadConnectionPollerConfig(envOf('Poller'))).toMatchObject({
       connectionsTable: expect.any(String),
       rateLimitTable: expect.any(String),
-      perConnectionMetrics: true,
+      perConnectionMetrics: false,
       adapters: {
         eventBusName: expect.any(String),
         checkpointsTable: expect.any(String),
@@ -322,30 +304,24 @@ describe('many connections: alarms, dashboard, cdk-nag', () => {
       MetricName: 'MatchedEvents',
       Namespace: 'AWS/Events',
     });
-    for (const name of ['PollDlqAlarm', 'PollQueueAgeAlarm', 'DispatcherErrorsAlarm']) {
-      t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        AlarmName: `accounting-events-prod-Connections-${name}`,
-      });
-    }
+    const names = ofType('AWS::CloudWatch::Alarm').map(([, a]) => JSON.stringify(a.Properties.AlarmName));
+    expect(names.join()).not.toMatch(/PollDlq|PollQueueAge|Dispatcher/);
   });
 
-  it('a malformed registry item alarms (the dispatcher counts what it skipped)', () => {
+  it('a malformed registry item alarms (the poller counts what it skipped)', () => {
     t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'RegistryItemsMalformed',
-      Dimensions: [{ Name: 'service', Value: 'dispatch-polls' }],
+      Dimensions: [{ Name: 'service', Value: 'poll-connections' }],
       Threshold: 0,
     });
   });
 
-  it('the dashboard (when on) graphs per connection and has a connection variable', () => {
+  it('with perConnectionMetrics (and the dashboard on), the dashboard graphs per connection and has a connection variable', () => {
     expect(ofType('AWS::CloudWatch::Dashboard')).toEqual([]);
-    const withDashboard = buildTestApp({ connectionRegistry: true, dashboard: true });
+    const opted = buildTestApp({ connectionRegistry: true, perConnectionMetrics: true, dashboard: true });
     const dashboards = Object.values(
-      withDashboard.statelessTemplate.findResources('AWS::CloudWatch::Dashboard') as Record<
-        string,
-        { Properties: { DashboardBody: unknown } }
-      >,
-    );
+      opted.statelessTemplate.toJSON().Resources as Record<string, Resource>,
+    ).filter((r) => r.Type === 'AWS::CloudWatch::Dashboard');
     const body = JSON.stringify(dashboards[0]?.Properties.DashboardBody);
     expect(body).toContain('ConnectionLagMs');
     expect(body).toContain('ConnectionUnhealthy');

@@ -5,10 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
-import {
-  loadConnectionPollerConfig,
-  loadDispatcherConfig,
-} from '../../functions/handlers/connections-config.js';
+import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
 import { loadPollerRuntimeConfig } from '../../functions/handlers/poller-config.js';
 import { checkRuntimeSettings } from '../../functions/local/runtime-settings.js';
 import { ConfigError, loadSections } from '../../functions/shared/config.js';
@@ -81,12 +78,20 @@ describe('one error per function kind, from two sections', () => {
     ]);
   });
 
-  it('fan-out: the dispatcher and the connection poller, their sections and LOG_LEVEL', () => {
-    expect(fields(configErrorOf(() => loadDispatcherConfig({ LOG_LEVEL: 'loud' })))).toEqual([
-      'POLLER_CONNECTIONS_TABLE',
-      'POLLER_QUEUE_URL',
-      'LOG_LEVEL',
-    ]);
+  it('the poller of shards: its sections and LOG_LEVEL', () => {
+    expect(
+      fields(
+        configErrorOf(() =>
+          loadConnectionPollerConfig({
+            EVENT_BUS_NAME: 'bus',
+            POLLER_CHECKPOINTS_TABLE: 'c',
+            CLAIM_CHECK_BUCKET: 'b',
+            POLLER_PARALLEL_CONNECTIONS: '0',
+            POLLER_CONNECTION_BUDGET_SECONDS: 'soon',
+          }),
+        ),
+      ),
+    ).toEqual(['POLLER_PARALLEL_CONNECTIONS', 'POLLER_CONNECTION_BUDGET_SECONDS']);
     expect(
       fields(
         configErrorOf(() => loadConnectionPollerConfig({ POLLER_CONNECTIONS_TABLE: 't', LOG_LEVEL: 'loud' })),

@@ -19,6 +19,12 @@ export interface DynamoDbCheckpointStoreOptions {
   tableName: string;
   /** Partition key attribute; default `pk`. */
   keyAttribute?: string;
+  /**
+   * Strongly consistent reads (default). The poller of a shard reads eventually consistent (half
+   * the read units): it owns its connections' checkpoints, and a read that missed the previous
+   * minute's write makes the next write conflict (versioned), never a lost change.
+   */
+  consistentRead?: boolean;
 }
 
 const storedItem = z.object({
@@ -50,7 +56,7 @@ export function createDynamoDbCheckpointStore<T = unknown>(
         new GetItemCommand({
           TableName: tableName,
           Key: { [keyAttribute]: { S: key } },
-          ConsistentRead: true,
+          ConsistentRead: options.consistentRead ?? true,
         }),
       );
       if (Item === undefined) return undefined;

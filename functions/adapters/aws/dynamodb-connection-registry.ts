@@ -5,6 +5,7 @@
  * conditional — `attribute_not_exists` to add, `attribute_exists` to pause, resume or remove — so a
  * refused write changes nothing; every item read is validated with the entry schema.
  */
+
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
@@ -29,6 +30,7 @@ import {
   type RegistryScanner,
   UnknownConnectionError,
 } from '../../core/connections/registry.js';
+import type { Shard } from '../../core/connections/shard.js';
 
 export { CONNECTION_REGISTRY_TABLE_KEY } from '../../core/connections/registry.js';
 
@@ -76,12 +78,21 @@ async function listEntries(table: Table): Promise<ConnectionEntry[]> {
   return entries.sort(byConnectionName);
 }
 
-/** Every item, each validated on its own: the valid entries, and the malformed items by key. */
-async function scanEntries(table: Table): Promise<RegistryScan> {
+/**
+ * Every item (or a shard's: its scan segment), each validated on its own: the valid entries, and
+ * the malformed items by key. A shard is read eventually consistent (half the read units; a
+ * change is seen a moment later, on the next cycle at worst).
+ */
+async function scanEntries(table: Table, shard?: Shard): Promise<RegistryScan> {
   const scan: RegistryScan = { entries: [], malformed: [] };
   const pages = paginateScan(
     { client: table.documents },
-    { TableName: table.tableName, ConsistentRead: true },
+    shard
+      ? {
+          TableName: table.tableName,
+          ...(shard.count > 1 ? { Segment: shard.index, TotalSegments: shard.count } : {}),
+        }
+      : { TableName: table.tableName, ConsistentRead: true },
   );
   for await (const page of pages) {
     for (const item of page.Items ?? []) {
@@ -169,7 +180,7 @@ export function createDynamoDbConnectionRegistry(
   };
   return {
     list: () => listEntries(table),
-    scan: () => scanEntries(table),
+    scan: (shard) => scanEntries(table, shard),
     get: (name) => getEntry(table, name),
     add: (entry) => addEntry(table, entry),
     setPaused: (name, paused) => setPaused(table, name, paused),

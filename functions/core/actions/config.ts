@@ -11,7 +11,7 @@ import {
 } from '../../accounting/collections.js';
 import { ConfigError, type Env, parseEnvSection } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
-import { connectionSchema, DEFAULT_CONNECTION } from '../connection.js';
+import { connectionEventSource, connectionSchema, DEFAULT_CONNECTION } from '../connection.js';
 
 const flag = (fallback: boolean) =>
   z
@@ -216,7 +216,7 @@ export function loadActionsConfig(env: Env): ActionsConfig {
   return {
     connection: e[ENV.connection],
     variant: e[ENV.serviceVariant],
-    eventSource: e[ENV.eventSource] ?? `accounting.${e[ENV.connection]}`,
+    eventSource: connectionEventSource({ name: e[ENV.connection], source: e[ENV.eventSource] }),
     transfers: {
       receivedOrderToIssuedInvoice: e[ENV.actionsTransferReceivedOrderToIssuedInvoice],
       receivedOrderToIssueSlip: e[ENV.actionsTransferReceivedOrderToIssueSlip],

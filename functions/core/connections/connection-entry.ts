@@ -36,14 +36,37 @@ const serviceUrl = (what: string) =>
     .refine(isSecureServiceUrl, { error: `expected ${what} (an https URL, or http on a loopback host)` })
     .transform((s) => s.replace(/\/+$/, ''));
 
-/** `env:NAME` (local), or a Secrets Manager ARN or name (AWS). Never the secret itself. */
+/**
+ * A custom EventBridge `source` of one connection's events: printable, at most 256 characters, and
+ * not in the `aws.` namespace EventBridge keeps for AWS services.
+ */
+export const eventSourceSchema = z
+  .string({ error: 'expected an event source (letters, digits, `.`, `-`, `_`, `/`; at most 256)' })
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,255}$/, {
+    error: 'expected an event source (letters, digits, `.`, `-`, `_`, `/`; at most 256)',
+  })
+  .refine((s) => !s.startsWith('aws.'), { error: 'expected a source outside aws. (kept for AWS services)' });
+
+/**
+ * The reference of the deployment's own credentials: in its environment (`ACCOUNTING_API_KEY`, or
+ * `ACCOUNTING_CLIENT_ID`/`_SECRET`) or in the secret `ACCOUNTING_CREDENTIALS_SECRET` names. Only
+ * the entry of a single-company deployment (the environment-backed registry) may use it.
+ */
+export const DEPLOYMENT_CREDENTIALS = 'deployment';
+
+/**
+ * `env:NAME` (local), `ssm:/<prefix>/connections/<name>` (an SSM Parameter Store SecureString), or
+ * a Secrets Manager ARN or name (AWS). Never the secret itself.
+ */
 export const credentialsSecretRefSchema = z
-  .string({ error: 'expected a secret reference: env:NAME, or a Secrets Manager ARN or name' })
+  .string({
+    error: 'expected a secret reference: env:NAME, ssm:/PARAMETER, or a Secrets Manager ARN or name',
+  })
   .trim()
   .regex(
-    /^(env:[A-Za-z_][A-Za-z0-9_]*|arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+|[\w/+=.@-]{1,512})$/,
+    /^(env:[A-Za-z_][A-Za-z0-9_]*|ssm:\/[\w/.-]{1,1010}|arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+|[\w/+=.@-]{1,512})$/,
     {
-      error: 'expected a secret reference: env:NAME, or a Secrets Manager ARN or name',
+      error: 'expected a secret reference: env:NAME, ssm:/PARAMETER, or a Secrets Manager ARN or name',
     },
   );
 
@@ -55,17 +78,26 @@ export function credentialsVariableOf(name: string): string {
 /**
  * Why `reference` is not the connection's own secret, or undefined when it is. A reference is
  * bound to its connection's name, so no entry can borrow another connection's credentials:
- * `env:<NAME>_CREDENTIALS` (the name upper-cased, `-` as `_`), or a Secrets Manager secret named
- * `<prefix>/connections/<name>` (by name, or by its full ARN, which ends in `-` and six characters).
+ * `env:<NAME>_CREDENTIALS` (the name upper-cased, `-` as `_`), an SSM parameter
+ * `ssm:/<prefix>/connections/<name>`, or a Secrets Manager secret named `<prefix>/connections/<name>`
+ * (by name, or by its full ARN, which ends in `-` and six characters).
  */
 export function secretReferenceProblem(name: string, reference: string): string | undefined {
   const ref = reference.trim();
+  // Bound to no name: whether an entry may use it is the credentials resolver's decision.
+  if (ref === DEPLOYMENT_CREDENTIALS) return undefined;
   if (ref.startsWith('env:')) {
     const expected = credentialsVariableOf(name);
     return ref === `env:${expected}` ? undefined : `expected env:${expected} (the connection's own variable)`;
   }
-  const secretName = ref.startsWith('arn:') ? ref.split(':secret:')[1]?.replace(/-[A-Za-z0-9]{6}$/, '') : ref;
   const suffix = `/connections/${name}`;
+  if (ref.startsWith('ssm:')) {
+    const parameter = ref.slice('ssm:'.length);
+    return parameter.endsWith(suffix) && parameter.length > suffix.length + 1
+      ? undefined
+      : `expected an SSM parameter named /<prefix>/connections/${name}`;
+  }
+  const secretName = ref.startsWith('arn:') ? ref.split(':secret:')[1]?.replace(/-[A-Za-z0-9]{6}$/, '') : ref;
   if (secretName?.endsWith(suffix) && secretName.length > suffix.length) {
     return undefined;
   }
@@ -86,7 +118,7 @@ export const rateLimitSchema = z.object({
 export type RateLimit = z.infer<typeof rateLimitSchema>;
 
 /** Settings of the deployment, never of one connection: where the stores are and how long records live. */
-const DEPLOYMENT_ACTION_SETTINGS: readonly string[] = [
+export const DEPLOYMENT_ACTION_SETTINGS: readonly string[] = [
   ENV.actionsIdempotencyTable,
   ENV.actionsIdempotencyExpiresSeconds,
   ENV.actionsArchiveBucket,
@@ -141,6 +173,9 @@ export const connectionEntrySchema = z
       )
       .default({})
       .describe('Action settings for this connection, by their ACTIONS_* names (docs/actions.md).'),
+    source: eventSourceSchema
+      .optional()
+      .describe("The `source` of this connection's events; `accounting.<name>` when omitted."),
     pollIntervalSeconds: z
       .number({
         error: `expected seconds between polls (${MIN_POLL_INTERVAL_SECONDS}…${MAX_POLL_INTERVAL_SECONDS})`,

@@ -9,14 +9,18 @@ import * as z from 'zod';
 import { type AccountingConfig, loadAccountingConfig } from '../../accounting/config.js';
 import { ConfigError } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
-import { type ConnectionEntry, ConnectionEntryError } from './connection-entry.js';
+import { type ConnectionEntry, ConnectionEntryError, DEPLOYMENT_CREDENTIALS } from './connection-entry.js';
 
 export type SecretReference =
+  | { kind: 'deployment' }
   | { kind: 'env'; variable: string }
+  | { kind: 'ssm'; parameter: string }
   | { kind: 'secretsManager'; secretId: string };
 
 export function parseSecretReference(reference: string): SecretReference {
   const trimmed = reference.trim();
+  if (trimmed === DEPLOYMENT_CREDENTIALS) return { kind: 'deployment' };
+  if (trimmed.startsWith('ssm:')) return { kind: 'ssm', parameter: trimmed.slice('ssm:'.length) };
   return trimmed.startsWith('env:')
     ? { kind: 'env', variable: trimmed.slice('env:'.length) }
     : { kind: 'secretsManager', secretId: trimmed };

@@ -54,6 +54,11 @@ export interface HealthDeps {
   logger: Logger;
   /** The event source of this connection (`accounting.<connection>`, or the configured one). */
   source: string;
+  /**
+   * The announced states this process last read or wrote, by connection (a poller that owns its
+   * connections): a report that changes nothing of an announced state then reads nothing.
+   */
+  known?: Map<string, HealthState>;
 }
 
 export function healthKey(connection: string): string {
@@ -91,6 +96,8 @@ export async function recordHealth(
   report: HealthReport,
 ): Promise<void> {
   const key = healthKey(connection);
+  const known = deps.known?.get(connection);
+  if (known?.announced && report.ok === (known.state === 'healthy')) return;
   const stored = await deps.checkpoints.get(key);
   const parsed = stored ? healthStateSchema.safeParse(stored.value) : undefined;
   const previous: HealthState = parsed?.success
@@ -106,11 +113,15 @@ export async function recordHealth(
     version = await putUnlessRaced(deps, key, current, version);
     if (version === undefined) return;
   }
-  if (current.announced) return;
+  if (current.announced) {
+    deps.known?.set(connection, current);
+    return;
+  }
   await deps.publisher.publish([
     healthEvent(deps.source, connection, current, deps.clock.now().toISOString()),
   ]);
-  await putUnlessRaced(deps, key, { ...current, announced: true }, version);
+  const announced = await putUnlessRaced(deps, key, { ...current, announced: true }, version);
+  if (announced !== undefined) deps.known?.set(connection, { ...current, announced: true });
   deps.logger.warn('connection health changed', {
     connection,
     state: current.state,

@@ -15,7 +15,7 @@ import type { PollOptions } from '../sync/poll-options.js';
 import type { SyncDeps } from '../sync/sync-types.js';
 import type { ConnectionEntry } from './connection-entry.js';
 import { ConnectionSecretError } from './connection-secret.js';
-import { classifyConnectionFailure, type HealthReport, recordHealth } from './health.js';
+import { classifyConnectionFailure, type HealthReport, type HealthState, recordHealth } from './health.js';
 
 export interface ConnectionPollDeps extends Omit<SyncDeps, 'api'> {
   /**
@@ -23,6 +23,8 @@ export interface ConnectionPollDeps extends Omit<SyncDeps, 'api'> {
    * `ConnectionSecretError` or the client's `ConfigError` means the credentials cannot be had.
    */
   apiFor(entry: ConnectionEntry): Promise<AccountingApi>;
+  /** Announced health states kept between polls (a poller that owns its connections); see `recordHealth`. */
+  healthKnown?: Map<string, HealthState>;
 }
 
 export interface ConnectionPollSettings {
@@ -102,8 +104,8 @@ export async function pollConnection(
   entry: ConnectionEntry,
   settings: ConnectionPollSettings,
 ): Promise<ConnectionPollResult> {
-  const source = connectionEventSource(entry.name);
-  const health = { ...deps, source };
+  const source = connectionEventSource(entry);
+  const health = { ...deps, source, ...(deps.healthKnown ? { known: deps.healthKnown } : {}) };
   let api: AccountingApi;
   try {
     api = await deps.apiFor(entry);

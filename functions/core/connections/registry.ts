@@ -4,6 +4,7 @@
  * a refused write leaves the registry as it was.
  */
 import type { ConnectionEntry } from './connection-entry.js';
+import type { Shard } from './shard.js';
 
 /**
  * The DynamoDB registry table's key: one item per connection, partition key `name` (string), no
@@ -44,10 +45,10 @@ export interface RegistryScan {
 
 /**
  * A registry read item by item (the DynamoDB table): one malformed item is reported, not fatal,
- * so the dispatcher still polls every other connection.
+ * so the poller still polls every other connection. With a shard, only that shard's connections.
  */
 export interface RegistryScanner {
-  scan(): Promise<RegistryScan>;
+  scan(shard?: Shard): Promise<RegistryScan>;
 }
 
 export class DuplicateConnectionError extends Error {

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { ConfigError, type Env, parseEnvSection } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
 import { INTAKE_ENV } from '../../shared/intake-env-names.js';
-import { connectionSchema, DEFAULT_CONNECTION } from '../connection.js';
+import { connectionEventSource, connectionSchema, DEFAULT_CONNECTION } from '../connection.js';
 import type { IntakeSource } from './shop-order.js';
 import { checkStandardSecret } from './signatures.js';
 
@@ -172,7 +172,7 @@ export function loadIntakeConfig(env: Env): IntakeConfig {
   const match = e[INTAKE_ENV.partnerMatch];
   return {
     connection: e[ENV.connection],
-    eventSource: e[ENV.eventSource] ?? `accounting.${e[ENV.connection]}`,
+    eventSource: connectionEventSource({ name: e[ENV.connection], source: e[ENV.eventSource] }),
     secrets,
     maxBodyBytes: e[INTAKE_ENV.maxBodyBytes],
     maxQueueMessageBytes: e[INTAKE_ENV.maxQueueMessageBytes],

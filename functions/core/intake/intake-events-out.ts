@@ -1,4 +1,5 @@
 /** Building and publishing the intake's events; each detail is checked against its catalog schema. */
+import { connectionEventSource } from '../connection.js';
 import { actionIdempotencyKey } from '../events/action-events.js';
 import { parseWithEntry } from '../events/catalog.js';
 import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
@@ -12,9 +13,6 @@ export interface IntakeEventOrigin {
   shopOrderId: string;
   orderNumber: string | null;
 }
-
-/** Event `source` of the intake's events: the same as the poller's default for the connection. */
-export const intakeEventSource = (connection: string): string => `accounting.${connection}`;
 
 export async function publishIntakeEvent(
   deps: { publisher: EventPublisher; clock: Clock; eventSource?: string },
@@ -41,6 +39,11 @@ export async function publishIntakeEvent(
   });
   const now = deps.clock.now();
   await deps.publisher.publish([
-    { source: deps.eventSource ?? intakeEventSource(origin.connection), detailType, detail, time: now },
+    {
+      source: deps.eventSource ?? connectionEventSource({ name: origin.connection }),
+      detailType,
+      detail,
+      time: now,
+    },
   ]);
 }

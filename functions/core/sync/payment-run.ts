@@ -3,7 +3,9 @@
  * what it publishes — the payment events, built from the invoice fields kept for each unpaid invoice
  * and the service's payment status — and the lookup of an invoice that left the unpaid list.
  */
+
 import type { ApiRecord } from '../../accounting/api.js';
+import { connectionEventSource } from '../connection.js';
 import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
 import {
   type LiquidationSeen,
@@ -100,7 +102,7 @@ function buildEvent(
   const paid = money(status.liquidations.reduce((s, l) => s + l.amount, 0));
   const observedAt = new Date(run.serverMs).toISOString();
   return {
-    source: options.source ?? `accounting.${options.connection}`,
+    source: connectionEventSource({ name: options.connection, source: options.source }),
     detailType: paymentDetailType(recordType, change),
     time: new Date(run.serverMs),
     detail: {

@@ -14,7 +14,9 @@
  * - the checkpoint is written after each page's events were accepted, with a version check;
  * - memory is constant: one page plus the bounded dedupe state.
  */
+
 import { type CollectionName, type CollectionSpec, findCollection } from '../../accounting/collections.js';
+import { connectionEventSource } from '../connection.js';
 import { CheckpointConflictError, SyncDataError } from '../errors.js';
 import {
   type CollectionCheckpoint,
@@ -117,7 +119,7 @@ async function openRun(
     result,
     eventContext: {
       connection: options.connection,
-      source: options.source ?? `accounting.${options.connection}`,
+      source: connectionEventSource({ name: options.connection, source: options.source }),
       maxEventBytes: options.maxEventBytes,
       ...(deps.objectStore ? { objectStore: deps.objectStore } : {}),
       claimPrefix: options.claimPrefix,

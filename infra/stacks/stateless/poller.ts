@@ -1,4 +1,7 @@
-/** The poller and its schedule: one connection's poller, or the fan-out over the connection registry. */
+/**
+ * The poller and its schedule: one handler (`poll-connections`) either way — the single-company
+ * deployment's, whose registry of one is its environment, or the shards of the connection registry.
+ */
 
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
@@ -22,7 +25,7 @@ export interface Poller {
   readonly pollSchedule: scheduler.Schedule;
 }
 
-/** With `connectionRegistry`: the dispatcher, the poll queue and the poller of many connections. */
+/** With `connectionRegistry`: the poller of the registry's shards, one schedule per shard. */
 export function connectionPollingOf(
   scope: Construct,
   props: {
@@ -41,7 +44,10 @@ export function connectionPollingOf(
   });
 }
 
-/** The poller of the deployment's one connection, ticked every `scheduleRateMinutes`. */
+/**
+ * The poller of the deployment's one connection (shard 0 of 1 of its registry of one, built from
+ * the function's environment), ticked every `scheduleRateMinutes`.
+ */
 export function singleConnectionPoller(
   scope: Construct,
   functions: FunctionFactory,
