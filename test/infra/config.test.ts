@@ -44,7 +44,7 @@ describe('infra config', () => {
     expect(() => load({ scheduleRateMinutes: 5, pollerTimeoutSeconds: 300 })).toThrow(/pollerTimeoutSeconds/);
     expect(() =>
       load({ connectionRegistry: true, scheduleRateMinutes: 5, pollerTimeoutSeconds: 120 }),
-    ).toThrow(/pollerTimeoutSeconds .*connection fan-out ticks every 60 s/);
+    ).toThrow(/pollerTimeoutSeconds .*shards of the connection registry are ticked every 60 s/);
   });
 
   it('serviceVariant picks the poll set and the transfer routes, and checks named collections', () => {
