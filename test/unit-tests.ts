@@ -57,6 +57,7 @@ export const unitTests = [
   'test/intake/totals-properties.test.ts',
   'test/local/live-frame.test.ts',
   'test/local/live-view.test.ts',
+  'test/local/warnings-file.test.ts',
   'test/security/hostile-events.test.ts',
   'test/sync/config.test.ts',
   'test/sync/full-scans.test.ts',

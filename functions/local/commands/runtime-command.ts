@@ -8,12 +8,14 @@ import { ConfigError } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
 import { createLogger } from '../../shared/logger.js';
 import type { CommandContext } from '../command.js';
+import { captureConsole } from '../console-capture.js';
 import { loadDotEnv } from '../environment.js';
 import { createView, type View } from '../live-view.js';
 import { LocalRuntimeConfigError, type Runtime, type RuntimeOptions, startRuntime } from '../runtime.js';
 import { checkRuntimeSettings } from '../runtime-settings.js';
 import type { RuntimeUpdate } from '../runtime-update.js';
 import { UsageError } from '../usage-error.js';
+import { recordWarnings, type WarningsFile } from '../warnings-file.js';
 import type { ConnectionOptions } from './shared-flags.js';
 
 /** Actions per second of the sandbox's activity generator under `run` (orders, edits, invoicing). */
@@ -47,6 +49,8 @@ export interface StartedRuntime {
   runtime: Runtime;
   view: View;
   logger: Logger;
+  /** The run's warnings, whole, in the data directory. */
+  warnings: WarningsFile;
 }
 
 /**
@@ -178,8 +182,11 @@ export async function startRuntimeForCommand(
 ): Promise<StartedRuntime> {
   loadDotEnv(ctx.env, ctx.cwd);
   const sandbox = await checkedSettings(input, ctx);
-  const view = createView(ctx.stdout, { json: input.connection.json });
+  const dataDir = resolve(ctx.cwd, input.connection.dataDir);
+  // Every warning whole in the data directory: the live view shows the last few, cut to the width.
+  const warnings = recordWarnings(createView(ctx.stdout, { json: input.connection.json }), dataDir);
   const live = !input.connection.json && ctx.stdout.isTTY === true;
+  const view = live ? withConsoleCaptured(warnings.view) : warnings.view;
   // Warnings and errors of the components: into the live view, else to stderr. Redacted by the logger.
   const logger = createLogger({
     level: 'warn',
@@ -200,7 +207,7 @@ export async function startRuntimeForCommand(
     ...(input.connection.baseUrl ? { baseUrl: input.connection.baseUrl } : {}),
     ...(input.connection.authUrl ? { authUrl: input.connection.authUrl } : {}),
     env: ctx.env,
-    dataDir: resolve(ctx.cwd, input.connection.dataDir),
+    dataDir,
     command: input.command,
     ...(input.collections ? { collections: input.collections as CollectionName[] } : {}),
     intervalMs: input.intervalMs,
@@ -223,7 +230,8 @@ export async function startRuntimeForCommand(
   };
   try {
     const runtime = await startRuntime(options);
-    return { runtime, view, logger };
+    warnings.open();
+    return { runtime, view, logger, warnings };
   } catch (error) {
     view.close();
     if (error instanceof LocalRuntimeConfigError || error instanceof ConfigError) {
@@ -231,6 +239,18 @@ export async function startRuntimeForCommand(
     }
     throw error;
   }
+}
+
+/** The live view with `console` output turned into its warnings until it closes. */
+function withConsoleCaptured(view: View): View {
+  const restore = captureConsole((text) => view.update({ kind: 'warning', message: text }));
+  return {
+    update: (update) => view.update(update),
+    close() {
+      restore();
+      view.close();
+    },
+  };
 }
 
 /** Runs `work` on the started runtime, then always stops the runtime and closes the view. */
