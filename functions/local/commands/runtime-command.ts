@@ -43,6 +43,12 @@ export interface RuntimeCommandInput {
   intake?: { port: number };
   /** Sees every update the view sees (the console's feed). */
   observe?: (update: RuntimeUpdate) => void;
+  /**
+   * How long one poll starts new pages (default: short slices, so a backfill shows progress).
+   * `sync --once` reads each collection to its end in one poll: how many polls a time budget
+   * would cut it into depends on the machine's speed, and so would every count summed over them.
+   */
+  pollBudgetMs?: number;
 }
 
 export interface StartedRuntime {
@@ -220,6 +226,7 @@ export async function startRuntimeForCommand(
     ...(input.eventsOut ? { eventsOut: resolve(ctx.cwd, input.eventsOut) } : {}),
     ...(input.startFrom ? { startFrom: input.startFrom } : {}),
     ...(input.backfillProgress === false ? { backfillProgress: false } : {}),
+    ...(input.pollBudgetMs !== undefined ? { pollBudgetMs: input.pollBudgetMs } : {}),
     ...(input.deliverTo ? { deliverTo: input.deliverTo } : {}),
     ...(input.intake ? { intake: input.intake } : {}),
     onUpdate: (u) => {
@@ -269,20 +276,33 @@ export async function withRuntime<T>(
 export interface CaughtUpTotals {
   published: number;
   requests: number;
-  /** Failed collections and checkpoint conflicts. */
+  /** Collections (of every connection) whose last poll failed, or ended in a checkpoint conflict. */
   failed: number;
+  /** Their names, sorted (a name once per connection it failed on). */
+  failedCollections: string[];
 }
 
-/** Polls until every collection is caught up (or the signal aborts), then lets the bus drain. */
+/**
+ * Polls until every collection is caught up (or the signal aborts), then lets the bus drain. A
+ * collection that fails on every poll counts once: each poll reads the same collections in the
+ * same order, so a collection is known by its place in that order (its name alone is not enough
+ * with several connections).
+ */
 export async function pollUntilCaughtUp(runtime: Runtime, signal: AbortSignal): Promise<CaughtUpTotals> {
-  const totals: CaughtUpTotals = { published: 0, requests: 0, failed: 0 };
+  let published = 0;
+  let requests = 0;
+  const failed = new Map<number, string>();
   for (;;) {
     const summary = await runtime.pollOnce();
-    totals.published += summary.published;
-    totals.requests += summary.requests;
-    totals.failed += summary.failed + summary.conflicts;
+    published += summary.published;
+    requests += summary.requests;
+    summary.collections.forEach((c, place) => {
+      if (c.status === 'failed' || c.status === 'conflict') failed.set(place, c.collection);
+      else failed.delete(place);
+    });
     if (!summary.more || signal.aborted) break;
   }
   await runtime.drain();
-  return totals;
+  const failedCollections = [...failed.values()].sort();
+  return { published, requests, failed: failedCollections.length, failedCollections };
 }
