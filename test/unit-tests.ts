@@ -59,6 +59,7 @@ export const unitTests = [
   'test/local/live-view.test.ts',
   'test/local/warnings-file.test.ts',
   'test/security/hostile-events.test.ts',
+  'test/sync/change-window.test.ts',
   'test/sync/config.test.ts',
   'test/sync/full-scans.test.ts',
   'test/sync/listed-records.test.ts',
