@@ -64,6 +64,7 @@ export const unitTests = [
   'test/sync/full-scans.test.ts',
   'test/sync/listed-records.test.ts',
   'test/sync/poll-changes-handler.test.ts',
+  'test/sync/poll-changes-rules.test.ts',
   'test/sync/poll-collection.test.ts',
   'test/sync/poll-property.test.ts',
   'test/sync/variants.test.ts',
