@@ -69,6 +69,27 @@ export function fitLine(text: string, width: number): string {
   return out;
 }
 
+/**
+ * `text` (plain, no ANSI) cut in its middle to `width` characters: the start and the end stay
+ * (the bucket and folder of an S3 key, its document number and extension), `…` between them.
+ */
+export function fitMiddle(text: string, width: number): string {
+  const flat = Array.from(text, (ch) => (ch < ' ' ? ' ' : ch)).join('');
+  if (flat.length <= width) return flat;
+  if (width <= 1) return '…'.slice(0, width);
+  // A little more of the start: where a key lives (its folder, its connection) says the most.
+  const head = Math.ceil((width - 1) * 0.6);
+  const tail = width - 1 - head;
+  return `${flat.slice(0, head)}…${tail > 0 ? flat.slice(-tail) : ''}`;
+}
+
+/** An interval as people say it: `500 ms`, `5 s`, `1.5 s`, `2 min`. */
+function interval(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000 || ms % 60_000 !== 0) return `${ms / 1000} s`;
+  return `${ms / 60_000} min`;
+}
+
 export function progressBar(done: number, total: number, width = 30): string {
   const ratio = total > 0 ? Math.min(1, done / total) : 1;
   const filled = Math.round(ratio * width);
@@ -170,13 +191,9 @@ function headLines(state: FrameState, width: number, now: Date): string[] {
     cut(bold('accounting-events') + dim(` — ${state.status}${state.stopping ? '' : ', Ctrl-C to stop'}`)),
   ];
   if (started) {
-    lines.push(
-      dim(
-        cut(
-          `service ${started.service}${started.sandbox ? ' (sandbox)' : ''} · data ${started.dataDir} · every ${started.intervalMs} ms · actions: ${started.actions.join(', ') || 'none'}`,
-        ),
-      ),
-    );
+    // The data directory is what gets long: cut in its middle to what the line leaves it.
+    const front = `${started.sandbox ? 'sandbox' : 'service'} ${started.service} · every ${interval(started.intervalMs)} · data `;
+    lines.push(dim(cut(`${front}${fitMiddle(started.dataDir, Math.max(12, width - front.length))}`)));
     if (started.intake) lines.push(cyan(cut(intakeText(started.intake))));
   }
   // The URL whole where it fits (it carries the run's token): without its label on a narrow terminal.
@@ -218,11 +235,20 @@ function counterLines(state: FrameState, width: number, budget: number): string[
   return [...rows.slice(0, budget - 1), dim(`… ${entries.length - (budget - 1) * perRow} more types`)];
 }
 
+const OUTCOME_TYPE = 30;
+
+/**
+ * An action's outcome: its type, the document number whole, and the note (the target: an S3 key,
+ * the new document, the e-invoice status) cut in its middle to what is left, so the start (where)
+ * and the end (which document, the final status) both stay.
+ */
 function outcomeLine(o: EventUpdate, width: number): string {
   const colour =
     o.detailType === ACTION_FAILED ? red : o.detailType.endsWith('StatusChanged') ? yellow : green;
+  const number = (o.documentNumber ?? '-').padEnd(12);
+  const rest = width - OUTCOME_TYPE - number.length - 2;
   return fitLine(
-    `${colour(fitLine(o.detailType, 35).padEnd(35))} ${(o.documentNumber ?? '-').padEnd(13)} ${o.note ?? ''}`,
+    `${colour(fitMiddle(o.detailType, OUTCOME_TYPE).padEnd(OUTCOME_TYPE))} ${number} ${fitMiddle(o.note ?? '', Math.max(8, rest))}`,
     width,
   );
 }
@@ -254,6 +280,7 @@ export function renderFrame(state: FrameState, size: { columns: number; rows: nu
     .map((w) => yellow(fitLine(`warning: ${w}`, width)));
   // Three sections (four with many connections), each with a heading; blank separators only when
   // there is room for them.
+  const { started } = state;
   const many = state.connections.size > 1;
   const sections = many ? 4 : 3;
   let free = height - head.length - warnings.length - sections;
@@ -285,7 +312,7 @@ export function renderFrame(state: FrameState, size: { columns: number; rows: nu
     bold('counters'),
     ...(state.counters.size === 0 ? [dim('(none yet)')] : counterLines(state, width, countersBudget)),
     ...gap(),
-    bold('actions'),
+    fitLine(bold('actions') + dim(started ? ` (${started.actions.join(', ') || 'none'})` : ''), width),
     ...(outcomesTotal === 0
       ? [dim('(none yet)')]
       : newest(state.outcomes, state.outcomesSeen, actionsBudget, (o) => outcomeLine(o, width))),

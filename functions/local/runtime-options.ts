@@ -97,6 +97,8 @@ export interface Runtime {
 
 /** How long one local poll starts new pages before it hands back (and the next slice starts). */
 export const DEFAULT_POLL_BUDGET_MS = 2_000;
+/** `sync --once`: one poll reads every collection to its end (a day is as good as no limit). */
+export const ONCE_POLL_BUDGET_MS = 24 * 3_600_000;
 
 /** With many connections, how many polls run at once at most. */
 export const DEFAULT_MAX_CONCURRENT_POLLS = 8;

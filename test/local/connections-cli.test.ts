@@ -50,6 +50,9 @@ const env = () => ({
   DOWN_CREDENTIALS: JSON.stringify({ apiKey: API_KEY }),
 });
 
+/** The text with every run of white space (a wrapped line's break and indent) as one space. */
+const flat = (text: string) => text.replace(/\s+/g, ' ');
+
 function expectNoSecret(run: CliRun): void {
   for (const secret of SECRETS) {
     expect(run.stdout).not.toContain(secret);
@@ -119,8 +122,18 @@ describe('connections on a file', () => {
     });
     const table = await run(['list', ...file]);
     expect(table.stdout).toMatch(/^NAME +VARIANT +STATE/);
-    expect(table.stdout).toMatch(/acme +sk +active +2m +5\/s burst 10 +IssuedInvoices,BusinessPartners/);
+    // 80 columns: a row per connection, its longer settings on the lines under it.
     expect(table.stdout).toMatch(
+      /\nacme +sk +active +2m +5\/s burst 10\n {2}collections {2}IssuedInvoices, BusinessPartners\n {2}base URL {5}http:\/\/127\.0\.0\.1:\d+\n {2}credentials {2}env:ACME_CREDENTIALS\n/,
+    );
+    expect(table.stdout).toMatch(
+      /\nbeta +cz +paused +1m +0\.5\/s burst 2\n {2}collections {2}\(default\)\n {2}base URL {5}\(variant preset\)\n {2}credentials {2}env:BETA_CREDENTIALS\n/,
+    );
+    for (const line of table.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    // --wide: one line each, every setting whole.
+    const wide = await run(['list', ...file, '--wide']);
+    expect(wide.stdout).toMatch(/acme +sk +active +2m +5\/s burst 10 +IssuedInvoices,BusinessPartners/);
+    expect(wide.stdout).toMatch(
       /beta +cz +paused +1m +0\.5\/s burst 2 +\(default\) +\(variant preset\) +env:BETA_CREDENTIALS/,
     );
     const json = (await run(['list', ...file, '--json'])).stdout
@@ -262,7 +275,8 @@ describe('connections test against the sandbox', () => {
     await addAcme(file, ['--collections', 'IssuedInvoices,BusinessPartners']);
     const result = await run(['test', 'acme', ...file]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(
+    // Wrapped to 80 columns: read with the line breaks as spaces.
+    expect(flat(result.stdout)).toContain(
       `connection 'acme' (sk, ${sandbox.baseUrl}), credentials from env:ACME_CREDENTIALS (API key): accepted`,
     );
     expect(result.stdout).toMatch(/IssuedInvoices +answered \(\d+ records\)/);
@@ -336,7 +350,7 @@ describe('connections test against the sandbox', () => {
     await addConnection(file, { name: 'wrong', baseUrl: sandbox.baseUrl, secret: 'env:WRONG_CREDENTIALS' });
     const result = await run(['test', 'wrong', ...file]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('credentials from env:WRONG_CREDENTIALS (API key): refused');
+    expect(flat(result.stdout)).toContain('credentials from env:WRONG_CREDENTIALS (API key): refused');
     expect(result.stdout).toMatch(/credentials refused \(401\)/);
   });
 
@@ -356,10 +370,11 @@ describe('connections test against the sandbox', () => {
     ]);
     const result = await run(['test', 'down', ...file]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('(API key): not checked (no collection answered)');
-    expect(result.stdout).toMatch(
-      /IssuedInvoices +unreachable: ConnectionError \(the other collections were not tried\)\n$/,
+    expect(flat(result.stdout)).toContain('(API key): not checked (no collection answered)');
+    expect(flat(result.stdout)).toMatch(
+      /IssuedInvoices unreachable: ConnectionError \(the other collections were not tried\) $/,
     );
+    for (const line of result.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
   });
 
   it('refuses to test an unknown connection or one whose secret is gone (exit 2)', async () => {

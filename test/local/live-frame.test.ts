@@ -141,6 +141,55 @@ describe('live view frame', () => {
     );
   });
 
+  it('keeps the document number, the target and the status readable at 80 columns', () => {
+    const state = emptyFrameState();
+    applyUpdate(state, {
+      kind: 'started',
+      service: 'http://127.0.0.1:45001',
+      sandbox: true,
+      dataDir: `/home/someone/${'very-long-directory-name/'.repeat(4)}companies`,
+      collections: ['IssuedInvoices'],
+      intervalMs: 500,
+      actions: ['transfer-documents', 'archive-isdoc', 'send-invoice'],
+    });
+    const outcome = (detailType: string, documentNumber: string, note: string) =>
+      applyUpdate(state, { kind: 'event', detailType, id: documentNumber, documentNumber, note, at: AT });
+    const key =
+      'isdoc/sandbox-12/IssuedInvoice/2026/11/FA2026000007_435a2b5b-e919-4ad1-9b6a-ddb49ab0fcda.isdoc';
+    outcome('IssuedInvoice.IsdocArchived', 'FA2026000007', `s3 ${key}`);
+    outcome('IssuedInvoice.EInvoiceStatusChanged', 'FA2025000001', 'e-invoice Delivered (AP) final');
+    outcome('ReceivedOrder.Transferred', 'OP2026000005', '→ IssueSlip DL2026000005');
+    const lines = renderFrame(state, { columns: 80, rows: 24 }, AT).map((l) => stripVTControlCharacters(l));
+    expectFits(lines, 80, 24);
+    const line = (what: string) => lines.find((l) => l.includes(what)) ?? '';
+    const archived = line('FA2026000007');
+    expect(archived).toMatch(/^IssuedInvoice\.IsdocArchived +FA2026000007 /);
+    expect(archived).toMatch(/ s3 isdoc\/sandbox-12\/\S*…\S*fcda\.isdoc$/);
+    expect(line('FA2025000001')).toMatch(/FA2025000001 +e-invoice Delivered \(AP\) final$/);
+    expect(line('OP2026000005')).toMatch(/OP2026000005 +→ IssueSlip DL2026000005$/);
+    // The head: where, how often, and the data directory's end; the actions on their heading.
+    expect(lines[1]).toMatch(
+      /^sandbox http:\/\/127\.0\.0\.1:45001 · every 500 ms · data \/home\/\S*…\S*\/companies$/,
+    );
+    expect(line('actions (')).toBe('actions (transfer-documents, archive-isdoc, send-invoice)');
+  });
+
+  it('cuts a long detail-type in its middle, keeping what changed', () => {
+    const state = emptyFrameState();
+    applyUpdate(state, {
+      kind: 'event',
+      detailType: 'IssuedInvoice.EInvoiceStatusChanged',
+      id: 'x',
+      documentNumber: 'ZF2026000001',
+      note: 'e-invoice Sent',
+      at: AT,
+    });
+    const lines = renderFrame(state, { columns: 80, rows: 24 }, AT).map((l) => stripVTControlCharacters(l));
+    const row = lines.find((l) => l.includes('ZF2026000001')) ?? '';
+    expect(row).toMatch(/^IssuedInvoice\.EInv…atusChanged +ZF2026000001 +e-invoice Sent$/);
+    expect(row.indexOf('ZF2026000001')).toBe(31);
+  });
+
   it('shows more of each list on a taller terminal', () => {
     const state = busyState(30, 60, 60, 1);
     const small = renderFrame(state, { columns: 80, rows: 24 }, AT);

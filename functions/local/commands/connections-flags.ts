@@ -93,4 +93,5 @@ export const connectionsFlags = {
   },
   all: { type: 'boolean', description: "test: every collection of the variant, not only the connection's." },
   json: { type: 'boolean', description: 'list, test: JSON instead of a table.' },
+  wide: { type: 'boolean', description: 'list: every setting whole, however wide (cut to 80 columns).' },
 } as const satisfies FlagSpecs;

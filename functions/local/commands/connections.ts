@@ -20,6 +20,7 @@ import { describeProbe, testConnection } from '../connections-test.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
+import { wrapText } from '../wrap-text.js';
 import { connectionsFlags } from './connections-flags.js';
 import { DEFAULT_DATA_DIR } from './shared-flags.js';
 
@@ -81,6 +82,7 @@ export const connectionsCommand = defineCommand({
       'skip-secret-check': z.boolean().default(false),
       all: z.boolean().default(false),
       json: z.boolean().default(false),
+      wide: z.boolean().default(false),
       positionals: z.union(
         [
           z.tuple([z.literal('add')]),
@@ -111,6 +113,8 @@ export const connectionsCommand = defineCommand({
         if (given && sub !== 'add') ctx.addIssue({ code: 'custom', path: [flag], message: 'only with add' });
       }
       if (o.all && sub !== 'test') ctx.addIssue({ code: 'custom', path: ['all'], message: 'only with test' });
+      if (o.wide && sub !== 'list')
+        ctx.addIssue({ code: 'custom', path: ['wide'], message: 'only with list' });
       if (o.json && sub !== 'list' && sub !== 'test') {
         ctx.addIssue({ code: 'custom', path: ['json'], message: 'only with list or test' });
       }
@@ -126,7 +130,7 @@ export const connectionsCommand = defineCommand({
     const target = openRegistryTarget(o, ctx.cwd, env);
     try {
       if (sub === 'add') return await add(o, target, env, ctx);
-      if (sub === 'list') return await list(target, o.json, ctx);
+      if (sub === 'list') return await list(target, o, ctx);
       if (sub === 'test') return await test(name as string, o, target, env, ctx);
       return await change(sub, name as string, target, ctx);
     } catch (error) {
@@ -181,13 +185,21 @@ function summary(e: ConnectionEntry): string {
   return `${e.variant}, ${collections}, every ${formatMs(e.pollIntervalSeconds * 1000)}, ${state}`;
 }
 
-async function list(target: RegistryTarget, json: boolean, ctx: CommandContext): Promise<number> {
+function rateText(e: { rateLimit: { requestsPerSecond: number; burst: number } }): string {
+  return `${e.rateLimit.requestsPerSecond}/s burst ${e.rateLimit.burst}`;
+}
+
+async function list(
+  target: RegistryTarget,
+  o: { json: boolean; wide: boolean },
+  ctx: CommandContext,
+): Promise<number> {
   const entries = await target.registry.list();
-  if (json) {
+  if (o.json) {
     for (const e of entries) ctx.stdout.write(`${JSON.stringify(e)}\n`);
     return EXIT.ok;
   }
-  if (entries.length > 0) {
+  if (entries.length > 0 && o.wide) {
     ctx.stdout.write(
       formatTable(
         ['NAME', 'VARIANT', 'STATE', 'INTERVAL', 'RATE', 'COLLECTIONS', 'BASE URL', 'CREDENTIALS'],
@@ -196,15 +208,38 @@ async function list(target: RegistryTarget, json: boolean, ctx: CommandContext):
           e.variant,
           e.paused ? 'paused' : 'active',
           formatMs(e.pollIntervalSeconds * 1000),
-          `${e.rateLimit.requestsPerSecond}/s burst ${e.rateLimit.burst}`,
+          rateText(e),
           e.collections ? e.collections.join(',') : '(default)',
           e.baseUrl ?? '(variant preset)',
           e.credentialsSecret,
         ]),
-        // Every setting of an entry, whole (not yet fitted to 80 columns).
         { maxWidth: Number.POSITIVE_INFINITY },
       ),
     );
+  } else if (entries.length > 0) {
+    // 80 columns: a row per connection, its longer settings whole on the lines under it.
+    const [header, ...rows] = formatTable(
+      ['NAME', 'VARIANT', 'STATE', 'INTERVAL', 'RATE'],
+      entries.map((e) => [
+        e.name,
+        e.variant,
+        e.paused ? 'paused' : 'active',
+        formatMs(e.pollIntervalSeconds * 1000),
+        rateText(e),
+      ]),
+    )
+      .trimEnd()
+      .split('\n');
+    const lines = [header];
+    entries.forEach((e, i) => {
+      lines.push(
+        rows[i] as string,
+        wrapText(`  collections  ${e.collections ? e.collections.join(', ') : '(default)'}`),
+        `  base URL     ${e.baseUrl ?? '(variant preset)'}`,
+        `  credentials  ${e.credentialsSecret}`,
+      );
+    });
+    ctx.stdout.write(`${lines.join('\n')}\n`);
   }
   ctx.stdout.write(
     `${entries.length} ${entries.length === 1 ? 'connection' : 'connections'} in the ${target.describe}\n`,
@@ -227,16 +262,15 @@ async function test(
   if (o.json) ctx.stdout.write(`${JSON.stringify(report)}\n`);
   else {
     ctx.stdout.write(
-      `connection '${entry.name}' (${entry.variant}, ${report.baseUrl}), credentials from ${entry.credentialsSecret} (${config.credentials.kind === 'apiKey' ? 'API key' : 'OAuth client'}): ${report.credentials === 'unknown' ? 'not checked (no collection answered)' : report.credentials}\n`,
+      `${wrapText(`connection '${entry.name}' (${entry.variant}, ${report.baseUrl}), credentials from ${entry.credentialsSecret} (${config.credentials.kind === 'apiKey' ? 'API key' : 'OAuth client'}): ${report.credentials === 'unknown' ? 'not checked (no collection answered)' : report.credentials}`)}\n`,
     );
-    ctx.stdout.write(
-      formatTable(
-        ['COLLECTION', 'ANSWER'],
-        report.collections.map((r) => [r.collection, describeProbe(r)]),
-        // The answers are what the test is for: whole, however wide.
-        { maxWidth: Number.POSITIVE_INFINITY },
-      ),
+    // The answers are what the test is for: whole, a long one wrapped under its column.
+    const table = formatTable(
+      ['COLLECTION', 'ANSWER'],
+      report.collections.map((r) => [r.collection, describeProbe(r)]),
+      { maxWidth: Number.POSITIVE_INFINITY },
     );
+    ctx.stdout.write(`${wrapText(table.trimEnd())}\n`);
   }
   return report.credentials === 'accepted' ? EXIT.ok : EXIT.failure;
 }

@@ -7,6 +7,7 @@ import { openConsole } from '../console/open-console.js';
 import { EXIT } from '../exit-codes.js';
 import type { Runtime } from '../runtime-options.js';
 import { UsageError } from '../usage-error.js';
+import { warningsSummary } from '../warnings-file.js';
 import { runtimeSettingsProblems, startRuntimeForCommand, withRuntime } from './runtime-command.js';
 import {
   collectionsFlag,
@@ -173,8 +174,9 @@ export const runCommand = defineCommand({
         await served?.close();
       }
     });
-    const dead = started.runtime.bus.deadLetters().length;
-    if (dead > 0) ctx.stderr.write(`${dead} deliveries were dead-lettered (see the warnings above)\n`);
+    // The view showed the last warnings cut to the width; the file has them all, whole.
+    const summary = warningsSummary(started.warnings, started.runtime.bus.deadLetters().length);
+    if (summary) ctx.stderr.write(`${summary}\n`);
     return ctx.signal.aborted ? EXIT.interrupted : EXIT.ok;
   },
 });

@@ -8,12 +8,14 @@ import { ConfigError } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
 import { createLogger } from '../../shared/logger.js';
 import type { CommandContext } from '../command.js';
+import { captureConsole } from '../console-capture.js';
 import { loadDotEnv } from '../environment.js';
 import { createView, type View } from '../live-view.js';
 import { LocalRuntimeConfigError, type Runtime, type RuntimeOptions, startRuntime } from '../runtime.js';
 import { checkRuntimeSettings } from '../runtime-settings.js';
 import type { RuntimeUpdate } from '../runtime-update.js';
 import { UsageError } from '../usage-error.js';
+import { recordWarnings, type WarningsFile } from '../warnings-file.js';
 import type { ConnectionOptions } from './shared-flags.js';
 
 /** Actions per second of the sandbox's activity generator under `run` (orders, edits, invoicing). */
@@ -41,12 +43,20 @@ export interface RuntimeCommandInput {
   intake?: { port: number };
   /** Sees every update the view sees (the console's feed). */
   observe?: (update: RuntimeUpdate) => void;
+  /**
+   * How long one poll starts new pages (default: short slices, so a backfill shows progress).
+   * `sync --once` reads each collection to its end in one poll: how many polls a time budget
+   * would cut it into depends on the machine's speed, and so would every count summed over them.
+   */
+  pollBudgetMs?: number;
 }
 
 export interface StartedRuntime {
   runtime: Runtime;
   view: View;
   logger: Logger;
+  /** The run's warnings, whole, in the data directory. */
+  warnings: WarningsFile;
 }
 
 /**
@@ -178,8 +188,11 @@ export async function startRuntimeForCommand(
 ): Promise<StartedRuntime> {
   loadDotEnv(ctx.env, ctx.cwd);
   const sandbox = await checkedSettings(input, ctx);
-  const view = createView(ctx.stdout, { json: input.connection.json });
+  const dataDir = resolve(ctx.cwd, input.connection.dataDir);
+  // Every warning whole in the data directory: the live view shows the last few, cut to the width.
+  const warnings = recordWarnings(createView(ctx.stdout, { json: input.connection.json }), dataDir);
   const live = !input.connection.json && ctx.stdout.isTTY === true;
+  const view = live ? withConsoleCaptured(warnings.view) : warnings.view;
   // Warnings and errors of the components: into the live view, else to stderr. Redacted by the logger.
   const logger = createLogger({
     level: 'warn',
@@ -200,7 +213,7 @@ export async function startRuntimeForCommand(
     ...(input.connection.baseUrl ? { baseUrl: input.connection.baseUrl } : {}),
     ...(input.connection.authUrl ? { authUrl: input.connection.authUrl } : {}),
     env: ctx.env,
-    dataDir: resolve(ctx.cwd, input.connection.dataDir),
+    dataDir,
     command: input.command,
     ...(input.collections ? { collections: input.collections as CollectionName[] } : {}),
     intervalMs: input.intervalMs,
@@ -213,6 +226,7 @@ export async function startRuntimeForCommand(
     ...(input.eventsOut ? { eventsOut: resolve(ctx.cwd, input.eventsOut) } : {}),
     ...(input.startFrom ? { startFrom: input.startFrom } : {}),
     ...(input.backfillProgress === false ? { backfillProgress: false } : {}),
+    ...(input.pollBudgetMs !== undefined ? { pollBudgetMs: input.pollBudgetMs } : {}),
     ...(input.deliverTo ? { deliverTo: input.deliverTo } : {}),
     ...(input.intake ? { intake: input.intake } : {}),
     onUpdate: (u) => {
@@ -223,7 +237,8 @@ export async function startRuntimeForCommand(
   };
   try {
     const runtime = await startRuntime(options);
-    return { runtime, view, logger };
+    warnings.open();
+    return { runtime, view, logger, warnings };
   } catch (error) {
     view.close();
     if (error instanceof LocalRuntimeConfigError || error instanceof ConfigError) {
@@ -231,6 +246,18 @@ export async function startRuntimeForCommand(
     }
     throw error;
   }
+}
+
+/** The live view with `console` output turned into its warnings until it closes. */
+function withConsoleCaptured(view: View): View {
+  const restore = captureConsole((text) => view.update({ kind: 'warning', message: text }));
+  return {
+    update: (update) => view.update(update),
+    close() {
+      restore();
+      view.close();
+    },
+  };
 }
 
 /** Runs `work` on the started runtime, then always stops the runtime and closes the view. */
@@ -249,20 +276,33 @@ export async function withRuntime<T>(
 export interface CaughtUpTotals {
   published: number;
   requests: number;
-  /** Failed collections and checkpoint conflicts. */
+  /** Collections (of every connection) whose last poll failed, or ended in a checkpoint conflict. */
   failed: number;
+  /** Their names, sorted (a name once per connection it failed on). */
+  failedCollections: string[];
 }
 
-/** Polls until every collection is caught up (or the signal aborts), then lets the bus drain. */
+/**
+ * Polls until every collection is caught up (or the signal aborts), then lets the bus drain. A
+ * collection that fails on every poll counts once: each poll reads the same collections in the
+ * same order, so a collection is known by its place in that order (its name alone is not enough
+ * with several connections).
+ */
 export async function pollUntilCaughtUp(runtime: Runtime, signal: AbortSignal): Promise<CaughtUpTotals> {
-  const totals: CaughtUpTotals = { published: 0, requests: 0, failed: 0 };
+  let published = 0;
+  let requests = 0;
+  const failed = new Map<number, string>();
   for (;;) {
     const summary = await runtime.pollOnce();
-    totals.published += summary.published;
-    totals.requests += summary.requests;
-    totals.failed += summary.failed + summary.conflicts;
+    published += summary.published;
+    requests += summary.requests;
+    summary.collections.forEach((c, place) => {
+      if (c.status === 'failed' || c.status === 'conflict') failed.set(place, c.collection);
+      else failed.delete(place);
+    });
     if (!summary.more || signal.aborted) break;
   }
   await runtime.drain();
-  return totals;
+  const failedCollections = [...failed.values()].sort();
+  return { published, requests, failed: failedCollections.length, failedCollections };
 }

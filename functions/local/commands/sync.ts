@@ -8,6 +8,7 @@ import { dryRunSync } from '../dry-run.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
+import { ONCE_POLL_BUDGET_MS } from '../runtime-options.js';
 import { wrapText } from '../wrap-text.js';
 import {
   checkedSettings,
@@ -95,6 +96,8 @@ export const syncCommand = defineCommand({
         ...(o['events-out'] ? { eventsOut: o['events-out'] } : {}),
         activity: !o.once,
         backfillProgress: !o.once,
+        // Once: every collection read to its end in one poll, whatever the machine's speed.
+        ...(o.once ? { pollBudgetMs: ONCE_POLL_BUDGET_MS } : {}),
       },
       ctx,
     );
@@ -105,13 +108,21 @@ export const syncCommand = defineCommand({
       return ctx.signal.aborted ? EXIT.interrupted : EXIT.ok;
     }
     const { runtime } = started;
-    const { requests, failed } = await withRuntime(started, (r) => pollUntilCaughtUp(r, ctx.signal));
+    const { requests, failed, failedCollections } = await withRuntime(started, (r) =>
+      pollUntilCaughtUp(r, ctx.signal),
+    );
     if (!o.json) {
       const rows = [...runtime.counts().entries()].sort((a, b) => a[0].localeCompare(b[0]));
       if (rows.length > 0) ctx.stdout.write(formatTable(['DETAIL-TYPE', 'EVENTS'], rows));
       ctx.stdout.write(
-        `${rows.reduce((n, [, c]) => n + c, 0)} events from ${runtime.collections.length} collections in ${requests} requests${failed ? `, ${failed} collections failed` : ''}\n`,
+        `${rows.reduce((n, [, c]) => n + c, 0)} events from ${runtime.collections.length} collections in ${requests} requests\n`,
       );
+      // Which failed, by name and sorted: the same line on every run against the same faults.
+      if (failed > 0) {
+        ctx.stdout.write(
+          `${wrapText(`${failed} collection${failed === 1 ? '' : 's'} failed: ${failedCollections.join(', ')}`)}\n`,
+        );
+      }
     }
     if (ctx.signal.aborted) return EXIT.interrupted;
     return failed > 0 ? EXIT.failure : EXIT.ok;
