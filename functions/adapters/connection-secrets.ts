@@ -93,6 +93,75 @@ function explain(connection: string, reference: string, error: unknown): Connect
   );
 }
 
+/** A source whose every read fails with `error` (nothing is read). */
+function refusedSource(error: ConnectionSecretError): SecretSource {
+  const refuse = () => Promise.reject(error);
+  return { get: refuse, refresh: refuse };
+}
+
+/**
+ * The deployment's own credentials: the secret `ACCOUNTING_CREDENTIALS_SECRET` names (read through
+ * `secret`), else the credential variables of `env` (with `ACCOUNTING_PATH_OVERRIDES`, a setting of
+ * the deployment's one service). Only for the single-company deployment's own entry.
+ */
+function deploymentSource(
+  env: Readonly<Record<string, string | undefined>>,
+  secret: (secretId: string) => SecretSource,
+): SecretSource {
+  const secretId = env[ENV.credentialsSecret]?.trim();
+  const overrides = env[ENV.pathOverrides]?.trim();
+  const withOverrides = (values: Record<string, string>) =>
+    overrides ? { ...values, [ENV.pathOverrides]: overrides } : values;
+  if (secretId) {
+    const source = secret(secretId);
+    return {
+      get: async () => withOverrides(await source.get()),
+      refresh: async () => withOverrides(await (source.refresh ?? source.get)()),
+    };
+  }
+  const get = async () =>
+    withOverrides(
+      Object.fromEntries(
+        DEPLOYMENT_CREDENTIAL_NAMES.flatMap((key) => {
+          const value = env[key];
+          return value !== undefined && value.trim() !== '' ? [[key, value]] : [];
+        }),
+      ),
+    );
+  return { get, refresh: get };
+}
+
+/**
+ * An SSM SecureString parameter holding the credentials JSON: read in batches with the other
+ * connections' (ten per `GetParameters`), cached by the store.
+ */
+function parameterSource(
+  store: SsmParameterStore,
+  name: string,
+  reference: string,
+  parameter: string,
+): SecretSource {
+  const read = (fresh: boolean) => async () => {
+    let text: string;
+    try {
+      text = await store.get(parameter, { fresh });
+    } catch (error) {
+      if (error instanceof ParameterNotFoundError)
+        throw new ConnectionSecretError(name, reference, 'does not exist in Parameter Store', {
+          cause: error,
+        });
+      const kind = error instanceof Error ? error.name : 'Error';
+      throw new ConnectionSecretError(name, reference, `could not be read from Parameter Store (${kind})`, {
+        cause: error,
+      });
+    }
+    const parsed = parseCredentialsJson(text);
+    if (!parsed.ok) throw new ConnectionSecretError(name, reference, parsed.problem);
+    return parsed.values;
+  };
+  return { get: read(false), refresh: read(true) };
+}
+
 /** Secrets Manager secrets whose cache a resolver keeps, least recently used dropped first. */
 export const MAX_CACHED_SECRETS = 10_000;
 
@@ -127,88 +196,35 @@ export function createConnectionSecretResolver(
       read().catch((error: unknown) => Promise.reject(explain(name, reference, error)));
     return { get: guarded(source.get), refresh: guarded(source.refresh ?? source.get) };
   };
-  /**
-   * The deployment's own credentials: the secret `ACCOUNTING_CREDENTIALS_SECRET` names, else the
-   * credential variables of `env` (with `ACCOUNTING_PATH_OVERRIDES`, a setting of the deployment's
-   * one service). Refused unless the resolver was made for the deployment's own entry.
-   */
-  const deploymentSource = (name: string, reference: string): SecretSource => {
-    if (!options.deploymentCredentials) {
-      const refuse = () =>
-        Promise.reject(
-          new ConnectionSecretError(
-            name,
-            reference,
-            "is the single-company deployment's own credentials; a registry entry names its own secret",
-          ),
-        );
-      return { get: refuse, refresh: refuse };
-    }
-    const secretId = options.env[ENV.credentialsSecret]?.trim();
-    const overrides = options.env[ENV.pathOverrides]?.trim();
-    const withOverrides = (values: Record<string, string>) =>
-      overrides ? { ...values, [ENV.pathOverrides]: overrides } : values;
-    if (secretId) {
-      const source = guardedSecret(name, reference, secretId);
-      return {
-        get: async () => withOverrides(await source.get()),
-        refresh: async () => withOverrides(await (source.refresh ?? source.get)()),
-      };
-    }
-    const get = async () =>
-      withOverrides(
-        Object.fromEntries(
-          DEPLOYMENT_CREDENTIAL_NAMES.flatMap((key) => {
-            const value = options.env[key];
-            return value !== undefined && value.trim() !== '' ? [[key, value]] : [];
-          }),
-        ),
-      );
-    return { get, refresh: get };
-  };
   let parameters: SsmParameterStore | undefined;
-  /**
-   * An SSM SecureString parameter holding the credentials JSON: read in batches with the other
-   * connections' (ten per `GetParameters`), cached `ttlMs` by the resolver.
-   */
-  const parameterSource = (name: string, reference: string, parameter: string): SecretSource => {
+  const parameterStore = (): SsmParameterStore => {
     parameters ??= createSsmParameterStore({
       client: options.ssm ?? new SSMClient({}),
       clock: options.clock,
       ttlMs: options.ttlMs ?? 300_000,
     });
-    const store = parameters;
-    const read = (fresh: boolean) => async () => {
-      let text: string;
-      try {
-        text = await store.get(parameter, { fresh });
-      } catch (error) {
-        if (error instanceof ParameterNotFoundError)
-          throw new ConnectionSecretError(name, reference, 'does not exist in Parameter Store', {
-            cause: error,
-          });
-        const kind = error instanceof Error ? error.name : 'Error';
-        throw new ConnectionSecretError(name, reference, `could not be read from Parameter Store (${kind})`, {
-          cause: error,
-        });
-      }
-      const parsed = parseCredentialsJson(text);
-      if (!parsed.ok) throw new ConnectionSecretError(name, reference, parsed.problem);
-      return parsed.values;
-    };
-    return { get: read(false), refresh: read(true) };
+    return parameters;
   };
   return {
     sourceFor({ name, credentialsSecret }) {
       // Another connection's secret is refused before any read (an entry validated elsewhere, or none).
       const problem = secretReferenceProblem(name, credentialsSecret);
-      if (problem) {
-        const refuse = () => Promise.reject(new ConnectionSecretError(name, credentialsSecret, problem));
-        return { get: refuse, refresh: refuse };
-      }
+      if (problem) return refusedSource(new ConnectionSecretError(name, credentialsSecret, problem));
       const reference = parseSecretReference(credentialsSecret);
-      if (reference.kind === 'deployment') return deploymentSource(name, credentialsSecret);
-      if (reference.kind === 'ssm') return parameterSource(name, credentialsSecret, reference.parameter);
+      if (reference.kind === 'deployment') {
+        return options.deploymentCredentials
+          ? deploymentSource(options.env, (secretId) => guardedSecret(name, credentialsSecret, secretId))
+          : refusedSource(
+              new ConnectionSecretError(
+                name,
+                credentialsSecret,
+                "is the single-company deployment's own credentials; a registry entry names its own secret",
+              ),
+            );
+      }
+      if (reference.kind === 'ssm') {
+        return parameterSource(parameterStore(), name, credentialsSecret, reference.parameter);
+      }
       if (reference.kind === 'env')
         return envSource(name, credentialsSecret, reference.variable, options.env);
       return guardedSecret(name, credentialsSecret, reference.secretId);

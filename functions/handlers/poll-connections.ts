@@ -37,7 +37,7 @@ import { createMemoryRateLimiter } from '../adapters/local/memory-rate-limiter.j
 import { createCheckpointCache } from '../core/connections/checkpoint-cache.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 import type { HealthState } from '../core/connections/health.js';
-import { type ConnectionOutcome, pollShard, type ShardPollSettings } from '../core/connections/poll-shard.js';
+import { pollShard, type ShardPollSettings } from '../core/connections/poll-shard.js';
 import type { RegistryScanner } from '../core/connections/registry.js';
 import {
   dueConnections,
@@ -59,6 +59,7 @@ import {
 import { loadConnectionPollerConfig } from './connections-config.js';
 import { lazyHandler } from './lazy-handler.js';
 import { createPowertoolsPollMetrics, type PollMetrics, pollMetricsOptionsFromEnv } from './poll-metrics.js';
+import { reportShardCycle, type ShardCycle } from './shard-report.js';
 
 export { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
 
@@ -91,25 +92,7 @@ export interface LambdaContextLike {
   abortSignal?: AbortSignal;
 }
 
-/** One connection's outcome with the 429s its client met. */
-export interface ConnectionPollOutcome extends ConnectionOutcome {
-  rateLimited: number;
-}
-
-export interface ShardCycle {
-  shard: Shard;
-  slot: number;
-  /** The lease was taken: false when another invocation still polls the shard (nothing was done). */
-  leased: boolean;
-  registered: number;
-  malformed: number;
-  paused: number;
-  due: number;
-  published: number;
-  requests: number;
-  failed: number;
-  outcomes: ConnectionPollOutcome[];
-}
+export type { ConnectionPollOutcome, ShardCycle } from './shard-report.js';
 
 const inputSchema = z.looseObject({
   shard: z.number({ error: 'expected a shard index' }).optional(),
@@ -188,7 +171,7 @@ export async function pollShardCycle(
       deps.logger.warn('shard lease not released', { error: error instanceof Error ? error.name : 'Error' }),
     );
   }
-  report(deps, cycle);
+  reportShardCycle(deps, cycle);
   return cycle;
 }
 
@@ -250,85 +233,6 @@ async function pollLeased(
     return { ...o, rateLimited };
   });
   Object.assign(cycle, { published: summary.published, requests: summary.requests, failed: summary.failed });
-}
-
-/** Pipeline-wide metrics (the worst lag per collection over the shard's connections). */
-function reportTotals(m: PollMetrics, cycle: ShardCycle): void {
-  const { outcomes } = cycle;
-  const total = (pick: (o: ConnectionPollOutcome) => number) => outcomes.reduce((n, o) => n + pick(o), 0);
-  const perType = new Map<string, number>();
-  const worstLag = new Map<string, number>();
-  for (const o of outcomes) {
-    for (const [type, n] of Object.entries(o.events)) perType.set(type, (perType.get(type) ?? 0) + n);
-    for (const [c, lag] of Object.entries(o.lagByCollection))
-      worstLag.set(c, Math.max(lag, worstLag.get(c) ?? lag));
-  }
-  for (const [detailType, n] of perType) m.count('EventsPublished', n, { detailType });
-  for (const [collection, lag] of worstLag) m.milliseconds('WatermarkLagMs', lag, { collection });
-  m.count('ApiRequests', cycle.requests);
-  m.count(
-    'RateLimited',
-    total((o) => o.rateLimited),
-  );
-  m.count(
-    'CollectionsFailed',
-    total((o) => o.failedCollections),
-  );
-  m.count('ConnectionsPolled', outcomes.length);
-  m.count('ConnectionsUnhealthy', outcomes.filter((o) => o.healthy === false).length);
-  m.count('RegistryItemsMalformed', cycle.malformed);
-}
-
-/** Whether a connection's cycle is worth a log line: anything but an idle, healthy poll. */
-const notable = (o: ConnectionPollOutcome) =>
-  o.published > 0 || o.status !== 'polled' || o.failedCollections > 0 || o.healthy === false || o.more;
-
-function report(deps: ConnectionPollerDeps, cycle: ShardCycle): void {
-  const m = deps.metrics;
-  if (m) {
-    reportTotals(m, cycle);
-    if (deps.perConnectionMetrics === true) {
-      for (const o of cycle.outcomes.filter((x) => x.status !== 'failed')) {
-        const connection = { connection: o.connection };
-        m.count('ConnectionEventsPublished', o.published, connection);
-        m.count('ConnectionCollectionsFailed', o.failedCollections, connection);
-        if (o.lagMs !== undefined) m.milliseconds('ConnectionLagMs', o.lagMs, connection);
-        if (o.healthy !== undefined) m.count('ConnectionUnhealthy', o.healthy ? 0 : 1, connection);
-      }
-    }
-    m.flush();
-  }
-  const worst = cycle.outcomes.reduce<ConnectionPollOutcome | undefined>(
-    (w, o) => ((o.lagMs ?? -1) > (w?.lagMs ?? -1) ? o : w),
-    undefined,
-  );
-  for (const o of cycle.outcomes.filter(notable)) {
-    deps.logger.info('connection polled', {
-      connection: o.connection,
-      status: o.status,
-      published: o.published,
-      requests: o.requests,
-      rateLimited: o.rateLimited,
-      failedCollections: o.failedCollections,
-      more: o.more,
-      durationMs: o.durationMs,
-      ...(o.lagMs !== undefined ? { lagMs: o.lagMs } : {}),
-      ...(o.healthy !== undefined ? { healthy: o.healthy } : {}),
-    });
-  }
-  deps.logger.info('shard polled', {
-    shard: `${cycle.shard.index}/${cycle.shard.count}`,
-    slot: cycle.slot,
-    registered: cycle.registered,
-    paused: cycle.paused,
-    malformed: cycle.malformed,
-    due: cycle.due,
-    published: cycle.published,
-    requests: cycle.requests,
-    failed: cycle.failed,
-    unhealthy: cycle.outcomes.filter((o) => o.healthy === false).length,
-    ...(worst?.lagMs !== undefined ? { worstLagMs: worst.lagMs, worstLagConnection: worst.connection } : {}),
-  });
 }
 
 export type ConnectionPollerHandler = (event: unknown, context?: LambdaContextLike) => Promise<ShardCycle>;
