@@ -11,7 +11,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { BusEvent, EventPublisher, Logger } from '../functions/core/ports.js';
-import type { PollMetrics } from '../functions/handlers/poll-changes.js';
+import type { PollMetrics } from '../functions/handlers/poll-metrics.js';
 
 export interface DynamoDbMeter {
   requests: number;

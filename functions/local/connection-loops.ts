@@ -7,9 +7,9 @@
  * connection's state is touched — and a resumed one starts again.
  */
 import type { Clock } from '../core/ports.js';
-import type { PollChangesSummary } from '../handlers/poll-changes.js';
 import type { ConnectionPlan, ConnectionSource } from './connection-plans.js';
 import type { ConnectionPoller } from './connection-poller.js';
+import type { PollSummary } from './poll-summary.js';
 import type { RuntimeUpdate } from './runtime-update.js';
 
 /** A counting semaphore whose waiters are served in arrival order. */
@@ -69,7 +69,7 @@ async function connectionLoop(
   while (!stop.aborted) {
     const cycleStart = deps.clock.now().getTime();
     if (!(await slots.acquire(stop))) break;
-    let summary: PollChangesSummary | undefined;
+    let summary: PollSummary | undefined;
     try {
       summary = await poller.poll();
     } catch (error) {

@@ -1,26 +1,29 @@
 /**
  * One connection of the local runtime: its client (opened on first use from its plan, again after
- * its credentials could not be had or its entry changed), the poller Lambda's own handler under
- * its name — checkpoints `<connection>#<collection>`, event source `accounting.<connection>` — and,
- * with many connections, its health: `Connection.Unhealthy` once when it fails as a whole (its
- * credentials refused, missing or malformed, its service not answering), `Connection.Recovered`
- * once when it answers again. Nothing here touches another connection's state.
+ * its credentials could not be had or its entry changed) and its polls, each through the core's
+ * `pollConnection` — the Lambda poller's own path — under its name: checkpoints
+ * `<connection>#<collection>`, event source `accounting.<connection>`, its health
+ * (`Connection.Unhealthy` once when it fails as a whole, `Connection.Recovered` once when it
+ * answers again). Only the adapters are local: the stores, the bus, the limiter, the plan's
+ * credentials. Nothing here touches another connection's state.
  */
 import type { AccountingApi } from '../accounting/api.js';
 import { type AccountingClient, createAccountingClient } from '../accounting/client.js';
 import type { LocalBus } from '../adapters/local/local-bus.js';
-import { classifyConnectionFailure, type HealthReport, recordHealth } from '../core/connections/health.js';
-import { healthOf, sourceOf } from '../core/connections/poll-connection.js';
+import { ConnectionSecretError } from '../core/connections/connection-secret.js';
+import type { HealthReport, HealthState } from '../core/connections/health.js';
+import { type ConnectionPollResult, pollConnection } from '../core/connections/poll-connection.js';
 import { requestLimiterFor } from '../core/connections/request-limiter.js';
 import type { RateLimiter } from '../core/connections/token-bucket.js';
 import type { Clock, Logger } from '../core/ports.js';
 import { type PollOptions, pollOptionsSchema } from '../core/sync/poll-options.js';
-import { createHandler as createPollHandler, type PollChangesSummary } from '../handlers/poll-changes.js';
 import type { PollerSettings } from '../handlers/poller-config.js';
+import { ConfigError } from '../shared/config.js';
 import type { ConnectionPlan } from './connection-plans.js';
-import { lazyApi } from './lazy-api.js';
+import { localEntry } from './local-entry.js';
 import { LOCAL_RESOURCES, type LocalStores } from './local-stores.js';
 import type { PollStatusWriter } from './poll-status.js';
+import { type PollSummary, type RequestCounts, summarizePoll } from './poll-summary.js';
 import type { RuntimeUpdate } from './runtime-update.js';
 
 export interface ConnectionPollerDeps {
@@ -39,7 +42,10 @@ export interface ConnectionPollerDeps {
   /** Overrides of the change detector's options (`backfill --since`, tests' lookback). */
   poll: Partial<PollOptions>;
   limiter?: RateLimiter | undefined;
-  /** Many connections: record each one's health and name it in the updates. */
+  /**
+   * Many connections: each publishes as `accounting.<connection>`, and the view hears of each one's
+   * health and names it in the updates (one connection's health is recorded all the same).
+   */
   many: boolean;
 }
 
@@ -68,20 +74,9 @@ export interface ConnectionPoller {
   /** Opens the client now (throws `CredentialsUnavailableError`). */
   open(): Promise<AccountingClient>;
   /** One poll slice of its collections; the events are on the bus when it resolves. */
-  poll(): Promise<PollChangesSummary>;
+  poll(): Promise<PollSummary>;
   close(): Promise<void>;
 }
-
-const noPoll = (failed: number): PollChangesSummary => ({
-  published: 0,
-  requests: 0,
-  rateLimited: 0,
-  failed,
-  conflicts: 0,
-  unavailable: 0,
-  more: false,
-  collections: [],
-});
 
 /** The client of a plan, opened once and again after a failure; `reset` drops it. */
 function clientOf(plan: () => ConnectionPlan, deps: ConnectionPollerDeps) {
@@ -118,25 +113,48 @@ function clientOf(plan: () => ConnectionPlan, deps: ConnectionPollerDeps) {
 }
 
 /**
- * Records how a poll of the connection went (many connections only): the stored state and its
- * event change once per change; the view hears of a change once too.
+ * The API of a client opened on first use, for the connection's actions and intake (its polls
+ * take the open client itself, through `pollConnection`).
  */
-function healthRecorder(name: string, deps: ConnectionPollerDeps) {
+function openedOnUse(open: () => Promise<AccountingApi>): AccountingApi {
+  const later =
+    <A extends unknown[], R>(call: (api: AccountingApi, ...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      open().then((api) => call(api, ...args));
+  const pages = (...args: Parameters<AccountingApi['listPages']>) =>
+    (async function* () {
+      yield* (await open()).listPages(...args);
+    })();
+  return {
+    listPages: pages as AccountingApi['listPages'],
+    listItems: ((...args: Parameters<AccountingApi['listPages']>) =>
+      (async function* () {
+        for await (const page of pages(...args)) yield* page.items;
+      })()) as AccountingApi['listItems'],
+    get: later((api, ...args: Parameters<AccountingApi['get']>) => api.get(...args)) as AccountingApi['get'],
+    create: later((api, ...args: Parameters<AccountingApi['create']>) => api.create(...args)),
+    call: later((api, ...args: Parameters<AccountingApi['call']>) => api.call(...args)),
+    download: later((api, ...args: Parameters<AccountingApi['download']>) => api.download(...args)),
+  };
+}
+
+/** The open client for a poll; credentials that cannot be had are the core's credentials errors. */
+async function clientForPoll(open: () => Promise<AccountingClient>): Promise<AccountingClient> {
+  try {
+    return await open();
+  } catch (error) {
+    if (!(error instanceof CredentialsUnavailableError)) throw error;
+    const cause = error.cause;
+    if (cause instanceof ConfigError || cause instanceof ConnectionSecretError) throw cause;
+    throw new ConfigError([{ field: 'credentials', expected: error.message }], { cause: error });
+  }
+}
+
+/** The view hears of a connection's health once per change (many connections only). */
+function healthAnnouncer(name: string, deps: ConnectionPollerDeps) {
   let announced: string | undefined;
-  return async (report: HealthReport | undefined) => {
+  return (report: HealthReport | undefined) => {
     if (!report || !deps.many) return;
-    const { checkpoints } = deps.stores;
-    await recordHealth(
-      {
-        checkpoints,
-        publisher: deps.bus(),
-        clock: deps.clock,
-        logger: deps.logger,
-        source: sourceOf({ name }),
-      },
-      name,
-      report,
-    );
     const state = report.ok ? 'healthy' : `unhealthy:${report.reason}`;
     if (state === announced) return;
     announced = state;
@@ -154,33 +172,20 @@ export function createConnectionPoller(
 ): ConnectionPoller {
   const { name } = initial;
   let plan = initial;
-  let failure: HealthReport | undefined;
   const client = clientOf(() => plan, deps);
-  const api = lazyApi(client.open, client.opened, (error) => {
-    failure ??= classifyConnectionFailure(error);
-  });
-  const handler = () => {
-    const options = pollOptionsSchema.parse({
+  const announce = healthAnnouncer(name, deps);
+  /** Health states this poller announced (it owns its connection, as a shard's poller does). */
+  const healthKnown = new Map<string, HealthState>();
+  /** Collections that answered 404 in this run: reported once, then skipped. */
+  const unavailable = new Set<string>();
+  const options = (): PollOptions =>
+    pollOptionsSchema.parse({
       ...deps.settings.options,
-      ...(deps.many ? { source: sourceOf({ name }) } : {}),
       connection: name,
       variant: plan.variant,
       claimBucket: LOCAL_RESOURCES.archiveBucket,
       ...deps.poll,
     });
-    const poll = createPollHandler({
-      api,
-      checkpoints: deps.stores.checkpoints,
-      publisher: deps.bus(),
-      objectStore: deps.stores.archive,
-      clock: deps.clock,
-      logger: deps.logger,
-      settings: { options, collections: [...plan.collections], concurrency: deps.settings.concurrency },
-    });
-    return { options, poll };
-  };
-  let current: ReturnType<typeof handler> | undefined;
-  const health = healthRecorder(name, deps);
   return {
     name,
     plan: () => plan,
@@ -188,49 +193,75 @@ export function createConnectionPoller(
       if (next.revision === plan.revision) return;
       plan = next;
       void client.reset().catch(() => {});
-      current = undefined;
     },
-    api,
+    api: openedOnUse(client.open),
     open: client.open,
     async poll() {
-      failure = undefined;
-      if (deps.many) {
-        try {
-          await client.open();
-        } catch (error) {
-          if (!(error instanceof CredentialsUnavailableError)) throw error;
-          const cause = error.cause instanceof Error ? error.cause.name : 'Error';
-          await health({ ok: false, reason: 'credentials', error: { name: cause } });
-          return noPoll(plan.collections.length);
-        }
-      }
-      current ??= handler();
-      const summary = await pollSlice(name, current, deps);
-      await health(healthOf(summary, failure));
+      const { clock, halt } = deps;
+      const started = clock.now();
+      const endsAt = started.getTime() + deps.budgetMs;
+      const pollOptions = options();
+      const opened = client.opened();
+      const before = opened?.stats();
+      const result = await pollConnection(
+        {
+          apiFor: () => clientForPoll(client.open),
+          checkpoints: deps.stores.checkpoints,
+          publisher: deps.bus(),
+          objectStore: deps.stores.archive,
+          clock,
+          logger: deps.logger,
+          healthKnown,
+          unavailable,
+          // The poll starts no page once less than minRemainingMs is left: past the budget.
+          remainingTimeMs: () =>
+            halt.aborted ? -1 : pollOptions.minRemainingMs + endsAt - clock.now().getTime(),
+          signal: halt,
+        },
+        localEntry({
+          name,
+          variant: plan.variant,
+          collections: plan.collections,
+          // Many connections: each publishes as `accounting.<connection>`; one: as configured.
+          source: deps.many ? undefined : deps.settings.options.source,
+          intervalMs: plan.intervalMs,
+          paused: plan.paused,
+          rateLimit: plan.rateLimit,
+        }),
+        { options: pollOptions, concurrency: deps.settings.concurrency },
+      );
+      announce(result.health);
+      const counted = countedBy(opened, before, client.opened());
+      const summary = summarizePoll(result, plan.collections.length, clock.now().getTime(), counted);
+      await reportPoll(name, started, result, summary, deps);
       return summary;
     },
     close: client.reset,
   };
 }
 
-/** One slice: the handler with a time budget, then the status file and the view's updates. */
-async function pollSlice(
+/** The client's request counts over the poll, when one client served all of it (opened on the way, say). */
+function countedBy(
+  was: AccountingClient | undefined,
+  before: RequestCounts | undefined,
+  now: AccountingClient | undefined,
+): { before: RequestCounts; after: RequestCounts } | undefined {
+  if (!now || (was && was !== now)) return undefined;
+  return { before: before ?? { requests: 0, rateLimited: 0 }, after: now.stats() };
+}
+
+/** The status file and the view's updates of one poll. */
+async function reportPoll(
   name: string,
-  handler: { options: PollOptions; poll: ReturnType<typeof createPollHandler> },
+  started: Date,
+  result: ConnectionPollResult,
+  summary: PollSummary,
   deps: ConnectionPollerDeps,
-): Promise<PollChangesSummary> {
-  const { clock, halt } = deps;
-  const started = clock.now();
-  const endsAt = started.getTime() + deps.budgetMs;
-  const summary = await handler.poll(
-    {},
-    {
-      // The poller stops starting pages when less than minRemainingMs is left: past the budget.
-      getRemainingTimeInMillis: () =>
-        halt.aborted ? -1 : handler.options.minRemainingMs + endsAt - clock.now().getTime(),
-      abortSignal: halt,
-    },
-  );
+): Promise<void> {
+  const { clock } = deps;
+  if (!result.polled && !deps.many) {
+    deps.emit({ kind: 'warning', message: `poll of ${name} failed: credentials unavailable` });
+  }
   for (const c of summary.collections) {
     if (c.status === 'ok' || deps.many) continue; // many: the connection's state says it
     deps.emit({ kind: 'warning', message: `poll of ${c.collection} ${c.status}: ${c.error?.message ?? ''}` });
@@ -246,5 +277,4 @@ async function pollSlice(
     ...(lags.length > 0 ? { lagMs: Math.max(...lags) } : {}),
     ...(deps.many ? { connection: name } : {}),
   });
-  return summary;
 }

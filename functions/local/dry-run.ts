@@ -10,13 +10,14 @@ import { createAccountingClient } from '../accounting/client.js';
 import type { CollectionName } from '../accounting/collections.js';
 import { createMemoryCheckpointStore } from '../adapters/local/memory-checkpoint-store.js';
 import { createMemoryObjectStore } from '../adapters/local/memory-object-store.js';
+import { pollConnection } from '../core/connections/poll-connection.js';
 import type { BusEvent, Logger } from '../core/ports.js';
 import { checkpointKey } from '../core/sync/checkpoint-state.js';
 import { pollOptionsSchema } from '../core/sync/poll-options.js';
-import { createHandler as createPollHandler } from '../handlers/poll-changes.js';
 import { loadPollerSettings } from '../handlers/poller-config.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
+import { localEntry } from './local-entry.js';
 import { LOCAL_RESOURCES, startLocalStores } from './local-stores.js';
 import { accountingConfigFor } from './runtime.js';
 import { connectionOfUrl } from './runtime-settings.js';
@@ -69,28 +70,35 @@ export async function dryRunSync(input: DryRunInput): Promise<DryRunResult> {
       const checkpoints = createMemoryCheckpointStore();
       const resumed = await copySavedCheckpoints(input.dataDir, connection, collections, checkpoints);
       const events: BusEvent[] = [];
-      const handler = createPollHandler({
-        api,
+      // The core's poll of one connection (the Lambda poller's path), every effect in memory.
+      const deps = {
+        apiFor: async () => api,
         checkpoints,
         publisher: {
-          async publish(batch) {
+          async publish(batch: readonly BusEvent[]) {
             events.push(...batch);
           },
         },
         objectStore: createMemoryObjectStore(),
         clock: systemClock,
         logger: input.logger,
-        settings: { options, collections, concurrency: settings.concurrency },
+        unavailable: new Set<string>(),
+      };
+      const entry = localEntry({
+        name: connection,
+        variant: options.variant,
+        collections,
+        source: options.source,
       });
-      let requests = 0;
+      const before = api.stats().requests;
       let failed = 0;
       for (;;) {
-        const summary = await handler({});
-        requests += summary.requests;
-        failed += summary.failed + summary.conflicts;
-        if (!summary.more || input.signal.aborted) break;
+        const { summary } = await pollConnection(deps, entry, { options, concurrency: settings.concurrency });
+        failed += summary ? summary.failed + summary.conflicts : collections.length;
+        if (!summary?.more || input.signal.aborted) break;
       }
-      return { events, requests, failed, connection, resumed };
+      // Every request the client made (detail reads and retries included), as the poller counts them.
+      return { events, requests: api.stats().requests - before, failed, connection, resumed };
     } finally {
       await api.close();
     }

@@ -6,7 +6,7 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
-import type { PollChangesSummary } from '../handlers/poll-changes.js';
+import type { PollSummary } from './poll-summary.js';
 
 export const POLL_STATUS_FILE = 'poll-status.json';
 
@@ -37,10 +37,10 @@ export async function readPollStatus(dataDir: string): Promise<PollStatus> {
 
 export interface PollStatusWriter {
   /** Records what a poll of `connection` left (its other connections' entries stay as they are). */
-  record(connection: string, summary: PollChangesSummary, at: Date): Promise<void>;
+  record(connection: string, summary: PollSummary, at: Date): Promise<void>;
 }
 
-function applySummary(all: PollStatus, connection: string, summary: PollChangesSummary, at: Date): void {
+function applySummary(all: PollStatus, connection: string, summary: PollSummary, at: Date): void {
   const mine = all[connection] ?? {};
   all[connection] = mine;
   for (const c of summary.collections) {

@@ -7,7 +7,6 @@
 import type { DeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import type { LocalBus } from '../adapters/local/local-bus.js';
 import { checkpointKey } from '../core/sync/checkpoint-state.js';
-import type { PollChangesSummary } from '../handlers/poll-changes.js';
 import type { ConnectionActions } from './connection-actions.js';
 import { runConnectionLoops } from './connection-loops.js';
 import type { ConnectionPlan } from './connection-plans.js';
@@ -15,6 +14,7 @@ import type { ConnectionPoller } from './connection-poller.js';
 import type { HttpDelivery } from './http-delivery.js';
 import type { LocalIntake } from './local-intake.js';
 import type { LocalStores } from './local-stores.js';
+import type { PollSummary } from './poll-summary.js';
 import { DEFAULT_MAX_CONCURRENT_POLLS, type Runtime, type RuntimeOptions } from './runtime-options.js';
 import type { Connections, RuntimeContext } from './runtime-parts.js';
 
@@ -37,7 +37,7 @@ export interface Running {
 }
 
 /** The summaries of several connections' polls as one. */
-function sum(summaries: readonly PollChangesSummary[]): PollChangesSummary {
+function sum(summaries: readonly PollSummary[]): PollSummary {
   const total = (key: 'published' | 'requests' | 'rateLimited' | 'failed' | 'conflicts' | 'unavailable') =>
     summaries.reduce((n, s) => n + s[key], 0);
   return {
@@ -63,7 +63,7 @@ export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Runni
   });
   const pollOnce = async () => {
     const all = (async () => {
-      const summaries: PollChangesSummary[] = [];
+      const summaries: PollSummary[] = [];
       for (const poller of r.pollers.values()) summaries.push(await poller.poll());
       return sum(summaries);
     })();

@@ -9,11 +9,11 @@ import type { DeliveryPolicy, DeliveryTarget } from '../core/delivery/delivery-t
 import type { Clock, Logger } from '../core/ports.js';
 import type { Route } from '../core/routes.js';
 import type { PollOptions } from '../core/sync/poll-options.js';
-import type { PollChangesSummary } from '../handlers/poll-changes.js';
 import { accountingInputFromEnv, cliFieldName } from './environment.js';
 import type { HttpDelivery } from './http-delivery.js';
 import type { LocalIntake } from './local-intake.js';
 import type { LocalStores } from './local-stores.js';
+import type { PollSummary } from './poll-summary.js';
 import type { RuntimeUpdate } from './runtime-update.js';
 
 export interface RuntimeOptions {
@@ -87,7 +87,7 @@ export interface Runtime {
   /** Events published so far, per detail-type (record events and action outcomes). */
   counts(): ReadonlyMap<string, number>;
   /** One poll of every collection of every connection; events are on the bus when it resolves. */
-  pollOnce(): Promise<PollChangesSummary>;
+  pollOnce(): Promise<PollSummary>;
   /** Polls on the interval until `signal` aborts or `durationMs` passes, then stops cleanly. */
   run(options?: { signal?: AbortSignal; durationMs?: number }): Promise<void>;
   /** Waits until every delivery (and what it published) has finished. */
