@@ -13,7 +13,8 @@
  *
  * Metrics (EMF), pipeline-wide: `EventsPublished` per detail-type, `ApiRequests`, `RateLimited`,
  * `CollectionsFailed`, `WatermarkLagMs` per collection (the worst connection's), `ConnectionsPolled`,
- * `ConnectionsUnhealthy`, `RegistryItemsMalformed`. Per connection (dimension `connection`) only
+ * `ConnectionsUnhealthy`, `RegistryItemsMalformed` (only when an item is malformed); by default
+ * (`POLLER_DETAILED_METRICS` unset) folded and trimmed to three series (`poll-metrics.ts`). Per connection (dimension `connection`) only
  * with `POLLER_CONNECTION_METRICS=true`: `ConnectionEventsPublished`, `ConnectionCollectionsFailed`,
  * `ConnectionLagMs`, `ConnectionUnhealthy`. Each connection's health and lag are in the log instead:
  * one line per connection that published, failed, changed health or has work left; none for an

@@ -31,6 +31,8 @@ export const OMITTED_BY_DEFAULT: readonly string[] = [
   'RateLimited',
   'CollectionsUnavailable',
   'CollectionUnavailable',
+  'ConnectionsPolled',
+  'ConnectionsUnhealthy',
 ];
 
 /** What the sink folds and leaves out. */

@@ -52,7 +52,8 @@ function reportTotals(m: PollMetrics, cycle: ShardCycle): void {
   );
   m.count('ConnectionsPolled', outcomes.length);
   m.count('ConnectionsUnhealthy', outcomes.filter((o) => o.healthy === false).length);
-  m.count('RegistryItemsMalformed', cycle.malformed);
+  // Only when there is one: its alarm treats no data as fine, and a metric never sent is not billed.
+  if (cycle.malformed > 0) m.count('RegistryItemsMalformed', cycle.malformed);
 }
 
 /** Whether a connection's cycle is worth a log line: anything but an idle, healthy poll. */

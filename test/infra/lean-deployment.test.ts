@@ -14,6 +14,7 @@ import {
   pollMetricsOptionsFromEnv,
 } from '../../functions/handlers/poll-metrics.js';
 import { loadPollerSettings } from '../../functions/handlers/poller-config.js';
+import { reportShardCycle, type ShardCycle } from '../../functions/handlers/shard-report.js';
 import type { InfraConfigInput } from '../../infra/config/schema.js';
 import { scheduledPoll } from '../support/event-fixtures.js';
 import { setup } from '../sync/harness.js';
@@ -123,6 +124,47 @@ async function pollerOutput(resources: Resource[]) {
   }
 }
 
+/** The metric sets the deployed shard poller's report emits for `cycle`, with the template's environment. */
+function shardReportMetricSets(resources: Resource[], cycle: ShardCycle): string[] {
+  const poller = resources.find(
+    (r) =>
+      r.Type === 'AWS::Lambda::Function' &&
+      r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'poll-changes',
+  );
+  const env = Object.fromEntries(
+    Object.entries(poller!.Properties.Environment.Variables as Record<string, unknown>).filter(
+      (e): e is [string, string] => typeof e[1] === 'string',
+    ),
+  );
+  const writes: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+    writes.push(String(chunk));
+    return true;
+  });
+  reportShardCycle(
+    {
+      logger: new LambdaLogger({ service: 'poll-changes', level: 'error' }),
+      metrics: createPowertoolsPollMetrics(
+        new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE!, serviceName: 'poll-changes' }),
+        pollMetricsOptionsFromEnv(env),
+      ),
+    },
+    cycle,
+  );
+  vi.restoreAllMocks();
+  const sets = new Set<string>();
+  for (const line of writes.join('').split('\n').filter(Boolean)) {
+    const doc = JSON.parse(line) as Record<string, unknown> & {
+      _aws?: { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+    };
+    for (const set of doc._aws?.CloudWatchMetrics ?? []) {
+      const dims = (set.Dimensions[0] ?? []).map((d) => `${d}=${doc[d]}`).join(',');
+      for (const m of set.Metrics) sets.add(`${m.Name}{${dims}}`);
+    }
+  }
+  return [...sets].sort();
+}
+
 afterEach(() => vi.restoreAllMocks());
 
 describe('a default single-company deployment, counted', () => {
@@ -150,6 +192,51 @@ describe('a default single-company deployment, counted', () => {
         (s, a) => s + a.metrics,
         0,
       )} alarm metrics, ${all.reduce((s, a) => s + a.insightsQueries, 0)} Metrics Insights query)`,
+    );
+  });
+
+  it('the deployed poller (a shard of one) reports the same three series by default', () => {
+    const outcome = {
+      connection: 'default',
+      status: 'polled',
+      published: 2,
+      requests: 12,
+      rateLimited: 0,
+      failedCollections: 0,
+      more: false,
+      durationMs: 900,
+      events: { 'IssuedInvoice.Created': 1, 'ReceivedOrder.Created': 1 },
+      lagByCollection: { IssuedInvoices: 1_000, ReceivedOrders: 2_000 },
+      lagMs: 2_000,
+      healthy: true,
+    } as unknown as ShardCycle['outcomes'][number];
+    const cycle: ShardCycle = {
+      shard: { index: 0, count: 1 },
+      slot: 0,
+      leased: true,
+      registered: 1,
+      malformed: 0,
+      paused: 0,
+      due: 1,
+      published: 2,
+      requests: 12,
+      failed: 0,
+      outcomes: [outcome],
+    } as ShardCycle;
+    expect(shardReportMetricSets(lean, cycle)).toEqual([
+      'CollectionsFailed{service=poll-changes}',
+      'EventsPublished{service=poll-changes}',
+      'WatermarkLagMs{service=poll-changes}',
+    ]);
+    // A malformed registry item is counted when there is one (its alarm reads it).
+    expect(shardReportMetricSets(lean, { ...cycle, malformed: 1 })).toContain(
+      'RegistryItemsMalformed{service=poll-changes}',
+    );
+    expect(shardReportMetricSets(resourcesOf({ detailedMetrics: true }), cycle)).toEqual(
+      expect.arrayContaining([
+        'ConnectionsPolled{service=poll-changes}',
+        'ApiRequests{service=poll-changes}',
+      ]),
     );
   });
 
