@@ -5,7 +5,7 @@
  * cold import time of every Lambda bundle, and many connections on the multi-connection design
  * (bench/connections.ts, in its own process: 1,000 connections, `--quick` 50). Prints a table and
  * writes `bench/results/latest.json` (`--quick`: `bench/results/quick.json`, git-ignored; `--out
- * FILE` elsewhere; `--only connections` or `--only idle`: that scenario alone, its key replaced in
+ * FILE` elsewhere; `--only connections`, `--only idle` or `--only bundles`: that scenario alone, its key replaced in
  * the existing results file).
  */
 import { execFile } from 'node:child_process';
@@ -240,16 +240,24 @@ function printConnectionsAndTargets(results: BenchResults): void {
 }
 
 /**
- * `--only connections` / `--only idle`: that scenario alone; its key is replaced in the results
+ * `--only connections` / `--only idle` / `--only bundles`: that scenario alone; its key is replaced in the results
  * file, whose other keys keep the run that measured them.
  */
-async function onlyOne(part: 'connections' | 'idle'): Promise<void> {
+async function onlyOne(part: 'connections' | 'idle' | 'bundles'): Promise<void> {
   if (!existsSync(outFile)) {
     throw new BenchUsageError(
       `--only ${part} replaces one key of an existing results file, and ${outFile} does not exist: run the whole benchmark first (npm run bench${flags.out ? ' -- --out FILE' : ''})`,
     );
   }
   const previous = benchResultsSchema.parse(JSON.parse(await readFile(outFile, 'utf8')));
+  if (part === 'bundles') {
+    const bundles = await measureBundles({ root, coldRuns: 7, log });
+    const results = benchResultsSchema.parse({ ...previous, bundles });
+    await writeFile(outFile, `${JSON.stringify(results, null, 2)}\n`);
+    for (const b of bundles) log(`bundle ${b.name}: ${b.bytes} bytes, cold import ${b.coldImportMs} ms`);
+    process.stdout.write(`wrote ${outFile}\n`);
+    return;
+  }
   if (part === 'idle') {
     const results = benchResultsSchema.parse({ ...previous, idle: await idleScenario() });
     await writeFile(outFile, `${JSON.stringify(results, null, 2)}\n`);
@@ -266,8 +274,8 @@ async function onlyOne(part: 'connections' | 'idle'): Promise<void> {
 
 async function main(): Promise<void> {
   if (flags.only !== undefined) {
-    if (flags.only !== 'connections' && flags.only !== 'idle')
-      throw new BenchUsageError(`--only: expected connections or idle, got ${flags.only}`);
+    if (flags.only !== 'connections' && flags.only !== 'idle' && flags.only !== 'bundles')
+      throw new BenchUsageError(`--only: expected connections, idle or bundles, got ${flags.only}`);
     return onlyOne(flags.only);
   }
   const sizes = quick ? [1_000, 10_000] : [10_000, 100_000];
