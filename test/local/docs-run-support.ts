@@ -20,7 +20,8 @@ export interface DocCommand {
   comment: string;
 }
 
-const COMMAND = /^(npx accounting-events\b|npm start\b|npm run \S)/;
+/** A command of a code block: anything run through npm or npx (the CLI, its scripts, cdk, npm itself). */
+const COMMAND = /^(npx|npm) \S/;
 
 /** The comment of a shell line: from the first `#` after a space, outside quotes. */
 function splitComment(line: string): [string, string] {
@@ -36,7 +37,7 @@ function splitComment(line: string): [string, string] {
   return [line.trim(), ''];
 }
 
-/** Every `npx accounting-events …`, `npm start …` and `npm run …` line of the file's sh blocks. */
+/** Every `npx …` and `npm …` command of the file's sh blocks (`npx accounting-events`, `npm start`, `npm run`, …). */
 export function docCommands(file: string, text: string): DocCommand[] {
   const out: DocCommand[] = [];
   let fence: string | undefined;

@@ -1,7 +1,7 @@
 /**
- * Every command the code blocks of README.md and docs/local.md show, run as written in an 80×24
- * environment without a terminal (`COLUMNS=80 LINES=24`, output piped), in a project directory of
- * the test's own (its `.local`, its files), in the order of the docs:
+ * Every command (`npx …`, `npm …`) the code blocks of README.md and docs/local.md show, run as
+ * written in an 80×24 environment without a terminal (`COLUMNS=80 LINES=24`, output piped), in a
+ * project directory of the test's own (its `.local`, its files), in the order of the docs:
  * (a) it exits as the docs say (0, or 130 after Ctrl-C for a command that runs until stopped);
  * (b) no line of its output is wider than 80 display columns;
  * (c) what the docs say it prints (a `# prints:` comment, an example in the text) is there, with
@@ -45,6 +45,10 @@ const REAL_SERVICE = 'needs the real service: the .env above it names its URL an
 const BENCH = 'the benchmark: minutes on 2 cores, and it writes bench/results/';
 /** What cannot run here, and why. */
 const SKIPPED: Record<string, string> = {
+  'npm ci': 'installs the dependencies of a checkout (what this test runs in is one)',
+  'npm test': 'the whole test suite (this test among it), not a command of the CLI',
+  'npx cdk bootstrap': 'needs an AWS account',
+  'npx cdk deploy --all': 'needs an AWS account (test/deployment runs the synthesized bundles)',
   'npx accounting-events sync --once --dry-run --no-sandbox': REAL_SERVICE,
   'npx accounting-events run --no-sandbox': REAL_SERVICE,
   'npx accounting-events run --no-sandbox --no-actions': REAL_SERVICE,
