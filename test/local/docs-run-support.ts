@@ -130,9 +130,13 @@ export function start(command: string, cwd: string, env: Record<string, string>)
   let stderr = '';
   const waiters = new Set<() => void>();
   // A process a signal ended reports as a shell does: 128 + the signal's number (SIGINT: 130).
+  let closed = false;
   const exited = new Promise<number | null>((resolve) =>
     // `close`: once every process of the command has closed the output (npm's child outlives npm).
-    child.on('close', (code, signal) => resolve(code ?? (signal ? 128 + constants.signals[signal] : null))),
+    child.on('close', (code, signal) => {
+      closed = true;
+      resolve(code ?? (signal ? 128 + constants.signals[signal] : null));
+    }),
   );
   child.stdout?.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
@@ -162,7 +166,14 @@ export function start(command: string, cwd: string, env: Record<string, string>)
         });
       }),
     interrupt: async () => {
-      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGINT');
+      if (child.pid !== undefined && !closed) {
+        try {
+          process.kill(-child.pid, 'SIGINT');
+        } catch (error) {
+          // The group ended between the check and the signal.
+          if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+        }
+      }
       return exited;
     },
   };

@@ -125,9 +125,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const child of outputs.values()) if (child.process.exitCode === null) await child.interrupt();
-  await new Promise((done) => consumer?.close(done));
+  // Whatever a failed test left running (a finished one is not signalled again).
+  for (const child of outputs.values()) await child.interrupt();
   if (project) await rm(project, { recursive: true, force: true });
+  // The sender's keep-alive connection would hold close() open.
+  consumer?.closeAllConnections();
+  await new Promise((done) => consumer?.close(done));
 });
 
 describe('the commands of README.md and docs/local.md, run as written at 80×24', () => {
