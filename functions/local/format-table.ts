@@ -9,6 +9,8 @@ export interface TableOptions {
   readonly maxWidth?: number;
   /** Columns of prose, cut at their end rather than in their middle. */
   readonly cutAtEnd?: readonly number[];
+  /** Columns never cut (names and timestamps people read whole); the others give up room first. */
+  readonly keepWhole?: readonly number[];
 }
 
 /** `text` in `width` characters, its end replaced by `…`. */
@@ -28,11 +30,17 @@ export function truncateMiddle(text: string, width: number): string {
 
 /**
  * The column widths that fit `maxWidth`: the widest text column gives up a character at a time,
- * never below its header (or 8), numbers never; a table that cannot fit keeps those minimums.
+ * never below its header (or 8), numbers and `keepWhole` columns never; a table that cannot fit
+ * keeps those minimums.
  */
-function fitWidths(widths: number[], header: readonly string[], numeric: boolean[], maxWidth: number) {
+function fitWidths(
+  widths: number[],
+  header: readonly string[],
+  whole: boolean[],
+  maxWidth: number,
+): number[] {
   const fitted = [...widths];
-  const floor = header.map((h, i) => (numeric[i] ? (widths[i] ?? 0) : Math.max(h.length, 8)));
+  const floor = header.map((h, i) => (whole[i] ? (widths[i] ?? 0) : Math.max(h.length, 8)));
   const total = () => fitted.reduce((a, b) => a + b, 0) + GAP.length * (fitted.length - 1);
   while (total() > maxWidth) {
     let widest = -1;
@@ -56,7 +64,8 @@ export function formatTable(
   const cells = [header, ...rows].map((row) => row.map((c) => String(c)));
   const natural = header.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
   const numeric = header.map((_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number'));
-  const widths = fitWidths(natural, header, numeric, options.maxWidth ?? TERMINAL_COLUMNS);
+  const whole = numeric.map((n, i) => n || (options.keepWhole?.includes(i) ?? false));
+  const widths = fitWidths(natural, header, whole, options.maxWidth ?? TERMINAL_COLUMNS);
   return `${cells
     .map((row) =>
       row

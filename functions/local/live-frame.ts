@@ -6,6 +6,7 @@
  */
 import { ACTION_FAILED } from '../core/events/action-events.js';
 import type { Output } from './command.js';
+import { displayWidth, fitLine, fitMiddle, padDisplay } from './display-width.js';
 import { applyConnectionUpdate, type ConnectionRow, connectionLines } from './live-connections.js';
 import {
   type EventUpdate,
@@ -23,65 +24,9 @@ const yellow = (s: string) => `${ESC}33m${s}${ESC}39m`;
 const red = (s: string) => `${ESC}31m${s}${ESC}39m`;
 const cyan = (s: string) => `${ESC}36m${s}${ESC}39m`;
 
-const ESC_CHAR = '\u001b';
-
-/** Length of the ANSI CSI sequence starting at `i` (`ESC [ … letter`), or 0. */
-function ansiLength(text: string, i: number): number {
-  if (text[i] !== ESC_CHAR || text[i + 1] !== '[') return 0;
-  let j = i + 2;
-  while (j < text.length && !/[A-Za-z]/.test(text[j] as string)) j += 1;
-  return j < text.length ? j - i + 1 : 0;
-}
-
-/** Visible characters of `text` from `from` on (ANSI sequences do not count). */
-export function visibleWidth(text: string, from = 0): number {
-  let n = 0;
-  for (let i = from; i < text.length; ) {
-    const skip = ansiLength(text, i);
-    if (skip) i += skip;
-    else {
-      n += 1;
-      i += 1;
-    }
-  }
-  return n;
-}
-
-/** `text` cut to `width` visible characters (ANSI sequences kept, not counted), with `…` when cut. */
-export function fitLine(text: string, width: number): string {
-  let visible = 0;
-  let out = '';
-  for (let i = 0; i < text.length; ) {
-    const skip = ansiLength(text, i);
-    if (skip) {
-      out += text.slice(i, i + skip);
-      i += skip;
-      continue;
-    }
-    // One more visible character would leave no room for the ellipsis.
-    if (visible === width - 1 && visibleWidth(text, i) > 1) return `${out}…${ESC}0m`;
-    // Control characters (a newline in a warning) would break the frame's line count.
-    const ch = text[i] as string;
-    out += ch < ' ' ? ' ' : ch;
-    visible += 1;
-    i += 1;
-  }
-  return out;
-}
-
-/**
- * `text` (plain, no ANSI) cut in its middle to `width` characters: the start and the end stay
- * (the bucket and folder of an S3 key, its document number and extension), `…` between them.
- */
-export function fitMiddle(text: string, width: number): string {
-  const flat = Array.from(text, (ch) => (ch < ' ' ? ' ' : ch)).join('');
-  if (flat.length <= width) return flat;
-  if (width <= 1) return '…'.slice(0, width);
-  // A little more of the start: where a key lives (its folder, its connection) says the most.
-  const head = Math.ceil((width - 1) * 0.6);
-  const tail = width - 1 - head;
-  return `${flat.slice(0, head)}…${tail > 0 ? flat.slice(-tail) : ''}`;
-}
+/** Columns of `text` on a terminal (ANSI sequences and combining marks take none, CJK two). */
+export const visibleWidth = displayWidth;
+export { fitLine, fitMiddle };
 
 /** An interval as people say it: `500 ms`, `5 s`, `1.5 s`, `2 min`. */
 function interval(ms: number): string {
@@ -193,12 +138,12 @@ function headLines(state: FrameState, width: number, now: Date): string[] {
   if (started) {
     // The data directory is what gets long: cut in its middle to what the line leaves it.
     const front = `${started.sandbox ? 'sandbox' : 'service'} ${started.service} · every ${interval(started.intervalMs)} · data `;
-    lines.push(dim(cut(`${front}${fitMiddle(started.dataDir, Math.max(12, width - front.length))}`)));
+    lines.push(dim(cut(`${front}${fitMiddle(started.dataDir, Math.max(12, width - displayWidth(front)))}`)));
     if (started.intake) lines.push(cyan(cut(intakeText(started.intake))));
   }
   // The URL whole where it fits (it carries the run's token): without its label on a narrow terminal.
   const url = state.consoleUrl;
-  if (url) lines.push(cyan(cut(url.length + 8 <= width ? `console ${url}` : url)));
+  if (url) lines.push(cyan(cut(displayWidth(url) + 8 <= width ? `console ${url}` : url)));
   const lag = lastPoll ? now.getTime() - lastPoll.at.getTime() : undefined;
   lines.push(
     cut(
@@ -245,17 +190,17 @@ const OUTCOME_TYPE = 30;
 function outcomeLine(o: EventUpdate, width: number): string {
   const colour =
     o.detailType === ACTION_FAILED ? red : o.detailType.endsWith('StatusChanged') ? yellow : green;
-  const number = (o.documentNumber ?? '-').padEnd(12);
-  const rest = width - OUTCOME_TYPE - number.length - 2;
+  const number = padDisplay(o.documentNumber ?? '-', 12);
+  const rest = width - OUTCOME_TYPE - displayWidth(number) - 2;
   return fitLine(
-    `${colour(fitMiddle(o.detailType, OUTCOME_TYPE).padEnd(OUTCOME_TYPE))} ${number} ${fitMiddle(o.note ?? '', Math.max(8, rest))}`,
+    `${colour(padDisplay(fitMiddle(o.detailType, OUTCOME_TYPE), OUTCOME_TYPE))} ${number} ${fitMiddle(o.note ?? '', Math.max(8, rest))}`,
     width,
   );
 }
 
 function eventLine(e: EventUpdate, width: number): string {
   return fitLine(
-    `${dim(e.at.toISOString().slice(11, 19))} ${fitLine(e.detailType, 33).padEnd(33)} ${(e.documentNumber ?? '-').padEnd(13)} ${dim(e.note ?? e.id)}`,
+    `${dim(e.at.toISOString().slice(11, 19))} ${padDisplay(fitLine(e.detailType, 33), 33)} ${padDisplay(e.documentNumber ?? '-', 13)} ${dim(e.note ?? e.id)}`,
     width,
   );
 }

@@ -6,8 +6,16 @@
  */
 import { ACTION_FAILED } from '../core/events/action-events.js';
 import type { Output } from './command.js';
+import { displayWidth, fitMiddle } from './display-width.js';
 import { createLiveView } from './live-frame.js';
-import { intakeText, isOutcomeType, type RuntimeUpdate, type View } from './runtime-update.js';
+import {
+  type EventUpdate,
+  intakeText,
+  isOutcomeType,
+  type RuntimeUpdate,
+  type View,
+} from './runtime-update.js';
+import { wrapText } from './wrap-text.js';
 
 export { fitLine, progressBar, renderFrame } from './live-frame.js';
 export {
@@ -18,10 +26,22 @@ export {
   type View,
 } from './runtime-update.js';
 
-export function createView(out: Output, options: { json: boolean; now?: () => Date }): View {
+/**
+ * The width plain lines wrap at: `COLUMNS` when the environment hands a terminal's width down
+ * (at least 40), else none (one line per update, as logs and CI want them).
+ */
+export function plainWidth(env: Record<string, string | undefined>): number | undefined {
+  const columns = Number(env.COLUMNS);
+  return Number.isInteger(columns) && columns >= 40 ? columns : undefined;
+}
+
+export function createView(
+  out: Output,
+  options: { json: boolean; now?: () => Date; plainWidth?: number | undefined },
+): View {
   if (options.json) return createJsonLines(out);
   if (out.isTTY) return createLiveView(out, options.now ?? (() => new Date()));
-  return createPlainLines(out);
+  return createPlainLines(out, options.plainWidth);
 }
 
 function createJsonLines(out: Output): View {
@@ -71,7 +91,64 @@ function plainLine(update: RuntimeUpdate): string | undefined {
   }
 }
 
-function createPlainLines(out: Output): View {
+/** Where a wrapped plain line goes on: under its text, past the time (`HH:MM:SS.mmm `). */
+const PLAIN_INDENT = 13;
+
+/**
+ * A plain line in `width` columns: wrapped at spaces under its text; a word wider than a whole
+ * line (an S3 key) cut in its middle, as the live view cuts it (`--json` has it whole).
+ */
+function fitPlain(text: string, width: number): string {
+  return wrapText(text, width, PLAIN_INDENT)
+    .split('\n')
+    .map((line) => {
+      if (displayWidth(line) <= width) return line;
+      const indent = line.length - line.trimStart().length;
+      return `${line.slice(0, indent)}${fitMiddle(line.slice(indent), width - indent)}`;
+    })
+    .join('\n');
+}
+
+/**
+ * A component's log line (stderr, without a terminal) in `width` columns when one is handed down:
+ * wrapped under its text, and a word wider than a line (its JSON data) broken into pieces under
+ * it, so nothing of it is lost.
+ */
+export function fitLogLine(line: string, width: number | undefined): string {
+  if (!width) return line;
+  const room = width - PLAIN_INDENT;
+  return wrapText(line, width, PLAIN_INDENT)
+    .split('\n')
+    .flatMap((wrapped) => {
+      if (wrapped.length <= width) return [wrapped];
+      const word = wrapped.trimStart();
+      const pieces: string[] = [];
+      for (let i = 0; i < word.length; i += room)
+        pieces.push(`${' '.repeat(PLAIN_INDENT)}${word.slice(i, i + room)}`);
+      return pieces;
+    })
+    .join('\n');
+}
+
+/**
+ * An event in one line of `width` columns, as the live view shows it: its type (cut in its middle
+ * to 30 columns only when the line needs the room) and document number, then what it says (an
+ * outcome's note, else the record's id), cut in its middle to what is left.
+ */
+function fittedEvent(update: EventUpdate, width: number): string | undefined {
+  const said = isOutcomeType(update.detailType) && update.note ? update.note : update.id;
+  const line = (type: string) => {
+    const head = `${update.connection ? `${update.connection} ` : ''}${type} ${update.documentNumber ?? '-'}`;
+    const room = width - PLAIN_INDENT - displayWidth(head) - 1;
+    return { room, text: `${head} ${fitMiddle(said, Math.max(room, 0))}`, fits: displayWidth(said) <= room };
+  };
+  const whole = line(update.detailType);
+  if (whole.fits) return whole.text;
+  const cut = line(fitMiddle(update.detailType, 30));
+  return cut.room >= 10 ? cut.text : undefined;
+}
+
+function createPlainLines(out: Output, width: number | undefined): View {
   let lastBackfill = -1;
   return {
     update(update) {
@@ -81,8 +158,12 @@ function createPlainLines(out: Output): View {
         if (step === lastBackfill) return;
         lastBackfill = step;
       }
-      const line = plainLine(update);
-      if (line) out.write(`${new Date().toISOString().slice(11, 23)} ${line}\n`);
+      const time = new Date().toISOString().slice(11, 23);
+      const event = width && update.kind === 'event' ? fittedEvent(update, width) : undefined;
+      const line = event ?? plainLine(update);
+      if (!line) return;
+      const text = `${time} ${line}`;
+      out.write(`${width && !event ? fitPlain(text, width) : text}\n`);
     },
     close() {},
   };

@@ -14,9 +14,9 @@ function hangingIndent(line: string): number {
   return at > 48 ? indent + 4 : at;
 }
 
-function wrapLine(line: string, width: number): string[] {
+function wrapLine(line: string, width: number, fixedIndent?: number): string[] {
   if (line.length <= width) return [line];
-  const indent = hangingIndent(line);
+  const indent = Math.min(fixedIndent ?? hangingIndent(line), Math.max(0, width - 8));
   const out: string[] = [];
   let rest = line;
   let prefix = '';
@@ -25,6 +25,16 @@ function wrapLine(line: string, width: number): string[] {
     // The last space within the room that is past the indent (so the flag column stays whole).
     let cut = rest.lastIndexOf(' ', room);
     if (out.length === 0 && cut < indent) cut = rest.indexOf(' ', indent);
+    if (cut <= 0 && prefix !== '') {
+      // A word wider than the room under the indent (a URL with its token): a line of its own,
+      // from the first column when it fits there.
+      const end = rest.indexOf(' ');
+      const word = end < 0 ? rest : rest.slice(0, end);
+      out.push(word.length <= width ? word : `${prefix}${word}`);
+      if (end < 0) return out;
+      rest = rest.slice(end + 1).trimStart();
+      continue;
+    }
     if (cut <= 0) break;
     out.push(`${prefix}${rest.slice(0, cut)}`.trimEnd());
     rest = rest.slice(cut + 1).trimStart();
@@ -34,10 +44,14 @@ function wrapLine(line: string, width: number): string[] {
   return out;
 }
 
-/** `text` with every line wider than `width` wrapped (a word longer than the room stays whole). */
-export function wrapText(text: string, width: number = TERMINAL_COLUMNS): string {
+/**
+ * `text` with every line wider than `width` wrapped; continuation lines start under the text
+ * (`indent` columns when given). A word wider than the room starts at the first column instead,
+ * and one wider than `width` stays whole.
+ */
+export function wrapText(text: string, width: number = TERMINAL_COLUMNS, indent?: number): string {
   return text
     .split('\n')
-    .flatMap((line) => wrapLine(line, width))
+    .flatMap((line) => wrapLine(line, width, indent))
     .join('\n');
 }

@@ -69,7 +69,7 @@ describe('sync --once --dry-run and checkpoints', () => {
       const run = await cli(['checkpoints', '--data-dir', data()]);
       expect(run.code).toBe(EXIT.ok);
       expect(run.stderr).toContain('is in use by process');
-      expect(run.stdout).toMatch(/sandbox\s+IssuedInvoices\s+\d{4}-/);
+      expect(run.stdout).toMatch(/^sandbox\n {2}IssuedInvoices\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}/m);
     } finally {
       await lock.release();
     }

@@ -65,6 +65,32 @@ describe('wrapText', () => {
     const long = 'x'.repeat(100);
     expect(wrapText(long)).toBe(long);
   });
+
+  it('continues at a given indent; a word too wide for the room there starts at the first column', () => {
+    const url = `http://127.0.0.1:38299/?token=${'T'.repeat(43)}`;
+    expect(wrapText(`00:17:12.564 console: ${url}`, 80, 13)).toBe(`00:17:12.564 console:\n${url}`);
+    const words = `00:17:12.564 started: ${'service '.repeat(12)}end`;
+    const wrapped = wrapText(words, 80, 13).split('\n');
+    expect(wrapped.length).toBeGreaterThan(1);
+    for (const l of wrapped.slice(1)) expect(l).toMatch(/^ {13}\S/);
+    expect(wrapped.every((l) => l.length <= 80)).toBe(true);
+  });
+});
+
+describe('formatTable keepWhole', () => {
+  it('never cuts the kept columns: the others give up the room', () => {
+    const header = ['CONNECTION', 'COLLECTION', 'WATERMARK'];
+    const row = [
+      'a-connection-with-a-very-long-name-indeed',
+      'IssuedAdvanceInvoices/Unpaid',
+      '2025-11-09T13:25:59Z',
+    ];
+    const table = formatTable(header, [row], { keepWhole: [1, 2] });
+    expect(widest(table)).toBeLessThanOrEqual(TERMINAL_COLUMNS);
+    const line = table.split('\n')[1] as string;
+    expect(line).toContain('  IssuedAdvanceInvoices/Unpaid  2025-11-09T13:25:59Z');
+    expect(line).toContain('…');
+  });
 });
 
 describe('events', () => {

@@ -5,23 +5,15 @@ import * as z from 'zod';
 import { inspectDataDirLock } from '../../adapters/local/data-dir-lock.js';
 import { type CollectionCheckpoint, collectionCheckpointSchema } from '../../core/sync/checkpoint-state.js';
 import { paymentCheckpointSchema } from '../../core/sync/payment-state.js';
+import { type CheckpointRow, formatCheckpoints } from '../checkpoints-table.js';
 import { defineCommand, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { formatTable } from '../format-table.js';
 import { LOCAL_RESOURCES, type LocalStores, startLocalStores } from '../local-stores.js';
 import { type CollectionStatus, type PollStatus, readPollStatus } from '../poll-status.js';
 import { UsageError } from '../usage-error.js';
 import { DEFAULT_DATA_DIR } from './shared-flags.js';
 
-export interface CheckpointRow {
-  connection: string;
-  collection: string;
-  watermark?: string;
-  lagMs?: number;
-  lastPollAt?: string;
-  lastError?: string;
-  lastErrorAt?: string;
-}
+export type { CheckpointRow } from '../checkpoints-table.js';
 
 export const checkpointsCommand = defineCommand({
   name: 'checkpoints',
@@ -29,6 +21,7 @@ export const checkpointsCommand = defineCommand({
   description: [
     'Watermark: the newest ModifiedDate published (every change up to it is published). Lag: how stale the published view may be, the time since the last complete read of the collection began (a collection without recent changes is not behind).',
     'While `run` holds the data directory, the figures come from its last poll (poll-status.json).',
+    'At 80 columns: each connection on a line of its own, its collections under it; the watermark to the second, the last poll as its age, a last error on the lines under its row. --wide: one row per collection, every value whole.',
   ].join('\n'),
   flags: {
     'data-dir': {
@@ -38,10 +31,15 @@ export const checkpointsCommand = defineCommand({
       defaultHelp: DEFAULT_DATA_DIR,
     },
     json: { type: 'boolean', description: 'One JSON object per line.' },
+    wide: {
+      type: 'boolean',
+      description: 'One row per collection, every value whole, however wide (80 columns otherwise).',
+    },
   },
   schema: z.object({
     'data-dir': z.string().min(1, { message: 'expected a directory path' }).default(DEFAULT_DATA_DIR),
     json: z.boolean().default(false),
+    wide: z.boolean().default(false),
     positionals: noPositionals,
   }),
   async run(o, ctx) {
@@ -70,7 +68,8 @@ export const checkpointsCommand = defineCommand({
         await stores.close();
       }
     }
-    print(rows, o.json, ctx.stdout);
+    if (o.json) for (const row of rows) ctx.stdout.write(`${JSON.stringify(row)}\n`);
+    else ctx.stdout.write(formatCheckpoints(rows, { wide: o.wide, now: new Date() }));
     return EXIT.ok;
   },
 });
@@ -123,40 +122,6 @@ export async function checkpointRows(stores: LocalStores, status: PollStatus): P
   } while (start);
   return rows.sort(
     (a, b) => a.connection.localeCompare(b.connection) || a.collection.localeCompare(b.collection),
-  );
-}
-
-/** `42 s`, `12 min`, `5 h`, `3 d`. */
-export function formatLag(ms: number | undefined): string {
-  if (ms === undefined) return '-';
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 120) return `${s} s`;
-  if (s < 7200) return `${Math.round(s / 60)} min`;
-  if (s < 172_800) return `${Math.round(s / 3600)} h`;
-  return `${Math.round(s / 86_400)} d`;
-}
-
-function print(rows: CheckpointRow[], json: boolean, out: { write(text: string): void }): void {
-  if (json) {
-    for (const row of rows) out.write(`${JSON.stringify(row)}\n`);
-    return;
-  }
-  if (rows.length === 0) {
-    out.write('no checkpoints yet (the first poll writes them)\n');
-    return;
-  }
-  out.write(
-    formatTable(
-      ['CONNECTION', 'COLLECTION', 'WATERMARK', 'LAG', 'LAST POLL', 'LAST ERROR'],
-      rows.map((r) => [
-        r.connection,
-        r.collection,
-        r.watermark ?? '-',
-        formatLag(r.lagMs),
-        r.lastPollAt?.replace(/\.\d{3}Z$/, 'Z') ?? '-',
-        r.lastError ? `${r.lastErrorAt?.slice(0, 19) ?? ''} ${r.lastError}`.trim() : '-',
-      ]),
-    ),
   );
 }
 

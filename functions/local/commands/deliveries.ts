@@ -12,8 +12,10 @@ import type { DetailType } from '../../core/event-catalog.js';
 import { defineCommand, durationFlag } from '../command.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
+import { TERMINAL_COLUMNS } from '../format-table.js';
 import { signingSecret } from '../http-delivery.js';
 import { UsageError } from '../usage-error.js';
+import { wrapText } from '../wrap-text.js';
 import { DEFAULT_DATA_DIR, detailTypeFlag } from './shared-flags.js';
 
 const SAMPLE_TYPE = 'IssuedInvoice.Created' satisfies DetailType;
@@ -98,7 +100,7 @@ export const deliveriesCommand = defineCommand({
         ? `HTTP ${result.status}`
         : result.error;
     ctx.stdout.write(
-      `POST ${target.label} ${entry.detailType} webhook-id ${event.id}: ${said} in ${took} ms\nsigned with the secret in ${source}\n`,
+      `${wrapText(`POST ${target.label} ${entry.detailType} webhook-id ${event.id}: ${said} in ${took} ms\nsigned with the secret in ${source}`, TERMINAL_COLUMNS, 2)}\n`,
     );
     return result.ok ? EXIT.ok : EXIT.failure;
   },

@@ -6,9 +6,11 @@ import { INTAKE_ENV } from '../../shared/intake-env-names.js';
 import { defineCommand } from '../command.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
+import { TERMINAL_COLUMNS } from '../format-table.js';
 import { sampleOrder } from '../intake-samples.js';
 import { postSignedOrder } from '../intake-send.js';
 import { UsageError } from '../usage-error.js';
+import { wrapText } from '../wrap-text.js';
 
 export const DEFAULT_INTAKE_URL = 'http://127.0.0.1:4020';
 
@@ -102,7 +104,12 @@ export const intakeCommand = defineCommand({
             ms: Math.round(sent.ms),
             body: sent.body,
           })
-        : `${sent.status} ${options.source} delivery ${sent.deliveryId} ${sent.ms.toFixed(0)} ms ${sent.body}`;
+        : // 80 columns: the intake's answer wraps under the line, indented.
+          wrapText(
+            `${sent.status} ${options.source} delivery ${sent.deliveryId} ${sent.ms.toFixed(0)} ms ${sent.body}`,
+            TERMINAL_COLUMNS,
+            4,
+          );
       ctx.stdout.write(`${line}\n`);
     }
     return refused > 0 ? EXIT.failure : EXIT.ok;

@@ -10,7 +10,7 @@ import { createLogger } from '../../shared/logger.js';
 import type { CommandContext } from '../command.js';
 import { captureConsole } from '../console-capture.js';
 import { loadDotEnv } from '../environment.js';
-import { createView, type View } from '../live-view.js';
+import { createView, fitLogLine, plainWidth, type View } from '../live-view.js';
 import { LocalRuntimeConfigError, type Runtime, type RuntimeOptions, startRuntime } from '../runtime.js';
 import { checkRuntimeSettings } from '../runtime-settings.js';
 import type { RuntimeUpdate } from '../runtime-update.js';
@@ -190,7 +190,10 @@ export async function startRuntimeForCommand(
   const sandbox = await checkedSettings(input, ctx);
   const dataDir = resolve(ctx.cwd, input.connection.dataDir);
   // Every warning whole in the data directory: the live view shows the last few, cut to the width.
-  const warnings = recordWarnings(createView(ctx.stdout, { json: input.connection.json }), dataDir);
+  const warnings = recordWarnings(
+    createView(ctx.stdout, { json: input.connection.json, plainWidth: plainWidth(ctx.env) }),
+    dataDir,
+  );
   const live = !input.connection.json && ctx.stdout.isTTY === true;
   const view = live ? withConsoleCaptured(warnings.view) : warnings.view;
   // Warnings and errors of the components: into the live view, else to stderr. Redacted by the logger.
@@ -200,7 +203,8 @@ export async function startRuntimeForCommand(
     service: 'accounting-events',
     sink: live
       ? (line) => view.update({ kind: 'warning', message: line.slice(13) })
-      : (line) => ctx.stderr.write(`${line}\n`),
+      : (line) =>
+          ctx.stderr.write(`${input.connection.json ? line : fitLogLine(line, plainWidth(ctx.env))}\n`),
   });
   if (input.connection.sandbox && ctx.env[ENV.baseUrl]) {
     view.update({

@@ -8,6 +8,7 @@ import { dryRunSync } from '../dry-run.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
+import { fitLogLine, plainWidth } from '../live-view.js';
 import { ONCE_POLL_BUDGET_MS } from '../runtime-options.js';
 import { wrapText } from '../wrap-text.js';
 import {
@@ -148,7 +149,7 @@ async function dryRun(
     level: 'warn',
     format: o.json ? 'json' : 'pretty',
     service: 'accounting-events',
-    sink: (line) => ctx.stderr.write(`${line}\n`),
+    sink: (line) => ctx.stderr.write(`${o.json ? line : fitLogLine(line, plainWidth(ctx.env))}\n`),
   });
   const result = await dryRunSync({
     env: ctx.env,
