@@ -50,7 +50,7 @@ function alarmsOf(resources: Resource[]) {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** The poller function's environment in the template: its strings, the references as placeholder names. */
+/** The poller function's environment in the template: its strings; the references and the sk service URL as placeholders. */
 function pollerEnvironment(resources: Resource[]): Record<string, string> {
   const poller = resources.find(
     (r) =>

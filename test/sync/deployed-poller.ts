@@ -11,7 +11,10 @@ import { type ConnectionPollerDeps, createHandler } from '../../functions/handle
 import type { PollMetrics } from '../../functions/handlers/poll-metrics.js';
 import type { setup } from './harness.js';
 
-/** What the stack gives every poller beside its settings (names only: nothing here reaches AWS). */
+/**
+ * What the stack gives every poller beside its settings (names only: nothing here reaches AWS), and
+ * the service URL the sk variant needs (the stack's `accountingBaseUrl`).
+ */
 export const POLLER_RESOURCES = {
   EVENT_BUS_NAME: 'bus',
   POLLER_CHECKPOINTS_TABLE: 'checkpoints',
