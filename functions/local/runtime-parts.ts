@@ -12,6 +12,7 @@ import type { AccountingConfig } from '../accounting/config.js';
 import { openFileJournal } from '../adapters/local/bus-journal.js';
 import { type DeadLetterStore, openFileDeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
+import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 import type { Clock, Logger } from '../core/ports.js';
 import { loadPollerSettings, type PollerSettings } from '../handlers/poller-config.js';
 import { ENV } from '../shared/env-names.js';
@@ -293,7 +294,13 @@ function reportBusUpdates(bus: LocalBus, ctx: RuntimeContext, many: boolean): vo
 export async function openIntake(
   options: RuntimeOptions,
   ctx: RuntimeContext,
-  parts: { api: AccountingApi; stores: LocalStores; bus: LocalBus; connection: string; eventSource: string },
+  parts: {
+    api: AccountingApi;
+    stores: LocalStores;
+    bus: LocalBus;
+    connection: ConnectionEntry;
+    eventSource: string;
+  },
 ): Promise<LocalIntake | undefined> {
   if (!options.intake) return undefined;
   const intake = await startLocalIntake({

@@ -34,6 +34,7 @@ import {
   CredentialsUnavailableError,
   createConnectionPoller,
 } from './connection-poller.js';
+import { localEntry } from './local-entry.js';
 import type { LocalIntake } from './local-intake.js';
 import type { LocalStores } from './local-stores.js';
 import { createPollStatusWriter } from './poll-status.js';
@@ -169,7 +170,12 @@ async function assemble(options: RuntimeOptions, ctx: RuntimeContext, a: Assembl
           api: client,
           stores: a.stores,
           bus,
-          connection: primary.name,
+          connection: localEntry({
+            name: primary.name,
+            variant: primary.plan().variant,
+            collections: primary.plan().collections,
+            source: eventSource,
+          }),
           eventSource,
         })
       : undefined;
