@@ -12,7 +12,6 @@ import type { AccountingConfig } from '../accounting/config.js';
 import { openFileJournal } from '../adapters/local/bus-journal.js';
 import { type DeadLetterStore, openFileDeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
-import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 import type { Clock, Logger } from '../core/ports.js';
 import { loadPollerSettings, type PollerSettings } from '../handlers/poller-config.js';
 import { ENV } from '../shared/env-names.js';
@@ -26,6 +25,7 @@ import {
 import { httpDeliverySubscribers } from './delivery-subscriber.js';
 import { type EventsOut, openEventsOut } from './events-out.js';
 import type { HttpDelivery } from './http-delivery.js';
+import { localEntry } from './local-entry.js';
 import { type LocalIntake, startLocalIntake } from './local-intake.js';
 import { LOCAL_RESOURCES, type LocalStores, startLocalStores } from './local-stores.js';
 import { accountingConfigFor, BUS_DIR, DEAD_LETTERS_FILE, type RuntimeOptions } from './runtime-options.js';
@@ -298,7 +298,8 @@ export async function openIntake(
     api: AccountingApi;
     stores: LocalStores;
     bus: LocalBus;
-    connection: ConnectionEntry;
+    /** The one connection: the intake's registry of one. */
+    connection: ConnectionPlan;
     eventSource: string;
   },
 ): Promise<LocalIntake | undefined> {
@@ -310,7 +311,12 @@ export async function openIntake(
     orderStore: parts.stores.archive,
     publisher: parts.bus,
     env: options.env,
-    connection: parts.connection,
+    connection: localEntry({
+      name: parts.connection.name,
+      variant: parts.connection.variant,
+      collections: parts.connection.collections,
+      source: parts.eventSource,
+    }),
     eventSource: parts.eventSource,
     clock: ctx.clock,
     logger: ctx.logger,

@@ -34,7 +34,6 @@ import {
   CredentialsUnavailableError,
   createConnectionPoller,
 } from './connection-poller.js';
-import { localEntry } from './local-entry.js';
 import type { LocalIntake } from './local-intake.js';
 import type { LocalStores } from './local-stores.js';
 import { createPollStatusWriter } from './poll-status.js';
@@ -170,12 +169,7 @@ async function assemble(options: RuntimeOptions, ctx: RuntimeContext, a: Assembl
           api: client,
           stores: a.stores,
           bus,
-          connection: localEntry({
-            name: primary.name,
-            variant: primary.plan().variant,
-            collections: primary.plan().collections,
-            source: eventSource,
-          }),
+          connection: primary.plan(),
           eventSource,
         })
       : undefined;
