@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createAccountingClient } from '../functions/accounting/client.js';
+import { DEFAULT_SERVICE_VARIANT } from '../functions/accounting/collections.js';
 import { parseAccountingConfig } from '../functions/accounting/config.js';
 import {
   createIdempotencyTable,
@@ -19,6 +20,7 @@ import {
 import type { BusEvent } from '../functions/core/ports.js';
 import { sampleOrder } from '../functions/local/intake-samples.js';
 import { postSignedOrder } from '../functions/local/intake-send.js';
+import { localEntry } from '../functions/local/local-entry.js';
 import { startLocalIntake } from '../functions/local/local-intake.js';
 import { systemClock } from '../functions/shared/clock.js';
 import { startSandbox } from '../sandbox/index.js';
@@ -56,7 +58,7 @@ async function main(): Promise<void> {
     idempotency: { client: servers.dynamoDb, tableName: 'bench-intake' },
     publisher,
     env: { INTAKE_SHOPIFY_SECRET: SECRET },
-    connection: 'bench',
+    connection: localEntry({ name: 'bench', variant: DEFAULT_SERVICE_VARIANT, collections: [] }),
     eventSource: 'accounting.bench',
     clock: systemClock,
     logger: quiet,

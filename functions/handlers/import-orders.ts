@@ -3,28 +3,30 @@
  * exactly once (core/intake/import-order.ts). Partial batch failures; a message that never
  * parses, and one that keeps failing, reaches the DLQ by the queue's redrive. A failure fails the
  * rest of its message group in the batch (FIFO order within one shop order is kept); other
- * groups go on.
+ * groups go on. Each order goes into the connection its message names, read from the connection
+ * registry — the DynamoDB table, or a single-company deployment's registry of one — with that
+ * connection's client (`connection-imports.ts`); an unknown or paused one is retried.
  */
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { AwsAdapters } from '../adapters/aws/adapter-config.js';
 import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
+import { createEnvConnectionRegistry } from '../adapters/env-connection-registry.js';
 import type { ActionResource } from '../core/actions/action-definition.js';
 import { type ActionsConfig, requireSetting } from '../core/actions/config.js';
 import { RetryLaterError } from '../core/actions/errors.js';
 import type { EntryResult, RunOptions } from '../core/actions/run-action.js';
-import { type ImportDeps, importOrder } from '../core/intake/import-order.js';
+import { importOrder } from '../core/intake/import-order.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
 import { OrderClaimCheckError, withClaimedOrder } from '../core/intake/order-claim-check.js';
-import { createReferenceCache } from '../core/intake/references.js';
 import { intakeMessageSchema } from '../core/intake/shop-order.js';
 import type { Clock, ObjectStore } from '../core/ports.js';
 import { loadSections } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
-import { loadActionFunctionConfig } from './action-config.js';
+import { type ActionFunctionConfig, loadActionFunctionConfig } from './action-config.js';
 import { loadActionEnvironment, registryParts } from './action-runtime.js';
 import { connectionPortsFromConfig } from './connection-actions.js';
-import { type ConnectionImports, connectionImports } from './connection-imports.js';
+import { type ConnectionImports, clientOfOne, connectionImports } from './connection-imports.js';
 import { lazyHandler } from './lazy-handler.js';
 
 /** The stores the importer uses: the idempotency table (its guard and its import attempts). */
@@ -32,14 +34,12 @@ const IMPORT_USES: readonly ActionResource[] = ['idempotency'];
 
 export type ImportEntry = (raw: unknown, options?: RunOptions) => Promise<EntryResult>;
 
-/** One connection's import dependencies, or those of the connection each message names (the registry). */
-export type ImportDepsSource = ImportDeps | ConnectionImports;
-
 /**
- * One queued message (parsed JSON) → the import; `invalid` when it is not an intake message or its
- * claim-checked order cannot be read back as stored (`orderStore`: where the endpoint put it).
+ * One queued message (parsed JSON) → the import into the connection it names, read from the
+ * registry (`imports`); `invalid` when it is not an intake message or its claim-checked order
+ * cannot be read back as stored (`orderStore`: where the endpoint put it).
  */
-export function createImportEntry(source: ImportDepsSource, orderStore?: ObjectStore): ImportEntry {
+export function createImportEntry(imports: ConnectionImports, orderStore?: ObjectStore): ImportEntry {
   return async (raw, options = {}) => {
     let message: unknown;
     try {
@@ -47,17 +47,16 @@ export function createImportEntry(source: ImportDepsSource, orderStore?: ObjectS
     } catch (error) {
       if (!(error instanceof OrderClaimCheckError)) throw error;
       if (options.logInvalid !== false)
-        source.logger.error('invalid intake message', { issues: [error.message] });
+        imports.logger.error('invalid intake message', { issues: [error.message] });
       return { status: 'invalid', reason: error.message.slice(0, 500) };
     }
     const parsed = intakeMessageSchema.safeParse(message);
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`);
-      if (options.logInvalid !== false) source.logger.error('invalid intake message', { issues });
+      if (options.logInvalid !== false) imports.logger.error('invalid intake message', { issues });
       return { status: 'invalid', reason: issues.join('; ').slice(0, 500) };
     }
-    const deps = 'depsFor' in source ? await source.depsFor(parsed.data.connection) : source;
-    return importOrder(deps, parsed.data, options);
+    return importOrder(await imports.depsFor(parsed.data.connection), parsed.data, options);
   };
 }
 
@@ -65,7 +64,7 @@ export class InvalidIntakeMessageError extends Error {
   override readonly name = 'InvalidIntakeMessageError';
 }
 
-export function createHandler(deps: ImportDepsSource, orderStore?: ObjectStore) {
+export function createHandler(deps: ConnectionImports, orderStore?: ObjectStore) {
   const entry = createImportEntry(deps, orderStore);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     const processor = new SqsFifoPartialProcessorAsync();
@@ -118,44 +117,47 @@ function orderStoreOf(aws: AwsAdapters, env: Readonly<Record<string, string | un
   return bucket ? aws.objectStore(bucket) : undefined;
 }
 
+/**
+ * The connections the importer serves and what it shares between them: with
+ * `POLLER_CONNECTIONS_TABLE`, the DynamoDB registry and each connection's own client; without, the
+ * environment's registry of one (`adapters/env-connection-registry.ts`) and the client of the
+ * environment, as the action functions have them.
+ */
+async function importConnections(
+  env: Readonly<Record<string, string | undefined>>,
+  config: ActionFunctionConfig,
+) {
+  if (config.registry) {
+    const parts = registryParts('import-orders', { ...config, registry: config.registry });
+    const c = connectionPortsFromConfig(env, parts);
+    return { ...c, guard: c.stores.idempotency, aws: parts.aws };
+  }
+  const registry = createEnvConnectionRegistry(env);
+  const { ports, aws } = await loadActionEnvironment(
+    env,
+    { name: 'import-orders', uses: IMPORT_USES },
+    config,
+  );
+  const { api, clock, logger, publisher } = ports;
+  return { registry, clients: clientOfOne(api), clock, logger, publisher, guard: ports.idempotency, aws };
+}
+
 export async function handlerFromEnv(env: Readonly<Record<string, string | undefined>>) {
   // The action function's sections and the intake's, in one error.
   const { action: actionConfig, intake: config } = loadSections({
     action: () => loadActionFunctionConfig(env, IMPORT_USES),
     intake: () => loadIntakeConfig(env),
   });
-  if (actionConfig.registry) {
-    // Every connection of the registry: each order into the connection its message names.
-    const parts = registryParts('import-orders', { ...actionConfig, registry: actionConfig.registry });
-    const c = connectionPortsFromConfig(env, parts);
-    const { publisher, clock, logger } = c;
-    const attempts = importAttempts(parts.aws, actionConfig.actions, clock);
-    return createHandler(
-      connectionImports(
-        { guard: c.stores.idempotency, attempts, publisher, clock, logger, config },
-        { ...c, referenceCacheSeconds: config.referenceCacheSeconds },
-      ),
-      orderStoreOf(parts.aws, env),
-    );
-  }
-  const { ports, aws } = await loadActionEnvironment(
-    env,
-    { name: 'import-orders', uses: IMPORT_USES },
-    actionConfig,
-  );
-  const { api, clock, logger, publisher } = ports;
+  // Every order into the connection its message names, read from the registry (of one, or of many).
+  const c = await importConnections(env, actionConfig);
+  const { clock, logger, publisher, guard } = c;
+  const attempts = importAttempts(c.aws, actionConfig.actions, clock);
   return createHandler(
-    {
-      api,
-      guard: ports.idempotency,
-      attempts: importAttempts(aws, actionConfig.actions, clock),
-      publisher,
-      clock,
-      logger,
-      references: createReferenceCache(api, clock, config.referenceCacheSeconds),
-      config,
-    },
-    orderStoreOf(aws, env),
+    connectionImports(
+      { guard, attempts, publisher, clock, logger, config },
+      { ...c, referenceCacheSeconds: config.referenceCacheSeconds },
+    ),
+    orderStoreOf(c.aws, env),
   );
 }
 

@@ -12,7 +12,9 @@
  * rate-limit table (when there is one), where the actions see it.
  *
  * Metrics (EMF), pipeline-wide: `EventsPublished` per detail-type, `ApiRequests`, `RateLimited`,
- * `CollectionsFailed`, `WatermarkLagMs` per collection (the worst connection's), `ConnectionsPolled`,
+ * `CollectionsFailed`, `WatermarkLagMs` per collection (the worst connection's), `CollectionsUnavailable`
+ * and `CollectionUnavailable` per collection (lists answered 404: reported once, then skipped for the
+ * container's life), `ConnectionsPolled`,
  * `ConnectionsUnhealthy`, `RegistryItemsMalformed` (only when an item is malformed); by default
  * (`POLLER_DETAILED_METRICS` unset) folded and trimmed to three series (`poll-metrics.ts`). Per connection (dimension `connection`) only
  * with `POLLER_CONNECTION_METRICS=true`: `ConnectionEventsPublished`, `ConnectionCollectionsFailed`,
@@ -83,6 +85,8 @@ export interface ConnectionPollerDeps {
   checkpointCache?: { clear(): void };
   /** Announced health states of the connections this container polled (skips the health read). */
   healthKnown?: Map<string, HealthState>;
+  /** Per connection, the collections its service answered 404 (reported once, then skipped). */
+  unavailableKnown?: Map<string, Set<string>>;
   /** The poller's token buckets, told each connection's limit before its poll. */
   limiter?: { setLimit(connection: string, limit: ConnectionEntry['rateLimit']): void };
 }
@@ -214,6 +218,7 @@ async function pollLeased(
       logger: deps.logger,
       ...(deps.objectStore ? { objectStore: deps.objectStore } : {}),
       ...(deps.healthKnown ? { healthKnown: deps.healthKnown } : {}),
+      ...(deps.unavailableKnown ? { unavailableKnown: deps.unavailableKnown } : {}),
       ...(context ? { remainingTimeMs: () => context.getRemainingTimeInMillis() } : {}),
       ...(signal ? { signal } : {}),
       apiFor: async (entry) => {
@@ -307,6 +312,7 @@ export function createDepsFromEnv(env: Readonly<Record<string, string | undefine
     checkpoints,
     checkpointCache: checkpoints,
     healthKnown: new Map(),
+    unavailableKnown: new Map(),
     publisher: aws.publisher(),
     objectStore: aws.claimCheckStore(),
     clock,

@@ -7,7 +7,7 @@
  * `detailType`, `collection`): a value dimensioned only by them becomes one value of the metric
  * without them — counts add up, durations keep the worst (the largest) of the invocation — and it
  * leaves out the metrics no alarm reads (`OMITTED_BY_DEFAULT`: request and 429 counts, unavailable
- * collections; the poller's `poll finished` log line carries them all). `POLLER_DETAILED_METRICS=true`
+ * collections; the poller's `shard polled` log line carries the counts). `POLLER_DETAILED_METRICS=true`
  * (infra setting `detailedMetrics`) keeps every metric with every dimension.
  */
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';

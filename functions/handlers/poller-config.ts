@@ -1,9 +1,8 @@
 /**
- * The Lambda-runtime configuration, read once at cold start from the environment. It composes
- * sections — the poller's options (here), the AWS resource names (`adapters/aws/adapter-config.ts`),
- * the accounting client (`accounting/config.ts`, whose credentials may come from Secrets Manager
- * and so are resolved later) and the function's `LOG_LEVEL` — with `loadSections`, and throws one
- * `ConfigError` listing every problem of every section.
+ * The poll options shared by every connection a poller polls (`POLLER_*`, docs/poller.md), and the
+ * single-company deployment's connection name, variant, collections and source, read from the
+ * environment: one section of the poller's configuration (`connections-config.ts`), also read by
+ * the local runtime. Throws one `ConfigError` naming each bad variable.
  */
 import * as z from 'zod';
 import {
@@ -14,18 +13,10 @@ import {
   isCollectionOf,
   serviceVariants,
 } from '../accounting/collections.js';
-import type { AccountingConfig } from '../accounting/config.js';
-import { loadAccountingConfig } from '../accounting/config.js';
-import {
-  type AdapterConfig,
-  type AdapterResource,
-  loadAdapterConfig,
-} from '../adapters/aws/adapter-config.js';
 import { connectionSchema, DEFAULT_CONNECTION } from '../core/connection.js';
 import { collectionListSchema, type PollOptions, pollOptionsSchema } from '../core/sync/poll-options.js';
-import { ConfigError, type Env, loadLogLevel, loadSections, parseEnvSection } from '../shared/config.js';
+import { ConfigError, type Env, parseEnvSection } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
-import type { LogLevel } from '../shared/logger.js';
 
 export const POLLER_DEFAULTS = {
   connection: DEFAULT_CONNECTION,
@@ -138,39 +129,5 @@ export function loadPollerSettings(env: Env): PollerSettings {
     options,
     collections,
     concurrency: e[ENV.pollerConcurrency],
-  };
-}
-
-export interface PollerRuntimeConfig {
-  poller: PollerSettings;
-  adapters: AdapterConfig;
-  logLevel: LogLevel;
-  /**
-   * The accounting client's config. With `ACCOUNTING_CREDENTIALS_SECRET` set, pass the secret's
-   * values (environment names, from the secret source); otherwise the environment holds them.
-   */
-  accounting(secretValues?: Record<string, string>): AccountingConfig;
-  /** The credentials live in Secrets Manager. */
-  credentialsFromSecret: boolean;
-}
-
-const POLLER_RESOURCES: readonly AdapterResource[] = ['eventBus', 'checkpoints', 'claimCheck'];
-
-/** Everything the poller Lambda needs; one error lists every problem of every section. */
-export function loadPollerRuntimeConfig(env: Env): PollerRuntimeConfig {
-  const credentialsFromSecret = Boolean(env[ENV.credentialsSecret]?.trim());
-  const { poller, adapters, logLevel } = loadSections({
-    poller: () => loadPollerSettings(env),
-    adapters: () => loadAdapterConfig(env, POLLER_RESOURCES),
-    // Without a secret the credentials are in the environment: validate them now, at cold start.
-    accounting: () => (credentialsFromSecret ? undefined : loadAccountingConfig({ ...env })),
-    logLevel: () => loadLogLevel(env),
-  });
-  return {
-    poller,
-    adapters,
-    logLevel,
-    credentialsFromSecret,
-    accounting: (secretValues = {}) => loadAccountingConfig({ ...env, ...secretValues }),
   };
 }

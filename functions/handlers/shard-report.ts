@@ -50,6 +50,12 @@ function reportTotals(m: PollMetrics, cycle: ShardCycle): void {
     'CollectionsFailed',
     total((o) => o.failedCollections),
   );
+  // A list the service does not have (404): counted once, in the cycle that found it.
+  const unavailable = outcomes.flatMap((o) => o.unavailable ?? []);
+  m.count('CollectionsUnavailable', unavailable.length);
+  for (const collection of new Set(unavailable)) {
+    m.count('CollectionUnavailable', unavailable.filter((c) => c === collection).length, { collection });
+  }
   m.count('ConnectionsPolled', outcomes.length);
   m.count('ConnectionsUnhealthy', outcomes.filter((o) => o.healthy === false).length);
   // Only when there is one: its alarm treats no data as fine, and a metric never sent is not billed.

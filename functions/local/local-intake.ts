@@ -9,10 +9,11 @@ import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-at
 import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
 import { createLocalIntakeQueue, type LocalIntakeQueue } from '../adapters/local/local-intake-queue.js';
 import type { EntryResult } from '../core/actions/run-action.js';
+import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 import { type IntakeConfig, loadIntakeConfig } from '../core/intake/intake-config.js';
-import { createReferenceCache } from '../core/intake/references.js';
 import { type IntakeSource, intakeSources, type QueuedIntakeMessage } from '../core/intake/shop-order.js';
 import type { Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
+import { clientOfOne, connectionImports } from '../handlers/connection-imports.js';
 import { createImportEntry } from '../handlers/import-orders.js';
 import { ENV } from '../shared/env-names.js';
 import { createIntakeHttpServerFor } from './local-intake-server.js';
@@ -37,7 +38,8 @@ export async function startLocalIntake(options: {
   idempotency: { client: DynamoDBClient; tableName: string };
   publisher: EventPublisher;
   env: Record<string, string | undefined>;
-  connection: string;
+  /** The one connection whose orders it imports: its registry of one (its client is `api`). */
+  connection: ConnectionEntry;
   eventSource: string;
   clock: Clock;
   logger: Logger;
@@ -53,7 +55,7 @@ export async function startLocalIntake(options: {
   const { api, clock, logger, publisher } = options;
   const config = loadIntakeConfig({
     ...options.env,
-    [ENV.connection]: options.connection,
+    [ENV.connection]: options.connection.name,
     [ENV.eventSource]: options.eventSource,
   });
   const expiresAfterSeconds = Number(options.env[ENV.actionsIdempotencyExpiresSeconds]) || 7 * 24 * 3600;
@@ -63,17 +65,14 @@ export async function startLocalIntake(options: {
     expiresAfterSeconds,
   });
   const attempts = createDynamoDbImportAttempts({ ...options.idempotency, expiresAfterSeconds, clock });
+  // The import reads the connection a message names from the registry, here the one of this runtime.
+  const one = options.connection;
+  const registry = { get: async (name: string) => (name === one.name ? one : undefined) };
   const entry = createImportEntry(
-    {
-      api,
-      guard,
-      attempts,
-      publisher,
-      clock,
-      logger,
-      references: createReferenceCache(api, clock, config.referenceCacheSeconds),
-      config,
-    },
+    connectionImports(
+      { guard, attempts, publisher, clock, logger, config },
+      { registry, clients: clientOfOne(api), clock, referenceCacheSeconds: config.referenceCacheSeconds },
+    ),
     options.orderStore,
   );
   const queue = createLocalIntakeQueue({

@@ -25,6 +25,7 @@ import {
 import { httpDeliverySubscribers } from './delivery-subscriber.js';
 import { type EventsOut, openEventsOut } from './events-out.js';
 import type { HttpDelivery } from './http-delivery.js';
+import { localEntry } from './local-entry.js';
 import { type LocalIntake, startLocalIntake } from './local-intake.js';
 import { LOCAL_RESOURCES, type LocalStores, startLocalStores } from './local-stores.js';
 import { accountingConfigFor, BUS_DIR, DEAD_LETTERS_FILE, type RuntimeOptions } from './runtime-options.js';
@@ -293,7 +294,14 @@ function reportBusUpdates(bus: LocalBus, ctx: RuntimeContext, many: boolean): vo
 export async function openIntake(
   options: RuntimeOptions,
   ctx: RuntimeContext,
-  parts: { api: AccountingApi; stores: LocalStores; bus: LocalBus; connection: string; eventSource: string },
+  parts: {
+    api: AccountingApi;
+    stores: LocalStores;
+    bus: LocalBus;
+    /** The one connection: the intake's registry of one. */
+    connection: ConnectionPlan;
+    eventSource: string;
+  },
 ): Promise<LocalIntake | undefined> {
   if (!options.intake) return undefined;
   const intake = await startLocalIntake({
@@ -303,7 +311,12 @@ export async function openIntake(
     orderStore: parts.stores.archive,
     publisher: parts.bus,
     env: options.env,
-    connection: parts.connection,
+    connection: localEntry({
+      name: parts.connection.name,
+      variant: parts.connection.variant,
+      collections: parts.connection.collections,
+      source: parts.eventSource,
+    }),
     eventSource: parts.eventSource,
     clock: ctx.clock,
     logger: ctx.logger,

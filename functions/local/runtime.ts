@@ -169,7 +169,7 @@ async function assemble(options: RuntimeOptions, ctx: RuntimeContext, a: Assembl
           api: client,
           stores: a.stores,
           bus,
-          connection: primary.name,
+          connection: primary.plan(),
           eventSource,
         })
       : undefined;

@@ -1,6 +1,6 @@
 /**
  * Custom metrics the poller publishes with Powertools Metrics (embedded metric format), as the
- * dashboard and alarms read them (names from functions/handlers/poll-changes.ts). The per-item
+ * dashboard and alarms read them (names from functions/handlers/shard-report.ts). The per-item
  * dimensions (`detailType`, `collection`) only with `detailedMetrics`: by default the sink folds
  * them away (functions/handlers/poll-metrics.ts). The actions
  * publish no metrics: their outcomes are the outcome events on the bus, which a rule copies to a
@@ -29,9 +29,12 @@ export const METRIC = {
 
 /** `service` dimension values. */
 export const SERVICE = {
-  /** The poller names itself `poll-changes` (functions/handlers/poll-changes.ts). */
+  /**
+   * The single-company deployment's poller (functions/handlers/poll-connections.ts, its registry of
+   * one) keeps the service name `poll-changes`: its metrics' dimension, which the alarms read.
+   */
   poller: 'poll-changes',
-  /** The poller of many connections (functions/handlers/poll-connections.ts). */
+  /** The poller of the registry's shards (the same handler, with `connectionRegistry`). */
   connectionPoller: 'poll-connections',
   action: (routeId: string) => `action-${routeId}`,
   scheduled: (id: string) => `scheduled-${id}`,

@@ -6,6 +6,7 @@ import {
   createAwsAdapters,
   loadAdapterConfig,
 } from '../../functions/adapters/aws/adapter-config.js';
+import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { ConfigError } from '../../functions/shared/config.js';
 import { createLogger } from '../../functions/shared/logger.js';
@@ -85,7 +86,9 @@ describe('createAwsAdapters', () => {
         clients: { dynamoDb: servers.dynamoDb, s3: servers.s3 },
       },
     );
-    expect(await aws.checkpoints().put('k', { a: 1 }, undefined)).toBe(1);
+    const checkpoints = createDynamoDbCheckpointStore({ client: aws.clients.dynamoDb, tableName: table });
+    expect(await checkpoints.put('k', { a: 1 }, undefined)).toBe(1);
+    expect(aws.clients.dynamoDb).toBe(servers.dynamoDb);
     await aws.claimCheckStore().put({ key: 'c/1.json', body: '{}', contentType: 'application/json' });
     expect((await aws.claimCheckStore().head('c/1.json'))?.size).toBe(2);
   });

@@ -39,8 +39,12 @@ describe('event fixtures', () => {
     expect(JSON.parse(Records[0]?.body ?? '')).toEqual(recordEventFixture());
   });
 
-  it('the poller payloads are a Scheduler notification and a manual run', () => {
+  it("the poller payloads are a Scheduler notification and a shard's schedule input", () => {
     expect(scheduledPoll()).toMatchObject({ source: 'aws.scheduler', 'detail-type': 'Scheduled Event' });
-    expect(eventFixture('manual-poll.json')).toEqual({ collections: ['IssuedOrders'] });
+    expect(eventFixture('shard-poll.json')).toEqual({
+      shard: 1,
+      shards: 4,
+      scheduledTime: '2026-05-01T08:00:00Z',
+    });
   });
 });

@@ -3,20 +3,23 @@
  * and from what the poller's code emits (docs/deploy.md quotes the printed counts): alarms and the
  * metrics they evaluate, the custom metrics the poller publishes with the environment the template
  * gives it (the real Powertools Metrics, its EMF documents read back from stdout), and the log
- * bytes of a poll without changes.
+ * bytes and the checkpoint reads and writes of a poll without changes.
  */
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LambdaLogger } from '../../functions/adapters/aws/lambda-logger.js';
-import { createHandler } from '../../functions/handlers/poll-changes.js';
+import { createCheckpointCache } from '../../functions/core/connections/checkpoint-cache.js';
+import { createMemoryShardLease, type ShardLease } from '../../functions/core/connections/shard.js';
+import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
 import {
   createPowertoolsPollMetrics,
   pollMetricsOptionsFromEnv,
 } from '../../functions/handlers/poll-metrics.js';
-import { loadPollerSettings } from '../../functions/handlers/poller-config.js';
 import { reportShardCycle, type ShardCycle } from '../../functions/handlers/shard-report.js';
 import type { InfraConfigInput } from '../../infra/config/schema.js';
+import { SERVICE } from '../../infra/constructs/metric-names.js';
 import { scheduledPoll } from '../support/event-fixtures.js';
+import { deployedPoller, POLLER_RESOURCES } from '../sync/deployed-poller.js';
 import { setup } from '../sync/harness.js';
 import { buildTestApp } from './support.js';
 
@@ -47,113 +50,24 @@ function alarmsOf(resources: Resource[]) {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** Runs the poller as deployed (its template environment) over two ticks; EMF and log output captured. */
-async function pollerOutput(resources: Resource[]) {
+/** The poller function's environment in the template: its strings; the references and the sk service URL as placeholders. */
+function pollerEnvironment(resources: Resource[]): Record<string, string> {
   const poller = resources.find(
     (r) =>
       r.Type === 'AWS::Lambda::Function' &&
-      r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'poll-changes',
+      r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === SERVICE.poller,
   );
   const env = poller!.Properties.Environment.Variables as Record<string, unknown>;
-  const plain = Object.fromEntries(
-    Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'),
-  );
-  const t = setup();
-  for (let i = 0; i < 3; i++) t.service.create();
-  // Checkpoint reads and writes (DynamoDB requests on AWS) and the size of what is written.
-  const io = { gets: 0, puts: 0, putBytes: 0 };
-  const checkpoints: typeof t.deps.checkpoints = {
-    get: (key) => {
-      io.gets += 1;
-      return t.deps.checkpoints.get(key);
-    },
-    put: (key, value, version) => {
-      io.puts += 1;
-      io.putBytes = Math.max(io.putBytes, Buffer.byteLength(JSON.stringify(value)));
-      return t.deps.checkpoints.put(key, value, version);
-    },
+  return {
+    ...POLLER_RESOURCES,
+    ...Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string')),
   };
-  const writes: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown, ...rest: unknown[]) => {
-    writes.push(String(chunk));
-    return write(chunk as string, ...(rest as []));
-  });
-  try {
-    const handler = createHandler({
-      api: t.deps.api,
-      checkpoints,
-      publisher: t.publisher,
-      objectStore: t.objectStore,
-      clock: t.clock,
-      logger: new LambdaLogger({ service: 'poll-changes', level: 'info' }),
-      settings: loadPollerSettings({ ...plain, POLLER_RECONCILE_INTERVAL_SECONDS: '0' }),
-      metrics: createPowertoolsPollMetrics(
-        new Metrics({ namespace: plain.POWERTOOLS_METRICS_NAMESPACE!, serviceName: 'poll-changes' }),
-        pollMetricsOptionsFromEnv(plain),
-      ),
-    });
-    const context = { getRemainingTimeInMillis: () => 600_000 };
-    const first = await handler(scheduledPoll(), context);
-    const firstWrites = writes.length;
-    Object.assign(io, { gets: 0, puts: 0, putBytes: 0 });
-    t.tick(60_000);
-    const idle = await handler(scheduledPoll(), context);
-    const lines = writes.join('').split('\n').filter(Boolean);
-    const idleBytes = Buffer.byteLength(writes.slice(firstWrites).join(''));
-    const metricSets = new Set<string>();
-    for (const line of lines) {
-      const doc = JSON.parse(line) as Record<string, unknown> & {
-        _aws?: { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string }[] }[] };
-      };
-      for (const set of doc._aws?.CloudWatchMetrics ?? []) {
-        const dims = (set.Dimensions[0] ?? []).map((d) => `${d}=${doc[d]}`).join(',');
-        for (const m of set.Metrics) metricSets.add(`${m.Name}{${dims}}`);
-      }
-    }
-    return {
-      first,
-      idle,
-      metricSets: [...metricSets].sort(),
-      idleBytes,
-      idleCheckpoints: { ...io },
-      collections: plain.POLLER_COLLECTIONS,
-    };
-  } finally {
-    spy.mockRestore();
-  }
 }
 
-/** The metric sets the deployed shard poller's report emits for `cycle`, with the template's environment. */
-function shardReportMetricSets(resources: Resource[], cycle: ShardCycle): string[] {
-  const poller = resources.find(
-    (r) =>
-      r.Type === 'AWS::Lambda::Function' &&
-      r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'poll-changes',
-  );
-  const env = Object.fromEntries(
-    Object.entries(poller!.Properties.Environment.Variables as Record<string, unknown>).filter(
-      (e): e is [string, string] => typeof e[1] === 'string',
-    ),
-  );
-  const writes: string[] = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
-    writes.push(String(chunk));
-    return true;
-  });
-  reportShardCycle(
-    {
-      logger: new LambdaLogger({ service: 'poll-changes', level: 'error' }),
-      metrics: createPowertoolsPollMetrics(
-        new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE!, serviceName: 'poll-changes' }),
-        pollMetricsOptionsFromEnv(env),
-      ),
-    },
-    cycle,
-  );
-  vi.restoreAllMocks();
+/** The EMF metric sets (name and dimensions) of the captured output lines. */
+function metricSetsOf(lines: readonly string[]): string[] {
   const sets = new Set<string>();
-  for (const line of writes.join('').split('\n').filter(Boolean)) {
+  for (const line of lines) {
     const doc = JSON.parse(line) as Record<string, unknown> & {
       _aws?: { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string }[] }[] };
     };
@@ -163,6 +77,120 @@ function shardReportMetricSets(resources: Resource[], cycle: ShardCycle): string
     }
   }
   return [...sets].sort();
+}
+
+/** Counts the checkpoint reads and writes (DynamoDB requests on AWS), the largest written, and the lease's writes. */
+function countedStores(t: ReturnType<typeof setup>) {
+  const io = { gets: 0, puts: 0, putBytes: 0, leaseWrites: 0 };
+  const checkpoints = createCheckpointCache({
+    get: (key) => {
+      io.gets += 1;
+      return t.deps.checkpoints.get(key);
+    },
+    put: (key, value, version) => {
+      io.puts += 1;
+      io.putBytes = Math.max(io.putBytes, Buffer.byteLength(JSON.stringify(value)));
+      return t.deps.checkpoints.put(key, value, version);
+    },
+  });
+  const memory = createMemoryShardLease();
+  // On AWS each is one conditional write to the checkpoints table.
+  const lease: ShardLease = {
+    acquire: (...args) => {
+      io.leaseWrites += 1;
+      return memory.acquire(...args);
+    },
+    release: (...args) => {
+      io.leaseWrites += 1;
+      return memory.release(...args);
+    },
+  };
+  return { io, checkpoints, lease };
+}
+
+/**
+ * Runs the poller as deployed (`poll-connections`, its template environment: the registry of one,
+ * the checkpoint cache of its container, the Lambda logger and Powertools Metrics) over two ticks of
+ * one container and one tick of another; EMF and log output captured.
+ */
+async function pollerOutput(resources: Resource[]) {
+  const env: Record<string, string> = {
+    ...pollerEnvironment(resources),
+    POLLER_RECONCILE_INTERVAL_SECONDS: '0',
+  };
+  const t = setup();
+  for (let i = 0; i < 3; i++) t.service.create();
+  const { io, checkpoints, lease } = countedStores(t);
+  const writes: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown, ...rest: unknown[]) => {
+    writes.push(String(chunk));
+    return write(chunk as string, ...(rest as []));
+  });
+  const container = (holder: string) => {
+    const config = loadConnectionPollerConfig(env);
+    const service = env.POWERTOOLS_SERVICE_NAME!;
+    return deployedPoller(t, env, {
+      lease,
+      checkpoints,
+      checkpointCache: checkpoints,
+      holder,
+      logger: new LambdaLogger({ service, level: config.logLevel }),
+      perConnectionMetrics: config.perConnectionMetrics,
+      metrics: createPowertoolsPollMetrics(
+        new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE!, serviceName: service }),
+        pollMetricsOptionsFromEnv(env),
+      ),
+    }).handler;
+  };
+  try {
+    const handler = container('container-a');
+    const context = { getRemainingTimeInMillis: () => 600_000 };
+    const first = await handler(scheduledPoll(), context);
+    const firstWrites = writes.length;
+    Object.assign(io, { gets: 0, puts: 0, putBytes: 0, leaseWrites: 0 });
+    t.tick(60_000);
+    const idle = await handler(scheduledPoll(), context);
+    const idleBytes = Buffer.byteLength(writes.slice(firstWrites).join(''));
+    const idleIo = { ...io };
+    Object.assign(io, { gets: 0, puts: 0, putBytes: 0, leaseWrites: 0 });
+    t.tick(60_000);
+    const other = await container('container-b')(scheduledPoll(), context);
+    return {
+      first,
+      idle,
+      other,
+      metricSets: metricSetsOf(writes.join('').split('\n').filter(Boolean)),
+      idleBytes,
+      idleIo,
+      otherIo: { ...io },
+      collections: env.POLLER_COLLECTIONS,
+    };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+/** The metric sets the deployed shard poller's report emits for `cycle`, with the template's environment. */
+function shardReportMetricSets(resources: Resource[], cycle: ShardCycle): string[] {
+  const env = pollerEnvironment(resources);
+  const writes: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+    writes.push(String(chunk));
+    return true;
+  });
+  reportShardCycle(
+    {
+      logger: new LambdaLogger({ service: SERVICE.poller, level: 'error' }),
+      metrics: createPowertoolsPollMetrics(
+        new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE!, serviceName: SERVICE.poller }),
+        pollMetricsOptionsFromEnv(env),
+      ),
+    },
+    cycle,
+  );
+  vi.restoreAllMocks();
+  return metricSetsOf(writes.join('').split('\n').filter(Boolean));
 }
 
 afterEach(() => vi.restoreAllMocks());
@@ -266,7 +294,8 @@ describe('a default single-company deployment, counted', () => {
   it('the poller, as deployed, publishes one series per metric; detailedMetrics adds one per type and collection', async () => {
     const out = await pollerOutput(lean);
     expect(out.first.published).toBeGreaterThan(0);
-    expect(out.idle.published).toBe(0);
+    expect(out.idle).toMatchObject({ leased: true, due: 1, published: 0 });
+    expect(out.other).toMatchObject({ leased: true, due: 1, published: 0 });
     // Only the service dimension: the per-type and per-collection ones are folded away.
     for (const set of out.metricSets) expect(set).toMatch(/\{service=poll-changes\}$/);
     // What the alarms read (failed collections, the worst lag) and the events published.
@@ -275,6 +304,11 @@ describe('a default single-company deployment, counted', () => {
       'EventsPublished{service=poll-changes}',
       'WatermarkLagMs{service=poll-changes}',
     ]);
+    // An idle tick writes no checkpoint; the container that polled last reads none either. Another
+    // container reads each collection's checkpoint and the connection's health once.
+    const polled = out.collections?.split(',').length ?? 0;
+    expect(out.idleIo).toMatchObject({ gets: 0, puts: 0, leaseWrites: 2 });
+    expect(out.otherIo).toMatchObject({ gets: polled + 1, puts: 0, leaseWrites: 2 });
     const detailed = await pollerOutput(resourcesOf({ detailedMetrics: true }));
     expect(detailed.metricSets.length).toBeGreaterThan(out.metricSets.length);
     expect(detailed.metricSets.some((s) => s.includes('detailType='))).toBe(true);
@@ -283,8 +317,12 @@ describe('a default single-company deployment, counted', () => {
       `custom metrics of the poller (default): ${out.metricSets.length}: ${out.metricSets.join(', ')}; with detailedMetrics over ${
         detailed.collections?.split(',').length
       } collections: ${detailed.metricSets.length}; a poll without changes: ${out.idleBytes} bytes of log and EMF output, ${
-        out.idleCheckpoints.gets
-      } checkpoint reads, ${out.idleCheckpoints.puts} checkpoint writes (largest ${out.idleCheckpoints.putBytes} bytes of JSON)`,
+        out.idleIo.gets
+      } checkpoint reads, ${out.idleIo.puts} checkpoint writes (largest ${out.idleIo.putBytes} bytes of JSON), ${
+        out.idleIo.leaseWrites
+      } lease writes; on another container: ${out.otherIo.gets} checkpoint reads, ${out.otherIo.puts} checkpoint writes, ${
+        out.otherIo.leaseWrites
+      } lease writes`,
     );
   });
 });

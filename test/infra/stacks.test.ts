@@ -2,11 +2,12 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAdapterConfig } from '../../functions/adapters/aws/adapter-config.js';
+import { envConnectionEntry } from '../../functions/adapters/env-connection-registry.js';
 import { type ActionsConfig, loadActionsConfig } from '../../functions/core/actions/config.js';
 import { findAction } from '../../functions/core/actions/registry.js';
 import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
 import { deadLetterSinkFromEnvironment } from '../../functions/handlers/action-runtime.js';
-import { loadPollerRuntimeConfig } from '../../functions/handlers/poller-config.js';
+import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { TABLE_ACCESS } from '../../infra/constructs/grants.js';
 import { buildTestApp, nagFindings, type TestApp } from './support.js';
@@ -364,12 +365,18 @@ describe('least privilege per function', () => {
           typeof value === 'string' ? value : 'https://sqs.eu-central-1.amazonaws.com/1/resolved',
         ]),
       );
-    const poller = loadPollerRuntimeConfig(envOf('Poller'));
-    expect(poller.credentialsFromSecret).toBe(true);
+    const poller = loadConnectionPollerConfig(envOf('Poller'));
+    expect(poller.connectionsTable).toBeUndefined();
     expect(poller.adapters).toMatchObject({
       checkpointsTable: expect.any(String),
       claimCheckBucket: expect.any(String),
     });
+    // Its registry of one: the deployment's connection, with the deployment's credentials (the secret).
+    // The sk variant has no preset service URL: the stack passes `accountingBaseUrl`, unset here.
+    expect(() => envConnectionEntry(envOf('Poller'))).toThrow(/ACCOUNTING_BASE_URL/);
+    expect(
+      envConnectionEntry({ ...envOf('Poller'), [ENV.baseUrl]: 'https://api.example.test' }),
+    ).toMatchObject({ name: 'default', variant: 'sk', credentialsSecret: 'deployment' });
 
     // What each action handler requires of its settings beyond the bus and the secret (spot checks
     // of the registry's `uses`; the loader below checks every action's).

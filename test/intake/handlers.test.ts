@@ -11,6 +11,7 @@ import { createHandler as createWebhookHandler } from '../../functions/handlers/
 import { sampleOrder } from '../../functions/local/intake-samples.js';
 import { systemClock } from '../../functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
+import { importsOfOne } from './one-connection.js';
 import { SECRETS } from './support.js';
 
 function recordingQueue(): IntakeQueue & {
@@ -178,21 +179,22 @@ describe('import-orders handler (SQS FIFO batch)', () => {
   it('reports a message that is not an intake message, and the rest of its group, as failed items', async () => {
     const logger = recordingLogger();
     let calls = 0;
-    const handler = createImportHandler({
-      api: {} as never,
-      guard: {
-        async run() {
-          calls += 1;
-          throw new RetryLaterError('test');
+    const handler = createImportHandler(
+      importsOfOne({
+        api: {} as never,
+        guard: {
+          async run() {
+            calls += 1;
+            throw new RetryLaterError('test');
+          },
         },
-      },
-      attempts: { begin: async () => true },
-      publisher: recordingPublisher(),
-      clock: systemClock,
-      logger,
-      references: { get: async () => ({}) as never, invalidate() {} },
-      config: loadIntakeConfig({}),
-    });
+        attempts: { begin: async () => true },
+        publisher: recordingPublisher(),
+        clock: systemClock,
+        logger,
+        config: loadIntakeConfig({}),
+      }),
+    );
     const valid = (n: number) =>
       JSON.stringify({
         version: 1,

@@ -9,13 +9,13 @@ import { RetryLaterError } from '../../functions/core/actions/errors.js';
 import type { ImportDeps } from '../../functions/core/intake/import-order.js';
 import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
 import { orderMarker } from '../../functions/core/intake/map-order.js';
-import { createReferenceCache } from '../../functions/core/intake/references.js';
 import { type IntakeMessage, shopOrderSchema } from '../../functions/core/intake/shop-order.js';
 import { PARTNER_FROM_CHECKOUT_MARK } from '../../functions/core/partner-from-checkout.js';
 import { createImportEntry } from '../../functions/handlers/import-orders.js';
 import { sampleOrder } from '../../functions/local/intake-samples.js';
 import { systemClock } from '../../functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
+import { importsOfOne } from './one-connection.js';
 import { ordersWithMarker, receivedOrderCount, useIntakeBed } from './support.js';
 
 const bed = useIntakeBed();
@@ -55,7 +55,7 @@ async function setup(
   });
   const publisher = recordingPublisher();
   const config = loadIntakeConfig(options.env ?? {});
-  const deps: ImportDeps = {
+  const deps: Omit<ImportDeps, 'references'> = {
     api,
     guard,
     attempts: createDynamoDbImportAttempts({
@@ -67,10 +67,9 @@ async function setup(
     publisher,
     clock: systemClock,
     logger: recordingLogger(),
-    references: createReferenceCache(api, systemClock, 300),
     config,
   };
-  return { deps, publisher, entry: createImportEntry(deps) };
+  return { deps, publisher, entry: createImportEntry(importsOfOne(deps)) };
 }
 
 describe('import of a queued shop order (sandbox + dynalite + Powertools idempotency)', () => {

@@ -12,7 +12,6 @@ import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-i
 import type { ImportDeps } from '../../functions/core/intake/import-order.js';
 import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
 import { mapShopOrder, orderMarker } from '../../functions/core/intake/map-order.js';
-import { createReferenceCache } from '../../functions/core/intake/references.js';
 import {
   type IntakeMessage,
   type IntakeSource,
@@ -24,6 +23,7 @@ import { wooOrderSchema, wooToShopOrder } from '../../functions/core/intake/wooc
 import { createImportEntry } from '../../functions/handlers/import-orders.js';
 import { systemClock } from '../../functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
+import { importsOfOne } from './one-connection.js';
 import { ordersWithMarker, receivedOrderCount, useIntakeBed } from './support.js';
 import { centsOf, refs, servicePricing } from './support-orders.js';
 
@@ -89,7 +89,7 @@ const bed = useIntakeBed();
 async function setup(api: AccountingApi = bed.sb.client) {
   const tableName = await bed.servers.idempotencyTable();
   const publisher = recordingPublisher();
-  const deps: ImportDeps = {
+  const deps: Omit<ImportDeps, 'references'> = {
     api,
     guard: createPowertoolsGuard({ client: bed.servers.dynamoDb, tableName, expiresAfterSeconds: 3600 }),
     attempts: createDynamoDbImportAttempts({
@@ -101,10 +101,9 @@ async function setup(api: AccountingApi = bed.sb.client) {
     publisher,
     clock: systemClock,
     logger: recordingLogger(),
-    references: createReferenceCache(api, systemClock, 300),
     config: loadIntakeConfig({}),
   };
-  return { publisher, entry: createImportEntry(deps) };
+  return { publisher, entry: createImportEntry(importsOfOne(deps)) };
 }
 
 let n = Math.floor(Date.now() / 1000) % 1_000_000;

@@ -12,6 +12,7 @@ import {
   startSandboxClient,
 } from '../actions/support.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
+import { ACME } from './one-connection.js';
 
 export const SECRETS = {
   INTAKE_SHOPIFY_SECRET: 'shpss_test_secret_0123456789abcdef',
@@ -68,7 +69,7 @@ export async function startIntake(
     idempotency: { client: bed.servers.dynamoDb, tableName },
     publisher,
     env: { ...SECRETS, ...(options.env ?? {}) },
-    connection: 'acme',
+    connection: ACME,
     eventSource: 'accounting.acme',
     clock: { now: () => new Date(), sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 50))) },
     logger,

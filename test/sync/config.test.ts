@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { defaultPolledCollections } from '../../functions/accounting/collections.js';
-import { loadPollerRuntimeConfig, loadPollerSettings } from '../../functions/handlers/poller-config.js';
+import { envConnectionEntry } from '../../functions/adapters/env-connection-registry.js';
+import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
+import { loadPollerSettings } from '../../functions/handlers/poller-config.js';
 import { ConfigError } from '../../functions/shared/config.js';
 
 const AWS = {
@@ -51,7 +53,7 @@ describe('poller config', () => {
   it('lists every problem of every section in one error, without secret values', () => {
     let error: unknown;
     try {
-      loadPollerRuntimeConfig({
+      loadConnectionPollerConfig({
         ACCOUNTING_API_KEY: AWS.ACCOUNTING_API_KEY,
         POLLER_COLLECTIONS: 'Nope',
         POLLER_LOOKBACK_SECONDS: '-1',
@@ -64,16 +66,20 @@ describe('poller config', () => {
     expect(message).toMatch(/POLLER_COLLECTIONS: unknown collection 'Nope'/);
     expect(message).toMatch(/POLLER_LOOKBACK_SECONDS/);
     expect(message).toMatch(/EVENT_BUS_NAME/);
-    expect(message).toMatch(/ACCOUNTING_BASE_URL|baseUrl/);
     expect(message).not.toContain(AWS.ACCOUNTING_API_KEY);
+    // The connection itself is the registry of one's: its service URL is checked there.
+    expect(() => envConnectionEntry({ ACCOUNTING_API_KEY: AWS.ACCOUNTING_API_KEY })).toThrow(
+      /ACCOUNTING_BASE_URL/,
+    );
   });
 
-  it('defers the credentials to the secret when one is configured', () => {
+  it('leaves the credentials to the connection: a deployment with its secret loads without a key', () => {
     const { ACCOUNTING_API_KEY: _key, ...env } = AWS;
-    const config = loadPollerRuntimeConfig({ ...env, ACCOUNTING_CREDENTIALS_SECRET: 'arn:secret' });
-    expect(config.credentialsFromSecret).toBe(true);
-    expect(config.accounting({ ACCOUNTING_API_KEY: AWS.ACCOUNTING_API_KEY }).baseUrl).toBe(
-      AWS.ACCOUNTING_BASE_URL,
-    );
+    const withSecret = { ...env, ACCOUNTING_CREDENTIALS_SECRET: 'arn:secret' };
+    expect(loadConnectionPollerConfig(withSecret).adapters.checkpointsTable).toBe('checkpoints');
+    expect(envConnectionEntry(withSecret)).toMatchObject({
+      baseUrl: AWS.ACCOUNTING_BASE_URL,
+      credentialsSecret: 'deployment',
+    });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The poller meets the service variants: a list the service does not have (404) is reported once
- * and skipped for the rest of the run while the others go on; the Czech reference lists, which carry
+ * and skipped for the rest of the run (the deployed poller's container) while the others go on; the Czech reference lists, which carry
  * `ModificationInfo` (ModifiedDate only on general lists), are read by ModifiedSince, not re-scanned.
  */
 import { describe, expect, it } from 'vitest';
@@ -8,8 +8,8 @@ import type { ApiRecord, ListOptions } from '../../functions/accounting/api.js';
 import type { CollectionName } from '../../functions/accounting/collections.js';
 import { apiErrorFor } from '../../functions/accounting/errors.js';
 import type { Logger } from '../../functions/core/ports.js';
-import { createHandler, type PollMetrics } from '../../functions/handlers/poll-changes.js';
 import { loadPollerSettings } from '../../functions/handlers/poller-config.js';
+import { deployedPoller, recordingMetrics } from './deployed-poller.js';
 import { setup } from './harness.js';
 
 function recordingLogger() {
@@ -29,16 +29,6 @@ function recordingLogger() {
   return { logger, lines };
 }
 
-function recordingMetrics() {
-  const counts: { name: string; value: number; dimensions?: Record<string, string> }[] = [];
-  const metrics: PollMetrics = {
-    count: (name, value, dimensions) => counts.push({ name, value, ...(dimensions ? { dimensions } : {}) }),
-    milliseconds: () => {},
-    flush: () => {},
-  };
-  return { metrics, counts };
-}
-
 describe('poller and service variants', () => {
   it('reports a 404 collection once (warning and metric), skips it for the rest of the run, polls the others', async () => {
     const t = setup();
@@ -47,29 +37,35 @@ describe('poller and service variants', () => {
       apiErrorFor({ method: 'GET', path: '/v1/IssuedCreditNotes' }, 404, { title: 'Not Found' }),
     );
     const { logger, lines } = recordingLogger();
-    const { metrics, counts } = recordingMetrics();
-    const settings = loadPollerSettings({
-      ACCOUNTING_CONNECTION: 'acme',
-      POLLER_COLLECTIONS: 'IssuedCreditNotes,ReceivedOrders',
-      POLLER_RECONCILE_INTERVAL_SECONDS: '0',
-    });
-    const handler = createHandler({ ...t.deps, logger, metrics, settings });
+    const { metrics, points: counts } = recordingMetrics();
+    const { handler } = deployedPoller(
+      t,
+      {
+        ACCOUNTING_CONNECTION: 'acme',
+        POLLER_COLLECTIONS: 'IssuedCreditNotes,ReceivedOrders',
+        POLLER_RECONCILE_INTERVAL_SECONDS: '0',
+      },
+      { logger, metrics },
+    );
 
     const first = await handler({});
-    expect(first.collections.map((c) => [c.collection, c.status])).toEqual([
-      ['IssuedCreditNotes', 'unavailable'],
-      ['ReceivedOrders', 'ok'],
+    expect(first.outcomes).toMatchObject([
+      {
+        connection: 'acme',
+        status: 'polled',
+        failedCollections: 0,
+        published: 1,
+        healthy: true,
+        unavailable: ['IssuedCreditNotes'],
+      },
     ]);
-    expect(first).toMatchObject({ failed: 0, unavailable: 1, published: 1 });
     const requestsAfterFirst = t.service.requests;
 
+    t.tick(60_000);
     t.service.create();
     const second = await handler({});
-    expect(second.collections.map((c) => [c.collection, c.status])).toEqual([
-      ['IssuedCreditNotes', 'skipped'],
-      ['ReceivedOrders', 'ok'],
-    ]);
-    expect(second).toMatchObject({ failed: 0, unavailable: 0, published: 1 });
+    expect(second.outcomes).toMatchObject([{ status: 'polled', failedCollections: 0, published: 1 }]);
+    expect(second.outcomes[0]?.unavailable).toBeUndefined();
     // Only ReceivedOrders was read again.
     expect(t.service.requests - requestsAfterFirst).toBe(1);
 

@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
 import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
-import { loadPollerRuntimeConfig } from '../../functions/handlers/poller-config.js';
 import { checkRuntimeSettings } from '../../functions/local/runtime-settings.js';
 import { ConfigError, loadSections } from '../../functions/shared/config.js';
 
@@ -61,9 +60,9 @@ describe('loadSections', () => {
 });
 
 describe('one error per function kind, from two sections', () => {
-  it('poller: its own section and LOG_LEVEL', () => {
+  it('poller: its poll options and LOG_LEVEL', () => {
     const error = configErrorOf(() =>
-      loadPollerRuntimeConfig({
+      loadConnectionPollerConfig({
         EVENT_BUS_NAME: 'bus',
         POLLER_CHECKPOINTS_TABLE: 'checkpoints',
         CLAIM_CHECK_BUCKET: 'claims',

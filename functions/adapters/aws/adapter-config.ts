@@ -2,9 +2,9 @@
  * Configuration of the AWS adapters from the environment, and one place that builds them with
  * one SDK client per service, for the handlers' composition roots:
  *
- *   const config = loadAdapterConfig(process.env, ['eventBus', 'checkpoints']);
+ *   const config = loadAdapterConfig(process.env, ['eventBus', 'claimCheck']);
  *   const aws = createAwsAdapters(config, { clock: systemClock, logger });
- *   pollChanges({ publisher: aws.publisher(), checkpoints: aws.checkpoints(), … });
+ *   const deps = { publisher: aws.publisher(), objectStore: aws.claimCheckStore(), … };
  *
  * `loadAdapterConfig` throws one `ConfigError` naming every missing or malformed
  * variable that the caller requires, so a misconfigured function fails at cold start.
@@ -14,17 +14,9 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
-import type {
-  CheckpointStore,
-  Clock,
-  EventPublisher,
-  Logger,
-  ObjectStore,
-  SecretSource,
-} from '../../core/ports.js';
+import type { Clock, EventPublisher, Logger, ObjectStore, SecretSource } from '../../core/ports.js';
 import { ConfigError, type Env, loadSections, parseEnvSection } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
-import { createDynamoDbCheckpointStore } from './dynamodb-checkpoint-store.js';
 import { createEventBridgePublisher, DEFAULT_MAX_ENTRY_SIZE_BYTES } from './eventbridge-publisher.js';
 import { createS3ObjectStore } from './s3-object-store.js';
 import { createSecretsManagerSource } from './secrets-manager-source.js';
@@ -113,7 +105,6 @@ export interface AwsClients {
 
 export interface AwsAdapters {
   publisher(): EventPublisher;
-  checkpoints<T = unknown>(): CheckpointStore<T>;
   claimCheckStore(): ObjectStore;
   /** An object store on any bucket (e.g. the archive bucket of the actions). */
   objectStore(bucket: string): ObjectStore;
@@ -170,11 +161,6 @@ export function createAwsAdapters(
         maxAttempts: config.publishMaxAttempts,
         clock: deps.clock,
         logger: deps.logger,
-      }),
-    checkpoints: <T>() =>
-      createDynamoDbCheckpointStore<T>({
-        client: clients.dynamoDb,
-        tableName: need(config.checkpointsTable, 'checkpoints'),
       }),
     claimCheckStore: () =>
       createS3ObjectStore({ client: clients.s3, bucket: need(config.claimCheckBucket, 'claimCheck') }),

@@ -25,6 +25,11 @@ export interface ConnectionPollDeps extends Omit<SyncDeps, 'api'> {
   apiFor(entry: ConnectionEntry): Promise<AccountingApi>;
   /** Announced health states kept between polls (a poller that owns its connections); see `recordHealth`. */
   healthKnown?: Map<string, HealthState>;
+  /**
+   * Per connection, the collections its service answered 404 in this run (a poller that owns its
+   * connections keeps them for its container's life): reported once, then skipped.
+   */
+  unavailableKnown?: Map<string, Set<string>>;
 }
 
 export interface ConnectionPollSettings {
@@ -99,6 +104,17 @@ export function healthOf(
   return failure;
 }
 
+/** The connection's 404 collections of this run, when the caller keeps them per connection. */
+function unavailableOf(deps: ConnectionPollDeps, connection: string): { unavailable?: Set<string> } {
+  if (deps.unavailable || !deps.unavailableKnown) return {};
+  let known = deps.unavailableKnown.get(connection);
+  if (!known) {
+    known = new Set();
+    deps.unavailableKnown.set(connection, known);
+  }
+  return { unavailable: known };
+}
+
 export async function pollConnection(
   deps: ConnectionPollDeps,
   entry: ConnectionEntry,
@@ -127,7 +143,7 @@ export async function pollConnection(
     source,
   };
   const summary = await pollAll(
-    { ...deps, api: observed.api },
+    { ...deps, api: observed.api, ...unavailableOf(deps, entry.name) },
     options,
     collectionsOf(entry),
     settings.concurrency,

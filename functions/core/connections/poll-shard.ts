@@ -60,6 +60,8 @@ export interface ConnectionOutcome {
   events: Record<string, number>;
   /** Watermark lag per collection (ms). */
   lagByCollection: Record<string, number>;
+  /** Collections its service answered 404 in this cycle (then skipped for the run); absent: none. */
+  unavailable?: string[];
   error?: { name: string; message: string };
 }
 
@@ -87,6 +89,7 @@ export function outcomeOf(
     if (lag !== undefined) lagByCollection[c.collection] = lag;
   }
   const lags = Object.values(lagByCollection);
+  const unavailable = collections.filter((c) => c.status === 'unavailable').map((c) => c.collection);
   return {
     connection: result.connection,
     status: result.polled ? 'polled' : 'credentials',
@@ -98,6 +101,7 @@ export function outcomeOf(
     events,
     lagByCollection,
     ...(lags.length > 0 ? { lagMs: Math.max(...lags) } : {}),
+    ...(unavailable.length > 0 ? { unavailable } : {}),
     ...(result.health ? { healthy: result.health.ok } : {}),
   };
 }
