@@ -52,6 +52,7 @@ export const unitTests = [
   'test/intake/intake-endpoint.test.ts',
   'test/intake/large-orders.test.ts',
   'test/intake/map-order.test.ts',
+  'test/intake/platform-payloads.test.ts',
   'test/intake/price-line.test.ts',
   'test/intake/reconcile-orders.test.ts',
   'test/intake/signatures.test.ts',
