@@ -11,6 +11,9 @@ export default defineConfig({
   test: {
     include: [
       'test/intake/map-order.test.ts',
+      'test/intake/map-order-request.test.ts',
+      'test/intake/order-totals.test.ts',
+      'test/intake/platform-orders.test.ts',
       'test/intake/platform-payloads.test.ts',
       'test/intake/price-line.test.ts',
       'test/intake/service-totals.test.ts',
