@@ -206,6 +206,14 @@ describe('mapShopOrder, field by field', () => {
     expect(mapShopOrder('shopify', noEmail, refs, byEmailOnly, at).BusinessPartnerAddress).toHaveProperty(
       'DocumentAddressWithoutAddressBookLink',
     );
+    const emailFirst = options({ INTAKE_PARTNER_MATCH: 'email,registration-number' });
+    const unknownEmail = {
+      ...order,
+      customer: { ...order.customer, email: 'x@example.sk', registrationNumber: '47852369' },
+    };
+    expect(mapShopOrder('shopify', unknownEmail, refs, emailFirst, at).BusinessPartnerAddress).toMatchObject({
+      DocumentAddressWithAddressBookLink: { Id: 'dddddddd-2222-4333-8444-555555555555' },
+    });
     const byIco = options({ INTAKE_PARTNER_MATCH: 'registration-number' });
     const noIco = { ...order, customer: { ...order.customer, registrationNumber: undefined } };
     expect(mapShopOrder('shopify', noIco, refs, byIco, at).BusinessPartnerAddress).toHaveProperty(
@@ -251,6 +259,10 @@ describe('mapShopOrder refusals', () => {
     expect(error.reasons).toHaveLength(1);
     expect(error.reasons[0]).toMatch(/^CurrencyId: \S/);
     expect(error.cause).toBeDefined();
+    const badItem: IntakeReferences = { ...refs, priceListItems: new Map([['KAN-001', 'not-a-guid']]) };
+    expect(() => mapShopOrder('shopify', order, badItem, options(), at)).toThrow(
+      /^the order cannot be mapped: Items\.0\.PriceListItem\.PriceListItemId: \S/,
+    );
   });
 });
 

@@ -75,7 +75,7 @@ describe('totalsDifferences', () => {
 
 describe('assertTotalsMatch', () => {
   it('refuses with every reason, both figures normalised, calling the mapped side ours', () => {
-    const shop = { total: 12.3, vatByRate: [{ ratePercent: 23, vat: 2.3 }] };
+    const shop = { total: 12.3, vatByRate: [{ ratePercent: 23, vat: 2.29 }] };
     const ours = totalsOfItems([
       { quantity: 1, unitPrice: 10.01, discountPercent: 0, pricesIncludeVat: false, ratePercent: 23 },
     ]);
@@ -88,9 +88,12 @@ describe('assertTotalsMatch', () => {
     expect(refused).toBeInstanceOf(TotalsMismatchError);
     const error = refused as TotalsMismatchError;
     expect(error.name).toBe('TotalsMismatchError');
-    expect(error.reasons).toEqual(["total: the shop's 12.30, ours 12.31"]);
+    expect(error.reasons).toEqual([
+      "total: the shop's 12.30, ours 12.31",
+      "vat 23 %: the shop's 2.29, ours 2.30",
+    ]);
     expect(error.message).toBe(
-      "the order's totals differ from the shop's: total: the shop's 12.30, ours 12.31",
+      "the order's totals differ from the shop's: total: the shop's 12.30, ours 12.31; vat 23 %: the shop's 2.29, ours 2.30",
     );
     expect(error.shop).toEqual(shop);
     expect(error.ours).toEqual({ total: 12.31, vatByRate: [{ ratePercent: 23, vat: 2.3 }] });

@@ -76,6 +76,7 @@ describe('Shopify order → shop order', () => {
           target_type: 'shipping_line',
         },
         { type: 'manual' },
+        { code: 'VIP' },
       ],
       total_price: '32.06',
     });
@@ -112,7 +113,7 @@ describe('Shopify order → shop order', () => {
       ],
       shipping: [{ name: 'Kuriér', price: 3, vatRatePercent: 23 }],
       paymentFees: [],
-      note: 'Please ring twice\nDiscounts: JAR (discount code, 1.00 EUR); Víkend (automatic, 10 %, shipping); discount (manual)',
+      note: 'Please ring twice\nDiscounts: JAR (discount code, 1.00 EUR); Víkend (automatic, 10 %, shipping); discount (manual); VIP (discount)',
       totals: { total: 32.06, vatByRate: [{ ratePercent: 23, vat: 5.06 }] },
     });
   });
@@ -124,13 +125,14 @@ describe('Shopify order → shop order', () => {
       created_at: 'yesterday',
       currency: 'EUR',
       taxes_included: true,
+      email: '   ',
       note: 'x'.repeat(2100),
       note_attributes: [
         { name: 'ico', value: '   ' },
         { name: 'ic_dph', value: 123 },
       ],
       billing_address: null,
-      customer: { email: 'bea@example.sk', first_name: 'Bea', last_name: null },
+      customer: { email: 'bea@example.sk', first_name: 'Bea', last_name: 'Nagy' },
       line_items: [{ title: 'Kniha', quantity: 3, price: '4.00', total_discount: '1.50' }],
       total_price: '10.50',
     });
@@ -139,7 +141,7 @@ describe('Shopify order → shop order', () => {
       number: '#1502',
       currency: 'EUR',
       pricesIncludeVat: true,
-      customer: { email: 'bea@example.sk', name: 'Bea' },
+      customer: { email: 'bea@example.sk', name: 'Bea Nagy' },
       lines: [{ name: 'Kniha', quantity: 3, unitPrice: 4, vatRatePercent: 0, lineTotal: 10.5 }],
       shipping: [],
       paymentFees: [],
@@ -163,6 +165,29 @@ describe('Shopify order → shop order', () => {
     expect(order.shippingAddress).toEqual(order.customer);
     expect(order.note).toBeUndefined();
   });
+
+  it('without a customer, an address or an e-mail: an empty contact', () => {
+    const order = shopify({
+      id: 504,
+      name: '#1504',
+      currency: 'EUR',
+      taxes_included: false,
+      customer: null,
+      line_items: [{ title: 'Pero', quantity: 1, price: '2.00' }],
+      total_price: '2.00',
+    });
+    expect(order.customer).toStrictEqual({});
+    const unnamed = shopify({
+      id: 505,
+      name: '#1505',
+      currency: 'EUR',
+      taxes_included: false,
+      customer: { first_name: null, last_name: '  ' },
+      line_items: [{ title: 'Pero', quantity: 1, price: '2.00' }],
+      total_price: '2.00',
+    });
+    expect(unnamed.customer).toStrictEqual({});
+  });
 });
 
 describe('WooCommerce order → shop order', () => {
@@ -181,7 +206,7 @@ describe('WooCommerce order → shop order', () => {
         company: 'Novák s.r.o.',
         address_1: 'Dlhá 3',
         address_2: 'byt 4',
-        city: 'Žilina',
+        city: '  Žilina ',
         postcode: '010 01',
         country: 'sk',
         email: 'jan@example.sk',
@@ -216,7 +241,10 @@ describe('WooCommerce order → shop order', () => {
         { method_title: 'Kuriér', total: '4.00', total_tax: '0.92', taxes: [{ id: 1, total: '0.92' }] },
       ],
       fee_lines: [{ name: 'Dobierka', total: '1.00', total_tax: '0.00', taxes: [] }],
-      coupon_lines: [{ code: 'leto', discount: '1.50', discount_tax: '0.35' }],
+      coupon_lines: [
+        { code: 'leto', discount: '1.50', discount_tax: '0.35' },
+        { code: 'vip', discount: '0.50', discount_tax: '0.12' },
+      ],
     });
     expect(order).toEqual({
       id: '701',
@@ -240,7 +268,7 @@ describe('WooCommerce order → shop order', () => {
       lines: [{ sku: 'HRN', name: 'Hrnček', quantity: 3, unitPrice: 5, vatRatePercent: 23, lineTotal: 13.5 }],
       shipping: [{ name: 'Kuriér', price: 4, vatRatePercent: 23 }],
       paymentFees: [{ name: 'Dobierka', price: 1, vatRatePercent: 0 }],
-      note: 'Leave at the door\nCoupons: leto (−1.50 EUR)',
+      note: 'Leave at the door\nCoupons: leto (−1.50 EUR); vip (−0.50 EUR)',
       totals: { total: 22.53, vatByRate: [{ ratePercent: 23, vat: 4.03 }] },
     });
   });
@@ -292,7 +320,10 @@ describe('WooCommerce order → shop order', () => {
       prices_include_tax: true,
       total: '12.30',
       billing: {},
-      tax_lines: [{ rate_id: 1, rate_percent: 23 }],
+      tax_lines: [
+        { rate_id: 1, rate_percent: 23 },
+        { rate_id: 2, rate_percent: 5, tax_total: '0.00' },
+      ],
       line_items: [
         {
           name: 'Med',
@@ -313,5 +344,21 @@ describe('WooCommerce order → shop order', () => {
     ]);
     expect(order.note).toBe('Coupons: med (−1.23 EUR)');
     expect(order.totals).toEqual({ total: 12.3, vatByRate: [{ ratePercent: 23, vat: 2.3 }] });
+  });
+
+  it('a free shipping line has no rate; a long customer note is cut at 2,000 characters', () => {
+    const order = woo({
+      id: 704,
+      number: '704',
+      currency: 'EUR',
+      total: '2.00',
+      customer_note: 'y'.repeat(2100),
+      billing: { first_name: 'Ema' },
+      line_items: [{ name: 'Pero', quantity: 1, subtotal: '2.00', total: '2.00' }],
+      shipping_lines: [{ method_title: 'Osobný odber', total: '0.00', total_tax: '0.00' }],
+    });
+    expect(order.shipping).toEqual([{ name: 'Osobný odber', price: 0, vatRatePercent: 0 }]);
+    expect(order.note).toBe('y'.repeat(2000));
+    expect(order.totals).toEqual({ total: 2, vatByRate: [] });
   });
 });

@@ -12,14 +12,14 @@ import { refs } from './support-orders.js';
 const at = Date.parse('2026-11-20T10:00:00Z');
 const record = (recap: unknown): ApiRecord => ({ Id: 'r-1', DocumentRecapitulation: recap }) as ApiRecord;
 
-/** The basic rate changed on 2025-01-01 (20 → 23 %); a reduced rate ends on 2026-12-31 (10 %) and is 9 % after. */
+/** The basic rate changed on 2025-01-01 (20 → 23 %); a reduced rate is 10 % until 2026-12-31 and 9 % after (listed first). */
 const changing: IntakeReferences = {
   ...refs,
   vatRates: [
     { type: 'BasicVatRate', percent: 20, validTo: Date.parse('2024-12-31T23:59:59Z') },
     { type: 'BasicVatRate', percent: 23, validFrom: Date.parse('2025-01-01T00:00:00Z') },
-    { type: 'FirstReducedVatRate', percent: 10, validTo: Date.parse('2026-12-31T23:59:59Z') },
     { type: 'FirstReducedVatRate', percent: 9, validFrom: Date.parse('2027-01-01T00:00:00Z') },
+    { type: 'FirstReducedVatRate', percent: 10, validTo: Date.parse('2026-12-31T23:59:59Z') },
   ],
 };
 
