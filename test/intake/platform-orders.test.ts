@@ -361,4 +361,27 @@ describe('WooCommerce order → shop order', () => {
     expect(order.note).toBe('y'.repeat(2000));
     expect(order.totals).toEqual({ total: 2, vatByRate: [] });
   });
+
+  it('a tax line with its sum but no rate: the rate and the VAT from the charges', () => {
+    const order = woo({
+      id: 705,
+      number: '705',
+      currency: 'EUR',
+      total: '12.30',
+      billing: {},
+      tax_lines: [{ rate_id: 1, tax_total: '2.30' }],
+      line_items: [
+        {
+          name: 'Med',
+          quantity: 1,
+          subtotal: '10.00',
+          total: '10.00',
+          total_tax: '2.30',
+          taxes: [{ id: 1, total: '2.30' }],
+        },
+      ],
+    });
+    expect(order.lines[0]?.vatRatePercent).toBe(23);
+    expect(order.totals).toEqual({ total: 12.3, vatByRate: [{ ratePercent: 23, vat: 2.3 }] });
+  });
 });
