@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * against each mutant: the intake's fast files that reach the mapping and the reconciliation, and
  * none that starts the sandbox or dynalite (in the fast lane's related mode, those started their
  * servers again for every mutant they cover). The property tests run 100 orders per property here
- * (`INTAKE_PROPERTY_RUNS`) instead of 1,000.
+ * (`TOTALS_PROPERTY_RUNS`) instead of 1,000.
  */
 export default defineConfig({
   test: {
@@ -22,6 +22,6 @@ export default defineConfig({
     testTimeout: 30_000,
     pool: 'threads',
     isolate: false,
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', INTAKE_PROPERTY_RUNS: '100' },
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', TOTALS_PROPERTY_RUNS: '100' },
   },
 });

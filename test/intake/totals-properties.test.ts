@@ -3,7 +3,7 @@
  * quantities, prices, the connection's VAT rates, discounts of every kind, shipping, fees, prices
  * with and without tax) either map to a request the service prices at the shop's total and VAT per
  * rate, to the cent, or are refused for totals with both figures. Seeded, 1,000 runs per platform;
- * `INTAKE_PROPERTY_RUNS` sets another count (the intake's mutation run uses 100: each mutant runs
+ * `TOTALS_PROPERTY_RUNS` sets another count (the intake's mutation run uses 100: each mutant runs
  * these tests, and the first few orders catch what 1,000 do there).
  */
 import fc from 'fast-check';
@@ -26,11 +26,11 @@ const options = loadIntakeConfig({ INTAKE_ORDER_NUMBER_FIELD: 'Note' }).mapping;
 const fields = { registrationNumber: ['ico'], vatNumber: ['ic_dph'] };
 const at = new Date('2026-11-20T10:00:00Z');
 const RUNS = z.coerce
-  .number({ error: 'INTAKE_PROPERTY_RUNS: expected a whole number of runs ≥ 100' })
+  .number({ error: 'TOTALS_PROPERTY_RUNS: expected a whole number of runs ≥ 100' })
   .int()
-  .min(100, 'INTAKE_PROPERTY_RUNS: expected a whole number of runs ≥ 100')
+  .min(100, 'TOTALS_PROPERTY_RUNS: expected a whole number of runs ≥ 100')
   .default(1000)
-  .parse(process.env.INTAKE_PROPERTY_RUNS);
+  .parse(process.env.TOTALS_PROPERTY_RUNS);
 
 function toShopOrder(source: IntakeSource, payload: unknown): ShopOrder {
   const order =
