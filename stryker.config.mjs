@@ -11,8 +11,13 @@ const modules = {
     'functions/core/intake/order-totals.ts',
     'functions/core/intake/shopify-order.ts',
     'functions/core/intake/woocommerce-order.ts',
+    'functions/core/intake/service-totals.ts',
   ],
 };
+
+// The intake runs against its own list of fast test files (see vitest.mutation-intake.config.ts):
+// in the fast lane's related mode its mutants also ran the files that start the sandbox and dynalite.
+const vitestConfigs = { intake: 'vitest.mutation-intake.config.ts' };
 
 const chosen = process.env.MUTATION_MODULE;
 if (chosen !== undefined && !(chosen in modules)) {
@@ -23,8 +28,9 @@ const name = chosen ?? 'all';
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  // Only the fast lane's files, and of them only those that import the mutated module (related mode).
-  vitest: { configFile: 'vitest.unit.config.ts', related: true },
+  // Only the fast lane's files (the intake: its own list), and of them only those that import the
+  // mutated module (related mode).
+  vitest: { configFile: vitestConfigs[chosen] ?? 'vitest.unit.config.ts', related: true },
   mutate: chosen ? modules[chosen] : Object.values(modules).flat(),
   coverageAnalysis: 'perTest',
   // Mutants of what runs at module load (the zod schemas of the shop payloads, constant tables)

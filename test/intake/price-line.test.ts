@@ -29,6 +29,27 @@ const cases: Array<[string, number, number, number, ReturnType<typeof priceLine>
   ['above the full price by a cent', 9, 1.11, 1000, { unitPrice: 1.111, discountPercent: 0, exact: true }],
   ['a zero unit price with a total', 3, 0, 100, { unitPrice: 0.333, discountPercent: 0, exact: true }],
   ['a negative total cannot land', 3, 10, -5, { unitPrice: 0, discountPercent: 0, exact: false }],
+  [
+    'a discount of six decimals',
+    99999,
+    42.09,
+    249402820,
+    { unitPrice: 42.09, discountPercent: 40.744758, exact: true },
+  ],
+  [
+    'a unit price of six decimals',
+    99999,
+    30.92,
+    279311717,
+    { unitPrice: 27.931451, discountPercent: 0, exact: true },
+  ],
+  [
+    'nothing of six decimals lands: the nearest unit price, not exact',
+    99999,
+    76.42,
+    740511669,
+    { unitPrice: 74.051907, discountPercent: 0, exact: false },
+  ],
 ];
 
 describe('priceLine', () => {

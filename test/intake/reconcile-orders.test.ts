@@ -1,16 +1,16 @@
 /**
- * The reconciliation on the platforms' own payloads (fixtures modelled on the Shopify Order and
- * WooCommerce Order REST resources) and against the sandbox: the reported discount-allocation
- * order imports at the shop's total, an order whose totals cannot be reproduced is refused with
- * both figures and creates nothing, and a service that computes other totals is flagged.
+ * The reconciliation against the sandbox, on the platforms' own payloads (the mapping alone:
+ * platform-payloads.test.ts): the reported discount-allocation order imports at the shop's total,
+ * an order whose totals cannot be reproduced is refused with both figures and creates nothing, and
+ * a service that computes other totals is flagged.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { AccountingApi } from '../../functions/accounting/api.js';
 import { createDynamoDbImportAttempts } from '../../functions/adapters/aws/dynamodb-import-attempts.js';
 import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import type { ImportDeps } from '../../functions/core/intake/import-order.js';
 import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
+<<<<<<< HEAD
 import { mapShopOrder, orderMarker } from '../../functions/core/intake/map-order.js';
 import {
   type IntakeMessage,
@@ -24,65 +24,19 @@ import { createImportEntry } from '../../functions/handlers/import-orders.js';
 import { systemClock } from '../../functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
 import { importsOfOne } from './one-connection.js';
+=======
+import { orderMarker } from '../../functions/core/intake/map-order.js';
+import { createReferenceCache } from '../../functions/core/intake/references.js';
+import type { IntakeMessage } from '../../functions/core/intake/shop-order.js';
+import { createImportEntry } from '../../functions/handlers/import-orders.js';
+import { systemClock } from '../../functions/shared/clock.js';
+import { recordingLogger, recordingPublisher } from '../actions/support.js';
+import { intakeFixture, shopOrderFrom } from './shop-payloads.js';
+>>>>>>> wave-mut
 import { ordersWithMarker, receivedOrderCount, useIntakeBed } from './support.js';
-import { centsOf, refs, servicePricing } from './support-orders.js';
 
-const fixture = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL(`../fixtures/intake/${name}`, import.meta.url), 'utf8'));
-const fields = { registrationNumber: ['ico'], vatNumber: ['ic_dph'] };
-const mapping = loadIntakeConfig({ INTAKE_ORDER_NUMBER_FIELD: 'Note' }).mapping;
-
-function shopOrder(source: IntakeSource, payload: unknown): ShopOrder {
-  return shopOrderSchema.parse(
-    source === 'shopify'
-      ? shopifyToShopOrder(shopifyOrderSchema.parse(payload), fields)
-      : wooToShopOrder(wooOrderSchema.parse(payload), fields),
-  );
-}
-
-const FIXTURES = [
-  ['shopify', 'shopify-discount-allocations.json', { total: 13188, vat: { '23': 1810, '5': 167 } }],
-  [
-    'shopify',
-    'shopify-taxes-included-shipping-discount.json',
-    { total: 4470, vat: { '19': 530, '23': 215 } },
-  ],
-  [
-    'woocommerce',
-    'woocommerce-coupons-fees-prices-with-tax.json',
-    { total: 5380, vat: { '23': 587, '5': 107 } },
-  ],
-] as const;
-
-describe('platform payloads map to the shop totals, to the cent', () => {
-  for (const [source, name, expected] of FIXTURES) {
-    it(`${name}: the service prices the request at the shop's total and VAT per rate`, () => {
-      const order = shopOrder(source, fixture(name));
-      expect(centsOf(order.totals ?? { total: 0, vatByRate: [] })).toEqual(expected);
-      const request = mapShopOrder(source, order, refs, mapping, new Date('2026-11-22T12:00:00Z'));
-      expect(centsOf(servicePricing(request))).toEqual(expected);
-    });
-  }
-
-  it('names the discounts on the order: codes, automatic ones, coupons', () => {
-    expect(shopOrder('shopify', fixture('shopify-taxes-included-shipping-discount.json')).note).toBe(
-      'Discounts: Zimný výpredaj (automatic, 10 %); DOPRAVA2 (discount code, 2.00 EUR, shipping)',
-    );
-    expect(shopOrder('woocommerce', fixture('woocommerce-coupons-fees-prices-with-tax.json')).note).toBe(
-      'Coupons: jesen10 (−5.67 EUR)',
-    );
-  });
-
-  it('books the shop currency, not the presentment currency', () => {
-    const order = shopOrder('shopify', fixture('shopify-taxes-included-shipping-discount.json'));
-    expect(order.currency).toBe('EUR');
-    expect(order.lines.map((l) => [l.unitPrice, l.lineTotal])).toEqual([
-      [12.3, 33.21],
-      [9.99, 8.99],
-    ]);
-    expect(order.shipping).toEqual([{ name: 'Zásielkovňa', price: 2.5, vatRatePercent: 23 }]);
-  });
-});
+const fixture = intakeFixture;
+const shopOrder = shopOrderFrom;
 
 const bed = useIntakeBed();
 

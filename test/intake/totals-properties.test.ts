@@ -2,10 +2,13 @@
  * The reconciliation invariant, property-based: generated Shopify and WooCommerce orders (lines,
  * quantities, prices, the connection's VAT rates, discounts of every kind, shipping, fees, prices
  * with and without tax) either map to a request the service prices at the shop's total and VAT per
- * rate, to the cent, or are refused for totals with both figures. Seeded, 1,000 runs per platform.
+ * rate, to the cent, or are refused for totals with both figures. Seeded, 1,000 runs per platform;
+ * `TOTALS_PROPERTY_RUNS` sets another count (the intake's mutation run uses 100: each mutant runs
+ * these tests, and the first few orders catch what 1,000 do there).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
 import { mapShopOrder } from '../../functions/core/intake/map-order.js';
 import { TotalsMismatchError } from '../../functions/core/intake/order-totals.js';
@@ -22,7 +25,12 @@ import { centsOf, refs, servicePricing, shopifyOrderArbitrary, wooOrderArbitrary
 const options = loadIntakeConfig({ INTAKE_ORDER_NUMBER_FIELD: 'Note' }).mapping;
 const fields = { registrationNumber: ['ico'], vatNumber: ['ic_dph'] };
 const at = new Date('2026-11-20T10:00:00Z');
-const RUNS = 1000;
+const RUNS = z.coerce
+  .number({ error: 'TOTALS_PROPERTY_RUNS: expected a whole number of runs ≥ 100' })
+  .int()
+  .min(100, 'TOTALS_PROPERTY_RUNS: expected a whole number of runs ≥ 100')
+  .default(1000)
+  .parse(process.env.TOTALS_PROPERTY_RUNS);
 
 function toShopOrder(source: IntakeSource, payload: unknown): ShopOrder {
   const order =

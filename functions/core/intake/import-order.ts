@@ -22,8 +22,9 @@ import { type IntakeEventOrigin, publishIntakeEvent } from './intake-events-out.
 import { MappingError, mapShopOrder, orderMarker } from './map-order.js';
 import { normaliseTotals, TotalsMismatchError, totalsDifferences } from './order-totals.js';
 import type { ImportAttempts } from './ports.js';
-import type { IntakeReferences, ReferenceCache } from './references.js';
-import { type IntakeMessage, intakeRecordId, type OrderTotals } from './shop-order.js';
+import type { ReferenceCache } from './references.js';
+import { serviceTotals } from './service-totals.js';
+import { type IntakeMessage, intakeRecordId } from './shop-order.js';
 
 export const IMPORT_ACTION = 'intake.importOrder';
 export const CREATE_OPERATION = 'ReceivedOrders.create';
@@ -69,37 +70,6 @@ interface ImportRecordResult {
   recovered: boolean;
   /** The service's totals differ from the shop's (announced as a rejection). */
   totalsDiffer?: boolean;
-}
-
-/**
- * The totals the service computed for a received order (`DocumentRecapitulation`: `TotalPrice`
- * and `VatRateSums`), with each VAT rate type's percent on `at`; undefined when the record carries
- * none or names a rate type the connection's list lacks.
- */
-export function serviceTotals(
-  record: ApiRecord,
-  refs: IntakeReferences,
-  at: number,
-): OrderTotals | undefined {
-  const recap = record.DocumentRecapitulation as
-    | { TotalPrice?: unknown; VatRateSums?: { Vat?: unknown; VatRateType?: unknown }[] | null }
-    | null
-    | undefined;
-  if (!recap || typeof recap.TotalPrice !== 'number') return undefined;
-  const vatByRate: OrderTotals['vatByRate'] = [];
-  for (const sum of recap.VatRateSums ?? []) {
-    if (typeof sum.Vat !== 'number') return undefined;
-    const valid = refs.vatRates.filter(
-      (r) =>
-        r.type === sum.VatRateType &&
-        (r.validFrom === undefined || r.validFrom <= at) &&
-        (r.validTo === undefined || at <= r.validTo),
-    );
-    const percent = valid[0]?.percent ?? (sum.VatRateType === 'ZeroVatRate' ? 0 : undefined);
-    if (percent === undefined) return undefined;
-    vatByRate.push({ ratePercent: percent, vat: sum.Vat });
-  }
-  return { total: recap.TotalPrice, vatByRate };
 }
 
 /** A received order carrying `marker` in its internal note, modified since `since`, or undefined. */
