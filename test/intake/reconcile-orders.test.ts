@@ -10,29 +10,13 @@ import { createDynamoDbImportAttempts } from '../../functions/adapters/aws/dynam
 import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import type { ImportDeps } from '../../functions/core/intake/import-order.js';
 import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-<<<<<<< HEAD
-import { mapShopOrder, orderMarker } from '../../functions/core/intake/map-order.js';
-import {
-  type IntakeMessage,
-  type IntakeSource,
-  type ShopOrder,
-  shopOrderSchema,
-} from '../../functions/core/intake/shop-order.js';
-import { shopifyOrderSchema, shopifyToShopOrder } from '../../functions/core/intake/shopify-order.js';
-import { wooOrderSchema, wooToShopOrder } from '../../functions/core/intake/woocommerce-order.js';
-import { createImportEntry } from '../../functions/handlers/import-orders.js';
-import { systemClock } from '../../functions/shared/clock.js';
-import { recordingLogger, recordingPublisher } from '../actions/support.js';
-import { importsOfOne } from './one-connection.js';
-=======
 import { orderMarker } from '../../functions/core/intake/map-order.js';
-import { createReferenceCache } from '../../functions/core/intake/references.js';
 import type { IntakeMessage } from '../../functions/core/intake/shop-order.js';
 import { createImportEntry } from '../../functions/handlers/import-orders.js';
 import { systemClock } from '../../functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
+import { importsOfOne } from './one-connection.js';
 import { intakeFixture, shopOrderFrom } from './shop-payloads.js';
->>>>>>> wave-mut
 import { ordersWithMarker, receivedOrderCount, useIntakeBed } from './support.js';
 
 const fixture = intakeFixture;
