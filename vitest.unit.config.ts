@@ -12,6 +12,8 @@ export default defineConfig({
     testTimeout: 30_000,
     pool: 'threads',
     isolate: false,
+    // Enforced: listening or spawning in a fast-lane file throws (test/unit-lane-guard.ts).
+    setupFiles: ['test/unit-lane-guard.ts'],
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });
