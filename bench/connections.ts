@@ -46,7 +46,8 @@ export interface ConnectionsBenchOptions {
   log?: (line: string) => void;
 }
 
-const infra = defaultInfraConfig();
+// The deployment measured here: the connection registry (each entry names its own service URL).
+const infra = defaultInfraConfig({ connectionRegistry: true });
 /** The deployed defaults: shards of about 100 connections, no metrics per connection, the latency. */
 export const DEFAULT_OPTIONS: Omit<ConnectionsBenchOptions, 'count' | 'steadyCycles'> = {
   churn: 0.01,

@@ -81,7 +81,7 @@ export function loadInfraConfig(sources: InfraConfigSources): InfraConfig {
   }).deployment;
 }
 
-/** The configuration with every default: what tests build from. */
+/** The configuration with every default but the given settings (an `sk` single-company deployment also needs `accountingBaseUrl`). */
 export function defaultInfraConfig(overrides: Partial<InfraConfigInput> = {}): InfraConfig {
   return loadInfraConfig({ context: (key) => (overrides as Record<string, unknown>)[key], env: {} });
 }

@@ -10,6 +10,7 @@ import {
   isCollectionOf,
   serviceVariants,
 } from '../../functions/accounting/collections.js';
+import { variantPresets } from '../../functions/accounting/config.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { ACTION_SETTING_NAMES, INTAKE_SETTING_NAMES } from './function-settings.js';
 import { idempotencyExpirySeconds } from './replay-horizon.js';
@@ -182,7 +183,10 @@ export const baseInfraConfigSchema = z.object({
   operationalAlarms: flag().default(false),
   /** E-mail address subscribed to the alarm topic (optional; confirm the subscription mail). */
   alarmEmail: z.email('expected an e-mail address').optional(),
-  /** Base URL of the accounting service (the functions' default applies when unset). */
+  /**
+   * Base URL of the accounting service. Unset: the variant's preset (`cz`); `sk` has none, so a
+   * deployment without `connectionRegistry` is refused without it (each registry entry has its own).
+   */
   accountingBaseUrl: serviceUrl.optional(),
   /** Token URL for OAuth client credentials (the functions' default applies when unset). */
   accountingAuthUrl: serviceUrl.optional(),
@@ -222,6 +226,18 @@ export const baseInfraConfigSchema = z.object({
 });
 
 export const infraConfigSchema = baseInfraConfigSchema
+  .superRefine((config, ctx) => {
+    // The deployment's one connection (a registry of one) needs a URL its variant does not preset;
+    // without it the poller and the actions would fail at their first cold start, not here.
+    const preset = variantPresets[config.serviceVariant].baseUrl;
+    if (!config.connectionRegistry && preset === undefined && config.accountingBaseUrl === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['accountingBaseUrl'],
+        message: `expected the service base URL (an https URL): service variant ${config.serviceVariant} has no preset, and without connectionRegistry the deployment's one connection takes it from this setting`,
+      });
+    }
+  })
   .superRefine((config, ctx) => {
     const foreign = (config.collections ?? []).filter((c) => !isCollectionOf(config.serviceVariant, c));
     if (foreign.length > 0) {

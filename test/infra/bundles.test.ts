@@ -6,12 +6,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildRoutes, buildScheduledActions, type Route } from '../../functions/core/routes.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { actionsConfigOf } from '../../infra/build-app.js';
-import { defaultInfraConfig } from '../../infra/config/load.js';
 import { REQUIRE_SHIM_BANNER } from '../../infra/constructs/app-function.js';
 import { findHandlerEntry, MissingHandlerError } from '../../infra/constructs/handler-entry.js';
 import { POLLER_HANDLER } from '../../infra/stacks/stateless-stack.js';
 import { assetFiles, BUNDLE_LIMIT_BYTES, LIBXML2_WASM_FILE } from '../../scripts/bundle-function.mjs';
-import { buildTestApp } from './support.js';
+import { buildTestApp, testInfraConfig } from './support.js';
 
 const outdirs: string[] = [];
 afterAll(() => {
@@ -57,7 +56,7 @@ describe('bundles', () => {
   it('every existing handler bundles locally as minified ESM, its whole asset within 1.5 MB', async () => {
     // Settings that switch every action on, so every handler module is in the list.
     const actions = actionsConfigOf(
-      defaultInfraConfig({
+      testInfraConfig({
         actions: { [ENV.actionsEInvoicePartners]: '1', [ENV.actionsEmailPartners]: '2' },
       }),
     );

@@ -1,17 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { defaultPolledCollections } from '../../functions/accounting/collections.js';
+import { connectionEntrySchema } from '../../functions/core/connections/connection-entry.js';
 import { buildRoutes } from '../../functions/core/routes.js';
 import { ConfigError } from '../../functions/shared/config.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { actionsConfigOf } from '../../infra/build-app.js';
-import { defaultInfraConfig, envNameOf, loadInfraConfig } from '../../infra/config/load.js';
+import { envNameOf, loadInfraConfig } from '../../infra/config/load.js';
+import { TEST_BASE_URL, testInfraConfig } from './support.js';
 
-const load = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
+/** The settings as given: context, then environment, then defaults. */
+const loadAsGiven = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
   loadInfraConfig({ context: (key) => context[key], env });
+/** The same, with the tests' base URL where the context names none. */
+const load = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
+  loadAsGiven({ accountingBaseUrl: TEST_BASE_URL, ...context }, env);
 
 describe('infra config', () => {
   it('defaults: 1-minute rate, every document collection, GOVERNANCE 10 years, retain, unreserved 50 s poller', () => {
-    expect(defaultInfraConfig()).toMatchObject({
+    expect(testInfraConfig()).toMatchObject({
       stage: 'prod',
       scheduleRateMinutes: 1,
       collections: [...defaultPolledCollections],
@@ -26,11 +32,9 @@ describe('infra config', () => {
   });
 
   it('Object Lock by stage: GOVERNANCE for prod, OFF elsewhere; an explicit mode wins', () => {
-    expect(defaultInfraConfig({ stage: 'dev' }).archiveRetentionMode).toBe('OFF');
-    expect(defaultInfraConfig({ stage: 'prod' }).archiveRetentionMode).toBe('GOVERNANCE');
-    expect(defaultInfraConfig({ archiveRetentionMode: 'COMPLIANCE' }).archiveRetentionMode).toBe(
-      'COMPLIANCE',
-    );
+    expect(testInfraConfig({ stage: 'dev' }).archiveRetentionMode).toBe('OFF');
+    expect(testInfraConfig({ stage: 'prod' }).archiveRetentionMode).toBe('GOVERNANCE');
+    expect(testInfraConfig({ archiveRetentionMode: 'COMPLIANCE' }).archiveRetentionMode).toBe('COMPLIANCE');
     expect(load({ stage: 'dev', archiveRetentionMode: 'governance' }).archiveRetentionMode).toBe(
       'GOVERNANCE',
     );
@@ -135,5 +139,63 @@ describe('infra config', () => {
         /^intakeSettings \(context 'intakeSettings' or ACCOUNTING_EVENTS_INTAKE_SETTINGS\)\[INTAKE_MAX_BODY_BYTES\]: /,
       ),
     ]);
+  });
+});
+
+describe('the service base URL of a single-company deployment (accountingBaseUrl)', () => {
+  const SETTING =
+    /^accountingBaseUrl \(context 'accountingBaseUrl' or ACCOUNTING_EVENTS_ACCOUNTING_BASE_URL\): /;
+
+  it('sk without it is refused at synth: one problem, naming the setting, its context and its variable', () => {
+    for (const [context, env] of [
+      [{}, {}],
+      [{ serviceVariant: 'sk' }, {}],
+      [{}, { ACCOUNTING_EVENTS_SERVICE_VARIANT: 'sk', ACCOUNTING_EVENTS_ACCOUNTING_BASE_URL: '' }],
+      [{ accountingAuthUrl: 'https://auth.example.sk' }, {}],
+    ] as const) {
+      let error: unknown;
+      try {
+        loadAsGiven(context, env);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, JSON.stringify({ context, env })).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems).toEqual([expect.stringMatching(SETTING)]);
+      expect((error as ConfigError).problems[0]).toMatch(
+        /service base URL .*service variant sk has no preset/,
+      );
+    }
+  });
+
+  it('sk with it is accepted, from context or from the environment', () => {
+    expect(loadAsGiven({ accountingBaseUrl: 'https://api.example.sk/' }).accountingBaseUrl).toBe(
+      'https://api.example.sk/',
+    );
+    expect(
+      loadAsGiven({}, { ACCOUNTING_EVENTS_ACCOUNTING_BASE_URL: 'https://api.example.sk' }).accountingBaseUrl,
+    ).toBe('https://api.example.sk');
+    // A malformed one is refused as a URL, not as a missing one.
+    expect(() => loadAsGiven({ accountingBaseUrl: 'http://api.example.sk' })).toThrow(
+      /accountingBaseUrl.*https/s,
+    );
+  });
+
+  it('cz without it is accepted: its preset serves the functions', () => {
+    const cz = loadAsGiven({ serviceVariant: 'cz' });
+    expect(cz.serviceVariant).toBe('cz');
+    expect(cz.accountingBaseUrl).toBeUndefined();
+  });
+
+  it('with the connection registry it is not needed: each registered connection carries its own baseUrl', () => {
+    const registry = loadAsGiven({ connectionRegistry: true });
+    expect(registry).toMatchObject({ serviceVariant: 'sk', connectionRegistry: true });
+    expect(registry.accountingBaseUrl).toBeUndefined();
+    expect(() => loadAsGiven({ connectionRegistry: false })).toThrow(/ACCOUNTING_EVENTS_ACCOUNTING_BASE_URL/);
+    // The registry's entries are checked when registered: an sk entry names its own.
+    const entry = { name: 'acme', variant: 'sk', credentialsSecret: 'env:ACME_CREDENTIALS' } as const;
+    const without = connectionEntrySchema.safeParse(entry);
+    expect(without.success).toBe(false);
+    expect(without.error?.issues.map((i) => i.path.join('.'))).toEqual(['baseUrl']);
+    expect(connectionEntrySchema.safeParse({ ...entry, baseUrl: TEST_BASE_URL }).success).toBe(true);
   });
 });

@@ -4,8 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../functions/shared/config.js';
-import { defaultInfraConfig } from '../../infra/config/load.js';
-import { buildTestApp, nagFindings } from './support.js';
+import { buildTestApp, nagFindings, testInfraConfig } from './support.js';
 
 const DELIVERIES = 'https://hooks.example.com/n8n,IssuedInvoice.*;https://example.org/all';
 
@@ -164,43 +163,43 @@ describe('deliveries (signed delivery function, the default)', () => {
 
 describe('deliveries settings', () => {
   it('a bad target is a configuration error naming it', () => {
-    expect(() => defaultInfraConfig({ deliveries: 'ftp://x;https://ok.example.com,not a pattern' })).toThrow(
+    expect(() => testInfraConfig({ deliveries: 'ftp://x;https://ok.example.com,not a pattern' })).toThrow(
       ConfigError,
     );
-    expect(() => defaultInfraConfig({ deliveries: 'ftp://x' })).toThrow(/deliveries.*"ftp:\/\/x"/s);
-    expect(() => defaultInfraConfig({ deliveries: 'https://ok.example.com,IssuedInvoice.Craeted' })).toThrow(
+    expect(() => testInfraConfig({ deliveries: 'ftp://x' })).toThrow(/deliveries.*"ftp:\/\/x"/s);
+    expect(() => testInfraConfig({ deliveries: 'https://ok.example.com,IssuedInvoice.Craeted' })).toThrow(
       /deliveries.*got "IssuedInvoice.Craeted"/s,
     );
   });
 
   it('plain http only to the loopback; link-local and metadata hosts refused', () => {
-    expect(() => defaultInfraConfig({ deliveries: 'http://hooks.example.com/x' })).toThrow(
+    expect(() => testInfraConfig({ deliveries: 'http://hooks.example.com/x' })).toThrow(
       /deliveries.*expected https:\/\//s,
     );
-    expect(defaultInfraConfig({ deliveries: 'http://127.0.0.1:8080/x' }).deliveries).toHaveLength(1);
+    expect(testInfraConfig({ deliveries: 'http://127.0.0.1:8080/x' }).deliveries).toHaveLength(1);
     for (const url of [
       'https://169.254.169.254/latest',
       'https://[fd00:ec2::254]/',
       'https://metadata.google.internal/',
       'https://[fe80::1]/',
     ]) {
-      expect(() => defaultInfraConfig({ deliveries: url }), url).toThrow(/cannot be a delivery target/);
+      expect(() => testInfraConfig({ deliveries: url }), url).toThrow(/cannot be a delivery target/);
     }
   });
 
   it("connections must be names, and with one connection include the deployment's", () => {
     expect(() =>
-      defaultInfraConfig({
+      testInfraConfig({
         deliveries: JSON.stringify([{ url: 'https://x.example.com', connections: ['a b'] }]),
       }),
     ).toThrow(/deliveries/);
     expect(() =>
-      defaultInfraConfig({
+      testInfraConfig({
         deliveries: JSON.stringify([{ url: 'https://x.example.com', connections: ['other'] }]),
       }),
     ).toThrow(/deliveries.*0\.connections.*'default'/s);
     expect(
-      defaultInfraConfig({
+      testInfraConfig({
         deliveries: JSON.stringify([{ url: 'https://x.example.com', connections: ['default'] }]),
       }).deliveries,
     ).toHaveLength(1);

@@ -10,7 +10,7 @@ import { deadLetterSinkFromEnvironment } from '../../functions/handlers/action-r
 import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { TABLE_ACCESS } from '../../infra/constructs/grants.js';
-import { buildTestApp, nagFindings, type TestApp } from './support.js';
+import { buildTestApp, nagFindings, TEST_BASE_URL, type TestApp } from './support.js';
 
 type Resources = Record<
   string,
@@ -371,12 +371,14 @@ describe('least privilege per function', () => {
       checkpointsTable: expect.any(String),
       claimCheckBucket: expect.any(String),
     });
-    // Its registry of one: the deployment's connection, with the deployment's credentials (the secret).
-    // The sk variant has no preset service URL: the stack passes `accountingBaseUrl`, unset here.
-    expect(() => envConnectionEntry(envOf('Poller'))).toThrow(/ACCOUNTING_BASE_URL/);
-    expect(
-      envConnectionEntry({ ...envOf('Poller'), [ENV.baseUrl]: 'https://api.example.test' }),
-    ).toMatchObject({ name: 'default', variant: 'sk', credentialsSecret: 'deployment' });
+    // Its registry of one: the deployment's connection, with the deployment's credentials (the secret)
+    // and the service URL the stack passes (`sk` presets none: the config refuses a deployment without it).
+    expect(envConnectionEntry(envOf('Poller'))).toMatchObject({
+      name: 'default',
+      variant: 'sk',
+      baseUrl: TEST_BASE_URL,
+      credentialsSecret: 'deployment',
+    });
 
     // What each action handler requires of its settings beyond the bus and the secret (spot checks
     // of the registry's `uses`; the loader below checks every action's).
@@ -393,6 +395,8 @@ describe('least privilege per function', () => {
     for (const { path, handler, sqs } of actionFunctions) {
       const env = envOf(path);
       const actions = loadActionsConfig(env);
+      // Each action's registry of one is built from its environment too, at every cold start.
+      expect(envConnectionEntry(env), path).toMatchObject({ variant: 'sk', baseUrl: TEST_BASE_URL });
       expect(loadAdapterConfig(env, ['eventBus', 'credentials']).eventBusName, path).toEqual(
         expect.any(String),
       );

@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { type BuildAppOptions, type BuiltApp, buildApp } from '../../infra/build-app.js';
 import { defaultInfraConfig } from '../../infra/config/load.js';
-import type { InfraConfigInput } from '../../infra/config/schema.js';
+import type { InfraConfig, InfraConfigInput } from '../../infra/config/schema.js';
 
 /** The feature flags and context of cdk.json, so tests synthesize what `cdk synth` does. */
 export const CDK_JSON_CONTEXT = (
@@ -15,13 +15,24 @@ export const CDK_JSON_CONTEXT = (
 
 export const TEST_ENV = { account: '111111111111', region: 'eu-central-1' } as const;
 
+/**
+ * The service base URL of the tests' deployments: the default variant (`sk`) presets none, and a
+ * single-company deployment is refused without one.
+ */
+export const TEST_BASE_URL = 'https://api.example.sk';
+
+/** The defaults with the given settings, and `TEST_BASE_URL` where they name no `accountingBaseUrl`. */
+export function testInfraConfig(overrides: Partial<InfraConfigInput> = {}): InfraConfig {
+  return defaultInfraConfig({ accountingBaseUrl: TEST_BASE_URL, ...overrides });
+}
+
 export interface TestApp extends BuiltApp {
   readonly app: App;
   readonly statefulTemplate: Template;
   readonly statelessTemplate: Template;
 }
 
-/** Both stacks with the given settings; no bundling unless asked (≈ 2 s per function). */
+/** Both stacks with the given settings (`testInfraConfig`); no bundling unless asked (≈ 2 s per function). */
 export function buildTestApp(
   overrides: Partial<InfraConfigInput> = {},
   options: Omit<BuildAppOptions, 'config'> & { bundle?: boolean; outdir?: string } = {},
@@ -36,7 +47,7 @@ export function buildTestApp(
     env: TEST_ENV,
     nag: false,
     ...options,
-    config: defaultInfraConfig(overrides),
+    config: testInfraConfig(overrides),
   });
   return {
     ...built,

@@ -7,15 +7,14 @@
  * No bundling (`aws:cdk:bundling-stacks: []`), so these stay fast.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../functions/shared/config.js';
-import { defaultInfraConfig } from '../../infra/config/load.js';
 import { idempotencyExpirySeconds } from '../../infra/config/replay-horizon.js';
-import { buildTestApp, CDK_JSON_CONTEXT } from '../infra/support.js';
+import { buildTestApp, CDK_JSON_CONTEXT, TEST_BASE_URL, testInfraConfig } from '../infra/support.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
 
@@ -32,6 +31,25 @@ const armed = buildTestApp({
 const stateless = armed.statelessTemplate.toJSON().Resources as Record<string, Resource>;
 const ofType = (type: string) => Object.entries(stateless).filter(([, r]) => r.Type === type);
 const SOURCE = 'accounting.default';
+
+/** `infra/app.ts` as `cdk synth` runs it (the CLI says us-east-1), without bundling, with `env` added. */
+function synthApp(outdir: string, env: Record<string, string>) {
+  return spawnSync(
+    process.execPath,
+    [join('node_modules', 'tsx', 'dist', 'cli.mjs'), join('infra', 'app.ts')],
+    {
+      env: {
+        PATH: process.env.PATH,
+        CDK_OUTDIR: outdir,
+        CDK_DEFAULT_REGION: 'us-east-1',
+        CDK_CONTEXT_JSON: JSON.stringify({ ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [] }),
+        CDK_VALIDATION: 'false',
+        ...env,
+      },
+      encoding: 'utf8',
+    },
+  );
+}
 
 describe('template: who may put what on the bus', () => {
   it('every rule matches the deployment source as well as the detail-type', () => {
@@ -176,21 +194,10 @@ describe('template: retention, region, policies', () => {
         [undefined, 'eu-central-1'],
         ['eu-west-1', 'eu-west-1'],
       ] as const) {
-        const run = spawnSync(
-          process.execPath,
-          [join('node_modules', 'tsx', 'dist', 'cli.mjs'), join('infra', 'app.ts')],
-          {
-            env: {
-              PATH: process.env.PATH,
-              CDK_OUTDIR: outdir,
-              CDK_DEFAULT_REGION: 'us-east-1',
-              CDK_CONTEXT_JSON: JSON.stringify({ ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [] }),
-              CDK_VALIDATION: 'false',
-              ...(region ? { ACCOUNTING_EVENTS_REGION: region } : {}),
-            },
-            encoding: 'utf8',
-          },
-        );
+        const run = synthApp(outdir, {
+          ACCOUNTING_EVENTS_ACCOUNTING_BASE_URL: TEST_BASE_URL,
+          ...(region ? { ACCOUNTING_EVENTS_REGION: region } : {}),
+        });
         expect(run.status, run.stderr).toBe(0);
         const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
           artifacts: Record<string, { type: string; environment?: string }>;
@@ -200,6 +207,20 @@ describe('template: retention, region, policies', () => {
           stacks.map(() => `aws://unknown-account/${expected}`),
         );
       }
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+
+  it('offline synth of the sk default without accountingBaseUrl fails, naming the setting, and writes no assembly', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'security-synth-'));
+    try {
+      const run = synthApp(outdir, {});
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toContain(
+        "accountingBaseUrl (context 'accountingBaseUrl' or ACCOUNTING_EVENTS_ACCOUNTING_BASE_URL): expected the service base URL",
+      );
+      expect(existsSync(join(outdir, 'manifest.json'))).toBe(false);
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }
@@ -226,17 +247,17 @@ describe('template: retention, region, policies', () => {
       .filter((v) => v !== undefined);
     expect(expires.length).toBeGreaterThanOrEqual(6);
     expect(new Set(expires)).toEqual(new Set([String(31 * 86_400)]));
-    expect(idempotencyExpirySeconds(defaultInfraConfig({ eventArchiveRetentionDays: 7 }))).toBe(19 * 86_400);
-    expect(() => defaultInfraConfig({ actions: { ACTIONS_IDEMPOTENCY_EXPIRES_SECONDS: '604800' } })).toThrow(
+    expect(idempotencyExpirySeconds(testInfraConfig({ eventArchiveRetentionDays: 7 }))).toBe(19 * 86_400);
+    expect(() => testInfraConfig({ actions: { ACTIONS_IDEMPOTENCY_EXPIRES_SECONDS: '604800' } })).toThrow(
       ConfigError,
     );
   });
 
   it('http base and auth URLs are refused off loopback', () => {
     for (const key of ['accountingBaseUrl', 'accountingAuthUrl'] as const) {
-      expect(() => defaultInfraConfig({ [key]: 'http://api.example.com' })).toThrow(/https/);
-      expect(defaultInfraConfig({ [key]: 'http://127.0.0.1:4010' })[key]).toBe('http://127.0.0.1:4010');
-      expect(defaultInfraConfig({ [key]: 'https://api.example.com' })[key]).toBe('https://api.example.com');
+      expect(() => testInfraConfig({ [key]: 'http://api.example.com' })).toThrow(/https/);
+      expect(testInfraConfig({ [key]: 'http://127.0.0.1:4010' })[key]).toBe('http://127.0.0.1:4010');
+      expect(testInfraConfig({ [key]: 'https://api.example.com' })[key]).toBe('https://api.example.com');
     }
   });
 
