@@ -103,18 +103,26 @@ export function describeError(error: unknown): string {
   return `${error.name}: ${error.message}${cause}`;
 }
 
+/**
+ * One Ctrl-C can arrive more than once: the terminal signals the whole process group, and a parent
+ * such as `npm start` relays the signal to its child as well. A second signal this soon after the
+ * first is that same Ctrl-C; a later one forces the stop.
+ */
+export const SAME_CTRL_C_MS = 2_000;
+
 /** The process-level context: real stdout/stderr, the environment, and a signal aborted on SIGINT/SIGTERM. */
 export function processContext(): { ctx: CommandContext; dispose(): void } {
   // The AWS SDK's Node-20 notice is noise for a local tool (the embedded stores use the SDK).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const controller = new AbortController();
-  let signals = 0;
+  let firstSignalAt: number | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
-    signals += 1;
-    if (signals === 1) {
+    const now = Date.now();
+    if (firstSignalAt === undefined) {
+      firstSignalAt = now;
       process.stderr.write(`\n${sig}: stopping cleanly (press Ctrl-C again to force)\n`);
       controller.abort(new Error(`received ${sig}`));
-    } else {
+    } else if (now - firstSignalAt >= SAME_CTRL_C_MS) {
       process.exit(EXIT.interrupted);
     }
   };

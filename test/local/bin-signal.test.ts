@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'accounting-events.js');
 
@@ -77,3 +77,41 @@ it('operations --json through the launcher exits 0 with JSON', async () => {
   expect(out.code).toBe(0);
   expect(Array.isArray(JSON.parse(out.stdout))).toBe(true);
 }, 30_000);
+
+it('one Ctrl-C that arrives twice (terminal and npm) still stops cleanly', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'accounting-events-bin-'));
+  try {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'run', '--interval', '500ms', '--data-dir', 'data', '--no-actions'],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (c: Buffer) => {
+        stdout += c.toString();
+        if (/poll: \d+ events/.test(stdout)) resolve();
+      }),
+    );
+    // The same Ctrl-C twice, as a process group and its relaying parent deliver it: the second
+    // arrives once the first is handled (two pending signals of one kind would merge into one).
+    child.kill('SIGINT');
+    await vi.waitFor(() => expect(stderr).toContain('SIGINT: stopping cleanly'), { timeout: 30_000 });
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stdout).toMatch(/stopped: \d+ events published/);
+    expect(stderr.match(/SIGINT: stopping cleanly/g)).toHaveLength(1);
+    expect(await readdir(join(dir, 'data'))).not.toContain('lock');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 60_000);
