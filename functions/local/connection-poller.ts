@@ -199,7 +199,15 @@ export function createConnectionPoller(
     async poll() {
       const { clock, halt } = deps;
       const started = clock.now();
-      const endsAt = started.getTime() + deps.budgetMs;
+      // The budget starts when the poll first asks for the time left, just before its first page:
+      // the setup before it (checkpoints, credentials) takes what it takes on a busy machine, and
+      // counting it would let a slice end before it read a single page, so a backfill would never
+      // move.
+      let endsAt: number | undefined;
+      const budgetLeft = () => {
+        endsAt ??= clock.now().getTime() + deps.budgetMs;
+        return endsAt - clock.now().getTime();
+      };
       const pollOptions = options();
       const opened = client.opened();
       const before = opened?.stats();
@@ -214,8 +222,7 @@ export function createConnectionPoller(
           healthKnown,
           unavailable,
           // The poll starts no page once less than minRemainingMs is left: past the budget.
-          remainingTimeMs: () =>
-            halt.aborted ? -1 : pollOptions.minRemainingMs + endsAt - clock.now().getTime(),
+          remainingTimeMs: () => (halt.aborted ? -1 : pollOptions.minRemainingMs + budgetLeft()),
           signal: halt,
         },
         localEntry({

@@ -90,7 +90,10 @@ export function describeRateLimiterContract(name: string, make: RateLimiterFacto
       expect(takes.filter((t) => t.done)).toHaveLength(5);
       expect(takes.every((t) => t.error === undefined)).toBe(true);
       clock.advance(1_000);
-      await vi.waitFor(() => expect(takes.filter((t) => t.done).length).toBeGreaterThanOrEqual(6), SERVER_WAIT);
+      await vi.waitFor(
+        () => expect(takes.filter((t) => t.done).length).toBeGreaterThanOrEqual(6),
+        SERVER_WAIT,
+      );
     });
 
     it("one taker's pause holds back the other", async () => {

@@ -81,5 +81,5 @@ describe('local poller: a backfill in time-boxed slices', () => {
     } finally {
       await second.stop();
     }
-  }, 120_000); // a real backfill in slices against the sandbox and the embedded stores
+  }, 240_000); // a real backfill in slices against the sandbox and the embedded stores; generous for a busy machine
 });
