@@ -32,6 +32,9 @@ const armed = buildTestApp({
 const stateless = armed.statelessTemplate.toJSON().Resources as Record<string, Resource>;
 const ofType = (type: string) => Object.entries(stateless).filter(([, r]) => r.Type === type);
 const SOURCE = 'accounting.default';
+// Two offline synths of the whole app in child processes: about 5 s each on a quiet machine,
+// several times that on a busy one.
+const SYNTH_TIMEOUT_MS = 180_000;
 
 describe('template: who may put what on the bus', () => {
   it('every rule matches the deployment source as well as the detail-type', () => {
@@ -169,41 +172,47 @@ describe('template: retention, region, policies', () => {
     }
   });
 
-  it('offline synth of the app targets the configured region even when the CLI says us-east-1', () => {
-    const outdir = mkdtempSync(join(tmpdir(), 'security-synth-'));
-    try {
-      for (const [region, expected] of [
-        [undefined, 'eu-central-1'],
-        ['eu-west-1', 'eu-west-1'],
-      ] as const) {
-        const run = spawnSync(
-          process.execPath,
-          [join('node_modules', 'tsx', 'dist', 'cli.mjs'), join('infra', 'app.ts')],
-          {
-            env: {
-              PATH: process.env.PATH,
-              CDK_OUTDIR: outdir,
-              CDK_DEFAULT_REGION: 'us-east-1',
-              CDK_CONTEXT_JSON: JSON.stringify({ ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [] }),
-              CDK_VALIDATION: 'false',
-              ...(region ? { ACCOUNTING_EVENTS_REGION: region } : {}),
+  it(
+    'offline synth of the app targets the configured region even when the CLI says us-east-1',
+    () => {
+      const outdir = mkdtempSync(join(tmpdir(), 'security-synth-'));
+      try {
+        for (const [region, expected] of [
+          [undefined, 'eu-central-1'],
+          ['eu-west-1', 'eu-west-1'],
+        ] as const) {
+          const run = spawnSync(
+            process.execPath,
+            [join('node_modules', 'tsx', 'dist', 'cli.mjs'), join('infra', 'app.ts')],
+            {
+              env: {
+                PATH: process.env.PATH,
+                CDK_OUTDIR: outdir,
+                CDK_DEFAULT_REGION: 'us-east-1',
+                CDK_CONTEXT_JSON: JSON.stringify({ ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [] }),
+                CDK_VALIDATION: 'false',
+                ...(region ? { ACCOUNTING_EVENTS_REGION: region } : {}),
+              },
+              encoding: 'utf8',
             },
-            encoding: 'utf8',
-          },
-        );
-        expect(run.status, run.stderr).toBe(0);
-        const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
-          artifacts: Record<string, { type: string; environment?: string }>;
-        };
-        const stacks = Object.values(manifest.artifacts).filter((a) => a.type === 'aws:cloudformation:stack');
-        expect(stacks.map((a) => a.environment)).toEqual(
-          stacks.map(() => `aws://unknown-account/${expected}`),
-        );
+          );
+          expect(run.status, run.stderr).toBe(0);
+          const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
+            artifacts: Record<string, { type: string; environment?: string }>;
+          };
+          const stacks = Object.values(manifest.artifacts).filter(
+            (a) => a.type === 'aws:cloudformation:stack',
+          );
+          expect(stacks.map((a) => a.environment)).toEqual(
+            stacks.map(() => `aws://unknown-account/${expected}`),
+          );
+        }
+      } finally {
+        rmSync(outdir, { recursive: true, force: true });
       }
-    } finally {
-      rmSync(outdir, { recursive: true, force: true });
-    }
-  });
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
   it('the outcome log group admits only its rules (aws:SourceArn) from this account', () => {
     const policy = ofType('AWS::Logs::ResourcePolicy')[0]![1];
