@@ -202,11 +202,12 @@ export function createConnectionPoller(
       // The budget starts when the poll first asks for the time left, just before its first page:
       // the setup before it (checkpoints, credentials) takes what it takes on a busy machine, and
       // counting it would let a slice end before it read a single page, so a backfill would never
-      // move.
+      // move. The first ask gets the whole budget: every slice reads at least one page.
       let endsAt: number | undefined;
       const budgetLeft = () => {
-        endsAt ??= clock.now().getTime() + deps.budgetMs;
-        return endsAt - clock.now().getTime();
+        const now = clock.now().getTime();
+        endsAt ??= now + deps.budgetMs;
+        return endsAt - now;
       };
       const pollOptions = options();
       const opened = client.opened();
