@@ -199,7 +199,7 @@ export function createConnectionPoller(
     async poll() {
       const { clock, halt } = deps;
       const started = clock.now();
-      const endsAt = started.getTime() + deps.budgetMs;
+      const budgetLeft = sliceBudget(clock, deps.budgetMs);
       const pollOptions = options();
       const opened = client.opened();
       const before = opened?.stats();
@@ -214,8 +214,7 @@ export function createConnectionPoller(
           healthKnown,
           unavailable,
           // The poll starts no page once less than minRemainingMs is left: past the budget.
-          remainingTimeMs: () =>
-            halt.aborted ? -1 : pollOptions.minRemainingMs + endsAt - clock.now().getTime(),
+          remainingTimeMs: () => (halt.aborted ? -1 : pollOptions.minRemainingMs + budgetLeft()),
           signal: halt,
         },
         localEntry({
@@ -277,4 +276,19 @@ async function reportPoll(
     ...(lags.length > 0 ? { lagMs: Math.max(...lags) } : {}),
     ...(deps.many ? { connection: name } : {}),
   });
+}
+
+/**
+ * The time left of one poll slice. The budget starts when the poll first asks for it, just before
+ * its first page: the setup before it (checkpoints, credentials) takes what it takes on a busy
+ * machine, and counting it would let a slice end before it read a single page, so a backfill would
+ * never move. The first ask gets the whole budget: every slice reads at least one page.
+ */
+function sliceBudget(clock: Clock, budgetMs: number): () => number {
+  let endsAt: number | undefined;
+  return () => {
+    const now = clock.now().getTime();
+    endsAt ??= now + budgetMs;
+    return endsAt - now;
+  };
 }

@@ -46,8 +46,9 @@ export interface RuntimeOptions {
   /** Overrides of the change detector's options (tests shorten the lookback). */
   poll?: Partial<PollOptions>;
   /**
-   * How long one poll starts new pages (default 2 s): a backfill is read in slices, so its progress
-   * moves and a stop waits for at most the pages in flight. The next slice follows at once.
+   * How long one poll starts new pages (default 2 s), counted from its first page: a backfill is
+   * read in slices of at least one page each, so its progress moves however slow the machine, and a
+   * stop waits for at most the pages in flight. The next slice follows at once.
    */
   pollBudgetMs?: number;
   /** Count the records once before a first run to show the backfill's progress (default true). */

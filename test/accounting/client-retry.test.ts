@@ -11,6 +11,7 @@ import { parseRetryAfter } from '../../functions/accounting/responses.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import { problem, startFakeServer, useFakeServer } from '../fakes/accounting-server.js';
+import { SERVER_WAIT } from '../support/wait.js';
 
 const ID = '33333333-3333-3333-3333-333333333333';
 const bank = { Id: ID, Name: 'Bank' };
@@ -50,7 +51,7 @@ describe('accounting client retries', () => {
     const clock = createManualClock();
     const client = createAccountingClient(apiKeyConfig(server.url), { clock });
     const pending = client.get('Banks', ID);
-    await vi.waitFor(() => expect(clock.pending()).toBe(1), { timeout: 5_000 });
+    await vi.waitFor(() => expect(clock.pending()).toBe(1), SERVER_WAIT);
     expect(server.requests).toHaveLength(1);
     clock.advance(29_999);
     expect(clock.pending()).toBe(1);
@@ -216,7 +217,7 @@ describe('accounting client retries', () => {
     const client = createAccountingClient(apiKeyConfig(server.url));
     const controller = new AbortController();
     const pending = client.get('Banks', ID, controller.signal);
-    await vi.waitFor(() => expect(server.requests).toHaveLength(1), { timeout: 5_000 });
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1), SERVER_WAIT);
     controller.abort(new Error('stop'));
     await expect(pending).rejects.toThrow('stop');
     await client.close();

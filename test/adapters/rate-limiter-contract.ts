@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { RateLimit } from '../../functions/core/connections/connection-entry.js';
 import type { RateLimiter } from '../../functions/core/connections/token-bucket.js';
 import { createManualClock, type ManualClock } from '../../functions/shared/clock.js';
+import { SERVER_WAIT } from '../support/wait.js';
 
 export type RateLimiterFactory = (options: {
   clock: ManualClock;
@@ -47,7 +48,7 @@ export function describeRateLimiterContract(name: string, make: RateLimiterFacto
       await settle();
       expect(fourth.done).toBe(false);
       clock.advance(1);
-      await vi.waitFor(() => expect(fourth.done).toBe(true));
+      await vi.waitFor(() => expect(fourth.done).toBe(true), SERVER_WAIT);
     });
 
     it('a 429 pause holds back that connection until it ends, and no other', async () => {
@@ -64,7 +65,7 @@ export function describeRateLimiterContract(name: string, make: RateLimiterFacto
       await settle();
       expect(held.done).toBe(false);
       clock.advance(1);
-      await vi.waitFor(() => expect(held.done).toBe(true));
+      await vi.waitFor(() => expect(held.done).toBe(true), SERVER_WAIT);
     });
 
     it('a waiter stops with its signal', async () => {
@@ -84,12 +85,15 @@ export function describeRateLimiterContract(name: string, make: RateLimiterFacto
       const a = conn();
       const { limiter, twin } = await make({ clock, limits: { [a]: { requestsPerSecond: 1, burst: 5 } } });
       const takes = Array.from({ length: 8 }, (_, i) => track((i % 2 ? twin : limiter).take(a)));
-      await vi.waitFor(() => expect(takes.filter((t) => t.done)).toHaveLength(5));
+      await vi.waitFor(() => expect(takes.filter((t) => t.done)).toHaveLength(5), SERVER_WAIT);
       await settle();
       expect(takes.filter((t) => t.done)).toHaveLength(5);
       expect(takes.every((t) => t.error === undefined)).toBe(true);
       clock.advance(1_000);
-      await vi.waitFor(() => expect(takes.filter((t) => t.done).length).toBeGreaterThanOrEqual(6));
+      await vi.waitFor(
+        () => expect(takes.filter((t) => t.done).length).toBeGreaterThanOrEqual(6),
+        SERVER_WAIT,
+      );
     });
 
     it("one taker's pause holds back the other", async () => {
@@ -101,7 +105,7 @@ export function describeRateLimiterContract(name: string, make: RateLimiterFacto
       await settle();
       expect(held.done).toBe(false);
       clock.advance(1_000);
-      await vi.waitFor(() => expect(held.done).toBe(true));
+      await vi.waitFor(() => expect(held.done).toBe(true), SERVER_WAIT);
     });
   });
 }

@@ -8,6 +8,7 @@ import { createManualClock } from '../../functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import { startFakeServer } from '../fakes/accounting-server.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
+import { SERVER_WAIT } from '../support/wait.js';
 import { describeRateLimiterContract } from './rate-limiter-contract.js';
 
 let servers: TestServers;
@@ -109,10 +110,10 @@ describe('a 429 on one connection, across containers', () => {
     const hitsOf = (key: string) => server.requests.filter((r) => r.headers['api-key'] === key).length;
     try {
       const a1 = list(pollerA);
-      await vi.waitFor(() => expect(clock.pending()).toBe(1)); // the 429's retry waits 5 s; the pause is written
+      await vi.waitFor(() => expect(clock.pending()).toBe(1), SERVER_WAIT); // the 429's retry waits 5 s; the pause is written
       const a2 = list(actionA);
       for (let i = 0; i < 3; i++) await list(pollerB);
-      await vi.waitFor(() => expect(clock.pending()).toBe(2)); // the action's take waits for the pause
+      await vi.waitFor(() => expect(clock.pending()).toBe(2), SERVER_WAIT); // the action's take waits for the pause
       expect(hitsOf('key-b')).toBe(3);
       expect(hitsOf('key-a')).toBe(1);
       clock.advance(5_000);

@@ -12,9 +12,12 @@ import { PRICES } from '../../bench/connections-cost.js';
 
 const COUNT = 20;
 let run: Awaited<ReturnType<typeof measureConnections>>;
+// About 17 s on a quiet two-core machine next to other test files (four cycles of 20 connections
+// against embedded dynalite and the sandbox); a busy machine takes several times that.
+const MEASURE_TIMEOUT_MS = 300_000;
 beforeAll(async () => {
   run = await measureConnections({ count: COUNT, steadyCycles: 2, churn: 0.1, shardSize: 5, latency: null });
-});
+}, MEASURE_TIMEOUT_MS);
 
 describe('connections benchmark (20 connections, 2 steady cycles)', () => {
   it('an idle connection costs one request per polled collection per cycle', async () => {

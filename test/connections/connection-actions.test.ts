@@ -42,6 +42,7 @@ import { type Sandbox, startSandbox } from '../../sandbox/index.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
 import { recordEventFixture } from '../support/event-fixtures.js';
+import { SERVER_WAIT_MS } from '../support/wait.js';
 
 const SECRET_PREFIX = 'accounting-events-test/connections/';
 /** Tuning of every client: a long Retry-After fails at once instead of being waited for. */
@@ -333,7 +334,9 @@ describe('rate limits per connection', () => {
         tableName: d.rateLimitTable,
         clock: systemClock,
       });
-      await expect(other.take('beta', { signal: AbortSignal.timeout(2_000) })).resolves.toBeUndefined();
+      await expect(
+        other.take('beta', { signal: AbortSignal.timeout(SERVER_WAIT_MS) }),
+      ).resolves.toBeUndefined();
       await expect(other.take('alpha', { signal: AbortSignal.timeout(300) })).rejects.toThrow();
     } finally {
       sandbox.setFaults({ rateLimit: null });

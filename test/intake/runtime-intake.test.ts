@@ -13,7 +13,9 @@ import { type Runtime, startRuntime } from '../../functions/local/runtime.js';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
 import { SECRETS } from './support.js';
 
-const BOUND_MS = 25_000;
+// A bound on the wait for the transfers, there only to end a broken test: the chain takes a few
+// seconds on a quiet machine and several times that on a busy one.
+const BOUND_MS = 90_000;
 
 describe('e-shop order intake in the local runtime', () => {
   let sandbox: Sandbox;
@@ -48,7 +50,8 @@ describe('e-shop order intake in the local runtime', () => {
     if (!intake) throw new Error('no intake');
     expect(intake.sources).toEqual(['shopify', 'woocommerce', 'generic']);
     const stopper = new AbortController();
-    const running = started.run({ signal: stopper.signal, durationMs: BOUND_MS });
+    // Stopped by the test once it has seen what it waits for, not after a fixed duration.
+    const running = started.run({ signal: stopper.signal });
 
     // Subscribed before the first delivery: the import may publish before the answer arrives.
     const transferredIds = new Set<string>();
@@ -93,13 +96,18 @@ describe('e-shop order intake in the local runtime', () => {
     // The poller sees the new orders and the chain transfers them.
     const deadline = Date.now() + BOUND_MS;
     const want = [String(shopify.id), String(woo.id)];
-    while (!want.every((id) => transferredIds.has(importedIds.get(id) ?? '-'))) {
-      if (Date.now() > deadline)
-        throw new Error(`timed out: imported ${[...importedIds.keys()]}, transferred ${transferredIds.size}`);
-      await new Promise((r) => setTimeout(r, 50));
+    try {
+      while (!want.every((id) => transferredIds.has(importedIds.get(id) ?? '-'))) {
+        if (Date.now() > deadline)
+          throw new Error(
+            `timed out: imported ${[...importedIds.keys()]}, transferred ${transferredIds.size}`,
+          );
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      stopper.abort();
+      await running;
     }
-    stopper.abort();
-    await running;
 
     const lines = (await readFile(eventsOut, 'utf8'))
       .trim()
@@ -113,5 +121,5 @@ describe('e-shop order intake in the local runtime', () => {
         lines.filter((l) => l['detail-type'] === 'ReceivedOrder.Created' && l.detail.id === receivedOrderId),
       ).toHaveLength(1);
     }
-  }, 40_000);
+  }, 120_000);
 });

@@ -81,5 +81,33 @@ describe('local poller: a backfill in time-boxed slices', () => {
     } finally {
       await second.stop();
     }
-  }, 120_000); // a real backfill in slices against the sandbox and the embedded stores
+  }, 240_000); // a real backfill in slices against the sandbox and the embedded stores; generous for a busy machine
+
+  it('reads at least one page a slice however long its setup takes: a budget of 0 reads the backfill page by page', async () => {
+    // The budget counts from the first page, not from the start of the poll: with a budget of 0,
+    // the setup (checkpoints from the embedded store) takes longer than the budget on any machine,
+    // and a budget counted from the start would read no page at all.
+    const runtime = await startRuntime({
+      sandbox: { instance: sandbox },
+      env: { POLLER_PAGE_SIZE: '100' },
+      dataDir: join(dataDir, 'zero-budget'),
+      collections: ['IssuedInvoices'],
+      intervalMs: 60_000,
+      actions: false,
+      pollBudgetMs: 0,
+      backfillProgress: false,
+    });
+    try {
+      const perSlice: number[] = [];
+      for (let slice = 0; slice < 10; slice++) {
+        const summary = await runtime.pollOnce();
+        perSlice.push(summary.published);
+        if (!summary.more) break;
+      }
+      // One page of 100 a slice; the slice that reads the fourth page finds it is the last one.
+      expect(perSlice).toEqual([100, 100, 100, 100]);
+    } finally {
+      await runtime.stop();
+    }
+  }, 120_000);
 });

@@ -31,6 +31,9 @@ const armed = buildTestApp({
 const stateless = armed.statelessTemplate.toJSON().Resources as Record<string, Resource>;
 const ofType = (type: string) => Object.entries(stateless).filter(([, r]) => r.Type === type);
 const SOURCE = 'accounting.default';
+// Offline synths of the whole app in child processes: about 5 s each on a quiet machine,
+// several times that on a busy one.
+const SYNTH_TIMEOUT_MS = 180_000;
 
 /** `infra/app.ts` as `cdk synth` runs it (the CLI says us-east-1), without bundling, with `env` added. */
 function synthApp(outdir: string, env: Record<string, string>) {
@@ -187,44 +190,54 @@ describe('template: retention, region, policies', () => {
     }
   });
 
-  it('offline synth of the app targets the configured region even when the CLI says us-east-1', () => {
-    const outdir = mkdtempSync(join(tmpdir(), 'security-synth-'));
-    try {
-      for (const [region, expected] of [
-        [undefined, 'eu-central-1'],
-        ['eu-west-1', 'eu-west-1'],
-      ] as const) {
-        const run = synthApp(outdir, {
-          ACCOUNTING_EVENTS_ACCOUNTING_BASE_URL: TEST_BASE_URL,
-          ...(region ? { ACCOUNTING_EVENTS_REGION: region } : {}),
-        });
-        expect(run.status, run.stderr).toBe(0);
-        const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
-          artifacts: Record<string, { type: string; environment?: string }>;
-        };
-        const stacks = Object.values(manifest.artifacts).filter((a) => a.type === 'aws:cloudformation:stack');
-        expect(stacks.map((a) => a.environment)).toEqual(
-          stacks.map(() => `aws://unknown-account/${expected}`),
-        );
+  it(
+    'offline synth of the app targets the configured region even when the CLI says us-east-1',
+    () => {
+      const outdir = mkdtempSync(join(tmpdir(), 'security-synth-'));
+      try {
+        for (const [region, expected] of [
+          [undefined, 'eu-central-1'],
+          ['eu-west-1', 'eu-west-1'],
+        ] as const) {
+          const run = synthApp(outdir, {
+            ACCOUNTING_EVENTS_ACCOUNTING_BASE_URL: TEST_BASE_URL,
+            ...(region ? { ACCOUNTING_EVENTS_REGION: region } : {}),
+          });
+          expect(run.status, run.stderr).toBe(0);
+          const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
+            artifacts: Record<string, { type: string; environment?: string }>;
+          };
+          const stacks = Object.values(manifest.artifacts).filter(
+            (a) => a.type === 'aws:cloudformation:stack',
+          );
+          expect(stacks.map((a) => a.environment)).toEqual(
+            stacks.map(() => `aws://unknown-account/${expected}`),
+          );
+        }
+      } finally {
+        rmSync(outdir, { recursive: true, force: true });
       }
-    } finally {
-      rmSync(outdir, { recursive: true, force: true });
-    }
-  });
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
-  it('offline synth of the sk default without accountingBaseUrl fails, naming the setting, and writes no assembly', () => {
-    const outdir = mkdtempSync(join(tmpdir(), 'security-synth-'));
-    try {
-      const run = synthApp(outdir, {});
-      expect(run.status).not.toBe(0);
-      expect(run.stderr).toContain(
-        "accountingBaseUrl (context 'accountingBaseUrl' or ACCOUNTING_EVENTS_ACCOUNTING_BASE_URL): expected the service base URL",
-      );
-      expect(existsSync(join(outdir, 'manifest.json'))).toBe(false);
-    } finally {
-      rmSync(outdir, { recursive: true, force: true });
-    }
-  });
+  it(
+    'offline synth of the sk default without accountingBaseUrl fails, naming the setting, and writes no assembly',
+    () => {
+      const outdir = mkdtempSync(join(tmpdir(), 'security-synth-'));
+      try {
+        const run = synthApp(outdir, {});
+        expect(run.status).not.toBe(0);
+        expect(run.stderr).toContain(
+          "accountingBaseUrl (context 'accountingBaseUrl' or ACCOUNTING_EVENTS_ACCOUNTING_BASE_URL): expected the service base URL",
+        );
+        expect(existsSync(join(outdir, 'manifest.json'))).toBe(false);
+      } finally {
+        rmSync(outdir, { recursive: true, force: true });
+      }
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
   it('the outcome log group admits only its rules (aws:SourceArn) from this account', () => {
     const policy = ofType('AWS::Logs::ResourcePolicy')[0]![1];
