@@ -156,6 +156,9 @@ export function processContext(): { ctx: CommandContext; dispose(): void } {
   return {
     ctx,
     dispose() {
+      // After a Ctrl-C the handlers stay: its second delivery may land while the process exits,
+      // and would otherwise end it by the signal instead of with the clean stop's exit code.
+      if (firstSignalAt !== undefined) return;
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       // Stays on: the rest of the output may still be flushing after the command returned.
