@@ -155,6 +155,9 @@ async function crashes(sandbox: Sandbox, dataDir: string, eventsFile: string, en
   return phases;
 }
 
+const SETTLE_ROUNDS = 30;
+const SETTLE_ROUND_DURATION = '10s';
+
 /** Journaled events some subscriber has not handled yet (the bus journal's files in the data directory). */
 async function backlog(dataDir: string): Promise<number> {
   const dir = join(dataDir, 'bus');
@@ -193,9 +196,11 @@ async function deadLetters(dataDir: string): Promise<string[]> {
  */
 async function settle(sandbox: Sandbox, dataDir: string, eventsFile: string, env: Record<string, string>) {
   const codes: number[] = [];
-  for (let round = 0; round < 12; round += 1) {
+  // Bounds that only end a broken run: on a busy machine a start takes several seconds of a round,
+  // so rounds are longer and more of them are allowed (a quiet machine settles in two or three).
+  for (let round = 0; round < SETTLE_ROUNDS; round += 1) {
     const before = sandbox.state.groundTruth({ includeSeed: false }).length;
-    const child = startRun(sandbox, dataDir, eventsFile, ['--duration', '6s'], env);
+    const child = startRun(sandbox, dataDir, eventsFile, ['--duration', SETTLE_ROUND_DURATION], env);
     const code = await child.exit;
     codes.push(code ?? -1);
     if (code !== 0) process.stderr.write(child.stderr.join(''));
