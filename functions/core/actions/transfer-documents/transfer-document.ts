@@ -18,16 +18,16 @@
  * can mark the target. After an unknown outcome the source's status (the orders' status
  * endpoint, the record's `Status` otherwise) tells whether the transfer happened.
  */
-import type { AccountingApi, ApiRecord, Created } from '../../accounting/api.js';
-import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
-import { ACTION_FAILED, type SourceRef } from '../events/action-events.js';
-import { recordDetailType } from '../events/envelope.js';
-import type { Clock, EventPublisher, Logger } from '../ports.js';
-import { type RouteSpec, recordOrClaimCheck } from '../route-spec.js';
-import { actionContextDeps, defineEventAction, eventSourceOf } from './action-definition.js';
-import { type ActionEvent, stringField } from './action-event.js';
-import type { ActionsConfig } from './config.js';
-import { ActionInProgressError, NotTransferableError, RetryLaterError } from './errors.js';
+import type { AccountingApi, ApiRecord, Created } from '../../../accounting/api.js';
+import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
+import { ACTION_FAILED, type SourceRef } from '../../events/action-events.js';
+import { recordDetailType } from '../../events/envelope.js';
+import type { Clock, EventPublisher, Logger } from '../../ports.js';
+import { type RouteSpec, recordOrClaimCheck } from '../../route-spec.js';
+import { actionContextDeps, defineEventAction, eventSourceOf } from '../action-definition.js';
+import { type ActionEvent, stringField } from '../action-event.js';
+import type { ActionsConfig } from '../config.js';
+import { ActionInProgressError, NotTransferableError, RetryLaterError } from '../errors.js';
 import {
   type ActionOutcome,
   type OutcomeContext,
@@ -35,9 +35,9 @@ import {
   problemOf,
   publishFailure,
   publishOutcome,
-} from './outcomes.js';
-import type { IdempotencyGuard } from './ports.js';
-import { transferEvents, transferredEntry, transferredType } from './transfer-events.js';
+} from '../outcomes.js';
+import type { IdempotencyGuard } from '../ports.js';
+import { transferEvents, transferredEntry, transferredType } from './events.js';
 import {
   allTransferSteps,
   findTransferStep,

@@ -1,22 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
-import { OutcomeUnknownError } from '../../functions/accounting/errors.js';
-import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
-import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
-import { loadActionsConfig } from '../../functions/core/actions/config.js';
-import { trackEInvoices } from '../../functions/core/actions/einvoice-tracking.js';
-import {
-  FINISHED_RETENTION_MS,
-  legacyTrackingKey,
-  type OpenSendings,
-  recentlyFinished,
-  sendingKey,
-  updateOpenSendings,
-} from '../../functions/core/actions/open-sendings.js';
-import { createActionEntry } from '../../functions/core/actions/run-action.js';
-import { sendInvoice } from '../../functions/core/actions/send-invoice.js';
-import type { CheckpointStore } from '../../functions/core/ports.js';
-import { createManualClock } from '../../functions/shared/clock.js';
 import {
   CONNECTION,
   listAll,
@@ -24,7 +6,25 @@ import {
   recordingLogger,
   recordingPublisher,
   useActionTestBed,
-} from './support.js';
+} from '../../../../test/actions/support.js';
+import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
+import { OutcomeUnknownError } from '../../../accounting/errors.js';
+import { createDynamoDbCheckpointStore } from '../../../adapters/aws/dynamodb-checkpoint-store.js';
+import { createPowertoolsGuard } from '../../../adapters/aws/powertools-idempotency-guard.js';
+import { createManualClock } from '../../../shared/clock.js';
+import type { CheckpointStore } from '../../ports.js';
+import { loadActionsConfig } from '../config.js';
+import {
+  FINISHED_RETENTION_MS,
+  legacyTrackingKey,
+  type OpenSendings,
+  recentlyFinished,
+  sendingKey,
+  updateOpenSendings,
+} from '../open-sendings.js';
+import { createActionEntry } from '../run-action.js';
+import { trackEInvoices } from '../track-einvoices/einvoice-tracking.js';
+import { sendInvoice } from './send-invoice.js';
 
 const clock = createManualClock({ start: '2026-03-04T10:00:00.000Z' });
 const bed = useActionTestBed({

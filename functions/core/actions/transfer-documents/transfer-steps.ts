@@ -13,8 +13,8 @@ import {
   DEFAULT_SERVICE_VARIANT,
   type RecordType,
   type ServiceVariant,
-} from '../../accounting/collections.js';
-import type { TransferStep } from './config.js';
+} from '../../../accounting/collections.js';
+import type { TransferStep } from '../config.js';
 
 export interface TransferStepSpec<S extends RecordType = TransferSourceType> {
   readonly step: TransferStep;

@@ -18,22 +18,22 @@
  * version are `isdoc-object.ts`.
  */
 import type { Readable } from 'node:stream';
-import { type AccountingApi, isNotReady } from '../../accounting/api.js';
-import { collectionOf, hasIsdoc, isdocRecordTypes } from '../../accounting/collections.js';
-import { NotFoundError, ValidationError } from '../../accounting/errors.js';
-import { readStream, StreamTooLargeError } from '../../shared/read-stream.js';
-import { ACTION_FAILED } from '../events/action-events.js';
-import { recordDetailType } from '../events/envelope.js';
-import { actionContextDeps, defineEventAction, eventSourceOf } from './action-definition.js';
-import type { ActionEvent } from './action-event.js';
-import { isdocArchivedEntry, isdocArchivedEvents, isdocArchivedType } from './archive-isdoc-events.js';
+import { type AccountingApi, isNotReady } from '../../../accounting/api.js';
+import { collectionOf, hasIsdoc, isdocRecordTypes } from '../../../accounting/collections.js';
+import { NotFoundError, ValidationError } from '../../../accounting/errors.js';
+import { readStream, StreamTooLargeError } from '../../../shared/read-stream.js';
+import { ACTION_FAILED } from '../../events/action-events.js';
+import { recordDetailType } from '../../events/envelope.js';
+import { actionContextDeps, defineEventAction, eventSourceOf } from '../action-definition.js';
+import type { ActionEvent } from '../action-event.js';
+import { IsdocInvalidError, RetryLaterError } from '../errors.js';
+import type { ActionOutcome } from '../outcomes.js';
+import { outcomeBase, problemOf, publishOutcome } from '../outcomes.js';
 import { type ArchiveDeps, type ArchiveRun, type Checked, fail, isOutcome, startRun } from './archive-run.js';
-import { IsdocInvalidError, RetryLaterError } from './errors.js';
+import { isdocArchivedEntry, isdocArchivedEvents, isdocArchivedType } from './events.js';
 import { REJECTED_KEY_PREFIX } from './isdoc-key.js';
 import { ISDOC_CONTENT_TYPE, objectOf, type Stored, storeOnce } from './isdoc-object.js';
 import { checkIsdoc, type IsdocVerdict } from './isdoc-validation.js';
-import type { ActionOutcome } from './outcomes.js';
-import { outcomeBase, problemOf, publishOutcome } from './outcomes.js';
 
 /** 1. Download; 204 means "not ready": a few short waits here, then redelivery until the deadline. */
 async function downloadIsdoc(run: ArchiveRun): Promise<Readable | ActionOutcome> {

@@ -3,14 +3,14 @@
  * for the network, e-mail in `send-invoice.ts`): the invoice as the service holds it, the chosen
  * channel, and how an outcome is announced once the request may have reached the service.
  */
-import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
-import type { SourceRef } from '../events/action-events.js';
-import type { CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
-import type { ActionEvent } from './action-event.js';
-import type { ActionsConfig } from './config.js';
-import type { OpenSendings } from './open-sendings.js';
-import { type OutcomeContext, problemOf, publishFailure } from './outcomes.js';
-import type { IdempotencyGuard } from './ports.js';
+import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
+import type { SourceRef } from '../../events/action-events.js';
+import type { CheckpointStore, Clock, EventPublisher, Logger } from '../../ports.js';
+import type { ActionEvent } from '../action-event.js';
+import type { ActionsConfig } from '../config.js';
+import type { OpenSendings } from '../open-sendings.js';
+import { type OutcomeContext, problemOf, publishFailure } from '../outcomes.js';
+import type { IdempotencyGuard } from '../ports.js';
 
 export interface SendDeps {
   api: AccountingApi;

@@ -1,18 +1,20 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
-import { OutcomeUnknownError, ValidationError } from '../../functions/accounting/errors.js';
-import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
-import { loadActionsConfig } from '../../functions/core/actions/config.js';
-import { RetryLaterError } from '../../functions/core/actions/errors.js';
-import { createActionEntry } from '../../functions/core/actions/run-action.js';
 import {
-  linksToSource,
-  sourceLinks,
-  transferDocument,
-} from '../../functions/core/actions/transfer-document.js';
-import { systemClock } from '../../functions/shared/clock.js';
-import { listAll, recordEvent, recordingLogger, recordingPublisher, useActionTestBed } from './support.js';
+  listAll,
+  recordEvent,
+  recordingLogger,
+  recordingPublisher,
+  useActionTestBed,
+} from '../../../../test/actions/support.js';
+import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
+import { OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
+import { createPowertoolsGuard } from '../../../adapters/aws/powertools-idempotency-guard.js';
+import { systemClock } from '../../../shared/clock.js';
+import { loadActionsConfig } from '../config.js';
+import { RetryLaterError } from '../errors.js';
+import { createActionEntry } from '../run-action.js';
+import { linksToSource, sourceLinks, transferDocument } from './transfer-document.js';
 
 const bed = useActionTestBed({
   sizes: { documents: 40, partners: 8, perCollection: { ReceivedOrders: 12 } },

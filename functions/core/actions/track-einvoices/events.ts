@@ -4,9 +4,9 @@
  * registry entry.
  */
 import * as z from 'zod';
-import { recordIdSchema } from '../../accounting/record-id.js';
-import { actionBase, EXAMPLE_AT, exampleActionBase, exampleIds } from '../events/action-events.js';
-import type { CatalogEntry } from '../events/catalog-entry.js';
+import { recordIdSchema } from '../../../accounting/record-id.js';
+import { actionBase, EXAMPLE_AT, exampleActionBase, exampleIds } from '../../events/action-events.js';
+import type { CatalogEntry } from '../../events/catalog-entry.js';
 
 /** Detail-type of one e-invoice status transition. */
 export const EINVOICE_STATUS_CHANGED = 'IssuedInvoice.EInvoiceStatusChanged';

@@ -6,17 +6,12 @@
  * and drops the sending once it is final or past its deadline (then `Action.Failed`).
  */
 import * as z from 'zod';
-import type { AccountingApi } from '../../accounting/api.js';
-import { NotFoundError } from '../../accounting/errors.js';
-import { ACTION_FAILED, actionFailedEntry, actionFailedSchema } from '../events/action-events.js';
-import type { CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
-import { offers } from '../route-spec.js';
-import { defineScheduledAction } from './action-definition.js';
-import {
-  EINVOICE_STATUS_CHANGED,
-  einvoiceStatusChangedEntry,
-  einvoiceStatusChangedSchema,
-} from './einvoice-events.js';
+import type { AccountingApi } from '../../../accounting/api.js';
+import { NotFoundError } from '../../../accounting/errors.js';
+import { ACTION_FAILED, actionFailedEntry, actionFailedSchema } from '../../events/action-events.js';
+import type { CheckpointStore, Clock, EventPublisher, Logger } from '../../ports.js';
+import { offers } from '../../route-spec.js';
+import { defineScheduledAction } from '../action-definition.js';
 import {
   type FinishedSending,
   legacyTrackingKey,
@@ -27,8 +22,13 @@ import {
   sendingKey,
   shardKeys,
   updateOpenSendings,
-} from './open-sendings.js';
-import { type OutcomeEvent, outcomeEnvelope, publishOutcomes } from './outcomes.js';
+} from '../open-sendings.js';
+import { type OutcomeEvent, outcomeEnvelope, publishOutcomes } from '../outcomes.js';
+import {
+  EINVOICE_STATUS_CHANGED,
+  einvoiceStatusChangedEntry,
+  einvoiceStatusChangedSchema,
+} from './events.js';
 
 export const EINVOICE_ACTION = 'send.einvoice';
 

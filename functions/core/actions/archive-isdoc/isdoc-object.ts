@@ -4,8 +4,8 @@
  * first, a new key written only if absent (`If-None-Match: *`).
  */
 import { createHash } from 'node:crypto';
-import { ObjectExistsError } from '../errors.js';
-import { stringField } from './action-event.js';
+import { ObjectExistsError } from '../../errors.js';
+import { stringField } from '../action-event.js';
 import type { ArchiveRun, Checked } from './archive-run.js';
 import { isdocKey, isNewer, sameContent } from './isdoc-key.js';
 

@@ -9,17 +9,6 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
-import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
-import { createXsdIsdocSchema } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
-import { parseActionEvent } from '../../functions/core/actions/action-event.js';
-import { archiveIsdoc } from '../../functions/core/actions/archive-isdoc.js';
-import { loadActionsConfig } from '../../functions/core/actions/config.js';
-import { RetryLaterError } from '../../functions/core/actions/errors.js';
-import { isdocKey } from '../../functions/core/actions/isdoc-key.js';
-import { createActionEntry } from '../../functions/core/actions/run-action.js';
-import type { Clock, ObjectStore } from '../../functions/core/ports.js';
-import { createManualClock } from '../../functions/shared/clock.js';
 import {
   CONNECTION,
   listAll,
@@ -27,7 +16,18 @@ import {
   recordingLogger,
   recordingPublisher,
   useActionTestBed,
-} from './support.js';
+} from '../../../../test/actions/support.js';
+import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
+import { createS3ObjectStore } from '../../../adapters/aws/s3-object-store.js';
+import { createXsdIsdocSchema } from '../../../adapters/isdoc/xsd-isdoc-schema.js';
+import { createManualClock } from '../../../shared/clock.js';
+import type { Clock, ObjectStore } from '../../ports.js';
+import { parseActionEvent } from '../action-event.js';
+import { loadActionsConfig } from '../config.js';
+import { RetryLaterError } from '../errors.js';
+import { createActionEntry } from '../run-action.js';
+import { archiveIsdoc } from './archive-isdoc.js';
+import { isdocKey } from './isdoc-key.js';
 
 const clock = createManualClock({ start: '2026-03-04T10:00:00.000Z', autoAdvance: true });
 const bed = useActionTestBed({

@@ -2,7 +2,7 @@
  * Where the archive keeps an ISDOC, and how it tells whether a stored object is the same version
  * or a later one than the document at hand.
  */
-import type { ObjectInfo } from '../ports.js';
+import type { ObjectInfo } from '../../ports.js';
 
 /** Key prefix of documents refused in strict mode: `rejected/` + the key they would have had. */
 export const REJECTED_KEY_PREFIX = 'rejected/';

@@ -6,10 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountingApi } from '../../functions/accounting/api.js';
-import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
-import { trackEInvoices } from '../../functions/core/actions/einvoice-tracking.js';
-import { OpenSendingsFullError } from '../../functions/core/actions/errors.js';
+import { recordingLogger, recordingPublisher } from '../../../../test/actions/support.js';
+import { startTestServers, type TestServers } from '../../../../test/support/embedded.js';
+import type { AccountingApi } from '../../../accounting/api.js';
+import { createDynamoDbCheckpointStore } from '../../../adapters/aws/dynamodb-checkpoint-store.js';
+import { createManualClock } from '../../../shared/clock.js';
+import type { CheckpointStore } from '../../ports.js';
+import { OpenSendingsFullError } from '../errors.js';
 import {
   INTENT_LIMIT_BYTES,
   legacyTrackingKey,
@@ -20,13 +23,10 @@ import {
   SHARD_LIMIT_BYTES,
   sendingKey,
   shardKeys,
-} from '../../functions/core/actions/open-sendings.js';
-import { sendEInvoiceOnce } from '../../functions/core/actions/send-einvoice.js';
-import type { SendRun } from '../../functions/core/actions/sending-run.js';
-import type { CheckpointStore } from '../../functions/core/ports.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { startTestServers, type TestServers } from '../support/embedded.js';
-import { recordingLogger, recordingPublisher } from './support.js';
+} from '../open-sendings.js';
+import { trackEInvoices } from '../track-einvoices/einvoice-tracking.js';
+import { sendEInvoiceOnce } from './send-einvoice.js';
+import type { SendRun } from './sending-run.js';
 
 const CONNECTION = 'acme';
 /** Enough open sendings that together they pass one DynamoDB item's 400 KB (asserted below). */

@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createXsdIsdocSchema } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
-import {
-  SCHEMA_ERROR_MAX_CHARS,
-  SCHEMA_ERRORS_MAX,
-} from '../../functions/core/actions/archive-isdoc-events.js';
-import { IsdocInvalidError } from '../../functions/core/actions/errors.js';
-import { checkIsdoc, validateIsdoc } from '../../functions/core/actions/isdoc-validation.js';
-import type { IsdocSchema } from '../../functions/core/actions/ports.js';
-import { startSandbox } from '../../sandbox/index.js';
+import { startSandbox } from '../../../../sandbox/index.js';
+import { createXsdIsdocSchema } from '../../../adapters/isdoc/xsd-isdoc-schema.js';
+import { IsdocInvalidError } from '../errors.js';
+import type { IsdocSchema } from '../ports.js';
+import { SCHEMA_ERROR_MAX_CHARS, SCHEMA_ERRORS_MAX } from './events.js';
+import { checkIsdoc, validateIsdoc } from './isdoc-validation.js';
 
 const NS = 'http://isdoc.cz/namespace/2013';
 

@@ -7,9 +7,9 @@
  *    with the first errors, bounded for events and logs.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { SCHEMA_ERROR_MAX_CHARS, SCHEMA_ERRORS_MAX } from './archive-isdoc-events.js';
-import { IsdocInvalidError } from './errors.js';
-import type { IsdocSchema } from './ports.js';
+import { IsdocInvalidError } from '../errors.js';
+import type { IsdocSchema } from '../ports.js';
+import { SCHEMA_ERROR_MAX_CHARS, SCHEMA_ERRORS_MAX } from './events.js';
 
 export const ISDOC_NAMESPACE = 'http://isdoc.cz/namespace/2013';
 

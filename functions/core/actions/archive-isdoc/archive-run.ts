@@ -2,16 +2,16 @@
  * One run of the ISDOC archive: its ports, the document as the service holds it, and how a run
  * ends early (an outcome) or fails (`Action.Failed`).
  */
-import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
-import type { IsdocRecordType } from '../../accounting/collections.js';
-import { NotFoundError } from '../../accounting/errors.js';
-import type { Problem, SourceRef } from '../events/action-events.js';
-import type { Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
-import { type ActionEvent, resolveRecord, stringField } from './action-event.js';
-import type { ActionsConfig } from './config.js';
+import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
+import type { IsdocRecordType } from '../../../accounting/collections.js';
+import { NotFoundError } from '../../../accounting/errors.js';
+import type { Problem, SourceRef } from '../../events/action-events.js';
+import type { Clock, EventPublisher, Logger, ObjectStore } from '../../ports.js';
+import { type ActionEvent, resolveRecord, stringField } from '../action-event.js';
+import type { ActionsConfig } from '../config.js';
+import { type ActionOutcome, type OutcomeContext, problemOf, publishFailure } from '../outcomes.js';
+import type { IsdocSchema } from '../ports.js';
 import type { IsdocVerdict } from './isdoc-validation.js';
-import { type ActionOutcome, type OutcomeContext, problemOf, publishFailure } from './outcomes.js';
-import type { IsdocSchema } from './ports.js';
 
 export const ARCHIVE_ACTION = 'archive.isdoc';
 

@@ -14,20 +14,20 @@
  * An invoice made from an e-shop order whose partner was matched on checkout input is not sent:
  * `IssuedInvoice.SendingHeld` says it waits for a person (`sending-hold.ts`).
  */
-import type { ApiRecord } from '../../accounting/api.js';
-import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
-import { ACTION_FAILED, type SourceRef } from '../events/action-events.js';
-import { recordDetailType } from '../events/envelope.js';
-import { nestedFilter, offers, type RouteSpec, recordOrClaimCheck } from '../route-spec.js';
-import { actionContextDeps, defineEventAction, eventSourceOf } from './action-definition.js';
-import { type ActionEvent, differingFields, resolveRecord, stringField } from './action-event.js';
-import type { ActionsConfig } from './config.js';
-import { EINVOICE_ACTION } from './einvoice-tracking.js';
-import { ActionInProgressError, RetryLaterError } from './errors.js';
-import { type ActionOutcome, outcomeBase, problemOf, publishFailure, publishOutcome } from './outcomes.js';
+import type { ApiRecord } from '../../../accounting/api.js';
+import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
+import { ACTION_FAILED, type SourceRef } from '../../events/action-events.js';
+import { recordDetailType } from '../../events/envelope.js';
+import { nestedFilter, offers, type RouteSpec, recordOrClaimCheck } from '../../route-spec.js';
+import { actionContextDeps, defineEventAction, eventSourceOf } from '../action-definition.js';
+import { type ActionEvent, differingFields, resolveRecord, stringField } from '../action-event.js';
+import type { ActionsConfig } from '../config.js';
+import { ActionInProgressError, RetryLaterError } from '../errors.js';
+import { type ActionOutcome, outcomeBase, problemOf, publishFailure, publishOutcome } from '../outcomes.js';
+import { holdIfPartnerFromCheckout } from '../sending-hold.js';
+import { EINVOICE_ACTION } from '../track-einvoices/einvoice-tracking.js';
+import { EMAIL_SENT, emailSentEntry, SENDING_HELD, sendingHeldEntry } from './events.js';
 import { endSending, sendEInvoiceOnce } from './send-einvoice.js';
-import { EMAIL_SENT, emailSentEntry, SENDING_HELD, sendingHeldEntry } from './send-invoice-events.js';
-import { holdIfPartnerFromCheckout } from './sending-hold.js';
 import {
   announce,
   type Channel,

@@ -6,25 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ApiRecord } from '../../functions/accounting/api.js';
-import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
-import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
-import { loadActionsConfig } from '../../functions/core/actions/config.js';
-import {
-  paymentReminderPassAction,
-  paymentRemindersAction,
-  remindOnOverdue,
-  remindPass,
-} from '../../functions/core/actions/payment-reminder.js';
-import { reminderListKey, reminderListSchema } from '../../functions/core/actions/reminder-list.js';
-import { daysOverdue, stageDue } from '../../functions/core/actions/reminder-stages.js';
-import { createActionEntry } from '../../functions/core/actions/run-action.js';
-import { parseDetail } from '../../functions/core/event-catalog.js';
-import { ENVELOPE_VERSION } from '../../functions/core/events/catalog-entry.js';
-import { paymentIdempotencyKey } from '../../functions/core/events/payment-events.js';
-import { buildRoutes, buildScheduledActions } from '../../functions/core/routes.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { ConfigError } from '../../functions/shared/config.js';
 import {
   CONNECTION,
   listAll,
@@ -32,7 +13,26 @@ import {
   recordingPublisher,
   SOURCE,
   useActionTestBed,
-} from './support.js';
+} from '../../../../test/actions/support.js';
+import type { ApiRecord } from '../../../accounting/api.js';
+import { createDynamoDbCheckpointStore } from '../../../adapters/aws/dynamodb-checkpoint-store.js';
+import { createPowertoolsGuard } from '../../../adapters/aws/powertools-idempotency-guard.js';
+import { createManualClock } from '../../../shared/clock.js';
+import { ConfigError } from '../../../shared/config.js';
+import { parseDetail } from '../../event-catalog.js';
+import { ENVELOPE_VERSION } from '../../events/catalog-entry.js';
+import { paymentIdempotencyKey } from '../../events/payment-events.js';
+import { buildRoutes, buildScheduledActions } from '../../routes.js';
+import { loadActionsConfig } from '../config.js';
+import { createActionEntry } from '../run-action.js';
+import {
+  paymentReminderPassAction,
+  paymentRemindersAction,
+  remindOnOverdue,
+  remindPass,
+} from './payment-reminder.js';
+import { reminderListKey, reminderListSchema } from './reminder-list.js';
+import { daysOverdue, stageDue } from './reminder-stages.js';
 
 const DAY = 86_400_000;
 const DUE = '2026-03-02';

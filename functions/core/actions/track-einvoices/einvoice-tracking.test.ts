@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { AccountingApi } from '../../functions/accounting/api.js';
-import { NotFoundError } from '../../functions/accounting/errors.js';
-import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
-import { trackEInvoices } from '../../functions/core/actions/einvoice-tracking.js';
-import {
-  type OpenSending,
-  type OpenSendings,
-  sendingKey,
-} from '../../functions/core/actions/open-sendings.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { recordingLogger, recordingPublisher } from './support.js';
+import { recordingLogger, recordingPublisher } from '../../../../test/actions/support.js';
+import type { AccountingApi } from '../../../accounting/api.js';
+import { NotFoundError } from '../../../accounting/errors.js';
+import { createMemoryCheckpointStore } from '../../../adapters/local/memory-checkpoint-store.js';
+import { createManualClock } from '../../../shared/clock.js';
+import { type OpenSending, type OpenSendings, sendingKey } from '../open-sendings.js';
+import { trackEInvoices } from './einvoice-tracking.js';
 
 /** The shard of the invoice below. */
 const KEY = sendingKey('acme', '1f000000-0000-4000-8000-000000000001');

@@ -23,19 +23,15 @@
  * This module holds the two entry points and their registry entries; the list is `reminder-list.ts`,
  * the stage arithmetic `reminder-stages.ts`, the look at one invoice `remind-invoice.ts`.
  */
-import { ACTION_FAILED } from '../events/action-events.js';
-import { payableRecordTypes, paymentDetailType } from '../events/payment-events.js';
-import type { CheckpointStore } from '../ports.js';
-import { offers } from '../route-spec.js';
-import { defineEventAction, defineScheduledAction, eventSourceOf } from './action-definition.js';
-import { type ActionEvent, stringField } from './action-event.js';
-import type { ActionsConfig } from './config.js';
-import type { ActionOutcome } from './outcomes.js';
-import {
-  type PaymentReminderSentType,
-  paymentReminderEvents,
-  paymentReminderSentType,
-} from './payment-reminder-events.js';
+import { ACTION_FAILED } from '../../events/action-events.js';
+import { payableRecordTypes, paymentDetailType } from '../../events/payment-events.js';
+import type { CheckpointStore } from '../../ports.js';
+import { offers } from '../../route-spec.js';
+import { defineEventAction, defineScheduledAction, eventSourceOf } from '../action-definition.js';
+import { type ActionEvent, stringField } from '../action-event.js';
+import type { ActionsConfig } from '../config.js';
+import type { ActionOutcome } from '../outcomes.js';
+import { type PaymentReminderSentType, paymentReminderEvents, paymentReminderSentType } from './events.js';
 import {
   REMINDER_ACTION,
   type ReminderDeps,

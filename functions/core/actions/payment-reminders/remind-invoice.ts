@@ -5,14 +5,14 @@
  * due date + stage), and the verdict says whether the invoice stays on the list.
  */
 import * as z from 'zod';
-import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
-import { NotFoundError, ValidationError } from '../../accounting/errors.js';
-import type { SourceRef } from '../events/action-events.js';
-import { type PayableRecordType, paymentDetailType } from '../events/payment-events.js';
-import type { CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';
-import { type ActionEvent, stringField } from './action-event.js';
-import type { ActionsConfig } from './config.js';
-import { ActionInProgressError, RetryLaterError } from './errors.js';
+import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
+import { NotFoundError, ValidationError } from '../../../accounting/errors.js';
+import type { SourceRef } from '../../events/action-events.js';
+import { type PayableRecordType, paymentDetailType } from '../../events/payment-events.js';
+import type { CheckpointStore, Clock, EventPublisher, Logger } from '../../ports.js';
+import { type ActionEvent, stringField } from '../action-event.js';
+import type { ActionsConfig } from '../config.js';
+import { ActionInProgressError, RetryLaterError } from '../errors.js';
 import {
   type ActionOutcome,
   type OutcomeOrigin,
@@ -20,9 +20,9 @@ import {
   problemOf,
   publishFailure,
   publishOutcome,
-} from './outcomes.js';
-import { paymentReminderSentEntry, type ReminderStage } from './payment-reminder-events.js';
-import type { IdempotencyGuard } from './ports.js';
+} from '../outcomes.js';
+import type { IdempotencyGuard } from '../ports.js';
+import { paymentReminderSentEntry, type ReminderStage } from './events.js';
 import type { TrackedInvoice } from './reminder-list.js';
 import { daysOverdue, stageDue } from './reminder-stages.js';
 

@@ -5,9 +5,9 @@
  * shard of the invoice (`sendingKey`); the duplicate check also reads the legacy unsharded item.
  */
 import * as z from 'zod';
-import { OutcomeUnknownError } from '../../accounting/errors.js';
-import { recordIdSchema } from '../../accounting/record-id.js';
-import type { CheckpointStore } from '../ports.js';
+import { OutcomeUnknownError } from '../../../accounting/errors.js';
+import { recordIdSchema } from '../../../accounting/record-id.js';
+import type { CheckpointStore } from '../../ports.js';
 import {
   INTENT_LIMIT_BYTES,
   legacyTrackingKey,
@@ -19,7 +19,7 @@ import {
   SHARD_LIMIT_BYTES,
   sendingKey,
   updateOpenSendings,
-} from './open-sendings.js';
+} from '../open-sendings.js';
 import { reportOutcomeUnknown, type SendRecordResult, type SendRun } from './sending-run.js';
 
 const sendEInvoiceAnswer = z.looseObject({ SendingId: recordIdSchema, Status: z.string().optional() });

@@ -2,7 +2,7 @@
  * The stage arithmetic of payment reminders: whole days overdue, and the stage those days make due
  * (`ACTIONS_PAYMENT_REMINDER_FIRST_DAYS` → stage 1, `ACTIONS_PAYMENT_REMINDER_SECOND_DAYS` → stage 2).
  */
-import type { ReminderStage } from './payment-reminder-events.js';
+import type { ReminderStage } from './events.js';
 
 const DAY_MS = 86_400_000;
 
