@@ -3,7 +3,7 @@
  * due since the `Overdue` events, for every connection with reminders switched on
  * (core/actions/payment-reminders/).
  */
-import { paymentReminderPassAction } from '../core/actions/payment-reminders/payment-reminder.js';
+import { paymentReminderPassAction } from '../core/actions/payment-reminders/action.js';
 import { defineScheduledActionHandler } from './action-runtime.js';
 import { lazyHandler } from './lazy-handler.js';
 

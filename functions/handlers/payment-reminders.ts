@@ -3,7 +3,7 @@
  * reminders switched on puts the invoice on its reminder list and sends a stage already due
  * (core/actions/payment-reminders/).
  */
-import { paymentRemindersAction } from '../core/actions/payment-reminders/payment-reminder.js';
+import { paymentRemindersAction } from '../core/actions/payment-reminders/action.js';
 import { defineSqsAction } from './action-runtime.js';
 import { lazyHandler } from './lazy-handler.js';
 

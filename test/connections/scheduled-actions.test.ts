@@ -10,7 +10,7 @@ import { createMemoryObjectStore } from '../../functions/adapters/local/memory-o
 import { actionPorts } from '../../functions/core/actions/action-definition.js';
 import { type OpenSendings, sendingKey } from '../../functions/core/actions/open-sendings.js';
 import type { IdempotencyGuard } from '../../functions/core/actions/ports.js';
-import { trackEInvoicesAction } from '../../functions/core/actions/track-einvoices/einvoice-tracking.js';
+import { trackEInvoicesAction } from '../../functions/core/actions/track-einvoices/action.js';
 import {
   ConnectionPassesFailedError,
   scheduledForEachConnection,

@@ -19,18 +19,15 @@
  */
 import type { Readable } from 'node:stream';
 import { type AccountingApi, isNotReady } from '../../../accounting/api.js';
-import { collectionOf, hasIsdoc, isdocRecordTypes } from '../../../accounting/collections.js';
+import { collectionOf, hasIsdoc } from '../../../accounting/collections.js';
 import { NotFoundError, ValidationError } from '../../../accounting/errors.js';
 import { readStream, StreamTooLargeError } from '../../../shared/read-stream.js';
-import { ACTION_FAILED } from '../../events/action-events.js';
-import { recordDetailType } from '../../events/envelope.js';
-import { actionContextDeps, defineEventAction, eventSourceOf } from '../action-definition.js';
 import type { ActionEvent } from '../action-event.js';
 import { IsdocInvalidError, RetryLaterError } from '../errors.js';
 import type { ActionOutcome } from '../outcomes.js';
 import { outcomeBase, problemOf, publishOutcome } from '../outcomes.js';
 import { type ArchiveDeps, type ArchiveRun, type Checked, fail, isOutcome, startRun } from './archive-run.js';
-import { isdocArchivedEntry, isdocArchivedEvents, isdocArchivedType } from './events.js';
+import { isdocArchivedEntry } from './events.js';
 import { REJECTED_KEY_PREFIX } from './isdoc-key.js';
 import { ISDOC_CONTENT_TYPE, objectOf, type Stored, storeOnce } from './isdoc-object.js';
 import { checkIsdoc, type IsdocVerdict } from './isdoc-validation.js';
@@ -208,39 +205,3 @@ export async function archiveIsdoc(deps: ArchiveDeps, event: ActionEvent): Promi
   });
   return { status: 'done' };
 }
-
-/** The registry entry (registry.ts): one route for the ISDOC record types while the archive is on. */
-export const archiveIsdocAction = defineEventAction({
-  name: 'archive-isdoc',
-  uses: ['archive'],
-  events: isdocArchivedEvents,
-  outcomes: [...isdocRecordTypes.map(isdocArchivedType), ACTION_FAILED],
-  // Without the schema check the archive cannot give its verdict, so it does not start.
-  deps: (p): ArchiveDeps => {
-    if (!p.isdocSchema)
-      throw new Error('archive-isdoc: no ISDOC schema check given (the handler passes isdocSchema)');
-    return { ...actionContextDeps(p), objects: p.archive, schema: p.isdocSchema };
-  },
-  run: (deps: ArchiveDeps) => (event) => archiveIsdoc(deps, event),
-  routes: (config) =>
-    config.isdoc.enabled
-      ? [
-          {
-            id: 'archive-isdoc',
-            description:
-              'Archive the ISDOC (and optionally the PDF) of each new or changed issued (advance) invoice to S3.',
-            pattern: {
-              source: eventSourceOf(config),
-              'detail-type': isdocRecordTypes.flatMap((t) => [
-                recordDetailType(t, 'Created'),
-                recordDetailType(t, 'Updated'),
-              ]),
-            },
-            maxConcurrency: 4,
-            // 204 "not ready" is retried by redelivery until the deadline, so allow more receives.
-            maxReceiveCount: 12,
-            timeoutSeconds: 60,
-          },
-        ]
-      : [],
-});

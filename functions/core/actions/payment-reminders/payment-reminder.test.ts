@@ -25,12 +25,8 @@ import { paymentIdempotencyKey } from '../../events/payment-events.js';
 import { buildRoutes, buildScheduledActions } from '../../routes.js';
 import { loadActionsConfig } from '../config.js';
 import { createActionEntry } from '../run-action.js';
-import {
-  paymentReminderPassAction,
-  paymentRemindersAction,
-  remindOnOverdue,
-  remindPass,
-} from './payment-reminder.js';
+import { paymentReminderPassAction, paymentRemindersAction } from './action.js';
+import { remindOnOverdue, remindPass } from './payment-reminder.js';
 import { reminderListKey, reminderListSchema } from './reminder-list.js';
 import { daysOverdue, stageDue } from './reminder-stages.js';
 

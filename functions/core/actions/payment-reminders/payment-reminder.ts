@@ -24,14 +24,12 @@
  * the stage arithmetic `reminder-stages.ts`, the look at one invoice `remind-invoice.ts`.
  */
 import { ACTION_FAILED } from '../../events/action-events.js';
-import { payableRecordTypes, paymentDetailType } from '../../events/payment-events.js';
-import type { CheckpointStore } from '../../ports.js';
+import { payableRecordTypes } from '../../events/payment-events.js';
 import { offers } from '../../route-spec.js';
-import { defineEventAction, defineScheduledAction, eventSourceOf } from '../action-definition.js';
 import { type ActionEvent, stringField } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';
 import type { ActionOutcome } from '../outcomes.js';
-import { type PaymentReminderSentType, paymentReminderEvents, paymentReminderSentType } from './events.js';
+import { type PaymentReminderSentType, paymentReminderSentType } from './events.js';
 import {
   REMINDER_ACTION,
   type ReminderDeps,
@@ -118,71 +116,11 @@ export async function remindPass(deps: ReminderDeps, connection: string): Promis
   return result;
 }
 
-function remindersOn(config: ActionsConfig): boolean {
+export function remindersOn(config: ActionsConfig): boolean {
   return config.paymentReminders.enabled && offers(config, 'Documents.sendEmail');
 }
 
-const outcomes: readonly (PaymentReminderSentType | typeof ACTION_FAILED)[] = [
+export const outcomes: readonly (PaymentReminderSentType | typeof ACTION_FAILED)[] = [
   ...payableRecordTypes.map(paymentReminderSentType),
   ACTION_FAILED,
 ];
-
-/** The registry entry of the event side: `<Invoice>.Overdue` of the connection's own source. */
-export const paymentRemindersAction = defineEventAction({
-  name: 'payment-reminders',
-  uses: ['idempotency', 'actionState'],
-  events: paymentReminderEvents,
-  outcomes,
-  deps: ({ api, publisher, clock, logger, config, idempotency, actionState }): ReminderDeps => ({
-    api,
-    publisher,
-    clock,
-    logger,
-    config,
-    guard: idempotency,
-    state: actionState as CheckpointStore<unknown>,
-  }),
-  run: (deps: ReminderDeps) => (event, options) => remindOnOverdue(deps, event, options),
-  routes: (config) =>
-    remindersOn(config)
-      ? [
-          {
-            id: 'payment-reminders',
-            description:
-              'Remind the partner of an overdue issued (advance) invoice by e-mail, once per stage.',
-            pattern: {
-              source: eventSourceOf(config),
-              'detail-type': payableRecordTypes.map((t) => paymentDetailType(t, 'Overdue')),
-            },
-            maxConcurrency: 2,
-            maxReceiveCount: 5,
-            timeoutSeconds: 60,
-          },
-        ]
-      : [],
-});
-
-/** The registry entry of the scheduled side: an hourly pass over the connection's reminder list. */
-export const paymentReminderPassAction = defineScheduledAction({
-  name: 'payment-reminder-pass',
-  uses: ['idempotency', 'actionState'],
-  // Its outcomes are declared by `payment-reminders`, the action that owns them.
-  events: [],
-  outcomes,
-  deps: (p): ReminderDeps & { connection: string } => ({
-    ...paymentRemindersAction.deps(p),
-    connection: p.config.connection,
-  }),
-  run: (deps: ReminderDeps & { connection: string }) => () => remindPass(deps, deps.connection),
-  schedules: (config) =>
-    remindersOn(config)
-      ? [
-          {
-            id: 'payment-reminder-pass',
-            description: 'Send the payment reminder stages that came due since the Overdue events.',
-            rateMinutes: 60,
-            timeoutSeconds: 300,
-          },
-        ]
-      : [],
-});

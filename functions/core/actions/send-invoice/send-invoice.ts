@@ -16,17 +16,17 @@
  */
 import type { ApiRecord } from '../../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
-import { ACTION_FAILED, type SourceRef } from '../../events/action-events.js';
+import type { SourceRef } from '../../events/action-events.js';
 import { recordDetailType } from '../../events/envelope.js';
-import { nestedFilter, offers, type RouteSpec, recordOrClaimCheck } from '../../route-spec.js';
-import { actionContextDeps, defineEventAction, eventSourceOf } from '../action-definition.js';
+import { nestedFilter, type RouteSpec, recordOrClaimCheck } from '../../route-spec.js';
+import { eventSourceOf } from '../action-definition.js';
 import { type ActionEvent, differingFields, resolveRecord, stringField } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';
 import { ActionInProgressError, RetryLaterError } from '../errors.js';
 import { type ActionOutcome, outcomeBase, problemOf, publishFailure, publishOutcome } from '../outcomes.js';
 import { holdIfPartnerFromCheckout } from '../sending-hold.js';
 import { EINVOICE_ACTION } from '../track-einvoices/einvoice-tracking.js';
-import { EMAIL_SENT, emailSentEntry, SENDING_HELD, sendingHeldEntry } from './events.js';
+import { emailSentEntry } from './events.js';
 import { endSending, sendEInvoiceOnce } from './send-einvoice.js';
 import {
   announce,
@@ -203,7 +203,12 @@ export async function sendInvoice(
 }
 
 /** A sending route: new issued invoices of the given partners (by the partner field). */
-function sendingRoute(config: ActionsConfig, id: string, description: string, partners: string[]): RouteSpec {
+export function sendingRoute(
+  config: ActionsConfig,
+  id: string,
+  description: string,
+  partners: string[],
+): RouteSpec {
   return {
     id,
     description,
@@ -217,42 +222,3 @@ function sendingRoute(config: ActionsConfig, id: string, description: string, pa
     timeoutSeconds: 60,
   };
 }
-
-export const sendInvoiceAction = defineEventAction({
-  name: 'send-invoice',
-  uses: ['idempotency', 'actionState'],
-  // One sending function: the channel follows the record the service holds, not the event.
-  events: [emailSentEntry, sendingHeldEntry],
-  outcomes: [EMAIL_SENT, SENDING_HELD, ACTION_FAILED],
-  deps: (p): SendDeps => ({
-    ...actionContextDeps(p),
-    guard: p.idempotency,
-    ...(p.config.sending.einvoicePartners.length > 0 ? { sendings: p.actionState } : {}),
-  }),
-  run: (deps: SendDeps) => (event, options) => sendInvoice(deps, event, options),
-  routes: (config) => {
-    const { einvoicePartners, emailPartners } = config.sending;
-    const out: RouteSpec[] = [];
-    if (einvoicePartners.length > 0 && offers(config, 'Documents.sendEInvoice')) {
-      out.push(
-        sendingRoute(
-          config,
-          'send-einvoice',
-          'Send each new issued invoice of a partner configured for e-invoicing through the network.',
-          [...einvoicePartners],
-        ),
-      );
-    }
-    if (emailPartners.length > 0 && offers(config, 'Documents.sendEmail')) {
-      out.push(
-        sendingRoute(
-          config,
-          'send-email',
-          'Send each new issued invoice of a partner configured for e-mail by e-mail.',
-          emailPartners.map((p) => p.key),
-        ),
-      );
-    }
-    return out;
-  },
-});

@@ -8,10 +8,8 @@
 import * as z from 'zod';
 import type { AccountingApi } from '../../../accounting/api.js';
 import { NotFoundError } from '../../../accounting/errors.js';
-import { ACTION_FAILED, actionFailedEntry, actionFailedSchema } from '../../events/action-events.js';
+import { actionFailedEntry, actionFailedSchema } from '../../events/action-events.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger } from '../../ports.js';
-import { offers } from '../../route-spec.js';
-import { defineScheduledAction } from '../action-definition.js';
 import {
   type FinishedSending,
   legacyTrackingKey,
@@ -24,11 +22,7 @@ import {
   updateOpenSendings,
 } from '../open-sendings.js';
 import { type OutcomeEvent, outcomeEnvelope, publishOutcomes } from '../outcomes.js';
-import {
-  EINVOICE_STATUS_CHANGED,
-  einvoiceStatusChangedEntry,
-  einvoiceStatusChangedSchema,
-} from './events.js';
+import { einvoiceStatusChangedEntry, einvoiceStatusChangedSchema } from './events.js';
 
 export const EINVOICE_ACTION = 'send.einvoice';
 
@@ -316,31 +310,3 @@ export interface TrackActionDeps extends TrackerDeps {
   /** The connection whose open sendings a pass polls. */
   connection: string;
 }
-
-export const trackEInvoicesAction = defineScheduledAction({
-  name: 'track-einvoices',
-  uses: ['actionState'],
-  events: [einvoiceStatusChangedEntry],
-  outcomes: [EINVOICE_STATUS_CHANGED, ACTION_FAILED],
-  deps: ({ api, publisher, clock, logger, config, actionState }): TrackActionDeps => ({
-    api,
-    sendings: actionState,
-    publisher,
-    clock,
-    logger,
-    maxOpenSendings: config.sending.maxOpenSendings,
-    connection: config.connection,
-  }),
-  run: (deps: TrackActionDeps) => () => trackEInvoices(deps, deps.connection),
-  schedules: (config) =>
-    config.sending.einvoicePartners.length > 0 && offers(config, 'EInvoicing.status')
-      ? [
-          {
-            id: 'track-einvoices',
-            description: 'Poll the status of open e-invoice sendings and emit each transition.',
-            rateMinutes: 5,
-            timeoutSeconds: 120,
-          },
-        ]
-      : [],
-});

@@ -20,11 +20,8 @@
  */
 import type { AccountingApi, ApiRecord, Created } from '../../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
-import { ACTION_FAILED, type SourceRef } from '../../events/action-events.js';
-import { recordDetailType } from '../../events/envelope.js';
+import type { SourceRef } from '../../events/action-events.js';
 import type { Clock, EventPublisher, Logger } from '../../ports.js';
-import { type RouteSpec, recordOrClaimCheck } from '../../route-spec.js';
-import { actionContextDeps, defineEventAction, eventSourceOf } from '../action-definition.js';
 import { type ActionEvent, stringField } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';
 import { ActionInProgressError, NotTransferableError, RetryLaterError } from '../errors.js';
@@ -37,13 +34,8 @@ import {
   publishOutcome,
 } from '../outcomes.js';
 import type { IdempotencyGuard } from '../ports.js';
-import { transferEvents, transferredEntry, transferredType } from './events.js';
-import {
-  allTransferSteps,
-  findTransferStep,
-  type TransferStepSpec,
-  transferStepsFor,
-} from './transfer-steps.js';
+import { transferredEntry } from './events.js';
+import { findTransferStep, type TransferStepSpec } from './transfer-steps.js';
 
 export interface TransferDeps {
   api: AccountingApi;
@@ -291,35 +283,3 @@ export async function transferDocument(
     return settleError(run, error);
   }
 }
-
-/** The registry entry (registry.ts): one route per transfer step the settings switch on. */
-export const transferDocumentsAction = defineEventAction({
-  name: 'transfer-documents',
-  uses: ['idempotency'],
-  events: transferEvents,
-  outcomes: [...allTransferSteps.map((s) => transferredType(s.sourceRecordType)), ACTION_FAILED],
-  deps: (p): TransferDeps => ({ ...actionContextDeps(p), guard: p.idempotency }),
-  run: (deps: TransferDeps) => (event, options) => transferDocument(deps, event, options),
-  routes: (config) =>
-    transferStepsFor(config.variant)
-      .filter((step) => config.transfers[step.step])
-      .map(
-        (step): RouteSpec => ({
-          id: step.routeId,
-          description: `Transfer each ${step.sourceRecordType} that is ${step.transferableStatuses.join('/')} fully to a ${step.targetRecordType}.`,
-          pattern: {
-            source: eventSourceOf(config),
-            'detail-type': [
-              recordDetailType(step.sourceRecordType, 'Created'),
-              recordDetailType(step.sourceRecordType, 'Updated'),
-            ],
-            detail: recordOrClaimCheck({ Status: [...step.transferableStatuses] }),
-          },
-          outcomes: [transferredType(step.sourceRecordType), ACTION_FAILED],
-          // Transfers create documents: few at a time keeps the service's rate limit.
-          maxConcurrency: 2,
-          maxReceiveCount: 5,
-          timeoutSeconds: 60,
-        }),
-      ),
-});
