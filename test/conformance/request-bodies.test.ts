@@ -32,7 +32,7 @@ const withBody = operationsFor('cz').filter((op) => bodyRef(op.method, op.path) 
 describe('conformance (c): request bodies', () => {
   it('names, for every cz operation, the DTO its OpenAPI request body references', () => {
     for (const op of operationsFor('cz')) {
-      expect({ op: op.id, dto: requestDtoOf[op.id] }).toEqual({
+      expect({ op: op.id, dto: (requestDtoOf as Readonly<Record<string, string>>)[op.id] }).toEqual({
         op: op.id,
         dto: bodyRef(op.method, op.path),
       });
