@@ -40,6 +40,15 @@ describe('conformance (c): request bodies', () => {
     expect(withBody.length).toBeGreaterThan(10);
   });
 
+  it('marks as taking a body exactly the cz operations whose OpenAPI takes one', () => {
+    for (const op of operationsFor('cz')) {
+      expect({ op: op.id, takesBody: op.takesBody === true }).toEqual({
+        op: op.id,
+        takesBody: bodyRef(op.method, op.path) !== undefined,
+      });
+    }
+  });
+
   it.each(withBody.map((op) => [op.id, op] as const))(
     '%s: the zod schema agrees with the OpenAPI',
     (_id, op) => {
