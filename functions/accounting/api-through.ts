@@ -26,6 +26,5 @@ export function apiThrough(resolve: () => AccountingApi | Promise<AccountingApi>
     importDocument: async (input) => (await resolve()).importDocument(input),
     create: async <T extends ApiRecord = ApiRecord>(...args: Parameters<AccountingApi['create']>) =>
       (await resolve()).create<T>(...args),
-    download: async (...args) => (await resolve()).download(...args),
   };
 }

@@ -94,8 +94,6 @@ export interface CollectionMethods {
 export interface AccountingApi extends CollectionMethods, OperationMethods {
   /** Create or transfer by catalog id (`create`/`transfer` operations): never blindly retried. */
   create<T extends ApiRecord = ApiRecord>(operationId: string, input?: CallInput): Promise<Created<T>>;
-  /** Streams a binary export (PDF, ISDOC) by catalog id; `NotReady` on 204. */
-  download(operationId: string, input?: CallInput): Promise<Download | NotReady>;
 }
 
 export function isNotReady(result: Download | NotReady): result is NotReady {

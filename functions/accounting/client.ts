@@ -18,7 +18,15 @@ import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { silentLogger } from '../shared/logger.js';
-import type { AccountingApi, ApiRecord, CallInput, CollectionMethods, ListOptions } from './api.js';
+import type {
+  AccountingApi,
+  ApiRecord,
+  CallInput,
+  CollectionMethods,
+  Download,
+  ListOptions,
+  NotReady,
+} from './api.js';
 import { type Authenticator, createAuthenticator, type TokenHttpResponse } from './auth.js';
 import {
   type CallContext,
@@ -85,6 +93,8 @@ export interface AccountingClient extends AccountingApi {
   readonly operations: ReadonlyMap<string, OperationSpec>;
   /** Any JSON operation of the catalog by id, its answer unparsed (tools and tests; the product uses the typed methods). */
   call<T = unknown>(operationId: string, input?: CallInput): Promise<T>;
+  /** Any file export of the catalog by id (tools and tests); `NotReady` on 204. */
+  download(operationId: string, input?: CallInput): Promise<Download | NotReady>;
   stats(): ClientStats;
   /** Closes the client's own connections (not an injected dispatcher). */
   close(): Promise<void>;

@@ -88,7 +88,9 @@ function operationIdOf(method: string, collection: unknown): string {
 }
 
 function methodOf(method: string, invoke: Invoke) {
-  return async (input: Record<string, unknown> & { signal?: AbortSignal; body?: unknown; query?: unknown }) => {
+  return async (
+    input: Record<string, unknown> & { signal?: AbortSignal; body?: unknown; query?: unknown },
+  ) => {
     const { signal, body, query, ...params } = input;
     const id = operationIdOf(method, params.collection);
     return invoke(id, {

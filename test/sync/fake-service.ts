@@ -161,7 +161,6 @@ export class FakeService {
       isdoc: unsupported,
       importDocument: unsupported,
       create: unsupported,
-      download: unsupported,
     } as AccountingApi;
   }
 }
