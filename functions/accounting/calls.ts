@@ -164,10 +164,17 @@ export async function getRecord<T extends ApiRecord = ApiRecord>(
   );
 }
 
+const createdEnvelopes = new WeakMap<z.ZodType, ReturnType<typeof createdEnvelopeSchema>>();
+
 /** `EntityCreatedResponseDtoOf<X>` read with `X`'s schema; an empty answer created nothing visible. */
 function readCreated<T>(data: z.ZodType, value: unknown, req: RequestInfo): Created<T> {
   if (value === undefined) return { data: null, warnings: [] };
-  const created = validate(createdEnvelopeSchema(data), value, req);
+  let envelope = createdEnvelopes.get(data);
+  if (!envelope) {
+    envelope = createdEnvelopeSchema(data);
+    createdEnvelopes.set(data, envelope);
+  }
+  const created = validate(envelope, value, req);
   return {
     data: (created.Data ?? null) as T | null,
     warnings: (created.Warnings ?? []).map((w): Warning => ({ Code: w.Code, Message: w.Message ?? '' })),
