@@ -121,72 +121,77 @@ async function tryPort(port: number) {
   };
 }
 
-describe.runIf(existsSync('/proc/net/tcp'))('finding 1: the local stores answer the run and nobody else', () => {
-  let dir: string;
-  let child: ChildProcess;
-  let stdout = '';
+describe.runIf(existsSync('/proc/net/tcp'))(
+  'finding 1: the local stores answer the run and nobody else',
+  () => {
+    let dir: string;
+    let child: ChildProcess;
+    let stdout = '';
 
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'security-stores-'));
-    child = spawn(
-      process.execPath,
-      [BIN, 'run', '--interval', '1s', '--data-dir', 'data', '--intake-port', '0', '--console-port', '0'],
-      {
-        cwd: dir,
-        env: {
-          PATH: process.env.PATH ?? '',
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-          INTAKE_SHOPIFY_SECRET: 'security-stores-intake-secret-000000',
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'security-stores-'));
+      child = spawn(
+        process.execPath,
+        [BIN, 'run', '--interval', '1s', '--data-dir', 'data', '--intake-port', '0', '--console-port', '0'],
+        {
+          cwd: dir,
+          env: {
+            PATH: process.env.PATH ?? '',
+            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+            INTAKE_SHOPIFY_SECRET: 'security-stores-intake-secret-000000',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
         },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
+      );
+      child.stdout?.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      child.stderr?.resume();
+      const until = Date.now() + START_MS;
+      // Started, the console served, and the first poll done (the actions have written to both stores).
+      while (!(/console: http/.test(stdout) && /poll: \d+ events/.test(stdout))) {
+        if (child.exitCode !== null) throw new Error(`run exited ${child.exitCode}: ${stdout}`);
+        if (Date.now() > until) throw new Error(`run did not start: ${stdout}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }, START_MS + 10_000);
+
+    afterAll(async () => {
+      if (child && child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGINT');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 60_000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      if (dir) await rm(dir, { recursive: true, force: true });
+    }, 90_000);
+
+    it('no TCP port of the run but the console, the intake and the sandbox; none answers a listing, a made-up signature or a preflight', async () => {
+      const pid = child.pid as number;
+      const ports = await listeningPorts(await processTree(pid));
+      const console_ = Number(/console: http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1]);
+      const intake = Number(/intake POST http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1]);
+      const service = Number(/service http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1]);
+      console.info(
+        `security: run's listening TCP ports ${ports.join(', ')} (console ${console_}, intake ${intake}, sandbox ${service})`,
+      );
+      // The scan sees the run's own ports (it is not vacuous), and no other: no store on TCP.
+      expect(ports).toEqual([console_, intake, service].sort((a, b) => a - b));
+      const results = await Promise.all(ports.map(tryPort));
+      // The sandbox twin answers preflights as the public service it stands in for does; nothing else may.
+      expect(results).toEqual(
+        ports.map((port) => ({ port, s3Listing: false, tableNames: false, cors: port === service })),
+      );
+    }, 60_000);
+
+    it('the stores listen on sockets only the owner can reach', async () => {
+      const sockets = join(dir, 'data', 'sockets');
+      expect((await lstat(sockets)).mode & 0o777).toBe(0o700);
+      for (const name of ['dynamodb.sock', 's3.sock']) {
+        const info = await lstat(join(sockets, name));
+        expect(info.isSocket()).toBe(true);
+        expect(info.mode & 0o077).toBe(0);
+      }
     });
-    child.stderr?.resume();
-    const until = Date.now() + START_MS;
-    // Started, the console served, and the first poll done (the actions have written to both stores).
-    while (!(/console: http/.test(stdout) && /poll: \d+ events/.test(stdout))) {
-      if (child.exitCode !== null) throw new Error(`run exited ${child.exitCode}: ${stdout}`);
-      if (Date.now() > until) throw new Error(`run did not start: ${stdout}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }, START_MS + 10_000);
-
-  afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGINT');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 60_000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
-    if (dir) await rm(dir, { recursive: true, force: true });
-  }, 90_000);
-
-  it('no TCP port of the run but the console, the intake and the sandbox; none answers a listing, a made-up signature or a preflight', async () => {
-    const pid = child.pid as number;
-    const ports = await listeningPorts(await processTree(pid));
-    const console_ = Number(/console: http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1]);
-    const intake = Number(/intake POST http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1]);
-    const service = Number(/service http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1]);
-    console.info(`security: run's listening TCP ports ${ports.join(', ')} (console ${console_}, intake ${intake}, sandbox ${service})`);
-    // The scan sees the run's own ports (it is not vacuous), and no other: no store on TCP.
-    expect(ports).toEqual([console_, intake, service].sort((a, b) => a - b));
-    const results = await Promise.all(ports.map(tryPort));
-    // The sandbox twin answers preflights as the public service it stands in for does; nothing else may.
-    expect(results).toEqual(
-      ports.map((port) => ({ port, s3Listing: false, tableNames: false, cors: port === service })),
-    );
-  }, 60_000);
-
-  it('the stores listen on sockets only the owner can reach', async () => {
-    const sockets = join(dir, 'data', 'sockets');
-    expect((await lstat(sockets)).mode & 0o777).toBe(0o700);
-    for (const name of ['dynamodb.sock', 's3.sock']) {
-      const info = await lstat(join(sockets, name));
-      expect(info.isSocket()).toBe(true);
-      expect(info.mode & 0o077).toBe(0);
-    }
-  });
-});
+  },
+);

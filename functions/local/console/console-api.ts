@@ -11,7 +11,7 @@ import type { ObjectStore } from '../../core/ports.js';
 import type { CheckpointRow } from '../commands/checkpoints.js';
 import { deadLetterKey, redriveDeadLetters } from '../dead-letter-redrive.js';
 import type { ConsoleFeed, FeedEvent } from './console-feed.js';
-import { archiveEntry, redriveBodySchema, replayBodySchema } from './console-requests.js';
+import { archiveEntry, isArchiveKey, redriveBodySchema, replayBodySchema } from './console-requests.js';
 import { fieldDocs, parseEventFilter, selectEvents } from './event-query.js';
 import { readIsdocView } from './isdoc-view.js';
 
@@ -78,8 +78,11 @@ async function bytesOf(archive: ObjectStore, key: string): Promise<Buffer> {
 
 function keyParam(url: URL): string {
   const key = url.searchParams.get('key');
-  if (!key?.startsWith('isdoc/')) {
-    throw new ConsoleRequestError(400, 'key: expected an archive key under isdoc/');
+  if (key === null || !isArchiveKey(key)) {
+    throw new ConsoleRequestError(
+      400,
+      'key: expected an archive key, isdoc/<connection>/<type>/<yyyy>/<mm>/<file>.isdoc (no ".", ".." or empty segment)',
+    );
   }
   return key;
 }
@@ -119,13 +122,19 @@ export async function answerGet(src: ConsoleSources, path: string, url: URL): Pr
   throw new ConsoleRequestError(404, `path: no ${path}`);
 }
 
+/** A replay filter's criteria (without `all`), as the event filter reads them. */
+function criteriaOf(filter: { all?: true } | undefined): Record<string, unknown> {
+  const { all: _all, ...criteria } = filter ?? {};
+  return criteria;
+}
+
 export async function answerPost(src: ConsoleSources, path: string, body: unknown): Promise<Reply> {
   if (path === '/api/replay') {
     const input = replayBodySchema.parse(body);
     const items =
       input.id !== undefined
         ? [src.feed.event(input.id)].filter((i): i is FeedEvent => i !== undefined)
-        : selectEvents(src.feed.events(), parseEventFilter(input.filter ?? {})).reverse();
+        : selectEvents(src.feed.events(), parseEventFilter(criteriaOf(input.filter))).reverse();
     if (items.length === 0) throw new ConsoleRequestError(404, 'id: no such event among the latest kept');
     await src.bus.publish(
       items.map(({ event }) => ({

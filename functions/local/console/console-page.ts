@@ -110,9 +110,9 @@ const BODY = `
 <div id="toast"></div>
 `;
 
-/** The page's HTML. */
-export function consolePage(): string {
+/** The page's HTML; its style and script carry `nonce`, the one the policy of this answer allows. */
+export function consolePage(nonce: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>accounting-events console</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><style>${STYLE}</style></head>
-<body>${BODY}<script>${CONSOLE_SCRIPT}</script></body></html>`;
+<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><style nonce="${nonce}">${STYLE}</style></head>
+<body>${BODY}<script nonce="${nonce}">${CONSOLE_SCRIPT}</script></body></html>`;
 }
