@@ -150,7 +150,7 @@ export const baseInfraConfigSchema = z.object({
   /**
    * How deliveries are made: `function` (default) — per target a queue and the delivery function,
    * which signs each request per Standard Webhooks with the target's own secret; `api-destination`
-   * — EventBridge API destinations with one shared API key header and no body signature.
+   * — EventBridge API destinations, each target with its own API key header and no body signature.
    */
   deliveryVia: z
     .enum(['function', 'api-destination'], { error: 'expected function or api-destination' })

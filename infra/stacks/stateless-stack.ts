@@ -204,7 +204,12 @@ export class StatelessStack extends Stack {
       rateLimitPerSecond: config.deliveryRateLimitPerSecond,
       removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
-    new CfnOutput(this, 'DeliveryKeySecretArn', { value: deliveries.keySecret.secretArn });
+    for (const [id, key] of deliveries.keySecrets) {
+      new CfnOutput(this, `DeliveryKeySecretArn-${id}`, {
+        value: key.secretArn,
+        description: `The key the HTTP consumer ${id} checks`,
+      });
+    }
     return deliveries;
   }
 

@@ -12,8 +12,8 @@ describe('deliveries (API destinations)', () => {
   const t = buildTestApp({ deliveries: DELIVERIES, deliveryVia: 'api-destination' });
   const template = t.statelessTemplate;
 
-  it('one connection with an API key header from a generated secret, one destination per target', () => {
-    template.resourceCountIs('AWS::Events::Connection', 1);
+  it('per target a connection with its own API key secret, and a destination', () => {
+    template.resourceCountIs('AWS::Events::Connection', 2);
     template.hasResourceProperties('AWS::Events::Connection', {
       AuthorizationType: 'API_KEY',
       AuthParameters: { ApiKeyAuthParameters: { ApiKeyName: 'x-accounting-events-key' } },
