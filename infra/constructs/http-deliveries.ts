@@ -87,7 +87,10 @@ export class HttpDeliveries extends Construct {
     this.keySecrets.set(target.id, key);
     return new events.Connection(this, `${target.id}-Connection`, {
       description: `Authenticates deliveries to the HTTP consumer ${target.id}`,
-      authorization: events.Authorization.apiKey(DELIVERY_KEY_HEADER, SecretValue.secretsManager(key.secretArn)),
+      authorization: events.Authorization.apiKey(
+        DELIVERY_KEY_HEADER,
+        SecretValue.secretsManager(key.secretArn),
+      ),
     });
   }
 

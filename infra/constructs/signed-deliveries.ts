@@ -66,6 +66,8 @@ export interface SignedDeliveriesProps {
   readonly queueRetention: Duration;
   readonly queueAgeAlarmSeconds: number;
   readonly removalPolicy: RemovalPolicy;
+  /** Targets may be on private and loopback addresses (infra `deliveryPrivateTargets`). */
+  readonly privateTargets?: boolean;
   /** The function's common settings. */
   readonly function: {
     readonly memorySize: number;
@@ -113,6 +115,7 @@ export class SignedDeliveries extends Construct {
     }));
     this.fn.setEnv(DELIVERY_ENV.targets, Stack.of(this).toJsonString(list));
     this.fn.setEnv(DELIVERY_ENV.maxAttempts, String(props.retryAttempts + 1));
+    if (props.privateTargets) this.fn.setEnv(DELIVERY_ENV.privateTargets, 'true');
     this.alarms(props);
   }
 

@@ -16,7 +16,10 @@ export function parseIpv4(text: string): number[] | undefined {
 
 /** The sixteen bytes of an IPv6 address (`::` and a trailing dotted IPv4 allowed), or `undefined`. */
 export function parseIpv6(text: string): number[] | undefined {
-  const host = text.replace(/^\[|\]$/g, '').replace(/%.*$/, '').toLowerCase();
+  const host = text
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '')
+    .toLowerCase();
   if (!host.includes(':')) return undefined;
   // A trailing dotted IPv4 address becomes the last two groups.
   let head = host;
@@ -106,6 +109,28 @@ export function nonPublicAddressReason(address: string): string | undefined {
     const problem = ipv4Problem(carried);
     return problem ? `${problem} (IPv4 inside IPv6)` : undefined;
   }
-  if (address.replace(/^\[|\]$/g, '').toLowerCase() === 'fd00:ec2::254') return 'an instance metadata address';
+  if (address.replace(/^\[|\]$/g, '').toLowerCase() === 'fd00:ec2::254')
+    return 'an instance metadata address';
   return IPV6_REFUSED.find((r) => inRange(v6, r))?.[2];
+}
+
+const METADATA: readonly Range[] = [
+  [[169, 254], 16, 'a link-local address (instance metadata)'],
+  [[100, 100, 100, 200], 32, 'an instance metadata address'],
+];
+
+/**
+ * Why `address` may not be reached even where private targets are allowed: link-local and the
+ * instance metadata services (in any IPv6 form that carries them), the unspecified address.
+ */
+export function metadataAddressReason(address: string): string | undefined {
+  const v6 = parseIpv6(address);
+  const v4 = parseIpv4(address) ?? (v6 ? embeddedIpv4(v6) : undefined);
+  if (v4)
+    return v4.every((x) => x === 0) ? 'the unspecified address' : METADATA.find((r) => inRange(v4, r))?.[2];
+  if (!v6) return 'not an IP address';
+  if (zeros(v6, 0, 16)) return 'the unspecified address';
+  if (address.replace(/^\[|\]$/g, '').toLowerCase() === 'fd00:ec2::254')
+    return 'an instance metadata address';
+  return inRange(v6, [[0xfe, 0x80], 10, '']) ? 'a link-local address' : undefined;
 }
