@@ -34,6 +34,17 @@ export const replayBodySchema = z
     error: 'expected either id (one event) or filter (the matching events)',
   });
 
+/** A person releases a held invoice: which one, and who they are (recorded in the event). */
+export const releaseBodySchema = z.strictObject({
+  connection: z.string({ error: 'expected the connection' }).min(1, { error: 'expected the connection' }),
+  id: z.string({ error: 'expected the invoice id' }).min(1, { error: 'expected the invoice id' }),
+  by: z
+    .string({ error: 'expected who releases it' })
+    .trim()
+    .min(1, { error: 'expected who releases it' })
+    .max(128),
+});
+
 export const redriveBodySchema = z
   .object({ key: z.string().min(1, { error: 'expected a dead letter key' }).optional() })
   .strict();

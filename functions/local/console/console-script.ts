@@ -270,7 +270,23 @@ function loadDeliveries() {
   });
 }
 
-var loaders = { events: loadEvents, connections: loadConnections, checkpoints: loadCheckpoints, 'dead-letters': loadDeadLetters, archive: loadArchive, deliveries: loadDeliveries };
+/* Holds: released by a person, who names themselves (recorded in the event). */
+function loadHolds() {
+  return get('/api/holds').then(function (list) {
+    fill('holds', list.map(function (x) {
+      var release = x.status === 'held' ? h('button', { class: 'primary', 'data-testid': 'release', onclick: function () {
+        var by = prompt('Release ' + (x.documentNumber || x.id) + ': the partner is checked. Your name (recorded):');
+        if (!by) return;
+        post('/api/holds/release', { connection: x.connection, id: x.id, by: by }).then(function () { toast('released'); loadHolds(); }, function (err) { toast(err.message); });
+      } }, 'Release') : '';
+      return h('tr', {}, h('td', {}, badge(x.status, x.status === 'held' ? 'paused' : 'delivered')), h('td', {}, x.connection), h('td', {}, x.documentNumber || x.id),
+        h('td', {}, x.receivedOrder.documentNumber || x.receivedOrder.id), h('td', { class: 'mono' }, x.heldAt),
+        h('td', {}, x.released ? x.released.at + ' by ' + x.released.by + ' (' + x.released.via + ')' : ''), h('td', {}, release));
+    }));
+  });
+}
+
+var loaders = { holds: loadHolds, events: loadEvents, connections: loadConnections, checkpoints: loadCheckpoints, 'dead-letters': loadDeadLetters, archive: loadArchive, deliveries: loadDeliveries };
 
 /* Live stream: a change reloads the open view (at most every 2 s; not while the page is hidden). */
 var reloadTimer = null;
