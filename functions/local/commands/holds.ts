@@ -5,7 +5,13 @@ import { EXIT } from '../exit-codes.js';
 import { type HoldRow, localHolds } from '../holds.js';
 import { UsageError } from '../usage-error.js';
 import { startRuntimeForCommand, withRuntime } from './runtime-command.js';
-import { connectionFlags, connectionSchemaShape, toConnection } from './shared-flags.js';
+import {
+  connectionFlags,
+  connectionSchemaShape,
+  eventsOutFlag,
+  eventsOutSchema,
+  toConnection,
+} from './shared-flags.js';
 
 function holdLine(h: HoldRow): string {
   const released = h.released ? ` released ${h.released.at} by ${h.released.by} (${h.released.via})` : '';
@@ -24,6 +30,7 @@ export const holdsCommand = defineCommand({
   ].join('\n'),
   flags: {
     ...connectionFlags,
+    ...eventsOutFlag,
     connection: {
       type: 'string',
       value: 'NAME',
@@ -33,6 +40,7 @@ export const holdsCommand = defineCommand({
   },
   schema: z.object({
     ...connectionSchemaShape,
+    'events-out': eventsOutSchema,
     connection: z.string().min(1).optional(),
     by: z.string().trim().min(1, { message: 'expected who releases it' }).max(128).optional(),
     positionals: z.union(
@@ -55,6 +63,7 @@ export const holdsCommand = defineCommand({
         actions: false,
         activity: false,
         backfillProgress: false,
+        ...(o['events-out'] ? { eventsOut: o['events-out'] } : {}),
       },
       ctx,
     );
