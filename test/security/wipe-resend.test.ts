@@ -56,7 +56,7 @@ async function settle(runtime: Runtime): Promise<void> {
   for (let i = 0; i < 30; i++) {
     const summary = await runtime.pollOnce();
     await runtime.drain();
-    if (summary.events === 0 && i > 0) return;
+    if (summary.published === 0 && !summary.more && i > 0) return;
   }
 }
 
