@@ -142,10 +142,9 @@ export class SharedSigningSecretError extends Error {
   override readonly name = 'SharedSigningSecretError';
 }
 
-/** A target's secret file: its host and a hash of its URL (the consumer, whatever order the targets come in). */
+/** A target's secret file: a hash of its URL (the consumer, whatever order the targets come in). */
 export function signingSecretFile(url: string): string {
-  const host = new URL(url).hostname.replace(/[^A-Za-z0-9.-]/g, '-');
-  return `${host}-${createHash('sha256').update(url).digest('hex').slice(0, 12)}`;
+  return createHash('sha256').update(url).digest('hex').slice(0, 16);
 }
 
 /**
