@@ -135,8 +135,10 @@ async function sendStage(
           body: { To: [facts.to], Subject: subject },
         });
       } catch (error) {
-        if (!(error instanceof OutcomeUnknownError))
-          await settleSending(deps.state, key, 'notSent', deps.clock.now());
+        // Known not sent: a later look may send it (unrecorded, the claim stays and nothing is sent twice).
+        if (!(error instanceof OutcomeUnknownError)) {
+          await settleSending(deps.state, key, 'notSent', deps.clock.now()).catch(() => {});
+        }
         throw error;
       }
       await settleSending(deps.state, key, 'sent', deps.clock.now()).catch((error: unknown) => {

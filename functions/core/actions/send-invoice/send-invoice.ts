@@ -154,8 +154,11 @@ async function sendClaimed(run: SendRun, recipients: string[]): Promise<SendReco
   try {
     result = await send();
   } catch (error) {
-    // Known not to have reached the service: a later delivery may send it.
-    if (!(error instanceof OutcomeUnknownError)) await settleSending(state, key, 'notSent', deps.clock.now());
+    // Known not to have reached the service: a later delivery may send it. Should that not be
+    // recorded, the claim stays `requested` and a later delivery reports it instead of sending.
+    if (!(error instanceof OutcomeUnknownError)) {
+      await settleSending(state, key, 'notSent', deps.clock.now()).catch(() => {});
+    }
     throw error;
   }
   // An unknown outcome stays claimed (`requested`): nothing sends it again.
