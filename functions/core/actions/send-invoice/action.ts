@@ -9,10 +9,13 @@ import {
   sendingReleasedEntry,
 } from './events.js';
 import { type SendDeps, sendInvoice, sendingRoute } from './send-invoice.js';
+import { sendingSettings } from './settings.js';
 
 export const sendInvoiceAction = defineEventAction({
   name: 'send-invoice',
+  module: import.meta.url,
   uses: ['idempotency', 'actionState'],
+  settings: sendingSettings,
   // One sending function: the channel follows the record the service holds, not the event.
   // SendingReleased is a person's (holds release, the console), recorded under this action's outcomes.
   events: [emailSentEntry, sendingHeldEntry, sendingReleasedEntry],
