@@ -6,6 +6,7 @@ import { connectionsCommand } from './connections.js';
 import { deliveriesCommand } from './deliveries.js';
 import { dlqCommand } from './dlq.js';
 import { eventsCommand } from './events.js';
+import { holdsCommand } from './holds.js';
 import { intakeCommand } from './intake.js';
 import { operationsCommand } from './operations.js';
 import { replayCommand } from './replay.js';
@@ -28,4 +29,5 @@ export const commands = [
   deliveriesCommand,
   intakeCommand,
   dlqCommand,
+  holdsCommand,
 ] as unknown as readonly Command<unknown>[];
