@@ -4,13 +4,19 @@
  * `Overdue`, the `payment-reminders` route and the hourly `payment-reminder-pass` send the due
  * stage of each through the service's e-mail sending, once, to the address the service holds.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiRecord } from '../../functions/accounting/api.js';
 import { type Deployment, deploy } from './deployment.js';
 import { detailTypes, failedInvocations } from './flows.js';
 import { describeDenials } from './iam.js';
+import { findingsAfterTest, type OutOfFlow, unusedAfterFile } from './proof-of-use.js';
 
 let d: Deployment;
+
+/** What this file's flows do not run, and why. */
+const OUT_OF_FLOW: OutOfFlow = {
+  ActionFailedRule: 'no action fails in these flows (the failure paths are in failure-paths.test.ts)',
+};
 
 beforeAll(async () => {
   d = await deploy({
@@ -24,8 +30,14 @@ beforeAll(async () => {
   d.standIn.secretStore.put(secret.ref, JSON.stringify({ apiKey: d.sandbox.credentials.apiKey }));
 }, 300_000);
 
+afterEach(() => {
+  if (d) expect(findingsAfterTest(d)).toBe('');
+});
+
 afterAll(async () => {
+  const unused = d ? unusedAfterFile(d, OUT_OF_FLOW) : '';
   await d?.close();
+  expect(unused).toBe('');
 });
 
 interface Mail {

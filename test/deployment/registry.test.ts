@@ -3,7 +3,7 @@
  * run from its cloud assembly with IAM enforced: the shard's schedule → the poller of shards (payment
  * detection on) → bus → per-connection actions.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
 import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
 import { isPayableCollection } from '../../functions/core/sync/payment-run.js';
@@ -24,8 +24,14 @@ import {
   verifies,
 } from './flows.js';
 import { describeDenials } from './iam.js';
+import { findingsAfterTest, type OutOfFlow, unusedAfterFile } from './proof-of-use.js';
 
 let d: Deployment;
+
+/** What this file's flows do not run, and why. */
+const OUT_OF_FLOW: OutOfFlow = {
+  ActionFailedRule: 'no action fails in these flows (the failure paths are in failure-paths.test.ts)',
+};
 let consumer: Receiver;
 const CONNECTIONS = ['acme', 'globex'] as const;
 
@@ -60,9 +66,15 @@ beforeAll(async () => {
   }
 }, 300_000);
 
+afterEach(() => {
+  if (d) expect(findingsAfterTest(d)).toBe('');
+});
+
 afterAll(async () => {
+  const unused = d ? unusedAfterFile(d, OUT_OF_FLOW) : '';
   if (d) console.info(`calls per function (registry):\n${callReport(d.authorizer.calls)}`);
   await d?.close();
+  expect(unused).toBe('');
   await consumer?.close();
 });
 
