@@ -58,9 +58,10 @@ export interface StandInDeps {
   readonly s3Endpoint: string;
 }
 
-/** Faults a test injects: targets (queue or function ARNs) that are down, failing every delivery. */
+/** Faults a test injects: targets (queue or function ARNs) that are down; callers whose AWS calls stall (ms). */
 export interface Faults {
   readonly down: Set<string>;
+  readonly stall: Map<string, number>;
 }
 
 export interface Secrets {
@@ -134,7 +135,7 @@ export class AwsStandIn {
   private lambda?: LambdaHost;
   private readonly secrets = new Map<string, { arn: string; name: string; value: string }>();
   private readonly principals = new Map<string, Principal>();
-  readonly faults: Faults = { down: new Set() };
+  readonly faults: Faults = { down: new Set(), stall: new Map() };
   url = '';
   private depsValue?: StandInDeps;
   private ruleTargetsValue?: RetryingDelivery;
@@ -268,6 +269,8 @@ export class AwsStandIn {
       return jsonError(res, 403, 'UnrecognizedClientException', 'unknown access key');
     }
     const who = this.principalOf(fn.logicalId);
+    const stall = this.faults.stall.get(fn.logicalId);
+    if (stall) await new Promise((resolve) => setTimeout(resolve, stall));
     switch (service) {
       case 'dynamodb':
         return this.dynamoDb(who, req, body, res);

@@ -55,6 +55,8 @@ export interface Deployment {
   readonly servers: EmbeddedServers;
   readonly invocations: Invocation[];
   readonly clock: VirtualClock;
+  /** When the deployment was created (on its clock). */
+  readonly startedAt: number;
   readonly usage: Usage;
   /**
    * Moves the clock to the next moment a schedule is due and fires every schedule due then, as
@@ -152,6 +154,8 @@ export async function deploy(options: DeploymentOptions): Promise<Deployment> {
     clock.uninstall();
   };
   const usage = createUsage();
+  // The schedules are created with the stack: a rate's first run is due then.
+  const createdAt = clock.now();
   let authorizer: Authorizer;
   let schedules: ScheduleState[];
   try {
@@ -161,7 +165,7 @@ export async function deploy(options: DeploymentOptions): Promise<Deployment> {
     const refusals = await templateRefusals(assembly, authorizer);
     if (refusals.length > 0)
       throw new TemplateRefusedError(`the template would not deploy:\n${refusals.join('\n')}`);
-    schedules = schedulesOf(assembly, clock.now());
+    schedules = schedulesOf(assembly, createdAt);
   } catch (error) {
     await cleanUp();
     throw error;
@@ -400,7 +404,6 @@ export async function deploy(options: DeploymentOptions): Promise<Deployment> {
     queues.expire();
   };
 
-  const createdAt = clock.now();
   const nextOf = (s: ScheduleState) => s.times.nextAfter(s.lastFired ?? createdAt - 1);
   const fireDue = async () => {
     const now = clock.now();
@@ -445,6 +448,7 @@ export async function deploy(options: DeploymentOptions): Promise<Deployment> {
     servers,
     invocations,
     clock,
+    startedAt: createdAt,
     usage,
     tick,
     advance,

@@ -173,7 +173,7 @@ export function httpApi(
         }
       }
       return notFound(
-        `${api.logicalId}: no route of its stages (${stages.map((st) => assembly.props(st).StageName).join(', ')}) serves ${method} ${path}`,
+        `${api.logicalId}: no route of its stages (StageName ${stages.map((st) => assembly.props(st).StageName).join(', ')}) serves ${method} ${path}`,
       );
     }
     return notFound('no HTTP API in the template');

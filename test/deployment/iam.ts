@@ -20,6 +20,8 @@ export interface CallRecord {
   readonly caller: string;
   readonly action: string;
   readonly resource: string;
+  /** The request's own context keys (the base ones apart). */
+  readonly context: Context;
   readonly decision: Decision;
   /** The statements that allowed it (policy name and statement Sid or index). */
   readonly allowedBy: readonly string[];
@@ -169,11 +171,13 @@ export function createAuthorizer(assembly: Assembly): Authorizer {
     decision: Decision,
     analysis: Json,
     policyOf: string | undefined,
+    context: Context,
   ): CallRecord => {
     const out: CallRecord = {
       caller: who.caller,
       action,
       resource,
+      context,
       decision,
       allowedBy:
         decision === 'Allowed'
@@ -192,7 +196,15 @@ export function createAuthorizer(assembly: Assembly): Authorizer {
     async authorize(who, action, resource, context = {}, resourceArnForPolicy = resource) {
       const policy = policyOf(resourceArnForPolicy);
       const { decision, analysis } = await decide(who, action, resource, context, policy);
-      return record(who, action, resource, decision, analysis, policy ? resourceArnForPolicy : undefined);
+      return record(
+        who,
+        action,
+        resource,
+        decision,
+        analysis,
+        policy ? resourceArnForPolicy : undefined,
+        context,
+      );
     },
     async probe(who, action, resource, context = {}, resourceArnForPolicy = resource) {
       return (await decide(who, action, resource, context, policyOf(resourceArnForPolicy))).decision;
@@ -202,7 +214,7 @@ export function createAuthorizer(assembly: Assembly): Authorizer {
       const trust = role ? (assembly.props(role).AssumeRolePolicyDocument as PolicyDocument) : undefined;
       const who: Principal = { caller, principal: service, policies: [] };
       const { decision, analysis } = await decide(who, 'sts:AssumeRole', roleArn, context, trust);
-      const out = record(who, 'sts:AssumeRole', roleArn, decision, analysis, undefined);
+      const out = record(who, 'sts:AssumeRole', roleArn, decision, analysis, undefined, context);
       if (decision === 'Allowed') return out;
       const reason = `refused by the trust policy (AssumeRolePolicyDocument) of ${role?.logicalId ?? roleArn}: no statement lets ${service} assume it`;
       const replaced: CallRecord = { ...out, reason };

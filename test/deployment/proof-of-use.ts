@@ -4,7 +4,9 @@
  * (a message expired, an event lost, batch failures ignored, messages stranded behind a disabled
  * trigger). After each file: every rule of the template matched an event and reached each of its
  * targets, and every trigger, function and schedule ran — or is listed as out of the file's flows
- * with a reason (and then really did not run). Each line names the resource and its property.
+ * with a reason (and then really did not run), and no role may do what it did to a resource the
+ * template does not hold (a grant broader than the deployment: `Resource: "*"` without a
+ * condition). Each line names the resource and its property.
  */
 import type { Deployment } from './deployment.js';
 import { describeDenials } from './iam.js';
@@ -97,4 +99,40 @@ export function unusedAfterFile(d: Deployment, outOfFlow: OutOfFlow): string {
       lines.push(`out-of-flow entry ${prefix} names no resource of the template`);
   }
   return lines.join('\n');
+}
+
+/** The same kind of resource, but one the template does not hold: `…:table/NAME` → `…:table/not-in-template`. */
+export function foreignResource(arn: string): string {
+  if (arn.startsWith('arn:aws:s3:::'))
+    return arn.replace(/^arn:aws:s3:::[^/]+/, 'arn:aws:s3:::not-in-template');
+  const [prefix, rest = ''] = [arn.split(':').slice(0, 5).join(':'), arn.split(':').slice(5).join(':')];
+  const typed = /^([a-z-]+)([/:])/.exec(rest);
+  if (!typed) return `${prefix}:not-in-template`;
+  const tail = rest.slice(typed[0].length).replace(/^[^/:]+/, '');
+  return `${prefix}:${typed[1]}${typed[2]}not-in-template${tail.replace(/^([/:])[^/:]*$/, '')}`;
+}
+
+/**
+ * Every action a role was allowed, asked again for a resource of the same kind the template does
+ * not hold (with the same context): allowed, the grant is broader than the deployment needs.
+ */
+export async function overGrants(d: Deployment): Promise<string> {
+  const lines = new Set<string>();
+  const seen = new Set<string>();
+  for (const c of d.authorizer.calls) {
+    if (c.decision !== 'Allowed' || c.action === 'sts:AssumeRole' || c.caller.endsWith('.amazonaws.com'))
+      continue;
+    const foreign = foreignResource(c.resource);
+    const key = `${c.caller}|${c.action}|${foreign}`;
+    if (seen.has(key) || foreign === c.resource) continue;
+    seen.add(key);
+    const fn = d.lambda.functions.find((f) => f.logicalId === c.caller);
+    const who = fn ? d.standIn.principalOf(fn.logicalId) : undefined;
+    if (!who) continue;
+    if ((await d.authorizer.probe(who, c.action, foreign, c.context)) === 'Allowed')
+      lines.add(
+        `${c.caller} may ${c.action} on ${foreign}, which the template does not hold: its role's Resource is broader than the deployment (as for ${c.resource}, allowed by ${c.allowedBy.join(', ')})`,
+      );
+  }
+  return [...lines].join('\n');
 }

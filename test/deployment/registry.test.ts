@@ -24,13 +24,16 @@ import {
   verifies,
 } from './flows.js';
 import { describeDenials } from './iam.js';
-import { findingsAfterTest, type OutOfFlow, unusedAfterFile } from './proof-of-use.js';
+import { findingsAfterTest, type OutOfFlow, overGrants, unusedAfterFile } from './proof-of-use.js';
 
 let d: Deployment;
 
 /** What this file's flows do not run, and why. */
 const OUT_OF_FLOW: OutOfFlow = {
   ActionFailedRule: 'no action fails in these flows (the failure paths are in failure-paths.test.ts)',
+  OrderIntake: 'the intake is run in one-connection.test.ts',
+  ConnectionsUnhealthyRule:
+    'no connection becomes unhealthy in these flows (its refusal is tested in test/local)',
 };
 let consumer: Receiver;
 const CONNECTIONS = ['acme', 'globex'] as const;
@@ -71,7 +74,7 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  const unused = d ? unusedAfterFile(d, OUT_OF_FLOW) : '';
+  const unused = d ? [unusedAfterFile(d, OUT_OF_FLOW), await overGrants(d)].filter(Boolean).join('\n') : '';
   if (d) console.info(`calls per function (registry):\n${callReport(d.authorizer.calls)}`);
   await d?.close();
   expect(unused).toBe('');

@@ -51,7 +51,7 @@ function triggers(a: Assembly, refuse: Refuse): void {
     const p = a.props(m);
     const queue = a.byRefOrArn(p.EventSourceArn);
     const fn = a.byRefOrArn(p.FunctionName);
-    if (!queue || queue.type !== 'AWS::SQS::Queue') {
+    if (queue?.type !== 'AWS::SQS::Queue') {
       refuse(m, 'EventSourceArn', `${p.EventSourceArn} is not a queue of the template`);
       continue;
     }
@@ -115,7 +115,7 @@ function queues(a: Assembly, refuse: Refuse): void {
       if (!inRange(redrive.maxReceiveCount, 1, 1000))
         refuse(queue, 'RedrivePolicy.maxReceiveCount', `${redrive.maxReceiveCount} outside 1-1000`);
       const dlq = a.byRefOrArn(redrive.deadLetterTargetArn);
-      if (!dlq || dlq.type !== 'AWS::SQS::Queue')
+      if (dlq?.type !== 'AWS::SQS::Queue')
         refuse(queue, 'RedrivePolicy.deadLetterTargetArn', 'not a queue of the template');
       else if (Boolean(a.props(dlq).FifoQueue) !== Boolean(q.FifoQueue))
         refuse(
