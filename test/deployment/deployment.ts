@@ -20,7 +20,7 @@ import type { InfraConfigInput } from '../../infra/config/schema.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/index.js';
 import { ACCOUNT, type Assembly, type Json, REGION, type Resource, synthesize } from './assembly.js';
 import { AwsStandIn } from './aws-stand-in.js';
-import { httpApi } from './http-api.js';
+import { type HttpCall, httpApi } from './http-api.js';
 import { type Authorizer, createAuthorizer } from './iam.js';
 import { createLambdaHost, type FunctionInfo, type InvokeResult, type LambdaHost } from './lambda-host.js';
 import { mutate } from './mutations/apply.js';
@@ -71,12 +71,7 @@ export interface Deployment {
   /** Runs the event source mappings until every queue is empty or only dead letters remain. */
   settle(): Promise<void>;
   /** A request to the HTTP API (the intake), as API Gateway would pass it on. */
-  http(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    body: string,
-  ): Promise<{ status: number; body: string; error?: InvokeResult['error']; via?: string }>;
+  readonly http: HttpCall;
   fn(logicalIdPrefix: string): FunctionInfo;
   close(): Promise<void>;
 }

@@ -8,11 +8,18 @@
 import { randomUUID } from 'node:crypto';
 import { ACCOUNT, type Assembly, type Json, REGION } from './assembly.js';
 import type { AwsStandIn } from './aws-stand-in.js';
-import type { Deployment } from './deployment.js';
 import type { Authorizer } from './iam.js';
 import type { FunctionInfo, InvokeResult, LambdaHost } from './lambda-host.js';
 
 type Invoke = (fn: FunctionInfo, event: unknown, trigger: string) => Promise<InvokeResult>;
+
+/** A request to the HTTP API, as API Gateway passes it on; the answer says what served it (`via`). */
+export type HttpCall = (
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+) => Promise<{ status: number; body: string; error?: InvokeResult['error']; via?: string }>;
 
 const serverError = '{"message":"Internal Server Error"}';
 
@@ -100,7 +107,7 @@ export function httpApi(
   standIn: AwsStandIn,
   lambda: LambdaHost,
   invoke: Invoke,
-): Deployment['http'] {
+): HttpCall {
   return async (method, path, headers, body) => {
     const apis = assembly.byType('AWS::ApiGatewayV2::Api');
     const notFound = (via: string) => ({ status: 404, body: '{"message":"Not Found"}', via });
