@@ -32,7 +32,13 @@ import {
   webhookSecret,
 } from './flows.js';
 import { describeDenials } from './iam.js';
-import { findingsAfterTest, type OutOfFlow, overGrants, unusedAfterFile } from './proof-of-use.js';
+import {
+  findingsAfterTest,
+  type OutOfFlow,
+  overGrants,
+  unmatchedRules,
+  unusedAfterFile,
+} from './proof-of-use.js';
 
 let d: Deployment;
 
@@ -92,6 +98,8 @@ describe('one connection, deployed', () => {
     expect(failedInvocations(d)).toBe('');
     expect(describeDenials(d.authorizer.denied())).toBe('');
     expect(d.standIn.unsupported).toEqual([]);
+    // Every rule matched an event of this first tick and reached each of its targets.
+    expect(unmatchedRules(d, OUT_OF_FLOW)).toBe('');
     const [run] = pollerRuns();
     expect(run?.result.ok).toBe(true);
     expect((run?.result.result as { failed: number } | undefined)?.failed).toBe(0);

@@ -37,6 +37,28 @@ export function findingsAfterTest(d: Deployment): string {
   return lines.join('\n');
 }
 
+/** Each rule of the template that matched no event, or did not reach a target (unless out of flow). */
+export function unmatchedRules(d: Deployment, outOfFlow: OutOfFlow): string {
+  const lines: string[] = [];
+  for (const rule of d.assembly.byType('AWS::Events::Rule')) {
+    const p = d.assembly.props(rule);
+    if (p.ScheduleExpression || Object.keys(outOfFlow).some((prefix) => rule.logicalId.startsWith(prefix)))
+      continue;
+    const matched = d.usage.ruleMatches.get(rule.logicalId) ?? 0;
+    if (matched === 0) {
+      lines.push(
+        `${rule.logicalId} EventPattern ${JSON.stringify(p.EventPattern)} (State ${p.State ?? 'ENABLED'}) matched none of the ${d.standIn.published.length} events published`,
+      );
+      continue;
+    }
+    for (const [i, t] of (p.Targets ?? []).entries()) {
+      if ((d.usage.targetDeliveries.get(`${rule.logicalId}#Targets[${i}]`) ?? 0) === 0)
+        lines.push(`${rule.logicalId} Targets[${i}] (${t.Arn}) matched events but none reached the target`);
+    }
+  }
+  return lines.join('\n');
+}
+
 export function unusedAfterFile(d: Deployment, outOfFlow: OutOfFlow): string {
   const lines: string[] = [];
   const listed = (id: string) => Object.keys(outOfFlow).find((prefix) => id.startsWith(prefix));
@@ -56,21 +78,14 @@ export function unusedAfterFile(d: Deployment, outOfFlow: OutOfFlow): string {
       );
       continue;
     }
-    const matched = d.usage.ruleMatches.get(rule.logicalId) ?? 0;
-    check(
-      rule.logicalId,
-      matched > 0,
-      `EventPattern ${JSON.stringify(p.EventPattern)} (State ${p.State ?? 'ENABLED'}) matched none of the ${d.standIn.published.length} events published`,
-    );
-    if (matched === 0) continue;
-    for (const [i, t] of (p.Targets ?? []).entries()) {
-      if (
-        (d.usage.targetDeliveries.get(`${rule.logicalId}#Targets[${i}]`) ?? 0) === 0 &&
-        !listed(rule.logicalId)
-      )
-        lines.push(`${rule.logicalId} Targets[${i}] (${t.Arn}) matched events but none reached the target`);
-    }
+    const prefix = listed(rule.logicalId);
+    if (prefix && (d.usage.ruleMatches.get(rule.logicalId) ?? 0) > 0)
+      lines.push(
+        `${rule.logicalId} is listed out of flow (${outOfFlow[prefix]}) but ran in this file's flows`,
+      );
   }
+  const rules = unmatchedRules(d, outOfFlow);
+  if (rules) lines.push(rules);
   for (const s of d.assembly.byType('AWS::Scheduler::Schedule')) {
     const p = d.assembly.props(s);
     check(
