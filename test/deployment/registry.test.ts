@@ -91,7 +91,10 @@ describe('connection registry, deployed', () => {
     expect(sources).toEqual(new Set(CONNECTIONS.map((c) => `accounting.${c}`)));
     const types = detailTypes(d);
     expect(types['IssuedInvoice.Created']).toBeGreaterThan(0);
-    expect(types['ReceivedOrder.Transferred']).toBeGreaterThan(0);
+    expect(
+      types['ReceivedOrder.Transferred'] ?? 0,
+      `${JSON.stringify(types)}\n${d.lambda.output(d.fn('RoutetransferreceivedorderFunction')).slice(-3000)}`,
+    ).toBeGreaterThan(0);
     expect(types['Action.Failed']).toBeUndefined();
     for (const name of CONNECTIONS) {
       expect((await objectKeys(d, 'ArchiveBucket', `isdoc/${name}/`)).length, name).toBeGreaterThan(0);
