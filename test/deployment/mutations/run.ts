@@ -2,7 +2,8 @@
  * `npm run test:deployment:mutations`: applies each template defect of ./defects.ts, one at a
  * time, runs the test file that must catch it (stopping at its first failure), and reports per
  * defect whether it was caught — the file failed, within the time limit, with output naming the
- * defect's resource and property — or missed. Exits 1 on any miss.
+ * defect's resource and property — or missed (each output in reports/deployment-mutations/).
+ * Exits 1 on any miss.
  *
  *   npm run test:deployment:mutations                # every defect, two at a time
  *   npm run test:deployment:mutations -- id1 id2     # those defects
@@ -10,13 +11,15 @@
  *   DEPLOYMENT_MUTATION_LIMIT_S=300 npm run …         # a longer limit per defect (a loaded machine)
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { MUTATION_ENV } from './apply.js';
 import { DEFECTS, type Defect } from './defects.js';
 
 /** A defect must be caught within this (2 min; `DEPLOYMENT_MUTATION_LIMIT_S` on a machine under load). */
 const LIMIT_MS = 1000 * Number(process.env.DEPLOYMENT_MUTATION_LIMIT_S ?? 120);
+/** Each defect's test output, for a miss's post-mortem. */
+const REPORTS = 'reports/deployment-mutations';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes in vitest's output
 const ANSI = /\u001b\[[0-9;]*m/g;
 
@@ -51,6 +54,8 @@ function runOne(defect: Defect): Promise<Outcome> {
       clearTimeout(timer);
       const seconds = (performance.now() - started) / 1000;
       const text = output.replace(ANSI, '');
+      mkdirSync(REPORTS, { recursive: true });
+      writeFileSync(`${REPORTS}/${defect.id}.log`, text);
       const [resource, property] = defect.names;
       const named = text.includes(resource) && text.includes(property);
       const slow = seconds > 120 ? ` (over 2 min: ${seconds.toFixed(0)} s)` : '';
