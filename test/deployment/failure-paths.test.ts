@@ -127,7 +127,10 @@ describe('failure paths, deployed', () => {
     expect(d.invocations.some((i) => i.trigger.includes('RoutetransferissueslipFunction'))).toBe(true);
     // A dead letter waits for a person: a day on, it is still there (a short retention loses it, a finding).
     await d.advance(24 * 60 * 60_000);
-    expect(dlq.messages.map((m) => m.body), `${dlq.logicalId} still holds it a day later`).toEqual([poison.body]);
+    expect(
+      dlq.messages.map((m) => m.body),
+      `${dlq.logicalId} still holds it a day later`,
+    ).toEqual([poison.body]);
     dlq.messages.splice(0);
   }, 120_000);
 
