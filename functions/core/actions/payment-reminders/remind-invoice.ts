@@ -4,7 +4,6 @@
  * sent through `Documents.sendEmail` inside the idempotency guard (once per connection + document +
  * due date + stage), and the verdict says whether the invoice stays on the list.
  */
-import * as z from 'zod';
 import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
 import { NotFoundError, ValidationError } from '../../../accounting/errors.js';
 import type { SourceRef } from '../../events/action-events.js';
@@ -32,10 +31,6 @@ const collectionOf: Record<PayableRecordType, 'IssuedInvoices' | 'IssuedAdvanceI
   IssuedInvoice: 'IssuedInvoices',
   IssuedAdvanceInvoice: 'IssuedAdvanceInvoices',
 };
-
-const paymentStatusSchema = z.looseObject({
-  RestToPay: z.number({ error: 'expected RestToPay, a number' }),
-});
 
 export interface ReminderDeps {
   api: AccountingApi;
@@ -68,9 +63,7 @@ export async function readDocument(
   const collection = collectionOf[tracked.recordType];
   try {
     const record = await deps.api.get(collection, tracked.id);
-    const status = paymentStatusSchema.parse(
-      await deps.api.call(`${collection}.restToPay`, { params: { id: tracked.id } }),
-    );
+    const status = await deps.api.restToPay({ collection, id: tracked.id });
     return { record, restToPay: status.RestToPay };
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
@@ -113,8 +106,9 @@ async function sendStage(
     },
     async () => {
       ran = true;
-      await deps.api.call('Documents.sendEmail', {
-        params: { collection: collectionOf[tracked.recordType], id: tracked.id },
+      await deps.api.sendEmail({
+        collection: collectionOf[tracked.recordType],
+        id: tracked.id,
         body: { To: [facts.to], Subject: subject },
       });
       deps.logger.info('payment reminder sent', { ...run.log, stage, daysOverdue: facts.days });

@@ -102,10 +102,7 @@ async function startRun(deps: SendDeps, event: ActionEvent): Promise<SendRun | A
 async function sendEmailOnce(run: SendRun, recipients: string[]): Promise<SendRecordResult> {
   const { deps, event } = run;
   const subject = deps.config.sending.emailSubject.replace('{DocumentNumber}', run.documentNumber ?? '');
-  await deps.api.call('Documents.sendEmail', {
-    params: run.params,
-    body: { To: recipients, Subject: subject },
-  });
+  await deps.api.sendEmail({ ...run.params, body: { To: recipients, Subject: subject } });
   deps.logger.info('invoice sent by email', run.log);
   await announce(run, () =>
     publishOutcome(

@@ -4,6 +4,7 @@
  * channel, and how an outcome is announced once the request may have reached the service.
  */
 import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
+import type { CollectionName } from '../../../accounting/collections.js';
 import type { SourceRef } from '../../events/action-events.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger } from '../../ports.js';
 import type { ActionEvent } from '../action-event.js';
@@ -40,8 +41,8 @@ export interface SendRun {
   source: SourceRef;
   ctx: OutcomeContext;
   log: Record<string, string>;
-  /** Path parameters of the sending operations. */
-  params: { collection: string; id: string };
+  /** The document the sending operations send. */
+  params: { collection: CollectionName; id: string };
 }
 
 /**
