@@ -17,8 +17,6 @@ let d: Deployment;
 const OUT_OF_FLOW: OutOfFlow = {
   ActionFailedRule: 'no action fails in these flows (the failure paths are in failure-paths.test.ts)',
   OrderIntake: 'the intake is run in one-connection.test.ts',
-  Routetransferissueslip:
-    'this sandbox holds no unfinished issue slip; the transfer is run in one-connection.test.ts',
 };
 
 beforeAll(async () => {
