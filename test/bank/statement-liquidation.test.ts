@@ -339,6 +339,29 @@ describe('cz: statements liquidate the invoices they pay, exactly once', () => {
     expect((await entry(delivered(events[0] as BusEvent))).status).toBe('duplicate');
     expect(calls).toBe(1);
   });
+  it('a run cut short after the liquidation (a crash) finds it by its mark and does not liquidate again', async () => {
+    const [a] = (await openInvoices(bed, 'IssuedInvoices')) as { record: ApiRecord; rest: number }[];
+    if (!a) throw new Error('no open invoice');
+    const action = actionFor(bed);
+    const crashing: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
+    crashing.create = async (operationId, input) => {
+      await bed.sb.client.create(operationId, input);
+      throw new Error('the process died before the outcome was recorded');
+    };
+    const half = Math.floor(a.rest / 2);
+    const events = await imported(
+      camt('CZ1', 'CZK', [{ id: 'K1', amount: half, vs: String(a.record.VariableSymbol) }]),
+      'k',
+    );
+    const event = delivered(events[0] as BusEvent);
+    const before = liquidationCount(bed);
+    await expect(action.make(crashing)(event)).rejects.toThrow('the process died');
+    expect(liquidationCount(bed) - before).toBe(1);
+    // The redelivery (the guard's records of the cut run are gone) reads the invoice's liquidations first.
+    expect((await action.entry(event)).status).toBe('duplicate');
+    expect(liquidationCount(bed) - before).toBe(1);
+    expect(await rest(bed, 'IssuedInvoices', a.record.Id)).toBeCloseTo(a.rest - half, 2);
+  });
 });
 
 describe('sk: a bank receipt with the liquidation', () => {

@@ -58,10 +58,16 @@ type RunResult =
   | { result: 'outcomeUnknown' }
   | { result: 'alreadyLiquidated' };
 
+/** The mark a liquidation carries in its note: the transaction's id, to be found again. */
+export function liquidationMark(bankTransactionId: string): string {
+  return `[bank-tx ${bankTransactionId}]`;
+}
+
 /** The liquidation request for the variant: operation id and input. */
 function liquidationCall(deps: LiquidateDeps, detail: BankTransactionReceivedDetail, s: Liquidate) {
   const tx = detail.transaction;
-  const note = `Bank ${tx.account} ${tx.transactionId}${tx.variableSymbol ? ` VS ${tx.variableSymbol}` : ''}`;
+  // The note holds at most 64 characters: the symbol and the mark (at most 60).
+  const note = `${tx.variableSymbol ? `VS ${tx.variableSymbol} ` : ''}${liquidationMark(detail.id)}`;
   const collection = collectionOfPayable(s.invoice.recordType);
   // The service takes date-times; the bank's booking day, at midnight UTC.
   const date = `${tx.bookingDate}T00:00:00Z`;
@@ -75,7 +81,7 @@ function liquidationCall(deps: LiquidateDeps, detail: BankTransactionReceivedDet
           Items: [
             {
               Amount: s.liquidated,
-              Text: tx.message ?? note,
+              Text: (tx.message ?? note).slice(0, 255),
               VariableSymbol: tx.variableSymbol ?? null,
               DocumentId: s.invoice.id,
               Collection: collection,
@@ -152,9 +158,35 @@ async function publishUnmatched(run: Run, s: Extract<Settlement, { kind: 'unmatc
   });
 }
 
+/**
+ * Whether one of the invoice's liquidations carries the transaction's mark: a run cut short after
+ * the call (a crash; the guard's in-progress record then expires) finds its liquidation here
+ * instead of liquidating again. The cz liquidation records carry their note; the sk bank
+ * documents cannot be read back (no read operation is known), so there a fully paid invoice is no
+ * longer open and a partial one is the limit (docs/payments.md).
+ */
+async function alreadyLiquidated(deps: LiquidateDeps, invoice: OpenInvoice, mark: string): Promise<boolean> {
+  if (deps.variant !== 'cz') return false;
+  const collection = collectionOfPayable(invoice.recordType);
+  for (const id of invoice.liquidationIds ?? []) {
+    const liquidation = (await deps.api.call(`${collection}.liquidation`, { params: { id } })) as {
+      Note?: unknown;
+    };
+    if (typeof liquidation.Note === 'string' && liquidation.Note.includes(mark)) return true;
+  }
+  return false;
+}
+
 /** The guarded liquidation call and its `PaymentRecorded` (and an overpayment's `Unmatched`). */
 async function liquidateOnce(run: Run, s: Liquidate): Promise<RunResult> {
   const { deps, event, detail } = run;
+  if (await alreadyLiquidated(deps, s.invoice, liquidationMark(detail.id))) {
+    deps.logger.warn('liquidation found by its mark', {
+      bankTransactionId: detail.id,
+      invoiceId: s.invoice.id,
+    });
+    return { result: 'alreadyLiquidated' };
+  }
   const call = liquidationCall(deps, detail, s);
   const source = sourceOf(s.invoice);
   const ctx = { action: LIQUIDATE_ACTION, event, source };
@@ -250,7 +282,7 @@ async function matchOnce(run: Run, options: { remainingTimeMs?: number }): Promi
     },
     options,
   );
-  return ran ? result : { result: 'alreadyLiquidated' };
+  return ran && result.result !== 'alreadyLiquidated' ? result : { result: 'alreadyLiquidated' };
 }
 
 export async function liquidatePayment(

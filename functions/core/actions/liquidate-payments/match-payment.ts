@@ -20,6 +20,8 @@ export interface OpenInvoice {
   variableSymbol: string | undefined;
   currency: string;
   restToPay: number;
+  /** Ids of the liquidations the service lists for it (read back before liquidating again). */
+  liquidationIds?: readonly string[];
 }
 
 export type Settlement =

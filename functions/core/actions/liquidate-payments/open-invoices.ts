@@ -81,7 +81,12 @@ export function createOpenInvoices(
   const open = async (
     recordType: PayableRecordType,
     collection: string,
-    status: { Id: string; Number?: string | null; RestToPay: number },
+    status: {
+      Id: string;
+      Number?: string | null;
+      RestToPay: number;
+      LiquidationInfos?: { Id: string }[] | null;
+    },
   ): Promise<OpenInvoice> => {
     const f = await factsOf(collection, status.Id);
     const { codes, home } = await currencyCodes();
@@ -92,6 +97,7 @@ export function createOpenInvoices(
       variableSymbol: f.variableSymbol,
       currency: f.currencyId ? (codes.get(f.currencyId) ?? f.currencyId) : home,
       restToPay: status.RestToPay,
+      liquidationIds: (status.LiquidationInfos ?? []).map((l) => l.Id),
     };
   };
 
