@@ -95,7 +95,9 @@ export const bankCommand = defineCommand({
       );
     } catch (error) {
       if (!(error instanceof DataDirLockedError)) throw error;
-      const connection = o.connection ?? ctx.env[ENV.connection] ?? 'default';
+      // The run's connection: the sandbox's when it runs the sandbox, else the configured one.
+      const connection =
+        o.connection ?? (toConnection(o).sandbox ? 'sandbox' : (ctx.env[ENV.connection] ?? 'default'));
       const dir = statementsDir(resolve(ctx.cwd, o['data-dir']), connection);
       await mkdir(dir, { recursive: true });
       await copyFile(file, join(dir, basename(file)));
