@@ -4,14 +4,20 @@
  * `BankTransaction.Received`, and the file moves to `imported/` beside it (`rejected/` when it
  * cannot be read, with a warning naming the problems). A file whose import was cut short (a crash)
  * is still in the folder and is imported again at the next start: the transactions keep their ids,
- * so the payment action liquidates nothing twice.
+ * so the payment action liquidates nothing twice. With `BANK_FIO_TOKEN` set, `run` also polls the
+ * Fio API for the connection every 30 s (core/bank/fio-poll.ts).
  */
 import { mkdir, readdir, readFile, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import * as z from 'zod';
 import type { ServiceVariant } from '../accounting/collections.js';
+import { createFioApi } from '../adapters/http/fio-api.js';
 import { StatementFormatError } from '../core/bank/bank-transaction.js';
+import { createFioPoller, FIO_MIN_INTERVAL_MS } from '../core/bank/fio-poll.js';
 import { type ImportedStatement, importStatement } from '../core/bank/import-statement.js';
 import type { Clock, EventPublisher, Logger } from '../core/ports.js';
+import { fileFioCursor } from './fio-cursor.js';
+import { UsageError } from './usage-error.js';
 
 export const STATEMENTS_DIR = 'bank-statements';
 
@@ -119,6 +125,64 @@ export function watchStatements(
   return {
     async stop() {
       stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/** `BANK_FIO_TOKEN`: the Fio API token of the run's connection (64 letters and digits). */
+export const FIO_TOKEN_VARIABLE = 'BANK_FIO_TOKEN';
+
+const fioTokenSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9]{16,128}$/, {
+    error: `${FIO_TOKEN_VARIABLE}: expected the Fio API token (letters and digits)`,
+  });
+
+/** The token, when one is set; throws `UsageError` naming the variable (never the value) when malformed. */
+export function fioTokenOf(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const raw = env[FIO_TOKEN_VARIABLE];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const parsed = fioTokenSchema.safeParse(raw);
+  if (!parsed.success) throw new UsageError(parsed.error.issues[0]?.message ?? FIO_TOKEN_VARIABLE, 'run');
+  return parsed.data;
+}
+
+/** Polls the Fio API every 30 s (its limit) until stopped; a failed poll is logged and tried again. */
+export function pollFio(
+  ports: StatementPorts,
+  options: { token: string; connection: string; dataDir: string; baseUrl?: string },
+): { stop(): Promise<void> } {
+  const poller = createFioPoller({
+    ...ports,
+    api: createFioApi({ token: options.token, ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) }),
+    cursor: fileFioCursor(statementsDir(options.dataDir, options.connection)),
+    connection: options.connection,
+  });
+  let running: Promise<unknown> = Promise.resolve();
+  let busy = false;
+  const tick = () => {
+    if (busy) return;
+    busy = true;
+    running = poller
+      .poll()
+      .catch((error: unknown) => {
+        ports.logger.warn('fio poll failed', {
+          connection: options.connection,
+          error: (error as Error).message,
+        });
+      })
+      .finally(() => {
+        busy = false;
+      });
+  };
+  tick();
+  const timer = setInterval(tick, FIO_MIN_INTERVAL_MS);
+  timer.unref();
+  return {
+    async stop() {
       clearInterval(timer);
       await running;
     },

@@ -5,7 +5,7 @@ import { DeliveryTargetError, parseTargetSpecs } from '../../core/delivery/deliv
 import type { Logger } from '../../core/ports.js';
 import { systemClock } from '../../shared/clock.js';
 import { ENV } from '../../shared/env-names.js';
-import { homeCurrencyOf, watchStatements } from '../bank-statements.js';
+import { fioTokenOf, homeCurrencyOf, pollFio, watchStatements } from '../bank-statements.js';
 import { defineCommand, durationFlag, noPositionals } from '../command.js';
 import { type ConsoleFeed, createConsoleFeed } from '../console/console-feed.js';
 import { openConsole } from '../console/open-console.js';
@@ -184,12 +184,24 @@ export const runCommand = defineCommand({
             },
           )
         : undefined;
+      const fioToken = options.actions ? fioTokenOf(ctx.env) : undefined;
+      const fio = fioToken
+        ? pollFio(
+            { publisher: runtime.bus, clock: systemClock, logger: started.logger },
+            {
+              token: fioToken,
+              connection: runtime.connection,
+              dataDir: resolve(ctx.cwd, options.connection.dataDir),
+            },
+          )
+        : undefined;
       try {
         await runtime.run({
           signal: ctx.signal,
           ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
         });
       } finally {
+        await fio?.stop();
         await statements?.stop();
         await served?.close();
       }
