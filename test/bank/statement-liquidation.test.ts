@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
 import { OutcomeUnknownError } from '../../functions/accounting/errors.js';
 import { createMemoryIdempotencyGuard } from '../../functions/adapters/local/memory-idempotency-guard.js';
-import { loadActionsConfig } from '../../functions/core/actions/config.js';
+import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
 import { liquidatePaymentsAction } from '../../functions/core/actions/liquidate-payments/action.js';
 import { createActionEntry } from '../../functions/core/actions/run-action.js';
 import { importStatement, receivedEvent } from '../../functions/core/bank/import-statement.js';

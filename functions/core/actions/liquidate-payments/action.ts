@@ -17,6 +17,7 @@ const HOME_CURRENCY = { cz: 'CZK', sk: 'EUR' } as const;
 
 export const liquidatePaymentsAction = defineEventAction({
   name: 'liquidate-payments',
+  module: import.meta.url,
   uses: ['idempotency'],
   events: [invoicePaymentRecordedEntry, advancePaymentRecordedEntry, bankTransactionUnmatchedEntry],
   outcomes: [INVOICE_PAYMENT_RECORDED, ADVANCE_PAYMENT_RECORDED, BANK_TRANSACTION_UNMATCHED, ACTION_FAILED],
