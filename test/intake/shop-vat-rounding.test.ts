@@ -189,7 +189,8 @@ describe('Czech Shopify orders with VAT rounded per line', () => {
     expect(counts).toMatchObject({ imported: RUNS, refused: 0, movedRefused: RUNS });
     // The generator does reach the drift the rule is for.
     expect(counts.withRounding).toBeGreaterThan(RUNS / 4);
-  });
+    // About 20 s on a quiet machine; a busy one (load 30) took 37 s.
+  }, 240_000);
 
   it('an order whose VAT of a rate is off by more than half a cent a line is refused with both figures', () => {
     const { payload, total, vat } = shopifyPayload({
