@@ -12,9 +12,9 @@ import { createCatalog, toJsonSchemas as schemasOf } from './events/catalog.js';
 import type { CatalogEntry } from './events/catalog-entry.js';
 import { type ConnectionDetailType, connectionEvents } from './events/connection-events.js';
 import type { RecordDetailType } from './events/envelope.js';
+import { type IntakeDetailType, intakeEvents } from './events/intake-events.js';
 import { type PaymentDetailType, paymentEvents } from './events/payment-events.js';
 import { recordEvents } from './events/record-events.js';
-import { type IntakeDetailType, intakeEvents } from './intake/intake-events.js';
 
 /** Every detail-type an action may publish; a mistyped one does not compile. */
 export type OutcomeDetailType = ActionOutcomeDetailType | ActionFailedType;

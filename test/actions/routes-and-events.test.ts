@@ -191,6 +191,7 @@ describe('action event catalog', () => {
       'IssuedAdvanceInvoice.IsdocArchived',
       'IssuedInvoice.EmailSent',
       'IssuedInvoice.SendingHeld',
+      'IssuedInvoice.SendingReleased',
       'IssuedInvoice.EInvoiceStatusChanged',
       'IssuedInvoice.PaymentReminderSent',
       'IssuedAdvanceInvoice.PaymentReminderSent',

@@ -41,6 +41,8 @@ beforeAll(async () => {
     sandbox: { sizes: { documents: 60, partners: 10, perCollection: {} } },
     config: async (sandbox) => ({
       // Every event to one target; the invoices alone, under their own name, to another.
+      // The consumer listens on this machine: loopback targets allowed (refused by default).
+      deliveryPrivateTargets: true,
       deliveries: [
         `${consumer.url}/events`,
         { url: `${consumer.url}/invoices`, pattern: 'IssuedInvoice.*', name: 'invoices' },

@@ -38,6 +38,8 @@ beforeAll(async () => {
       // Payment detection on: the poller of shards runs it for every connection, under IAM.
       payments: true,
       // Every connection's events to one target; acme's alone to another.
+      // The consumer listens on this machine: loopback targets allowed (refused by default).
+      deliveryPrivateTargets: true,
       deliveries: [`${consumer.url}/events`, { url: `${consumer.url}/acme`, connections: ['acme'] }],
       // E-invoicing on: the sending route and the scheduled tracker serve every connection.
       actions: { ACTIONS_EINVOICE_PARTNERS: await invoicedPartner(sandbox) },

@@ -115,6 +115,13 @@ export interface EventActionDefinition<
   O extends string = string,
 > extends ActionBase<R, D, O> {
   readonly kind: 'event';
+  /**
+   * The catalog entries of the events beyond the poller's that its routes name (the intake's,
+   * another action's outcomes): its entry checks them against these, so its bundle carries no
+   * other part of the catalog. `routes.ts` refuses a route naming an event outside the catalog or
+   * outside these, and a loop (an action triggered, directly or through others, by its own outcome).
+   */
+  readonly triggers?: readonly CatalogEntry[];
   /** Its routes for the given settings (none when switched off). */
   routes(config: ActionsConfig): RouteSpec[];
   run(deps: D): ActionFn;

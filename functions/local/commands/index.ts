@@ -7,6 +7,7 @@ import { connectionsCommand } from './connections.js';
 import { deliveriesCommand } from './deliveries.js';
 import { dlqCommand } from './dlq.js';
 import { eventsCommand } from './events.js';
+import { holdsCommand } from './holds.js';
 import { intakeCommand } from './intake.js';
 import { operationsCommand } from './operations.js';
 import { replayCommand } from './replay.js';
@@ -30,4 +31,5 @@ export const commands = [
   intakeCommand,
   bankCommand,
   dlqCommand,
+  holdsCommand,
 ] as unknown as readonly Command<unknown>[];

@@ -1,7 +1,13 @@
 import { ACTION_FAILED } from '../../events/action-events.js';
 import { offers, type RouteSpec } from '../../route-spec.js';
 import { actionContextDeps, defineEventAction } from '../action-definition.js';
-import { EMAIL_SENT, emailSentEntry, SENDING_HELD, sendingHeldEntry } from './events.js';
+import {
+  EMAIL_SENT,
+  emailSentEntry,
+  SENDING_HELD,
+  sendingHeldEntry,
+  sendingReleasedEntry,
+} from './events.js';
 import { type SendDeps, sendInvoice, sendingRoute } from './send-invoice.js';
 import { sendingSettings } from './settings.js';
 
@@ -11,11 +17,13 @@ export const sendInvoiceAction = defineEventAction({
   uses: ['idempotency', 'actionState'],
   settings: sendingSettings,
   // One sending function: the channel follows the record the service holds, not the event.
-  events: [emailSentEntry, sendingHeldEntry],
+  // SendingReleased is a person's (holds release, the console), recorded under this action's outcomes.
+  events: [emailSentEntry, sendingHeldEntry, sendingReleasedEntry],
   outcomes: [EMAIL_SENT, SENDING_HELD, ACTION_FAILED],
   deps: (p): SendDeps => ({
     ...actionContextDeps(p),
     guard: p.idempotency,
+    state: p.actionState,
     ...(p.config.sending.einvoicePartners.length > 0 ? { sendings: p.actionState } : {}),
   }),
   run: (deps: SendDeps) => (event, options) => sendInvoice(deps, event, options),

@@ -7,9 +7,11 @@
  */
 import * as z from 'zod';
 import { connectionSchema } from '../connection.js';
-import { actionIdempotencyKey } from '../events/action-events.js';
-import { type CatalogEntry, ENVELOPE_VERSION } from '../events/catalog-entry.js';
-import { intakeSources } from './shop-order.js';
+import { actionIdempotencyKey } from './action-events.js';
+import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
+
+/** The shop platforms the intake speaks (`/intake/<source>`). */
+export const intakeSources = ['shopify', 'woocommerce', 'generic'] as const;
 
 /** What can happen to a shop order: accepted for import, imported, or rejected. */
 export const intakeChanges = ['Received', 'Imported', 'Rejected'] as const;
