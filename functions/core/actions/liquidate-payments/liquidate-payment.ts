@@ -169,9 +169,7 @@ async function alreadyLiquidated(deps: LiquidateDeps, invoice: OpenInvoice, mark
   if (deps.variant !== 'cz') return false;
   const collection = collectionOfPayable(invoice.recordType);
   for (const id of invoice.liquidationIds ?? []) {
-    const liquidation = (await deps.api.call(`${collection}.liquidation`, { params: { id } })) as {
-      Note?: unknown;
-    };
+    const liquidation = (await deps.api.liquidation({ collection, id })) as { Note?: unknown };
     if (typeof liquidation.Note === 'string' && liquidation.Note.includes(mark)) return true;
   }
   return false;

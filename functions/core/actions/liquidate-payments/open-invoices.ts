@@ -9,15 +9,16 @@ import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
 import { normaliseSymbol } from '../../bank/bank-transaction.js';
 import type { PayableRecordType } from '../../events/payment-events.js';
 import type { Clock } from '../../ports.js';
-import { restToPay, unpaidStatuses } from '../../sync/unpaid-list.js';
+import { type PayableCollection, restToPay, unpaidStatuses } from '../../sync/unpaid-list.js';
 import type { OpenInvoice } from './match-payment.js';
 
-export const payableCollections: readonly { recordType: PayableRecordType; collection: string }[] = [
-  { recordType: 'IssuedInvoice', collection: 'IssuedInvoices' },
-  { recordType: 'IssuedAdvanceInvoice', collection: 'IssuedAdvanceInvoices' },
-];
+export const payableCollections: readonly { recordType: PayableRecordType; collection: PayableCollection }[] =
+  [
+    { recordType: 'IssuedInvoice', collection: 'IssuedInvoices' },
+    { recordType: 'IssuedAdvanceInvoice', collection: 'IssuedAdvanceInvoices' },
+  ];
 
-export function collectionOfPayable(recordType: PayableRecordType): string {
+export function collectionOfPayable(recordType: PayableRecordType): PayableCollection {
   return recordType === 'IssuedInvoice' ? 'IssuedInvoices' : 'IssuedAdvanceInvoices';
 }
 
@@ -80,7 +81,7 @@ export function createOpenInvoices(
 
   const open = async (
     recordType: PayableRecordType,
-    collection: string,
+    collection: PayableCollection,
     status: {
       Id: string;
       Number?: string | null;
