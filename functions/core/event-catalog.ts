@@ -7,6 +7,7 @@
  */
 import { type ActionOutcomeDetailType, actionOutcomeEntries } from './actions/registry.js';
 import { ACTION_FAILED, type ActionFailedType, actionFailedEntry } from './events/action-events.js';
+import { type BankDetailType, bankEvents } from './events/bank-events.js';
 import { createCatalog, toJsonSchemas as schemasOf } from './events/catalog.js';
 import type { CatalogEntry } from './events/catalog-entry.js';
 import { type ConnectionDetailType, connectionEvents } from './events/connection-events.js';
@@ -29,7 +30,8 @@ export type DetailType =
   | PaymentDetailType
   | OutcomeDetailType
   | IntakeDetailType
-  | ConnectionDetailType;
+  | ConnectionDetailType
+  | BankDetailType;
 
 const catalog = createCatalog<DetailType>([
   ...recordEvents,
@@ -38,6 +40,7 @@ const catalog = createCatalog<DetailType>([
   actionFailedEntry,
   ...intakeEvents,
   ...connectionEvents,
+  ...bankEvents,
 ]);
 
 export const eventCatalog: readonly CatalogEntry<DetailType>[] = catalog.entries;

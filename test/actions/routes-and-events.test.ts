@@ -83,6 +83,7 @@ describe('routing table', () => {
       'transfer-received-order',
       'transfer-issue-slip',
       'archive-isdoc',
+      'liquidate-payments',
     ]);
   });
 
@@ -100,6 +101,7 @@ describe('routing table', () => {
       'transfer-issued-offer',
       'send-einvoice',
       'send-email',
+      'liquidate-payments',
     ]);
     expect(built.find((x) => x.id === 'send-einvoice')?.pattern.detail).toEqual({
       $or: [
@@ -193,6 +195,9 @@ describe('action event catalog', () => {
       'IssuedInvoice.EInvoiceStatusChanged',
       'IssuedInvoice.PaymentReminderSent',
       'IssuedAdvanceInvoice.PaymentReminderSent',
+      'IssuedInvoice.PaymentRecorded',
+      'IssuedAdvanceInvoice.PaymentRecorded',
+      'BankTransaction.Unmatched',
       'Action.Failed',
     ]);
   });

@@ -23,11 +23,12 @@ const eventBridgeEventSchema = z.looseObject({
 });
 
 /**
- * The envelope an action reads of its event: a record event's, or a payment event's (its `change`
- * is `Paid`, `PartiallyPaid` or `Overdue`, it has no `modifiedDate` and carries no record).
+ * The envelope an action reads of its event: a record event's, a payment event's (its `change`
+ * is `Paid`, `PartiallyPaid` or `Overdue`, it has no `modifiedDate` and carries no record), or a
+ * bank transaction's (`Received`; the transaction is in the detail).
  */
 const actionEnvelopeSchema = anyRecordEnvelopeSchema.extend({
-  change: z.enum([...changeKinds, ...paymentChanges]),
+  change: z.enum([...changeKinds, ...paymentChanges, 'Received']),
   modifiedDate: z.string().nullable().default(null),
 });
 
@@ -56,6 +57,8 @@ export interface ActionEvent {
   /** When the event was published (deadlines of retried actions count from here). */
   time: Date | undefined;
   envelope: ActionEnvelope;
+  /** The whole detail as its catalog schema parsed it (for events whose subject is not a service record). */
+  detail?: unknown;
 }
 
 /**
@@ -101,6 +104,7 @@ export function parseActionEvent(raw: unknown, triggers: readonly CatalogEntry[]
     detailType,
     time: outer.data.time ? new Date(outer.data.time) : undefined,
     envelope: envelope.data,
+    detail,
   };
 }
 

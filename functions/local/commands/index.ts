@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { archiveCommand } from './archive.js';
 import { backfillCommand } from './backfill.js';
+import { bankCommand } from './bank.js';
 import { checkpointsCommand } from './checkpoints.js';
 import { connectionsCommand } from './connections.js';
 import { deliveriesCommand } from './deliveries.js';
@@ -28,6 +29,7 @@ export const commands = [
   connectionsCommand,
   deliveriesCommand,
   intakeCommand,
+  bankCommand,
   dlqCommand,
   holdsCommand,
 ] as unknown as readonly Command<unknown>[];
