@@ -36,17 +36,13 @@ export interface OpenInvoices {
   one(recordType: PayableRecordType, id: string): Promise<OpenInvoice | undefined>;
 }
 
-export function createOpenInvoices(
-  /** `homeCurrency`: the variant's, unless the service's currency list marks another. */
-  deps: { api: AccountingApi; clock: Clock; homeCurrency: string },
-  options: { maxAgeMs?: number; pageSize?: number } = {},
-): OpenInvoices {
-  const maxAgeMs = options.maxAgeMs ?? 10 * 60_000;
-  const facts = new Map<string, Facts>();
+/**
+ * Currency ids → codes, and the home currency (a document without `CurrencyId` is in it): read once,
+ * read again after a failure.
+ */
+function currencyCodesOf(deps: { api: AccountingApi; homeCurrency: string }) {
   let currencies: Promise<{ codes: Map<string, string>; home: string }> | undefined;
-
-  /** Currency ids → codes, and the home currency (a document without `CurrencyId` is in it). */
-  const currencyCodes = () => {
+  return () => {
     currencies ??= (async () => {
       const codes = new Map<string, string>();
       let home = deps.homeCurrency;
@@ -62,6 +58,16 @@ export function createOpenInvoices(
     });
     return currencies;
   };
+}
+
+export function createOpenInvoices(
+  /** `homeCurrency`: the variant's, unless the service's currency list marks another. */
+  deps: { api: AccountingApi; clock: Clock; homeCurrency: string },
+  options: { maxAgeMs?: number; pageSize?: number } = {},
+): OpenInvoices {
+  const maxAgeMs = options.maxAgeMs ?? 10 * 60_000;
+  const facts = new Map<string, Facts>();
+  const currencyCodes = currencyCodesOf(deps);
 
   const factsOf = async (collection: string, id: string): Promise<Facts> => {
     const known = facts.get(id);
