@@ -34,6 +34,7 @@ const bed = useActionTestBed({
     transportFailureProbability: 0,
     responseWeights: { AP: 1, RE: 0, CA: 0, UQ: 0 },
     paidProbability: 1,
+    statuses: 'invoiceResponse',
   },
   sizes: { documents: 30, partners: 6, perCollection: { IssuedInvoices: 8 } },
 });
