@@ -95,6 +95,8 @@ export const ENV = {
   actionsEInvoicePartners: 'ACTIONS_EINVOICE_PARTNERS',
   actionsEmailPartners: 'ACTIONS_EMAIL_PARTNERS',
   actionsPartnerField: 'ACTIONS_PARTNER_FIELD',
+  actionsEInvoicing: 'ACTIONS_EINVOICING',
+  actionsEInvoicingFallback: 'ACTIONS_EINVOICING_FALLBACK',
   actionsEmailSubject: 'ACTIONS_EMAIL_SUBJECT',
   actionsEInvoiceTrackingDeadlineSeconds: 'ACTIONS_EINVOICE_TRACKING_DEADLINE_SECONDS',
   actionsEInvoiceMaxOpen: 'ACTIONS_EINVOICE_MAX_OPEN',

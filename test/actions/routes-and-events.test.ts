@@ -83,11 +83,34 @@ describe('routing table', () => {
       'transfer-received-order',
       'transfer-issue-slip',
       'archive-isdoc',
+      'send-einvoice',
+      'send-einvoice-fixed',
     ]);
+  });
+
+  it('e-invoices under the Slovak mandate by default: every new invoice reaches the sending, updates too', () => {
+    const config = loadActionsConfig({});
+    expect(config.sending.einvoicing).toBe('mandate-sk');
+    expect(loadActionsConfig({ ACCOUNTING_SERVICE_VARIANT: 'cz' }).sending.einvoicing).toBe('lists');
+    const built = buildRoutes(config);
+    expect(built.find((x) => x.id === 'send-einvoice')?.pattern).toEqual({
+      source: ['accounting.default'],
+      'detail-type': ['IssuedInvoice.Created'],
+    });
+    expect(built.find((x) => x.id === 'send-einvoice-fixed')?.pattern).toEqual({
+      source: ['accounting.default'],
+      'detail-type': ['IssuedInvoice.Updated'],
+    });
+    expect(buildScheduledActions(config).map((s) => s.handler)).toEqual(['track-einvoices']);
+    const off = loadActionsConfig({ ACTIONS_EINVOICING: 'off' });
+    expect(buildRoutes(off).map((x) => x.id)).not.toContain('send-einvoice');
+    expect(buildScheduledActions(off)).toEqual([]);
+    expect(() => loadActionsConfig({ ACTIONS_EINVOICING: 'mandate' })).toThrow(/ACTIONS_EINVOICING/);
   });
 
   it('switches each step by configuration and filters sending by configured partners', () => {
     const config = loadActionsConfig({
+      ACTIONS_EINVOICING: 'lists',
       ACTIONS_TRANSFER_RECEIVED_ORDER_TO_ISSUE_SLIP: 'false',
       ACTIONS_TRANSFER_ISSUED_OFFER_TO_RECEIVED_ORDER: 'true',
       ACTIONS_ISDOC_ARCHIVE: 'off',
@@ -99,6 +122,7 @@ describe('routing table', () => {
       'transfer-issue-slip',
       'transfer-issued-offer',
       'send-einvoice',
+      'send-einvoice-fixed',
       'send-email',
     ]);
     expect(built.find((x) => x.id === 'send-einvoice')?.pattern.detail).toEqual({
@@ -109,13 +133,14 @@ describe('routing table', () => {
     });
     for (const route of built) expect(route.pattern.source).toEqual(['accounting.default']);
     expect(buildScheduledActions(config).map((s) => s.handler)).toEqual(['track-einvoices']);
-    expect(buildScheduledActions(loadActionsConfig({}))).toEqual([]);
+    expect(buildScheduledActions(loadActionsConfig({ ACTIONS_EINVOICING: 'lists' }))).toEqual([]);
   });
 });
 
 describe('routing table with the event-pattern matcher', () => {
   const config = loadActionsConfig({
     ACCOUNTING_CONNECTION: 'acme',
+    ACTIONS_EINVOICING: 'lists',
     ACTIONS_EINVOICE_PARTNERS: '12345678',
     ACTIONS_EMAIL_PARTNERS: '55555555',
   });
@@ -155,6 +180,7 @@ describe('routing table with the event-pattern matcher', () => {
     };
     expect(matching(byRef('ReceivedOrder'))).toEqual(['transfer-received-order']);
     expect(matching(byRef('IssuedInvoice'))).toEqual(['archive-isdoc', 'send-einvoice', 'send-email']);
+    expect(matching(byRef('IssuedInvoice', 'Updated'))).toEqual(['archive-isdoc', 'send-einvoice-fixed']);
   });
 
   it('sends new invoices of configured partners to their channel, and every invoice version to the archive', () => {
@@ -168,6 +194,10 @@ describe('routing table with the event-pattern matcher', () => {
     ]);
     expect(matching(recordEvent('IssuedInvoice', invoice('99999999')))).toEqual(['archive-isdoc']);
     expect(matching(recordEvent('IssuedInvoice', invoice('12345678'), { change: 'Updated' }))).toEqual([
+      'archive-isdoc',
+      'send-einvoice-fixed',
+    ]);
+    expect(matching(recordEvent('IssuedInvoice', invoice('55555555'), { change: 'Updated' }))).toEqual([
       'archive-isdoc',
     ]);
     expect(matching(recordEvent('IssuedAdvanceInvoice', invoice(null)))).toEqual(['archive-isdoc']);
@@ -189,6 +219,7 @@ describe('action event catalog', () => {
       'IssuedAdvanceInvoice.IsdocArchived',
       'IssuedInvoice.EmailSent',
       'IssuedInvoice.SendingHeld',
+      'IssuedInvoice.EInvoiceBlocked',
       'IssuedInvoice.EInvoiceStatusChanged',
       'IssuedInvoice.PaymentReminderSent',
       'IssuedAdvanceInvoice.PaymentReminderSent',

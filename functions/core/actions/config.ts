@@ -69,6 +69,19 @@ const reminderDays = (fallback: number) =>
     .optional()
     .transform((v) => v ?? fallback);
 
+/**
+ * How a connection chooses the e-invoicing channel: `mandate-sk` (Slovakia from 2027: a domestic
+ * partner with a DIČ gets the e-invoice, the partner lists override), `lists` (only the partners
+ * listed), `off` (no e-invoicing).
+ */
+export const einvoicingPolicies = ['mandate-sk', 'lists', 'off'] as const;
+export type EInvoicingPolicy = (typeof einvoicingPolicies)[number];
+
+/** The policy of a variant when the connection sets none: the mandate in Slovakia, the lists elsewhere. */
+export function defaultEInvoicingPolicy(variant: ServiceVariant): EInvoicingPolicy {
+  return variant === 'sk' ? 'mandate-sk' : 'lists';
+}
+
 export interface EmailPartner {
   /** Value of the partner field (see `partnerField`) that selects this rule. */
   key: string;
@@ -110,6 +123,12 @@ const envSchema = z
       })
       .optional(),
     [ENV.actionsEmailSubject]: z.string().min(1).optional(),
+    [ENV.actionsEInvoicing]: z
+      .enum(einvoicingPolicies, { error: `expected one of ${einvoicingPolicies.join(', ')}` })
+      .optional(),
+    [ENV.actionsEInvoicingFallback]: z
+      .enum(['email', 'none'], { error: 'expected email or none' })
+      .default('none'),
     [ENV.actionsEInvoiceTrackingDeadlineSeconds]: positiveInt(7 * 24 * 3600),
     [ENV.actionsEInvoiceMaxOpen]: positiveInt(10_000),
     [ENV.actionsIdempotencyTable]: z.string().min(1).optional(),
@@ -186,6 +205,10 @@ export interface ActionsConfig {
   sending: {
     /** Dotted path of the partner key in an invoice record. */
     partnerField: string;
+    /** How the e-invoicing channel is chosen (`ACTIONS_EINVOICING`). */
+    einvoicing: EInvoicingPolicy;
+    /** Under `mandate-sk`, what a partner without a DIČ or abroad gets (`ACTIONS_EINVOICING_FALLBACK`). */
+    mandateFallback: 'email' | 'none';
     einvoicePartners: string[];
     emailPartners: EmailPartner[];
     emailSubject: string;
@@ -235,6 +258,8 @@ export function loadActionsConfig(env: Env): ActionsConfig {
     },
     sending: {
       partnerField: e[ENV.actionsPartnerField] ?? DEFAULT_PARTNER_FIELD,
+      einvoicing: e[ENV.actionsEInvoicing] ?? defaultEInvoicingPolicy(e[ENV.serviceVariant]),
+      mandateFallback: e[ENV.actionsEInvoicingFallback],
       einvoicePartners: e[ENV.actionsEInvoicePartners],
       emailPartners: e[ENV.actionsEmailPartners],
       emailSubject: e[ENV.actionsEmailSubject] ?? DEFAULT_EMAIL_SUBJECT,
