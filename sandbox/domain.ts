@@ -152,13 +152,20 @@ export class Domain {
     verdict: NetworkVerdict;
   }[] {
     const percent = this.state.refs.national.vatPercent;
-    return this.state.allVisible('IssuedInvoices').map((r) => ({
-      id: r.Id,
-      documentNumber: String(r.DocumentNumber ?? ''),
-      issueDate: String(r.IssueDate ?? ''),
-      b2b: isDomesticB2b(r),
-      verdict: networkVerdict(r, (t) => percent[String(t)] ?? 0),
-    }));
+    return this.state.allVisible('IssuedInvoices').map((r) => {
+      // B2B as the address book knows the partner (a DIČ missing on the invoice only is a defect).
+      const partnerId = (r.BusinessPartnerAddress as { BusinessPartnerId?: unknown } | null)
+        ?.BusinessPartnerId;
+      const partner =
+        typeof partnerId === 'string' ? this.state.get('BusinessPartners', partnerId) : undefined;
+      return {
+        id: r.Id,
+        documentNumber: String(r.DocumentNumber ?? ''),
+        issueDate: String(r.IssueDate ?? ''),
+        b2b: isDomesticB2b(partner ? { BusinessPartnerAddress: partner } : r),
+        verdict: networkVerdict(r, (t) => percent[String(t)] ?? 0),
+      };
+    });
   }
 
   /** Raises a problem unless the id is a GUID; used for path ids. */

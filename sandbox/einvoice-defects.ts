@@ -2,7 +2,7 @@
  * Seeded e-invoicing defects of the Slovak sandbox: a few percent of the issued invoices of
  * partners with a DIČ carry a mistake a company makes in practice (the buyer's DIČ or part of its
  * address missing on the invoice, a line whose net amount does not follow from quantity and price,
- * no due date, no reference, a control character pasted into a text), so the e-invoicing
+ * no reference, a control character pasted into a text), so the e-invoicing
  * pre-flight and the network have something to reject. An edit of such an invoice in the sandbox
  * (`Domain.touch`) repairs it from the address book, as a person fixing it would.
  */
@@ -13,14 +13,13 @@ export const einvoiceDefects = [
   'missingBuyerDic',
   'incompleteAddress',
   'lineArithmetic',
-  'missingDueDate',
   'missingReference',
   'xmlControlCharacter',
 ] as const;
 export type EInvoiceDefect = (typeof einvoiceDefects)[number];
 
 /** Share of the B2B issued invoices seeded with a defect. */
-export const DEFECT_RATE = 0.06;
+export const DEFECT_RATE = 0.08;
 
 type Obj = Record<string, unknown>;
 
@@ -72,11 +71,9 @@ export function applyDefect(record: Obj, defect: EInvoiceDefect, rng: Rng): void
       resum(record);
       return;
     }
-    case 'missingDueDate':
-      record.DueDate = null;
-      return;
     case 'missingReference':
-      record.VariableSymbol = null;
+      // `VariableSymbol` is never null in the service's DTO: an empty one.
+      record.VariableSymbol = '';
       record.OrderNumber = null;
       return;
     case 'xmlControlCharacter': {

@@ -283,10 +283,10 @@ describe('e-invoice pre-flight rules', () => {
     doc.Items[0].PriceWithoutVat = 150;
     expect(brokenRules(preflight(doc, ctx))).toEqual([
       'SK-BUYER-ADDRESS',
+      'PEPPOL-EN16931-R010',
       'BR-CO-10',
       'BR-CO-13',
       'BR-S-08',
-      'PEPPOL-EN16931-R010',
       'PEPPOL-EN16931-R120',
     ]);
   });

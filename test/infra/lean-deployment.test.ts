@@ -207,6 +207,8 @@ describe('a default single-company deployment, counted', () => {
       'PollerErrorsAlarm',
       'PollerLagAlarm',
       'Route-archive-isdoc-DlqAlarm',
+      'Route-send-einvoice-DlqAlarm',
+      'Route-send-einvoice-fixed-DlqAlarm',
       'Route-transfer-issue-slip-DlqAlarm',
       'Route-transfer-received-order-DlqAlarm',
       'ScheduleDlqAlarm',

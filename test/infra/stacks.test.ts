@@ -127,7 +127,8 @@ describe('functions', () => {
     custom.statelessTemplate.resourcePropertiesCountIs(
       'AWS::Lambda::Function',
       { MemorySize: 256 },
-      custom.routes.length + 2, // the intake's two functions run at the action memory too
+      // The scheduled actions and the intake's two functions run at the action memory too.
+      custom.routes.length + custom.scheduledActions.length + 2,
     );
   });
 

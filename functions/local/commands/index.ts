@@ -5,6 +5,7 @@ import { checkpointsCommand } from './checkpoints.js';
 import { connectionsCommand } from './connections.js';
 import { deliveriesCommand } from './deliveries.js';
 import { dlqCommand } from './dlq.js';
+import { einvoiceCommand } from './einvoice.js';
 import { eventsCommand } from './events.js';
 import { intakeCommand } from './intake.js';
 import { operationsCommand } from './operations.js';
@@ -26,6 +27,7 @@ export const commands = [
   checkpointsCommand,
   connectionsCommand,
   deliveriesCommand,
+  einvoiceCommand,
   intakeCommand,
   dlqCommand,
 ] as unknown as readonly Command<unknown>[];

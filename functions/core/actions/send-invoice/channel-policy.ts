@@ -63,6 +63,14 @@ export async function partnerOf(api: AccountingApi, invoice: ApiRecord): Promise
   return factsOf(block, 'invoice', id);
 }
 
+/** The invoice's partner from an address book already read (by lower-case `Id`), else the invoice's block. */
+export function partnerFromBook(invoice: ApiRecord, book: ReadonlyMap<string, ApiRecord>): PartnerFacts {
+  const block = (invoice.BusinessPartnerAddress ?? {}) as Record<string, unknown>;
+  const id = stringField(block, 'BusinessPartnerId');
+  const entry = id ? book.get(id.toLowerCase()) : undefined;
+  return entry ? factsOf(entry, 'addressBook', id) : factsOf(block, 'invoice', id);
+}
+
 /** The channel the partner lists choose for this invoice, if any. */
 export function listedChannel(
   config: Pick<ActionsConfig, 'sending'>,

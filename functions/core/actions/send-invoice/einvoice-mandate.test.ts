@@ -111,7 +111,9 @@ describe('e-invoicing under the Slovak mandate (sandbox + dynalite)', () => {
     });
     expect(byMail.publisher.ofType('IssuedInvoice.EmailSent')).toHaveLength(1);
   });
+});
 
+describe('e-invoices blocked by the pre-flight (sandbox + dynalite)', () => {
   it('blocks an invoice breaking the rules with the rule ids, and sends it once it is fixed', async () => {
     const invoice = pick((t) => t.b2b && t.verdict?.reason === 'BV');
     const expected = truth.get(invoice.Id)?.verdict?.ruleIds ?? [];
