@@ -15,7 +15,7 @@ import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-gu
 import { createLazyIsdocSchema } from '../adapters/isdoc/lazy-isdoc-schema.js';
 import type { EventBridgeEvent } from '../adapters/local/local-bus.js';
 import { type ActionResource, type ActionStores, actionPorts } from '../core/actions/action-definition.js';
-import type { ActionsConfig } from '../core/actions/config.js';
+import { type ActionsConfig, defaultEInvoicingPolicy } from '../core/actions/config.js';
 import { type DeadLetterSink, deadLetterInvalid } from '../core/actions/dead-letter-sink.js';
 import type { OpenSendings } from '../core/actions/open-sendings.js';
 import { eventActions, scheduledActionDefinitions } from '../core/actions/registry.js';
@@ -133,8 +133,8 @@ const LOCAL_DEPLOYMENT_ENV = {
 
 /**
  * A connection as a registry entry of the action path: its `ACTIONS_*` settings (the embedded
- * resources stay the runtime's), and with the sandbox, its partners as e-invoicing partners unless
- * a sending channel is configured; its custom event source when `EVENT_SOURCE` names one.
+ * resources stay the runtime's), and with the sandbox under the `lists` policy, its partners as
+ * e-invoicing partners unless a sending channel is configured; its custom event source when `EVENT_SOURCE` names one.
  */
 function entryOf(connection: LocalConnection): ActionConnection {
   const { sandbox } = connection;
@@ -144,7 +144,14 @@ function entryOf(connection: LocalConnection): ActionConnection {
       actions[key] = value;
     }
   }
-  if (sandbox && !actions[ENV.actionsEInvoicePartners] && !actions[ENV.actionsEmailPartners]) {
+  // Under the Slovak mandate the partners' DIČs decide: no list is made up for it.
+  const policy = actions[ENV.actionsEInvoicing] ?? defaultEInvoicingPolicy(connection.variant);
+  if (
+    sandbox &&
+    policy === 'lists' &&
+    !actions[ENV.actionsEInvoicePartners] &&
+    !actions[ENV.actionsEmailPartners]
+  ) {
     const field = actions[ENV.actionsPartnerField] || 'BusinessPartnerAddress.IdentificationNumber';
     actions[ENV.actionsEInvoicePartners] = sandboxEInvoicePartners(sandbox, field);
   }
