@@ -25,10 +25,11 @@ import {
   type EventActionDefinition,
   type ScheduledActionDefinition,
 } from '../core/actions/action-definition.js';
+import type { ActionSettings } from '../core/actions/action-settings.js';
 import type { ActionsConfig } from '../core/actions/config.js';
 import type { DeadLetterSink } from '../core/actions/dead-letter-sink.js';
 import { type ActionEntry, createActionEntry } from '../core/actions/run-action.js';
-import { connectionActionEntry, scheduledForEachConnection } from '../core/connection-actions.js';
+import { connectionActionEntry, scheduledForEachConnection, settingsOf } from '../core/connection-actions.js';
 import type { Logger, SecretSource } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
@@ -100,8 +101,8 @@ export async function credentialsFrom(
  */
 export async function loadActionEnvironment(
   env: Env,
-  action: { name: string; uses: readonly ActionResource[] },
-  config: ActionFunctionConfig = loadActionFunctionConfig(env, action.uses),
+  action: { name: string; uses: readonly ActionResource[]; settings?: ActionSettings },
+  config: ActionFunctionConfig = loadActionFunctionConfig(env, action.uses, settingsOf(action)),
   capabilities: ActionCapabilities = {},
 ): Promise<ActionEnvironment> {
   const logger = new LambdaLogger({ level: config.logLevel, service: action.name });
@@ -148,7 +149,7 @@ export function defineSqsAction<
     createSqsActionHandler(action.name, createEventEntry(deps), deps.logger, deps.deadLetters, deps.deadline);
   /** The handler of the deployment: every event through the one per-connection path of core. */
   const handlerFromEnv = async (env: Env): Promise<SqsActionHandler> => {
-    const config = loadActionFunctionConfig(env, action.uses);
+    const config = loadActionFunctionConfig(env, action.uses, settingsOf(action));
     const deps = await connectionDepsFromEnv(env, action, config, capabilities);
     const entry = connectionActionEntry(action, deps);
     const deadLetters = deadLetterSinkOf(config.deadLetterQueueUrl, deps.logger);
@@ -213,7 +214,7 @@ export function defineScheduledActionHandler<R extends ActionResource, D extends
   const handlerFromEnv = async (
     env: Env,
   ): Promise<(event?: unknown, context?: unknown) => Promise<Record<string, T>>> => {
-    const config = loadActionFunctionConfig(env, action.uses);
+    const config = loadActionFunctionConfig(env, action.uses, settingsOf(action));
     const deps = await connectionDepsFromEnv(env, action, config);
     return async (_event?: unknown, context?: unknown) => {
       addLambdaContext(deps.logger, context);

@@ -15,11 +15,13 @@ import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-gu
 import { createLazyIsdocSchema } from '../adapters/isdoc/lazy-isdoc-schema.js';
 import type { EventBridgeEvent } from '../adapters/local/local-bus.js';
 import { type ActionResource, type ActionStores, actionPorts } from '../core/actions/action-definition.js';
-import { type ActionsConfig, defaultEInvoicingPolicy } from '../core/actions/config.js';
+import { actionSettingsOfRegistry } from '../core/actions/actions-config.js';
+import type { ActionsConfig } from '../core/actions/config.js';
 import { type DeadLetterSink, deadLetterInvalid } from '../core/actions/dead-letter-sink.js';
 import type { OpenSendings } from '../core/actions/open-sendings.js';
 import { eventActions, scheduledActionDefinitions } from '../core/actions/registry.js';
 import type { ActionEntry } from '../core/actions/run-action.js';
+import { DEFAULT_PARTNER_FIELD, defaultEInvoicingPolicy } from '../core/actions/send-invoice/settings.js';
 import {
   type ActionConnection,
   type ActionConnectionScanner,
@@ -133,8 +135,8 @@ const LOCAL_DEPLOYMENT_ENV = {
 
 /**
  * A connection as a registry entry of the action path: its `ACTIONS_*` settings (the embedded
- * resources stay the runtime's), and with the sandbox under the `lists` policy, its partners as
- * e-invoicing partners unless a sending channel is configured; its custom event source when `EVENT_SOURCE` names one.
+ * resources stay the runtime's), and with the sandbox, its partners as e-invoicing partners unless
+ * a sending channel is configured; its custom event source when `EVENT_SOURCE` names one.
  */
 function entryOf(connection: LocalConnection): ActionConnection {
   const { sandbox } = connection;
@@ -145,15 +147,15 @@ function entryOf(connection: LocalConnection): ActionConnection {
     }
   }
   // Under the Slovak mandate the partners' DIČs decide: no list is made up for it.
-  const policy = actions[ENV.actionsEInvoicing] ?? defaultEInvoicingPolicy(connection.variant);
+  const policy = actions.ACTIONS_EINVOICING ?? defaultEInvoicingPolicy(connection.variant);
   if (
     sandbox &&
     policy === 'lists' &&
-    !actions[ENV.actionsEInvoicePartners] &&
-    !actions[ENV.actionsEmailPartners]
+    !actions.ACTIONS_EINVOICE_PARTNERS &&
+    !actions.ACTIONS_EMAIL_PARTNERS
   ) {
-    const field = actions[ENV.actionsPartnerField] || 'BusinessPartnerAddress.IdentificationNumber';
-    actions[ENV.actionsEInvoicePartners] = sandboxEInvoicePartners(sandbox, field);
+    const field = actions.ACTIONS_PARTNER_FIELD || DEFAULT_PARTNER_FIELD;
+    actions.ACTIONS_EINVOICE_PARTNERS = sandboxEInvoicePartners(sandbox, field);
   }
   const eventSource = connection.env[ENV.eventSource]?.trim();
   return {
@@ -233,7 +235,7 @@ function localSchedules(
 export async function startLocalActions(options: LocalActionsOptions): Promise<LocalActions> {
   const { logger, connections } = options;
   const env: Record<string, string | undefined> = { ...LOCAL_DEPLOYMENT_ENV };
-  const configOf = (c: LocalConnection) => connectionActionsConfig(env, entryOf(c));
+  const configOf = (c: LocalConnection) => connectionActionsConfig(env, entryOf(c), actionSettingsOfRegistry);
   const initial = connections.list();
   const first = initial[0];
   if (!first) throw new Error('local actions: no connection');

@@ -1,8 +1,12 @@
 import * as z from 'zod';
 import type { ApiRecord } from '../../accounting/api.js';
 import { createAccountingClient } from '../../accounting/client.js';
-import { loadActionsConfig } from '../../core/actions/config.js';
-import { channelFor, partnerFromBook } from '../../core/actions/send-invoice/channel-policy.js';
+import { loadActionsConfig } from '../../core/actions/actions-config.js';
+import {
+  channelFor,
+  einvoicingPolicy,
+  partnerFromBook,
+} from '../../core/actions/send-invoice/channel-policy.js';
 import { vatPercentFrom } from '../../core/einvoicing/preflight.js';
 import { type ReadinessReport, readinessReport } from '../../core/einvoicing/readiness.js';
 import { systemClock } from '../../shared/clock.js';
@@ -125,7 +129,7 @@ async function readiness(
   const book = new Map(partners.map((p) => [p.Id.toLowerCase(), p]));
   return readinessReport({
     connection: connectionName ?? actions.connection,
-    policy: actions.sending.einvoicing,
+    policy: einvoicingPolicy(actions),
     from,
     to,
     invoices,

@@ -2,7 +2,7 @@ import { ACTION_FAILED } from '../../events/action-events.js';
 import type { CheckpointStore } from '../../ports.js';
 import { offers, type RouteSpec } from '../../route-spec.js';
 import { actionContextDeps, defineEventAction } from '../action-definition.js';
-import { einvoicingActive } from './channel-policy.js';
+import { einvoicingActive, einvoicingPolicy } from './channel-policy.js';
 import {
   EINVOICE_BLOCKED,
   EMAIL_SENT,
@@ -12,10 +12,13 @@ import {
   sendingHeldEntry,
 } from './events.js';
 import { type SendDeps, sendInvoice, sendingRoute } from './send-invoice.js';
+import { sendingSettings } from './settings.js';
 
 export const sendInvoiceAction = defineEventAction({
   name: 'send-invoice',
+  module: import.meta.url,
   uses: ['idempotency', 'actionState'],
+  settings: sendingSettings,
   // One sending function: the channel follows the record the service holds, not the event.
   events: [emailSentEntry, sendingHeldEntry, einvoiceBlockedEntry],
   outcomes: [EMAIL_SENT, SENDING_HELD, EINVOICE_BLOCKED, ACTION_FAILED],
@@ -28,7 +31,8 @@ export const sendInvoiceAction = defineEventAction({
   }),
   run: (deps: SendDeps) => (event, options) => sendInvoice(deps, event, options),
   routes: (config) => {
-    const { einvoicing, einvoicePartners, emailPartners, mandateFallback } = config.sending;
+    const { einvoicePartners, emailPartners, mandateFallback } = config.sending;
+    const einvoicing = einvoicingPolicy(config);
     const out: RouteSpec[] = [];
     if (einvoicingActive(config) && offers(config, 'Documents.sendEInvoice')) {
       const partners = einvoicing === 'mandate-sk' ? 'all' : [...einvoicePartners];

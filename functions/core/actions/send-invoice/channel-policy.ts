@@ -11,6 +11,7 @@ import { NotFoundError } from '../../../accounting/errors.js';
 import { dicOf, participantIdOf } from '../../einvoicing/participant.js';
 import { stringField } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';
+import { defaultEInvoicingPolicy, type EInvoicingPolicy } from './settings.js';
 
 export type Channel = { kind: 'einvoice' } | { kind: 'email'; to?: string };
 
@@ -84,18 +85,26 @@ export function listedChannel(
   return undefined;
 }
 
+type PolicyConfig = Pick<ActionsConfig, 'sending' | 'variant'>;
+
+/** The connection's e-invoicing policy: its setting, else its variant's default. */
+export function einvoicingPolicy(config: PolicyConfig): EInvoicingPolicy {
+  return config.sending.einvoicing ?? defaultEInvoicingPolicy(config.variant);
+}
+
 /** Whether the policy needs the partner's facts to decide (no list decides first). */
-export function needsPartner(config: Pick<ActionsConfig, 'sending'>, record: ApiRecord): boolean {
-  return config.sending.einvoicing === 'mandate-sk' && listedChannel(config, record) === undefined;
+export function needsPartner(config: PolicyConfig, record: ApiRecord): boolean {
+  return einvoicingPolicy(config) === 'mandate-sk' && listedChannel(config, record) === undefined;
 }
 
 /** The channel of an invoice under the policy; `partner` is needed for `mandate-sk` only. */
 export function channelFor(
-  config: Pick<ActionsConfig, 'sending'>,
+  config: PolicyConfig,
   record: ApiRecord,
   partner?: PartnerFacts,
 ): Channel | undefined {
-  const { einvoicing, mandateFallback } = config.sending;
+  const einvoicing = einvoicingPolicy(config);
+  const { mandateFallback } = config.sending;
   const listed = listedChannel(config, record);
   if (listed) return listed.kind === 'einvoice' && einvoicing === 'off' ? undefined : listed;
   if (einvoicing !== 'mandate-sk' || !partner) return undefined;
@@ -104,7 +113,8 @@ export function channelFor(
 }
 
 /** Whether the connection may e-invoice at all under its settings. */
-export function einvoicingActive(config: Pick<ActionsConfig, 'sending'>): boolean {
-  const { einvoicing, einvoicePartners } = config.sending;
+export function einvoicingActive(config: PolicyConfig): boolean {
+  const einvoicing = einvoicingPolicy(config);
+  const { einvoicePartners } = config.sending;
   return einvoicing === 'mandate-sk' || (einvoicing === 'lists' && einvoicePartners.length > 0);
 }

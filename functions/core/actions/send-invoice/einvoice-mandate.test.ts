@@ -18,7 +18,7 @@ import { createDynamoDbCheckpointStore } from '../../../adapters/aws/dynamodb-ch
 import { createPowertoolsGuard } from '../../../adapters/aws/powertools-idempotency-guard.js';
 import { createManualClock } from '../../../shared/clock.js';
 import type { CheckpointStore } from '../../ports.js';
-import { loadActionsConfig } from '../config.js';
+import { loadActionsConfig } from '../actions-config.js';
 import { type OpenSendings, sendingKey } from '../open-sendings.js';
 import { createActionEntry } from '../run-action.js';
 import type { EInvoiceBlockedDetail } from './events.js';

@@ -26,7 +26,10 @@ export interface SendDeps {
   sendings?: CheckpointStore<OpenSendings>;
   /** Invoices the e-invoicing pre-flight blocked (required for e-invoicing; the same state table). */
   blocks?: CheckpointStore<unknown>;
-  config: Pick<ActionsConfig, 'sending' | 'eventSource' | 'connection' | 'referenceLookbackSeconds'>;
+  config: Pick<
+    ActionsConfig,
+    'sending' | 'variant' | 'eventSource' | 'connection' | 'referenceLookbackSeconds'
+  >;
 }
 
 /** What the idempotency record stores for a completed sending (JSON). */
