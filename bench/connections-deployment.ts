@@ -28,10 +28,10 @@ import type { Clock } from '../functions/core/ports.js';
 import {
   connectionClientBuilder,
   createConnectionClients,
-} from '../functions/handlers/connection-clients.js';
+} from '../functions/wiring/connection-clients.js';
 import { SHARD_DEFAULTS } from '../functions/handlers/connections-config.js';
 import { type ConnectionPollerDeps, pollerLimiter } from '../functions/handlers/poll-connections.js';
-import { loadPollerSettings } from '../functions/handlers/poller-config.js';
+import { loadPollerSettings } from '../functions/wiring/poller-config.js';
 import { silentLogger } from '../functions/shared/logger.js';
 import { type Sandbox, startSandbox } from '../sandbox/index.js';
 import {

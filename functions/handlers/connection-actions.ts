@@ -34,7 +34,7 @@ import {
   type ConnectionClients,
   connectionClientBuilder,
   createConnectionClients,
-} from './connection-clients.js';
+} from '../wiring/connection-clients.js';
 import type { InvocationDeadline } from './invocation-deadline.js';
 
 type Env = Readonly<Record<string, string | undefined>>;

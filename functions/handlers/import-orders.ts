@@ -23,42 +23,19 @@ import { intakeMessageSchema } from '../core/intake/shop-order.js';
 import type { Clock, ObjectStore } from '../core/ports.js';
 import { loadSections } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
+import {
+  type ConnectionImports,
+  clientOfOne,
+  connectionImports,
+  createImportEntry,
+} from '../wiring/connection-imports.js';
 import { type ActionFunctionConfig, loadActionFunctionConfig } from './action-config.js';
 import { loadActionEnvironment, registryParts } from './action-runtime.js';
 import { connectionPortsFromConfig } from './connection-actions.js';
-import { type ConnectionImports, clientOfOne, connectionImports } from './connection-imports.js';
 import { lazyHandler } from './lazy-handler.js';
 
 /** The stores the importer uses: the idempotency table (its guard and its import attempts). */
 const IMPORT_USES: readonly ActionResource[] = ['idempotency'];
-
-export type ImportEntry = (raw: unknown, options?: RunOptions) => Promise<EntryResult>;
-
-/**
- * One queued message (parsed JSON) → the import into the connection it names, read from the
- * registry (`imports`); `invalid` when it is not an intake message or its claim-checked order
- * cannot be read back as stored (`orderStore`: where the endpoint put it).
- */
-export function createImportEntry(imports: ConnectionImports, orderStore?: ObjectStore): ImportEntry {
-  return async (raw, options = {}) => {
-    let message: unknown;
-    try {
-      message = await withClaimedOrder(raw, orderStore);
-    } catch (error) {
-      if (!(error instanceof OrderClaimCheckError)) throw error;
-      if (options.logInvalid !== false)
-        imports.logger.error('invalid intake message', { issues: [error.message] });
-      return { status: 'invalid', reason: error.message.slice(0, 500) };
-    }
-    const parsed = intakeMessageSchema.safeParse(message);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`);
-      if (options.logInvalid !== false) imports.logger.error('invalid intake message', { issues });
-      return { status: 'invalid', reason: issues.join('; ').slice(0, 500) };
-    }
-    return importOrder(await imports.depsFor(parsed.data.connection), parsed.data, options);
-  };
-}
 
 export class InvalidIntakeMessageError extends Error {
   override readonly name = 'InvalidIntakeMessageError';

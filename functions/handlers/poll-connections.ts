@@ -58,7 +58,7 @@ import {
   type ConnectionClients,
   connectionClientBuilder,
   createConnectionClients,
-} from './connection-clients.js';
+} from '../wiring/connection-clients.js';
 import { loadConnectionPollerConfig } from './connections-config.js';
 import { lazyHandler } from './lazy-handler.js';
 import { createPowertoolsPollMetrics, type PollMetrics, pollMetricsOptionsFromEnv } from './poll-metrics.js';

@@ -17,7 +17,7 @@ import { requestLimiterFor } from '../core/connections/request-limiter.js';
 import type { RateLimiter } from '../core/connections/token-bucket.js';
 import type { Clock, Logger } from '../core/ports.js';
 import { type PollOptions, pollOptionsSchema } from '../core/sync/poll-options.js';
-import type { PollerSettings } from '../handlers/poller-config.js';
+import type { PollerSettings } from '../wiring/poller-config.js';
 import { ConfigError } from '../shared/config.js';
 import type { ConnectionPlan } from './connection-plans.js';
 import { localEntry } from './local-entry.js';

@@ -14,7 +14,7 @@ import { pollConnection } from '../core/connections/poll-connection.js';
 import type { BusEvent, Logger } from '../core/ports.js';
 import { checkpointKey } from '../core/sync/checkpoint-state.js';
 import { pollOptionsSchema } from '../core/sync/poll-options.js';
-import { loadPollerSettings } from '../handlers/poller-config.js';
+import { loadPollerSettings } from '../wiring/poller-config.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
 import { localEntry } from './local-entry.js';

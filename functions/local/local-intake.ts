@@ -13,9 +13,8 @@ import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 import { type IntakeConfig, loadIntakeConfig } from '../core/intake/intake-config.js';
 import { type IntakeSource, intakeSources, type QueuedIntakeMessage } from '../core/intake/shop-order.js';
 import type { Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
-import { clientOfOne, connectionImports } from '../handlers/connection-imports.js';
-import { createImportEntry } from '../handlers/import-orders.js';
 import { ENV } from '../shared/env-names.js';
+import { clientOfOne, connectionImports, createImportEntry } from '../wiring/connection-imports.js';
 import { createIntakeHttpServerFor } from './local-intake-server.js';
 
 export interface LocalIntake {

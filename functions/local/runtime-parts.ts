@@ -13,7 +13,7 @@ import { openFileJournal } from '../adapters/local/bus-journal.js';
 import { type DeadLetterStore, openFileDeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
 import type { Clock, Logger } from '../core/ports.js';
-import { loadPollerSettings, type PollerSettings } from '../handlers/poller-config.js';
+import { loadPollerSettings, type PollerSettings } from '../wiring/poller-config.js';
 import { ENV } from '../shared/env-names.js';
 import type { ConnectionActions } from './connection-actions.js';
 import {

@@ -24,7 +24,7 @@ import { createMemoryRateLimiter } from '../adapters/local/memory-rate-limiter.j
 import { sourceOf } from '../core/connections/poll-connection.js';
 import type { Logger } from '../core/ports.js';
 import { checkpointKey, emptyCheckpoint } from '../core/sync/checkpoint-state.js';
-import type { PollerSettings } from '../handlers/poller-config.js';
+import type { PollerSettings } from '../wiring/poller-config.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
 import { type ConnectionActions, startConnectionActions } from './connection-actions.js';

@@ -17,7 +17,7 @@ import {
 import {
   connectionClientBuilder,
   createConnectionClients,
-} from '../../functions/handlers/connection-clients.js';
+} from '../../functions/wiring/connection-clients.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { silentLogger } from '../../functions/shared/logger.js';
 

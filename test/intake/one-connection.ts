@@ -4,7 +4,7 @@ import {
   type ConnectionImports,
   clientOfOne,
   connectionImports,
-} from '../../functions/handlers/connection-imports.js';
+} from '../../functions/wiring/connection-imports.js';
 import { localEntry } from '../../functions/local/local-entry.js';
 
 /** The connection the intake tests import into, as its registry of one holds it. */
