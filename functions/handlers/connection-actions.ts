@@ -28,13 +28,13 @@ import type { ConnectionRegistry, RegistryScanner } from '../core/connections/re
 import type { RateLimiter } from '../core/connections/token-bucket.js';
 import type { Clock, EventPublisher, Logger } from '../core/ports.js';
 import type { AppLogger } from '../shared/logger.js';
-import type { ActionFunctionConfig } from './action-config.js';
-import { awsStores } from './action-stores.js';
 import {
   type ConnectionClients,
   connectionClientBuilder,
   createConnectionClients,
 } from '../wiring/connection-clients.js';
+import type { ActionFunctionConfig } from './action-config.js';
+import { awsStores } from './action-stores.js';
 import type { InvocationDeadline } from './invocation-deadline.js';
 
 type Env = Readonly<Record<string, string | undefined>>;

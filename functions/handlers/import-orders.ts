@@ -15,11 +15,7 @@ import { createEnvConnectionRegistry } from '../adapters/env-connection-registry
 import type { ActionResource } from '../core/actions/action-definition.js';
 import { type ActionsConfig, requireSetting } from '../core/actions/config.js';
 import { RetryLaterError } from '../core/actions/errors.js';
-import type { EntryResult, RunOptions } from '../core/actions/run-action.js';
-import { importOrder } from '../core/intake/import-order.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
-import { OrderClaimCheckError, withClaimedOrder } from '../core/intake/order-claim-check.js';
-import { intakeMessageSchema } from '../core/intake/shop-order.js';
 import type { Clock, ObjectStore } from '../core/ports.js';
 import { loadSections } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';

@@ -34,7 +34,7 @@ export function connectionImports(
   shared: Omit<ImportDeps, 'api' | 'references'>,
   deps: {
     registry: Pick<ConnectionRegistry, 'get'>;
-    clients: ConnectionClients;
+    clients: Pick<ConnectionClients, 'apiFor'>;
     limiter?: { setLimit(connection: string, limit: RateLimit): void };
     clock: Clock;
     referenceCacheSeconds: number;

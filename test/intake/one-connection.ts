@@ -1,14 +1,20 @@
 /** The one connection the intake tests import into, and the import through its registry of one. */
+import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
 import type { ImportDeps } from '../../functions/core/intake/import-order.js';
 import {
   type ConnectionImports,
   clientOfOne,
   connectionImports,
 } from '../../functions/wiring/connection-imports.js';
-import { localEntry } from '../../functions/local/local-entry.js';
 
 /** The connection the intake tests import into, as its registry of one holds it. */
-export const ACME = localEntry({ name: 'acme', variant: 'sk', collections: ['ReceivedOrders'] });
+export const ACME = parseConnectionEntry({
+  name: 'acme',
+  variant: 'sk',
+  baseUrl: 'https://api.example.sk',
+  collections: ['ReceivedOrders'],
+  credentialsSecret: 'deployment',
+});
 
 /**
  * The import of `deps`'s one connection through its registry of one (`ACME`), as the importer
