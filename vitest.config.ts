@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // `dangerouslyIgnoreUnhandledErrors`. The fast lane is vitest.unit.config.ts (docs/testing.md).
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'functions/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -16,7 +16,7 @@ export const unitTests = [
   'test/accounting/retry-policy.test.ts',
   'test/accounting/secrets.test.ts',
   'test/accounting/stale-socket.test.ts',
-  'test/actions/einvoice-tracking.test.ts',
+  'functions/core/actions/track-einvoices/einvoice-tracking.test.ts',
   'test/actions/registry.test.ts',
   'test/actions/routes-and-events.test.ts',
   'test/actions/sqs-handler.test.ts',

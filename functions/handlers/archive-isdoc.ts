@@ -5,7 +5,7 @@
  * WebAssembly and the embedded schema files); it is loaded on the first document.
  */
 import { createXsdIsdocSchema } from '../adapters/isdoc/xsd-isdoc-schema.js';
-import { archiveIsdocAction } from '../core/actions/archive-isdoc.js';
+import { archiveIsdocAction } from '../core/actions/archive-isdoc/action.js';
 import { defineSqsAction } from './action-runtime.js';
 import { lazyHandler } from './lazy-handler.js';
 

@@ -1,9 +1,9 @@
 /**
  * Payment reminder pass Lambda, invoked hourly by a schedule: sends the reminder stages that came
  * due since the `Overdue` events, for every connection with reminders switched on
- * (core/actions/payment-reminder.ts).
+ * (core/actions/payment-reminders/).
  */
-import { paymentReminderPassAction } from '../core/actions/payment-reminder.js';
+import { paymentReminderPassAction } from '../core/actions/payment-reminders/action.js';
 import { defineScheduledActionHandler } from './action-runtime.js';
 import { lazyHandler } from './lazy-handler.js';
 

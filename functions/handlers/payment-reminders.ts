@@ -1,9 +1,9 @@
 /**
  * Payment reminder Lambda (SQS, one route): each `<Invoice>.Overdue` of a connection that has
  * reminders switched on puts the invoice on its reminder list and sends a stage already due
- * (core/actions/payment-reminder.ts).
+ * (core/actions/payment-reminders/).
  */
-import { paymentRemindersAction } from '../core/actions/payment-reminder.js';
+import { paymentRemindersAction } from '../core/actions/payment-reminders/action.js';
 import { defineSqsAction } from './action-runtime.js';
 import { lazyHandler } from './lazy-handler.js';
 

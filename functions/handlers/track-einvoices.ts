@@ -3,7 +3,7 @@
  * status of every open sending of the connection and emits each transition in order. A 429/5xx
  * ends the pass with an error after saving what was learned; the next run continues.
  */
-import { trackEInvoicesAction } from '../core/actions/einvoice-tracking.js';
+import { trackEInvoicesAction } from '../core/actions/track-einvoices/action.js';
 import { defineScheduledActionHandler } from './action-runtime.js';
 import { lazyHandler } from './lazy-handler.js';
 

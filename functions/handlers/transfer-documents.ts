@@ -2,7 +2,7 @@
  * Transfer Lambda: consumes the transfer routes' SQS queues (EventBridge events of source
  * documents), runs one step of the transfer chain per event, exactly once per source record.
  */
-import { transferDocumentsAction } from '../core/actions/transfer-document.js';
+import { transferDocumentsAction } from '../core/actions/transfer-documents/action.js';
 import { defineSqsAction } from './action-runtime.js';
 import { lazyHandler } from './lazy-handler.js';
 

@@ -9,7 +9,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { REJECTED_KEY_PREFIX } from '../../functions/core/actions/isdoc-key.js';
+import { REJECTED_KEY_PREFIX } from '../../functions/core/actions/archive-isdoc/isdoc-key.js';
 import { CONNECTION_REGISTRY_TABLE_KEY } from '../../functions/core/connections/registry.js';
 import { RATE_LIMIT_TABLE_KEY } from '../../functions/core/connections/token-bucket.js';
 import { namePrefix } from '../config/names.js';

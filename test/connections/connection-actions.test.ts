@@ -21,9 +21,9 @@ import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-stor
 import { createConnectionSecretResolver } from '../../functions/adapters/connection-secrets.js';
 import { createXsdIsdocSchema } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
 import type { EventActionDefinition } from '../../functions/core/actions/action-definition.js';
-import { archiveIsdocAction } from '../../functions/core/actions/archive-isdoc.js';
+import { archiveIsdocAction } from '../../functions/core/actions/archive-isdoc/action.js';
 import type { OpenSendings } from '../../functions/core/actions/open-sendings.js';
-import { transferDocumentsAction } from '../../functions/core/actions/transfer-document.js';
+import { transferDocumentsAction } from '../../functions/core/actions/transfer-documents/action.js';
 import { connectionActionEntry, connectionActionsConfig } from '../../functions/core/connection-actions.js';
 import {
   type ConnectionEntryInput,

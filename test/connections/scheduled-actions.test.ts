@@ -8,9 +8,9 @@ import type { AccountingApi } from '../../functions/accounting/api.js';
 import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
 import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
 import { actionPorts } from '../../functions/core/actions/action-definition.js';
-import { trackEInvoicesAction } from '../../functions/core/actions/einvoice-tracking.js';
 import { type OpenSendings, sendingKey } from '../../functions/core/actions/open-sendings.js';
 import type { IdempotencyGuard } from '../../functions/core/actions/ports.js';
+import { trackEInvoicesAction } from '../../functions/core/actions/track-einvoices/action.js';
 import {
   ConnectionPassesFailedError,
   scheduledForEachConnection,

@@ -5,9 +5,9 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { RecordType } from '../../functions/accounting/collections.js';
-import { isdocArchivedType } from '../../functions/core/actions/archive-isdoc-events.js';
+import { isdocArchivedType } from '../../functions/core/actions/archive-isdoc/events.js';
 import { publishOutcome } from '../../functions/core/actions/outcomes.js';
-import { transferredType } from '../../functions/core/actions/transfer-events.js';
+import { transferredType } from '../../functions/core/actions/transfer-documents/events.js';
 import {
   type ACTION_FAILED,
   type DetailType,

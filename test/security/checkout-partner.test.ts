@@ -11,7 +11,7 @@ import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dyna
 import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import { loadActionsConfig } from '../../functions/core/actions/config.js';
 import type { OpenSendings } from '../../functions/core/actions/open-sendings.js';
-import { SENDING_HELD } from '../../functions/core/actions/send-invoice-events.js';
+import { SENDING_HELD } from '../../functions/core/actions/send-invoice/events.js';
 import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
 import { mapShopOrder } from '../../functions/core/intake/map-order.js';
 import { loadReferences } from '../../functions/core/intake/references.js';

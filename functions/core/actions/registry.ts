@@ -18,11 +18,11 @@ import {
   type ScheduledActionDefinition,
   validateRegistry,
 } from './action-definition.js';
-import { archiveIsdocAction } from './archive-isdoc.js';
-import { trackEInvoicesAction } from './einvoice-tracking.js';
-import { paymentReminderPassAction, paymentRemindersAction } from './payment-reminder.js';
-import { sendInvoiceAction } from './send-invoice.js';
-import { transferDocumentsAction } from './transfer-document.js';
+import { archiveIsdocAction } from './archive-isdoc/action.js';
+import { paymentReminderPassAction, paymentRemindersAction } from './payment-reminders/action.js';
+import { sendInvoiceAction } from './send-invoice/action.js';
+import { trackEInvoicesAction } from './track-einvoices/action.js';
+import { transferDocumentsAction } from './transfer-documents/action.js';
 
 /** Every action, in routing-table order. */
 const actions = [

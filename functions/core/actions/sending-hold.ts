@@ -10,8 +10,8 @@ import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
 import { hasPartnerFromCheckoutMark } from '../partner-from-checkout.js';
 import { stringField } from './action-event.js';
 import { type ActionOutcome, outcomeBase, publishOutcome } from './outcomes.js';
-import { sendingHeldEntry } from './send-invoice-events.js';
-import type { SendRun } from './sending-run.js';
+import { sendingHeldEntry } from './send-invoice/events.js';
+import type { SendRun } from './send-invoice/sending-run.js';
 
 function itemsOf(record: ApiRecord): Record<string, unknown>[] {
   return Array.isArray(record.Items) ? (record.Items as Record<string, unknown>[]) : [];

@@ -1,0 +1,37 @@
+/**
+ * Where the archive keeps an ISDOC, and how it tells whether a stored object is the same version
+ * or a later one than the document at hand.
+ */
+import type { ObjectInfo } from '../../ports.js';
+
+/** Key prefix of documents refused in strict mode: `rejected/` + the key they would have had. */
+export const REJECTED_KEY_PREFIX = 'rejected/';
+
+/** A key segment: keeps letters, digits, `-`, `_`, `.`; anything else becomes `-`. */
+function segment(value: string): string {
+  return value.replace(/[^A-Za-z0-9._-]/g, '-');
+}
+
+/** `isdoc/<connection>/<type>/<yyyy>/<mm>/<DocumentNumber>_<Id>.isdoc`; year and month of the issue date. */
+export function isdocKey(input: {
+  connection: string;
+  recordType: string;
+  documentNumber: string;
+  id: string;
+  date: string;
+}): string {
+  const match = /^(\d{4})-(\d{2})/.exec(input.date);
+  const [yyyy, mm] = match ? [match[1], match[2]] : ['0000', '00'];
+  return `isdoc/${segment(input.connection)}/${input.recordType}/${yyyy}/${mm}/${segment(input.documentNumber)}_${segment(input.id)}.isdoc`;
+}
+
+export function sameContent(info: ObjectInfo, sha256Hex: string, sha256Base64: string): boolean {
+  return info.metadata.sha256 === sha256Hex || info.checksumSha256 === sha256Base64;
+}
+
+/** The existing object is of a later version than ours (so ours must not replace it). */
+export function isNewer(info: ObjectInfo, modifiedDate: string | null): boolean {
+  const theirs = info.metadata['modified-date'];
+  if (!theirs || !modifiedDate) return false;
+  return Date.parse(decodeURIComponent(theirs)) > Date.parse(modifiedDate);
+}

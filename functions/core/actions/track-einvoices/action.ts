@@ -1,0 +1,33 @@
+import { ACTION_FAILED } from '../../events/action-events.js';
+import { offers } from '../../route-spec.js';
+import { defineScheduledAction } from '../action-definition.js';
+import { type TrackActionDeps, trackEInvoices } from './einvoice-tracking.js';
+import { EINVOICE_STATUS_CHANGED, einvoiceStatusChangedEntry } from './events.js';
+
+export const trackEInvoicesAction = defineScheduledAction({
+  name: 'track-einvoices',
+  uses: ['actionState'],
+  events: [einvoiceStatusChangedEntry],
+  outcomes: [EINVOICE_STATUS_CHANGED, ACTION_FAILED],
+  deps: ({ api, publisher, clock, logger, config, actionState }): TrackActionDeps => ({
+    api,
+    sendings: actionState,
+    publisher,
+    clock,
+    logger,
+    maxOpenSendings: config.sending.maxOpenSendings,
+    connection: config.connection,
+  }),
+  run: (deps: TrackActionDeps) => () => trackEInvoices(deps, deps.connection),
+  schedules: (config) =>
+    config.sending.einvoicePartners.length > 0 && offers(config, 'EInvoicing.status')
+      ? [
+          {
+            id: 'track-einvoices',
+            description: 'Poll the status of open e-invoice sendings and emit each transition.',
+            rateMinutes: 5,
+            timeoutSeconds: 120,
+          },
+        ]
+      : [],
+});

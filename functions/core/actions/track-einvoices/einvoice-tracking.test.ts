@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { recordingLogger, recordingPublisher } from '../../../../test/actions/support.js';
+import type { AccountingApi } from '../../../accounting/api.js';
+import { NotFoundError } from '../../../accounting/errors.js';
+import { createMemoryCheckpointStore } from '../../../adapters/local/memory-checkpoint-store.js';
+import { createManualClock } from '../../../shared/clock.js';
+import { type OpenSending, type OpenSendings, sendingKey } from '../open-sendings.js';
+import { trackEInvoices } from './einvoice-tracking.js';
+
+/** The shard of the invoice below. */
+const KEY = sendingKey('acme', '1f000000-0000-4000-8000-000000000001');
+
+const sending: OpenSending = {
+  sendingId: '51000000-0000-4000-8000-000000000001',
+  connection: 'acme',
+  eventSource: 'accounting.acme',
+  source: {
+    recordType: 'IssuedInvoice',
+    id: '1f000000-0000-4000-8000-000000000001',
+    documentNumber: 'FV1',
+    modifiedDate: '2026-03-01T08:00:00Z',
+  },
+  causationId: 'e-1',
+  sentAt: '2026-03-01T08:00:00.000Z',
+  deadline: '2026-03-08T08:00:00.000Z',
+  emitted: 0,
+  lastStatus: null,
+  lastCode: null,
+};
+
+describe('e-invoice tracking without a status history', () => {
+  it('emits each observed change once and closes on a final response code', async () => {
+    const answers = [
+      { Status: 'Sent' },
+      { Status: 'Sent' },
+      { Status: 'Delivered', ResponseCode: 'AB' },
+      { Status: 'Delivered', ResponseCode: 'RE' },
+    ];
+    const api = { call: async () => answers.shift() } as unknown as AccountingApi;
+    const sendings = createMemoryCheckpointStore<OpenSendings>();
+    await sendings.put(KEY, { sendings: [sending] }, undefined);
+    const publisher = recordingPublisher();
+    const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
+
+    for (let i = 0; i < 4; i += 1) await trackEInvoices(deps, 'acme');
+
+    const changes = publisher
+      .ofType('IssuedInvoice.EInvoiceStatusChanged')
+      .map(
+        (e) => e.detail as { sequence: number; status: string; responseCode: string | null; final: boolean },
+      );
+    expect(changes.map((c) => [c.sequence, c.status, c.responseCode, c.final])).toEqual([
+      [1, 'Sent', null, false],
+      [2, 'Delivered', 'AB', false],
+      [3, 'Delivered', 'RE', true],
+    ]);
+    expect((await sendings.get(KEY))?.value.sendings).toEqual([]);
+  });
+
+  it('closes a sending the service no longer knows with one final Unknown status', async () => {
+    let calls = 0;
+    const api = {
+      call: async () => {
+        calls += 1;
+        if (calls === 1) return { Status: 'Delivered', ResponseCode: 'AB' };
+        throw new NotFoundError({ method: 'GET', path: '/v1/EInvoicing/Sendings/s-1' }, 404);
+      },
+    } as unknown as AccountingApi;
+    const sendings = createMemoryCheckpointStore<OpenSendings>();
+    await sendings.put(KEY, { sendings: [sending] }, undefined);
+    const publisher = recordingPublisher();
+    const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
+
+    for (let i = 0; i < 3; i += 1) await trackEInvoices(deps, 'acme');
+
+    const changes = publisher
+      .ofType('IssuedInvoice.EInvoiceStatusChanged')
+      .map((e) => e.detail as { status: string; final: boolean });
+    expect(changes.map((c) => [c.status, c.final])).toEqual([
+      ['Delivered', false],
+      ['Unknown', true],
+    ]);
+    expect((await sendings.get(KEY))?.value.sendings).toEqual([]);
+    expect(calls).toBe(2);
+  });
+
+  it('keeps what it learned and rethrows when the service fails mid-pass', async () => {
+    const second = { ...sending, sendingId: '51000000-0000-4000-8000-000000000002' };
+    let calls = 0;
+    const api = {
+      call: async () => {
+        calls += 1;
+        if (calls === 2) throw new Error('503');
+        return { Status: 'Sent' };
+      },
+    } as unknown as AccountingApi;
+    const sendings = createMemoryCheckpointStore<OpenSendings>();
+    await sendings.put(KEY, { sendings: [sending, second] }, undefined);
+    const publisher = recordingPublisher();
+    const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
+    await expect(trackEInvoices(deps, 'acme')).rejects.toThrow('503');
+    const stored = (await sendings.get(KEY))?.value.sendings;
+    expect(stored?.map((s) => [s.sendingId, s.emitted, s.lastStatus])).toEqual([
+      ['51000000-0000-4000-8000-000000000001', 1, 'Sent'],
+      ['51000000-0000-4000-8000-000000000002', 0, null],
+    ]);
+  });
+});
