@@ -2,8 +2,8 @@
  * The order import through the connection registry, for one connection and for many: each queued
  * order is imported into the connection its message names, with that connection's client. With
  * the DynamoDB registry, its own secret and every request drawn from its token bucket, the one its
- * poller and actions draw from; a single-company deployment (or the local runtime) is a registry
- * of one whose client is built already (`clientOfOne`). An order of a connection that is not
+ * poller and actions draw from; a single-company deployment is a registry of one, whose client
+ * the same builder makes from the deployment's credentials. An order of a connection that is not
  * registered or is paused is not imported: it is retried, and after the queue's receives it waits
  * in the intake DLQ (alarmed) to be redriven.
  */
@@ -23,11 +23,6 @@ import { type ConnectionClients, DEFAULT_MAX_CLIENTS } from './connection-client
 export interface ConnectionImports {
   logger: Logger;
   depsFor(connection: string): Promise<ImportDeps>;
-}
-
-/** The clients of a registry of one: its one connection's client, built already. */
-export function clientOfOne(api: AccountingApi): ConnectionClients {
-  return { apiFor: async () => api, size: () => 1, close: async () => {} };
 }
 
 export function connectionImports(

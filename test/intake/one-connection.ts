@@ -1,11 +1,8 @@
 /** The one connection the intake tests import into, and the import through its registry of one. */
 import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
 import type { ImportDeps } from '../../functions/core/intake/import-order.js';
-import {
-  type ConnectionImports,
-  clientOfOne,
-  connectionImports,
-} from '../../functions/wiring/connection-imports.js';
+import { registryOfOne } from '../../functions/wiring/connection-clients.js';
+import { type ConnectionImports, connectionImports } from '../../functions/wiring/connection-imports.js';
 
 /** The connection the intake tests import into, as its registry of one holds it. */
 export const ACME = parseConnectionEntry({
@@ -25,9 +22,10 @@ export function importsOfOne(
   referenceCacheSeconds = 300,
 ): ConnectionImports {
   const { api: _api, ...shared } = deps;
+  const one = registryOfOne(ACME, deps.api);
   return connectionImports(shared, {
-    registry: { get: async (name) => (name === ACME.name ? ACME : undefined) },
-    clients: clientOfOne(deps.api),
+    registry: one.registry,
+    clients: one,
     clock: deps.clock,
     referenceCacheSeconds,
   });
