@@ -9,7 +9,9 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { actionRegistry } from '../functions/core/actions/registry.js';
 import { ENV } from '../functions/shared/env-names.js';
+import { findHandlerEntry } from '../infra/constructs/handler-entry.js';
 import { BUNDLE_LIMIT_BYTES, bundleFunction } from '../scripts/bundle-function.mjs';
 import { median, round } from './stats.js';
 
@@ -76,15 +78,21 @@ export async function measureBundles(options: {
     options.log('bundles: no functions/handlers directory');
     return [];
   }
+  // The actions have no handler file: each is bundled from its generated entry.
+  const names = [...files.map((f) => f.replace(/\.ts$/, '')), ...actionRegistry.map((a) => a.name)];
   const results: BundleResult[] = [];
-  for (const file of files) {
-    const name = file.replace(/\.ts$/, '');
+  for (const name of names) {
     const assetDir = join(outDir, name);
     const outfile = join(assetDir, 'index.mjs');
     let assetFiles: { name: string; bytes: number }[];
     try {
       await rm(assetDir, { recursive: true, force: true });
-      ({ files: assetFiles } = await bundleFunction({ entry: join(handlersDir, file), outdir: assetDir }));
+      const entry = findHandlerEntry(name);
+      if (!entry) throw new Error(`no entry for ${name}`);
+      ({ files: assetFiles } = await bundleFunction({
+        ...('source' in entry ? { entrySource: entry.source } : { entry: entry.entry }),
+        outdir: assetDir,
+      }));
     } catch (error) {
       options.log(
         `bundles: ${name} failed to bundle: ${error instanceof Error ? error.message.split('\n')[0] : error}`,

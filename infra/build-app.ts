@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { type App, type Environment, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { loadActionsConfig } from '../functions/core/actions/config.js';
+import { loadActionsConfig } from '../functions/core/actions/actions-config.js';
 import {
   buildRoutes,
   buildScheduledActions,

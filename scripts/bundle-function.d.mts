@@ -15,7 +15,9 @@ export interface AssetFile {
 
 export interface BundleFunctionOptions {
   /** The handler module (absolute, or relative to the project root). */
-  readonly entry: string;
+  readonly entry?: string;
+  /** Or a generated entry's source, its imports relative to the project root (an action's). */
+  readonly entrySource?: string;
   /** The asset directory to write. */
   readonly outdir: string;
   /** esbuild target (default `node24`, Lambda's runtime). */

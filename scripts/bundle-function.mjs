@@ -183,11 +183,13 @@ function untraced() {
 }
 
 /**
- * Bundles `entry` into `outdir` (`index.mjs`, its map when `sourceMap`, and the files it loads).
- * `target` is Lambda's runtime (`node24`).
+ * Bundles `entry` (or `entrySource`, a generated entry whose imports are relative to the project
+ * root: an action's, see infra/constructs/handler-entry.ts) into `outdir` (`index.mjs`, its map when
+ * `sourceMap`, and the files it loads). `target` is Lambda's runtime (`node24`).
  */
 export async function bundleFunction({
   entry,
+  entrySource,
   outdir,
   target = 'node24',
   sourceMap = false,
@@ -196,7 +198,16 @@ export async function bundleFunction({
   mkdirSync(outdir, { recursive: true });
   const result = await build({
     absWorkingDir: PROJECT_ROOT,
-    entryPoints: [entry],
+    ...(entrySource === undefined
+      ? { entryPoints: [entry] }
+      : {
+          stdin: {
+            contents: entrySource,
+            resolveDir: PROJECT_ROOT,
+            sourcefile: 'action-entry.ts',
+            loader: 'ts',
+          },
+        }),
     outfile: join(outdir, 'index.mjs'),
     bundle: true,
     minify: true,

@@ -8,7 +8,6 @@
  * `ACCOUNTING_CREDENTIALS_SECRET` names. The entry is fixed: adding, pausing or removing a
  * connection is a change of the deployment's settings, so those calls are refused.
  */
-import { actionSettingNames } from '../core/actions/config.js';
 import { DEFAULT_CONNECTION } from '../core/connection.js';
 import {
   type ConnectionEntry,
@@ -57,13 +56,16 @@ function entryInputOf(env: Env): Record<string, unknown> {
     ?.split(',')
     .map((c) => c.trim())
     .filter(Boolean);
+  // Every `ACTIONS_*` variable but the deployment's: each action checks its own section's values.
   const actions = Object.fromEntries(
-    actionSettingNames.flatMap((name) => {
-      const value = env[name];
-      return value !== undefined && value.trim() !== '' && !DEPLOYMENT_ACTION_SETTINGS.includes(name)
+    Object.entries(env).flatMap(([name, value]) =>
+      name.startsWith('ACTIONS_') &&
+      value !== undefined &&
+      value.trim() !== '' &&
+      !DEPLOYMENT_ACTION_SETTINGS.includes(name)
         ? [[name, value]]
-        : [];
-    }),
+        : [],
+    ),
   );
   const optional = (field: string, variable: string, map: (v: string) => string = (v) => v) => {
     const value = set(env, variable);

@@ -26,7 +26,8 @@ import type {
   ScheduledActionDefinition,
 } from './actions/action-definition.js';
 import type { ActionEvent } from './actions/action-event.js';
-import { type ActionsConfig, loadActionsConfig } from './actions/config.js';
+import type { ActionSettings } from './actions/action-settings.js';
+import { type ActionsConfig, loadActionsConfigOf } from './actions/config.js';
 import { InvalidActionEventError } from './actions/errors.js';
 import type { ActionOutcome } from './actions/outcomes.js';
 import { type ActionEntry, type ActionFn, createActionEntry } from './actions/run-action.js';
@@ -65,19 +66,29 @@ export interface ActionConnectionScanner<C extends ActionConnection = ActionConn
 /**
  * The action settings of one connection: the deployment's environment, overridden by the entry's
  * `actions`, with the entry's name, variant and event source (`accounting.<name>` unless the entry
- * names its own).
+ * names its own): the shared part and the sections of `settings` (an action's own; the local
+ * runtime: every action's).
  */
 export function connectionActionsConfig(
   env: Env,
   entry: Pick<ActionConnection, 'name' | 'variant' | 'actions' | 'source'>,
+  settings: readonly ActionSettings[],
 ): ActionsConfig {
-  return loadActionsConfig({
-    ...env,
-    ...entry.actions,
-    [ENV.connection]: entry.name,
-    [ENV.serviceVariant]: entry.variant,
-    [ENV.eventSource]: connectionEventSource(entry),
-  });
+  return loadActionsConfigOf(
+    {
+      ...env,
+      ...entry.actions,
+      [ENV.connection]: entry.name,
+      [ENV.serviceVariant]: entry.variant,
+      [ENV.eventSource]: connectionEventSource(entry),
+    },
+    settings,
+  );
+}
+
+/** The settings an action reads: its own section, or none beyond the shared part. */
+export function settingsOf(action: { readonly settings?: ActionSettings }): readonly ActionSettings[] {
+  return action.settings ? [action.settings] : [];
 }
 
 /** Whether the settings give `action` a route that matches the event (as the rules would). */
@@ -118,7 +129,7 @@ export function actionForEachConnection<R extends ActionResource, D, C extends A
   return async (event, options) => {
     const entry = await deps.registry.get(event.envelope.connection);
     if (!entry) return refuse(event, 'unknown');
-    const config = connectionActionsConfig(deps.env, entry);
+    const config = connectionActionsConfig(deps.env, entry, settingsOf(action));
     // Before anything else of the entry: the keys are built from `detail.connection`.
     if (event.source !== config.eventSource) {
       throw new InvalidActionEventError(event.detailType, [
@@ -171,7 +182,7 @@ export async function scheduledForEachConnection<R extends ActionResource, D, T,
   const results: Record<string, T> = {};
   const failed: string[] = [];
   for (const entry of entries.filter((e) => !e.paused)) {
-    const config = connectionActionsConfig(deps.env, entry);
+    const config = connectionActionsConfig(deps.env, entry, settingsOf(action));
     if (action.schedules(config).length === 0) continue;
     try {
       results[entry.name] = await action.run(action.deps(await deps.portsFor(entry, config)))();

@@ -20,7 +20,9 @@
  * `buildScheduledActions` lists the functions that run on a schedule instead of on an event (the
  * e-invoice status tracker).
  */
-import { type ActionsConfig, defaultActionsConfig } from './actions/config.js';
+
+import { defaultActionsConfig } from './actions/actions-config.js';
+import type { ActionsConfig } from './actions/config.js';
 import { eventActions, scheduledActionDefinitions } from './actions/registry.js';
 import { CONNECTION_SOURCE_PREFIX } from './connection.js';
 import type { Route, ScheduledAction } from './route-spec.js';

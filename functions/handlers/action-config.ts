@@ -11,7 +11,8 @@ import * as z from 'zod';
 import { loadAccountingConfig } from '../accounting/config.js';
 import { type AdapterConfig, loadAdapterConfig } from '../adapters/aws/adapter-config.js';
 import type { ActionResource } from '../core/actions/action-definition.js';
-import { type ActionsConfig, loadActionsConfig } from '../core/actions/config.js';
+import type { ActionSettings } from '../core/actions/action-settings.js';
+import { type ActionsConfig, loadActionsConfigOf } from '../core/actions/config.js';
 import { ConfigError, type Env, loadLogLevel, loadSections, parseEnvSection } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
 import type { LogLevel } from '../shared/logger.js';
@@ -63,12 +64,16 @@ function requireStores(env: Env, uses: readonly ActionResource[]): void {
  * Everything an action function needs, checked at once: the sections, and a table or bucket name
  * for each store in `uses`. Throws one `ConfigError` naming every bad variable of every section.
  */
-export function loadActionFunctionConfig(env: Env, uses: readonly ActionResource[]): ActionFunctionConfig {
+export function loadActionFunctionConfig(
+  env: Env,
+  uses: readonly ActionResource[],
+  settings: readonly ActionSettings[] = [],
+): ActionFunctionConfig {
   const credentialsFromSecret = Boolean(env[ENV.credentialsSecret]?.trim());
   const connectionsTable = env[ENV.connectionsTable]?.trim();
   const rateLimitTable = env[ENV.rateLimitTable]?.trim();
   const { actions, adapters, logLevel, deadLetterQueueUrl } = loadSections({
-    actions: () => loadActionsConfig(env),
+    actions: () => loadActionsConfigOf(env, settings),
     adapters: () => loadAdapterConfig(env, ['eventBus']),
     logLevel: () => loadLogLevel(env),
     deadLetterQueueUrl: () => deadLetterQueueUrlOf(env),

@@ -23,7 +23,7 @@ import type {
 import type { ActionsConfig } from '../core/actions/config.js';
 import type { DeadLetterSink } from '../core/actions/dead-letter-sink.js';
 import { type ActionEntry, createActionEntry } from '../core/actions/run-action.js';
-import { connectionActionEntry, scheduledForEachConnection } from '../core/connection-actions.js';
+import { connectionActionEntry, scheduledForEachConnection, settingsOf } from '../core/connection-actions.js';
 import type { Logger } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
@@ -87,7 +87,7 @@ export function defineSqsAction<
     createSqsActionHandler(action.name, createEventEntry(deps), deps.logger, deps.deadLetters, deps.deadline);
   /** The handler of the deployment: every event through the one per-connection path of core. */
   const handlerFromEnv = async (env: Env): Promise<SqsActionHandler> => {
-    const config = loadActionFunctionConfig(env, action.uses);
+    const config = loadActionFunctionConfig(env, action.uses, settingsOf(action));
     const deps = await connectionDepsFromEnv(env, action, config, capabilities);
     const entry = connectionActionEntry(action, deps);
     const deadLetters = deadLetterSinkOf(config.deadLetterQueueUrl, deps.logger);
@@ -133,7 +133,7 @@ export function defineScheduledActionHandler<R extends ActionResource, D extends
   const handlerFromEnv = async (
     env: Env,
   ): Promise<(event?: unknown, context?: unknown) => Promise<Record<string, T>>> => {
-    const config = loadActionFunctionConfig(env, action.uses);
+    const config = loadActionFunctionConfig(env, action.uses, settingsOf(action));
     const deps = await connectionDepsFromEnv(env, action, config);
     return async (_event?: unknown, context?: unknown) => {
       addLambdaContext(deps.logger, context);

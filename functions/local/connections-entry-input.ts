@@ -3,14 +3,15 @@
  * setting in the file), validated with the registry's entry schema. Errors name the entry and the
  * setting with its flag: `connection 'acme': baseUrl (--base-url): expected …`.
  */
+
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { findCollection, type ServiceVariant, serviceVariants } from '../accounting/collections.js';
+import { parseCheckedConnectionEntry } from '../core/connections/checked-entry.js';
 import {
   CONNECTION_DEFAULTS,
   type ConnectionEntry,
   ConnectionEntryError,
-  parseConnectionEntry,
 } from '../core/connections/connection-entry.js';
 import { UsageError } from './usage-error.js';
 
@@ -134,7 +135,7 @@ function withFlags(error: ConnectionEntryError): ConnectionEntryError {
 export async function entryFromFlags(flags: EntryFlags, cwd: string): Promise<ConnectionEntry> {
   const base = flags['from-json'] === undefined ? {} : await readJsonEntry(flags['from-json'], cwd);
   try {
-    return parseConnectionEntry(mergeInput(base, flags));
+    return parseCheckedConnectionEntry(mergeInput(base, flags));
   } catch (error) {
     throw error instanceof ConnectionEntryError ? withFlags(error) : error;
   }

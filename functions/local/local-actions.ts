@@ -15,11 +15,13 @@ import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-gu
 import { createLazyIsdocSchema } from '../adapters/isdoc/lazy-isdoc-schema.js';
 import type { EventBridgeEvent } from '../adapters/local/local-bus.js';
 import { type ActionResource, type ActionStores, actionPorts } from '../core/actions/action-definition.js';
+import { actionSettingsOfRegistry } from '../core/actions/actions-config.js';
 import type { ActionsConfig } from '../core/actions/config.js';
 import { type DeadLetterSink, deadLetterInvalid } from '../core/actions/dead-letter-sink.js';
 import type { OpenSendings } from '../core/actions/open-sendings.js';
 import { eventActions, scheduledActionDefinitions } from '../core/actions/registry.js';
 import type { ActionEntry } from '../core/actions/run-action.js';
+import { DEFAULT_PARTNER_FIELD } from '../core/actions/send-invoice/settings.js';
 import {
   type ActionConnectionScanner,
   connectionActionEntry,
@@ -134,9 +136,9 @@ function entryOf(entry: ConnectionEntry, sandbox: Sandbox | undefined): Connecti
   for (const [key, value] of Object.entries(entry.actions)) {
     if (!(key in LOCAL_DEPLOYMENT_ENV)) actions[key] = value;
   }
-  if (sandbox && !actions[ENV.actionsEInvoicePartners] && !actions[ENV.actionsEmailPartners]) {
-    const field = actions[ENV.actionsPartnerField] || 'BusinessPartnerAddress.IdentificationNumber';
-    actions[ENV.actionsEInvoicePartners] = sandboxEInvoicePartners(sandbox, field);
+  if (sandbox && !actions.ACTIONS_EINVOICE_PARTNERS && !actions.ACTIONS_EMAIL_PARTNERS) {
+    const field = actions.ACTIONS_PARTNER_FIELD || DEFAULT_PARTNER_FIELD;
+    actions.ACTIONS_EINVOICE_PARTNERS = sandboxEInvoicePartners(sandbox, field);
   }
   return { ...entry, actions };
 }
@@ -220,7 +222,7 @@ export async function startLocalActions(options: LocalActionsOptions): Promise<L
       ),
     }),
   };
-  const configOf = (entry: ConnectionEntry) => connectionActionsConfig(env, entry);
+  const configOf = (entry: ConnectionEntry) => connectionActionsConfig(env, entry, actionSettingsOfRegistry);
   const initial = (await registry.scan()).entries;
   const first = initial[0];
   if (!first) throw new Error('local actions: no connection');

@@ -6,7 +6,7 @@
  * been created when it is thrown.
  */
 import { parseAccountingConfig } from '../accounting/config.js';
-import { loadActionsConfig } from '../core/actions/config.js';
+import { loadActionsConfig } from '../core/actions/actions-config.js';
 import { SigningSecretError, signingSecretOf } from '../core/delivery/delivery-signature.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
 import { pollOptionsSchema } from '../core/sync/poll-options.js';

@@ -1,7 +1,8 @@
 /**
- * Writes the JSON Schemas of the event catalog and `docs/events.md`.
+ * Writes the JSON Schemas of the event catalog, `docs/events.md` and the README's table of the
+ * actions' own settings (from the action registry).
  *
- *   npx tsx functions/local/write-schemas.ts [--out events/schemas] [--docs docs/events.md] [--check]
+ *   npx tsx functions/local/write-schemas.ts [--out events/schemas] [--docs docs/events.md] [--readme README.md] [--check]
  *
  * `--check` writes nothing and exits 1 when a committed file is out of date.
  */
@@ -9,12 +10,14 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as z from 'zod';
+import { withActionSettingsRows } from '../core/actions/actions-config.js';
 import { eventCatalog } from '../core/event-catalog.js';
 import { renderEventsMarkdown, renderSchemaFiles } from '../core/events/render-docs.js';
 
 const flagsSchema = z.object({
   out: z.string().min(1, 'expected a folder path for --out').default('events/schemas'),
   docs: z.string().min(1, 'expected a file path for --docs').default('docs/events.md'),
+  readme: z.string().min(1, 'expected a file path for --readme').default('README.md'),
   check: z.boolean().default(false),
 });
 
@@ -32,7 +35,7 @@ function normalizeMarkdown(text: string): string {
 }
 
 /** Files that differ from what the catalog renders (relative paths); empty when up to date. */
-export async function staleFiles(out: string, docs: string): Promise<string[]> {
+export async function staleFiles(out: string, docs: string, readme?: string): Promise<string[]> {
   const stale: string[] = [];
   const files = renderSchemaFiles(eventCatalog);
   for (const [name, text] of files) {
@@ -47,10 +50,14 @@ export async function staleFiles(out: string, docs: string): Promise<string[]> {
   ) {
     stale.push(docs);
   }
+  if (readme !== undefined) {
+    const text = await readOrUndefined(readme);
+    if (text === undefined || withActionSettingsRows(text) !== text) stale.push(readme);
+  }
   return stale;
 }
 
-export async function writeSchemas(out: string, docs: string): Promise<number> {
+export async function writeSchemas(out: string, docs: string, readme?: string): Promise<number> {
   const files = renderSchemaFiles(eventCatalog);
   await mkdir(out, { recursive: true });
   for (const name of await readdir(out)) {
@@ -59,24 +66,35 @@ export async function writeSchemas(out: string, docs: string): Promise<number> {
   for (const [name, text] of files) await writeFile(join(out, name), text);
   await mkdir(dirname(docs), { recursive: true });
   await writeFile(docs, renderEventsMarkdown(eventCatalog));
+  if (readme !== undefined) {
+    const text = await readOrUndefined(readme);
+    const updated = text === undefined ? undefined : withActionSettingsRows(text);
+    if (updated === undefined) throw new Error(`${readme} has no action-settings markers`);
+    if (updated !== text) await writeFile(readme, updated);
+  }
   return files.size;
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { out: { type: 'string' }, docs: { type: 'string' }, check: { type: 'boolean' } },
+    options: {
+      out: { type: 'string' },
+      docs: { type: 'string' },
+      readme: { type: 'string' },
+      check: { type: 'boolean' },
+    },
     strict: true,
   });
   const flags = flagsSchema.parse(values);
   if (flags.check) {
-    const stale = await staleFiles(flags.out, flags.docs);
+    const stale = await staleFiles(flags.out, flags.docs, flags.readme);
     if (stale.length > 0) {
       process.stderr.write(`out of date (run write-schemas): ${stale.join(', ')}\n`);
       process.exitCode = 1;
     }
     return;
   }
-  const count = await writeSchemas(flags.out, flags.docs);
+  const count = await writeSchemas(flags.out, flags.docs, flags.readme);
   process.stdout.write(`wrote ${count} files to ${flags.out} and ${flags.docs}\n`);
 }
 

@@ -79,33 +79,7 @@ export const ENV = {
   sandboxActivity: 'SANDBOX_ACTIVITY',
   sandboxActivityWeights: 'SANDBOX_ACTIVITY_WEIGHTS',
   sandboxFaults: 'SANDBOX_FAULTS',
-  // Actions (functions/core/actions/config.ts)
-  actionsTransferReceivedOrderToIssuedInvoice: 'ACTIONS_TRANSFER_RECEIVED_ORDER_TO_ISSUED_INVOICE',
-  actionsTransferReceivedOrderToIssueSlip: 'ACTIONS_TRANSFER_RECEIVED_ORDER_TO_ISSUE_SLIP',
-  actionsTransferIssueSlipToIssuedInvoice: 'ACTIONS_TRANSFER_ISSUE_SLIP_TO_ISSUED_INVOICE',
-  actionsTransferIssuedOfferToReceivedOrder: 'ACTIONS_TRANSFER_ISSUED_OFFER_TO_RECEIVED_ORDER',
-  actionsTransferIssuedOrderToReceivedInvoice: 'ACTIONS_TRANSFER_ISSUED_ORDER_TO_RECEIVED_INVOICE',
-  actionsIsdocArchive: 'ACTIONS_ISDOC_ARCHIVE',
-  actionsIsdocPdf: 'ACTIONS_ISDOC_PDF',
-  actionsIsdocSchemaStrict: 'ACTIONS_ISDOC_SCHEMA_STRICT',
-  actionsIsdocMaxBytes: 'ACTIONS_ISDOC_MAX_BYTES',
-  actionsIsdocNotReadyAttempts: 'ACTIONS_ISDOC_NOT_READY_ATTEMPTS',
-  actionsIsdocNotReadyDelayMs: 'ACTIONS_ISDOC_NOT_READY_DELAY_MS',
-  actionsIsdocNotReadyDeadlineSeconds: 'ACTIONS_ISDOC_NOT_READY_DEADLINE_SECONDS',
-  actionsEInvoicePartners: 'ACTIONS_EINVOICE_PARTNERS',
-  actionsEmailPartners: 'ACTIONS_EMAIL_PARTNERS',
-  actionsPartnerField: 'ACTIONS_PARTNER_FIELD',
-  actionsEmailSubject: 'ACTIONS_EMAIL_SUBJECT',
-  actionsEInvoiceTrackingDeadlineSeconds: 'ACTIONS_EINVOICE_TRACKING_DEADLINE_SECONDS',
-  actionsEInvoiceMaxOpen: 'ACTIONS_EINVOICE_MAX_OPEN',
-  /** Payment reminders for overdue issued (advance) invoices: opt-in (`true`), per connection. */
-  actionsPaymentReminders: 'ACTIONS_PAYMENT_REMINDERS',
-  /** Days overdue before the first reminder. */
-  actionsPaymentReminderFirstDays: 'ACTIONS_PAYMENT_REMINDER_FIRST_DAYS',
-  /** Days overdue before the second (last) reminder; more than the first. */
-  actionsPaymentReminderSecondDays: 'ACTIONS_PAYMENT_REMINDER_SECOND_DAYS',
-  /** Subject of a reminder; `{DocumentNumber}` is replaced. */
-  actionsPaymentReminderSubject: 'ACTIONS_PAYMENT_REMINDER_SUBJECT',
+  // Actions, shared (functions/core/actions/config.ts); each action's own are in its settings.ts
   actionsIdempotencyTable: 'ACTIONS_IDEMPOTENCY_TABLE',
   actionsIdempotencyExpiresSeconds: 'ACTIONS_IDEMPOTENCY_EXPIRES_SECONDS',
   actionsArchiveBucket: 'ACTIONS_ARCHIVE_BUCKET',

@@ -1,4 +1,5 @@
 /** The functions' own settings a deployment may pass through: `ACTIONS_*` and `INTAKE_*` names. */
+import { actionSettingNames } from '../../functions/core/actions/actions-config.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { INTAKE_ENV } from '../../functions/shared/intake-env-names.js';
 
@@ -10,9 +11,9 @@ const INFRA_OWNED_ACTION_SETTINGS: ReadonlySet<string> = new Set([
   ENV.actionsDeadLetterQueueUrl,
 ]);
 
-/** `ACTIONS_*` settings a deployment may pass through to the action functions. */
+/** `ACTIONS_*` settings a deployment may pass through to the action functions (each action's own, from the registry, and the shared ones). */
 export const ACTION_SETTING_NAMES: ReadonlySet<string> = new Set(
-  Object.values(ENV).filter((name) => name.startsWith('ACTIONS_') && !INFRA_OWNED_ACTION_SETTINGS.has(name)),
+  actionSettingNames.filter((name) => !INFRA_OWNED_ACTION_SETTINGS.has(name)),
 );
 
 /** `INTAKE_*` mapping settings a deployment may pass to the intake functions (not secrets, not resource names). */

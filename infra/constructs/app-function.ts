@@ -23,7 +23,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/shared/env-names.js';
 import { REQUIRE_SHIM_BANNER } from '../../scripts/bundle-function.mjs';
-import { findHandlerEntry, MissingHandlerError, PROJECT_ROOT } from './handler-entry.js';
+import { findHandlerEntry, type HandlerEntry, MissingHandlerError, PROJECT_ROOT } from './handler-entry.js';
 
 export { REQUIRE_SHIM_BANNER };
 
@@ -53,14 +53,14 @@ const BUNDLER = join(PROJECT_ROOT, 'scripts', 'bundle-function.mjs');
 /** CDK local bundling through the project's bundler, run as a child process (bundling is synchronous here). */
 class LocalBundler implements ILocalBundling {
   constructor(
-    readonly entry: string,
+    readonly entry: HandlerEntry,
     readonly sourceMap: boolean,
     readonly tracing: boolean,
   ) {}
 
   tryBundle(outputDir: string): boolean {
     const options = {
-      entry: this.entry,
+      ...('source' in this.entry ? { entrySource: this.entry.source } : { entry: this.entry.entry }),
       outdir: outputDir,
       target: 'node24',
       sourceMap: this.sourceMap,

@@ -10,13 +10,17 @@ import type { AccountingApi } from '../../functions/accounting/api.js';
 import { createAccountingClient } from '../../functions/accounting/client.js';
 import { parseAccountingConfig } from '../../functions/accounting/config.js';
 import { TimeoutError } from '../../functions/accounting/errors.js';
-import { loadActionsConfig } from '../../functions/core/actions/config.js';
+import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
+import { transferDocumentsAction } from '../../functions/core/actions/transfer-documents/action.js';
+import { defineSqsAction } from '../../functions/handlers/action-runtime.js';
 import { createInvocationDeadline } from '../../functions/handlers/invocation-deadline.js';
-import { createHandler } from '../../functions/handlers/transfer-documents.js';
+
 import { createManualClock } from '../../functions/shared/clock.js';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
 import { sqsRecord } from '../support/event-fixtures.js';
 import { CONNECTION, recordEvent, recordingLogger, recordingPublisher } from './support.js';
+
+const { createHandler } = defineSqsAction(transferDocumentsAction);
 
 let sandbox: Sandbox;
 beforeAll(async () => {

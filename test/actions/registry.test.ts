@@ -5,7 +5,8 @@ import {
   defineEventAction,
   validateRegistry,
 } from '../../functions/core/actions/action-definition.js';
-import { loadActionsConfig } from '../../functions/core/actions/config.js';
+import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
+import { isdocSettings } from '../../functions/core/actions/archive-isdoc/settings.js';
 import { actionRegistry, findAction } from '../../functions/core/actions/registry.js';
 import { ACTION_FAILED } from '../../functions/core/events/action-events.js';
 import { buildRoutes, buildScheduledActions } from '../../functions/core/routes.js';
@@ -46,6 +47,7 @@ describe('action registry', () => {
     const entry = (name: string, extra: object = {}) =>
       defineEventAction({
         name,
+        module: import.meta.url,
         uses: [],
         events: [],
         outcomes: [ACTION_FAILED],
@@ -73,6 +75,7 @@ describe('action registry', () => {
     const entry = (name: string) =>
       defineEventAction({
         name,
+        module: import.meta.url,
         uses: [],
         events: [owned],
         outcomes: ['Order.Teleported', ACTION_FAILED],
@@ -112,6 +115,7 @@ describe('action function config', () => {
           ACCOUNTING_API_KEY: 'k'.repeat(20),
         },
         ['idempotency', 'archive'],
+        [isdocSettings],
       ),
     ).toThrow(
       new RegExp(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadActionsConfig } from '../../functions/core/actions/config.js';
+import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
 import { actionOutcomeEntries } from '../../functions/core/actions/registry.js';
 import { matchesPattern } from '../../functions/core/event-pattern.js';
 import { actionFailedEntry } from '../../functions/core/events/action-events.js';

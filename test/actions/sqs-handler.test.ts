@@ -6,13 +6,16 @@ import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js
 import { RateLimitedError, ValidationError } from '../../functions/accounting/errors.js';
 import { createSqsDeadLetterSink } from '../../functions/adapters/aws/sqs-dead-letter-sink.js';
 import { createMemoryIdempotencyGuard as memoryGuard } from '../../functions/adapters/local/memory-idempotency-guard.js';
-import { loadActionsConfig } from '../../functions/core/actions/config.js';
-import { deadLetterSinkFromEnvironment } from '../../functions/handlers/action-runtime.js';
-import { createHandler } from '../../functions/handlers/transfer-documents.js';
+import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
+import { transferDocumentsAction } from '../../functions/core/actions/transfer-documents/action.js';
+import { deadLetterSinkFromEnvironment, defineSqsAction } from '../../functions/handlers/action-runtime.js';
+
 import { createManualClock } from '../../functions/shared/clock.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { sqsRecord } from '../support/event-fixtures.js';
 import { recordEvent, recordingLogger, recordingPublisher } from './support.js';
+
+const { createHandler } = defineSqsAction(transferDocumentsAction);
 
 function order(id: string): ApiRecord {
   return {

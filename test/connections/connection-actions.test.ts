@@ -7,6 +7,7 @@
  * unknown, paused or switched-off connection's event does nothing; a 429 of one connection pauses
  * only its bucket.
  */
+
 import { randomUUID } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -21,10 +22,12 @@ import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-stor
 import { createConnectionSecretResolver } from '../../functions/adapters/connection-secrets.js';
 import { createXsdIsdocSchema } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
 import type { EventActionDefinition } from '../../functions/core/actions/action-definition.js';
+import { actionSettingsOfRegistry } from '../../functions/core/actions/actions-config.js';
 import { archiveIsdocAction } from '../../functions/core/actions/archive-isdoc/action.js';
 import type { OpenSendings } from '../../functions/core/actions/open-sendings.js';
 import { transferDocumentsAction } from '../../functions/core/actions/transfer-documents/action.js';
 import { connectionActionEntry, connectionActionsConfig } from '../../functions/core/connection-actions.js';
+import { parseCheckedConnectionEntry } from '../../functions/core/connections/checked-entry.js';
 import {
   type ConnectionEntryInput,
   parseConnectionEntry,
@@ -347,7 +350,12 @@ describe('rate limits per connection', () => {
 
 describe("a connection's action settings", () => {
   const withActions = (actions: Record<string, string>) => () =>
-    parseConnectionEntry({ name: 'x', variant: 'cz', credentialsSecret: 'env:X_CREDENTIALS', actions });
+    parseCheckedConnectionEntry({
+      name: 'x',
+      variant: 'cz',
+      credentialsSecret: 'env:X_CREDENTIALS',
+      actions,
+    });
 
   it('are refused when they name a deployment setting, an unknown setting or a bad value', () => {
     expect(withActions({ ACTIONS_ARCHIVE_BUCKET: 'other', ACTIONS_NOPE: '1' })).toThrow(
@@ -363,6 +371,7 @@ describe("a connection's action settings", () => {
     const config = connectionActionsConfig(
       { ACTIONS_ISDOC_ARCHIVE: 'true', ACTIONS_ISDOC_PDF: 'true', EVENT_SOURCE: 'accounting.fixed' },
       entry,
+      actionSettingsOfRegistry,
     );
     expect(config).toMatchObject({
       connection: 'x',

@@ -6,10 +6,12 @@ import {
   createEnvConnectionRegistry,
   ReadOnlyRegistryError,
 } from '../../functions/adapters/env-connection-registry.js';
+import { isdocSettings } from '../../functions/core/actions/archive-isdoc/settings.js';
 import { connectionEventSource } from '../../functions/core/connection.js';
 import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
 import { ConnectionSecretError } from '../../functions/core/connections/connection-secret.js';
 import { UnknownConnectionError } from '../../functions/core/connections/registry.js';
+import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { ConfigError } from '../../functions/shared/config.js';
 
@@ -79,13 +81,14 @@ describe('environment-backed registry: a single company is a registry of one', (
         EVENT_SOURCE: 'aws.events',
       }),
     ).toEqual(['ACCOUNTING_CONNECTION', 'EVENT_SOURCE']);
-    expect(
-      fieldsOf({
-        ACCOUNTING_SERVICE_VARIANT: 'cz',
-        POLLER_COLLECTIONS: 'nosuchcollection',
-        ACTIONS_ISDOC_MAX_BYTES: 'lots',
-      }),
-    ).toEqual(['ACTIONS_ISDOC_MAX_BYTES', 'POLLER_COLLECTIONS']);
+    const env = {
+      ACCOUNTING_SERVICE_VARIANT: 'cz',
+      POLLER_COLLECTIONS: 'nosuchcollection',
+      ACTIONS_ISDOC_MAX_BYTES: 'lots',
+    };
+    expect(fieldsOf(env)).toEqual(['POLLER_COLLECTIONS']);
+    // An action's own settings are checked by the function of the action that reads them, at cold start.
+    expect(() => loadActionFunctionConfig(env, [], [isdocSettings])).toThrow(/ACTIONS_ISDOC_MAX_BYTES/);
     expect(fieldsOf({ ACCOUNTING_SERVICE_VARIANT: 'sk' })).toEqual(['ACCOUNTING_BASE_URL']);
   });
 

@@ -3,6 +3,7 @@
  * refuse an unknown, paused or foreign-source event as the Lambda functions do (before anything is
  * read from the service), and a single-company deployment is the environment-backed registry of one.
  */
+
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import {
   ReadOnlyRegistryError,
 } from '../../functions/adapters/env-connection-registry.js';
 import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
+import { actionSettingsOfRegistry } from '../../functions/core/actions/actions-config.js';
 import { connectionActionsConfig } from '../../functions/core/connection-actions.js';
 import {
   type ConnectionEntry,
@@ -160,7 +162,7 @@ describe('a single-company deployment is a registry of one', () => {
     expect(await registry.get('other')).toBeUndefined();
     expect((await registry.scan()).entries).toEqual([entry]);
     // The path reads the deployment's source from the entry: routes and the source check agree.
-    const config = connectionActionsConfig({}, entry as NonNullable<typeof entry>);
+    const config = connectionActionsConfig({}, entry as NonNullable<typeof entry>, actionSettingsOfRegistry);
     expect(config.eventSource).toBe('com.example.accounting');
     expect(config.connection).toBe('acme');
     await expect(registry.setPaused('acme', true)).rejects.toBeInstanceOf(ReadOnlyRegistryError);
@@ -170,9 +172,9 @@ describe('a single-company deployment is a registry of one', () => {
     const [entry] = await createEnvConnectionRegistry({
       ACCOUNTING_BASE_URL: 'https://api.example.sk',
     }).list();
-    expect(connectionActionsConfig({}, entry as NonNullable<typeof entry>).eventSource).toBe(
-      'accounting.default',
-    );
+    expect(
+      connectionActionsConfig({}, entry as NonNullable<typeof entry>, actionSettingsOfRegistry).eventSource,
+    ).toBe('accounting.default');
     let error: unknown;
     try {
       createEnvConnectionRegistry({ ACCOUNTING_CONNECTION: 'Not A Name', ACCOUNTING_SERVICE_VARIANT: 'de' });

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildRoutes, buildScheduledActions, type Route } from '../../functions/core/routes.js';
-import { ENV } from '../../functions/shared/env-names.js';
 import { actionsConfigOf } from '../../infra/build-app.js';
 import { REQUIRE_SHIM_BANNER } from '../../infra/constructs/app-function.js';
 import { findHandlerEntry, MissingHandlerError } from '../../infra/constructs/handler-entry.js';
@@ -57,7 +56,7 @@ describe('bundles', () => {
     // Settings that switch every action on, so every handler module is in the list.
     const actions = actionsConfigOf(
       testInfraConfig({
-        actions: { [ENV.actionsEInvoicePartners]: '1', [ENV.actionsEmailPartners]: '2' },
+        actions: { ACTIONS_EINVOICE_PARTNERS: '1', ACTIONS_EMAIL_PARTNERS: '2' },
       }),
     );
     const handlers = [

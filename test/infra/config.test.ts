@@ -83,8 +83,8 @@ describe('infra config', () => {
   });
 
   it('action settings (e-invoicing rules) from a JSON string; infra-owned names are refused', () => {
-    expect(load({ actions: `{"${ENV.actionsEInvoicePartners}":"123,456"}` }).actions).toEqual({
-      [ENV.actionsEInvoicePartners]: '123,456',
+    expect(load({ actions: `{"${'ACTIONS_EINVOICE_PARTNERS'}":"123,456"}` }).actions).toEqual({
+      ACTIONS_EINVOICE_PARTNERS: '123,456',
     });
     expect(() => load({ actions: { [ENV.actionsArchiveBucket]: 'x' } })).toThrow(/infrastructure-owned/);
     // Each route function gets its own DLQ's URL from the stack; one value for all would be wrong.
@@ -120,7 +120,7 @@ describe('infra config', () => {
     try {
       load({
         scheduleRateMinutes: '0',
-        actions: { [ENV.actionsIsdocPdf]: 'maybe' },
+        actions: { ACTIONS_ISDOC_PDF: 'maybe' },
         intakeSettings: { INTAKE_MAX_BODY_BYTES: 'lots' },
       });
     } catch (e) {

@@ -3,7 +3,8 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAdapterConfig } from '../../functions/adapters/aws/adapter-config.js';
 import { envConnectionEntry } from '../../functions/adapters/env-connection-registry.js';
-import { type ActionsConfig, loadActionsConfig } from '../../functions/core/actions/config.js';
+import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
+import type { ActionsConfig } from '../../functions/core/actions/config.js';
 import { findAction } from '../../functions/core/actions/registry.js';
 import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
 import { deadLetterSinkFromEnvironment } from '../../functions/handlers/action-runtime.js';
@@ -18,7 +19,7 @@ type Resources = Record<
 >;
 
 // E-invoicing on: every handler kind (transfer, archive, send, scheduled tracker) is deployed.
-const SETTINGS = { actions: { [ENV.actionsEInvoicePartners]: '12345678,87654321' } };
+const SETTINGS = { actions: { ACTIONS_EINVOICE_PARTNERS: '12345678,87654321' } };
 
 let t: TestApp;
 let resources: Resources;
@@ -350,7 +351,7 @@ describe('least privilege per function', () => {
     expect(env('Route-transfer-received-order')).toHaveProperty(ENV.actionsDeadLetterQueueUrl);
     expect(env('Poller')).not.toHaveProperty(ENV.actionsDeadLetterQueueUrl);
     expect(env('Scheduled-track-einvoices')).not.toHaveProperty(ENV.actionsDeadLetterQueueUrl);
-    expect(env('Route-send-einvoice')).toMatchObject({ [ENV.actionsEInvoicePartners]: '12345678,87654321' });
+    expect(env('Route-send-einvoice')).toMatchObject({ ACTIONS_EINVOICE_PARTNERS: '12345678,87654321' });
   });
 
   it("the functions' own config loaders accept each function's environment", () => {

@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 import type { ApiRecord } from '../../functions/accounting/api.js';
 import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
 import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
-import { loadActionsConfig } from '../../functions/core/actions/config.js';
+import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
 import type { OpenSendings } from '../../functions/core/actions/open-sendings.js';
+import { sendInvoiceAction } from '../../functions/core/actions/send-invoice/action.js';
 import { SENDING_HELD } from '../../functions/core/actions/send-invoice/events.js';
 import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
 import { mapShopOrder } from '../../functions/core/intake/map-order.js';
@@ -18,7 +19,8 @@ import { loadReferences } from '../../functions/core/intake/references.js';
 import { shopOrderSchema } from '../../functions/core/intake/shop-order.js';
 import { shopifyOrderSchema, shopifyToShopOrder } from '../../functions/core/intake/shopify-order.js';
 import { PARTNER_FROM_CHECKOUT_MARK } from '../../functions/core/partner-from-checkout.js';
-import { createEventEntry as sendEntry } from '../../functions/handlers/send-invoice.js';
+import { defineSqsAction } from '../../functions/handlers/action-runtime.js';
+
 import { sampleOrder } from '../../functions/local/intake-samples.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import {
@@ -30,6 +32,8 @@ import {
   useActionTestBed,
 } from '../actions/support.js';
 import { effectsBetween, NO_EFFECTS, snapshot } from './support.js';
+
+const { createEventEntry: sendEntry } = defineSqsAction(sendInvoiceAction);
 
 const clock = createManualClock({ start: '2026-03-04T10:00:00.000Z', autoAdvance: true });
 const bed = useActionTestBed({ clock, sizes: { documents: 20, partners: 8 } });

@@ -17,17 +17,16 @@ import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dyna
 import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
 import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
 import { createXsdIsdocSchema } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
-import { type ActionsConfig, loadActionsConfig } from '../../functions/core/actions/config.js';
+import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
+import { archiveIsdocAction } from '../../functions/core/actions/archive-isdoc/action.js';
+import type { ActionsConfig } from '../../functions/core/actions/config.js';
 import type { OpenSendings } from '../../functions/core/actions/open-sendings.js';
 import type { ActionEntry } from '../../functions/core/actions/run-action.js';
+import { sendInvoiceAction } from '../../functions/core/actions/send-invoice/action.js';
+import { transferDocumentsAction } from '../../functions/core/actions/transfer-documents/action.js';
 import { matchesPattern } from '../../functions/core/event-pattern.js';
 import { buildRoutes } from '../../functions/core/routes.js';
-import { createEventEntry as archiveEntry } from '../../functions/handlers/archive-isdoc.js';
-import { createEventEntry as sendEntry } from '../../functions/handlers/send-invoice.js';
-import {
-  createEventEntry as transferEntry,
-  createHandler as transferHandler,
-} from '../../functions/handlers/transfer-documents.js';
+import { defineSqsAction } from '../../functions/handlers/action-runtime.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import {
   CONNECTION,
@@ -41,6 +40,11 @@ import {
 import { cli } from '../local/cli-harness.js';
 import { sqsRecord } from '../support/event-fixtures.js';
 import { effectsBetween, HOSTILE_IDS, NO_EFFECTS, snapshot } from './support.js';
+
+const { createEventEntry: archiveEntry } = defineSqsAction(archiveIsdocAction);
+const { createEventEntry: sendEntry } = defineSqsAction(sendInvoiceAction);
+const { createEventEntry: transferEntry, createHandler: transferHandler } =
+  defineSqsAction(transferDocumentsAction);
 
 const clock = createManualClock({ start: '2026-03-04T10:00:00.000Z', autoAdvance: true });
 const bed = useActionTestBed({

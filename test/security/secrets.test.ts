@@ -18,13 +18,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountingClient } from '../../functions/accounting/client.js';
 import { loadAccountingConfig, parseAccountingConfig } from '../../functions/accounting/config.js';
 import { createSecretsManagerSource } from '../../functions/adapters/aws/secrets-manager-source.js';
-import { loadActionsConfig } from '../../functions/core/actions/config.js';
-import { createEventEntry as sendEntry } from '../../functions/handlers/send-invoice.js';
+import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
+import { sendInvoiceAction } from '../../functions/core/actions/send-invoice/action.js';
+import { defineSqsAction } from '../../functions/handlers/action-runtime.js';
+
 import { createManualClock } from '../../functions/shared/clock.js';
 import { createLogger } from '../../functions/shared/logger.js';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
 import { CONNECTION, recordEvent, recordingPublisher } from '../actions/support.js';
 import { cli } from '../local/cli-harness.js';
+
+const { createEventEntry: sendEntry } = defineSqsAction(sendInvoiceAction);
 
 const secret = (what: string) => `${what}-${randomUUID()}`;
 let sandbox: Sandbox;

@@ -3,7 +3,9 @@
  * `loadSections`: problems in two different sections come back in one `ConfigError` that names
  * every field and what was expected, and never a value. (Infra: test/infra/config.test.ts.)
  */
+
 import { describe, expect, it } from 'vitest';
+import { isdocSettings } from '../../functions/core/actions/archive-isdoc/settings.js';
 import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
 import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
 import { checkRuntimeSettings } from '../../functions/local/runtime-settings.js';
@@ -110,6 +112,7 @@ describe('one error per function kind, from two sections', () => {
           ACCOUNTING_CLIENT_SECRET: clientSecret,
         },
         [],
+        [isdocSettings],
       ),
     );
     expect(fields(error)).toContain('ACTIONS_ISDOC_PDF');

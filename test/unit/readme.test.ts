@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../functions/accounting/endpoints.js';
+import { actionSettingNames, withActionSettingsRows } from '../../functions/core/actions/actions-config.js';
 import { ENV } from '../../functions/shared/env-names.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -12,9 +13,13 @@ describe('README', () => {
         (m) => m[1],
       ),
     );
-    const names = new Set<string>(Object.values(ENV));
+    const names = new Set<string>([...Object.values(ENV), ...actionSettingNames]);
     expect([...names].filter((n) => !documented.has(n))).toEqual([]);
     expect([...documented].filter((n) => n !== undefined && !names.has(n))).toEqual([]);
+  });
+
+  it("lists each action's own settings as the registry renders them", () => {
+    expect(withActionSettingsRows(readme)).toBe(readme);
   });
 
   it('lists exactly the assumed paths of the endpoint catalog', () => {

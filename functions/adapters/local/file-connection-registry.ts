@@ -5,10 +5,12 @@
  * and replaces the file atomically (temporary file, fsync, rename, fsync of the directory); a
  * refused change writes nothing. Entries other than the one changed keep their JSON as written.
  */
+
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { type ConnectionEntry, parseConnectionEntry } from '../../core/connections/connection-entry.js';
+import { parseCheckedConnectionEntry } from '../../core/connections/checked-entry.js';
+import type { ConnectionEntry } from '../../core/connections/connection-entry.js';
 import { ConnectionsFileError, parseConnectionsDocument } from '../../core/connections/connections-file.js';
 import {
   type ConnectionRegistry,
@@ -116,7 +118,7 @@ export function createFileConnectionRegistry(
       return (await readSnapshot(path)).entries.find((e) => e.name === name);
     },
     async add(entry) {
-      const valid = parseConnectionEntry(entry);
+      const valid = parseCheckedConnectionEntry(entry);
       return mutate(({ document, entries }) => {
         if (entries.some((e) => e.name === valid.name)) throw new DuplicateConnectionError(valid.name);
         return { connections: [...document.connections, valid], result: undefined };

@@ -12,6 +12,7 @@ import { ACTION_FAILED, type ActionFailedType } from '../events/action-events.js
 import type { CatalogEntry } from '../events/catalog-entry.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
 import type { RouteSpec, ScheduleSpec } from '../route-spec.js';
+import type { ActionSettings } from './action-settings.js';
 import type { ActionsConfig } from './config.js';
 import type { OpenSendings } from './open-sendings.js';
 import type { IdempotencyGuard, IsdocSchema } from './ports.js';
@@ -80,10 +81,22 @@ export function eventSourceOf(config: Pick<ActionsConfig, 'eventSource'>): strin
 }
 
 interface ActionBase<R extends ActionResource, D, O extends string> {
-  /** Kebab-case: the handler module `functions/handlers/<name>.ts`, the function's service name. */
+  /** Kebab-case: the function's name and service name, the routes' `handler`. */
   readonly name: string;
+  /**
+   * The module that defines the entry (its `import.meta.url`): the generated Lambda entry of the
+   * action imports the definition from there (`infra/constructs/handler-entry.ts`).
+   */
+  readonly module: string;
+  /** What only this action's function loads (`handlers/capabilities/<capability>.ts`). */
+  readonly capabilities?: readonly (keyof ActionCapabilities)[];
   /** Stores the action keeps state in; infra grants exactly these (plus the secret and the bus). */
   readonly uses: readonly R[];
+  /**
+   * Its own settings (`<name>/settings.ts`): the `ACTIONS_*` variables it reads and its section of
+   * `ActionsConfig`. Two functions of one action name the same settings.
+   */
+  readonly settings?: ActionSettings;
   /**
    * The outcome detail-types it owns, with their schemas, declared beside its code: the catalog
    * takes them from here (`core/event-catalog.ts`), so no other module names them.
@@ -155,7 +168,7 @@ export class ActionRegistryError extends Error {
 
 /**
  * Checks every entry: names unique and kebab-case, known stores, no detail-type declared by two
- * actions, and each outcome `Action.Failed` or an event some entry declares (two functions of one
+ * actions, no settings section or variable claimed by two actions' settings, and each outcome `Action.Failed` or an event some entry declares (two functions of one
  * action — the reminder and its scheduled pass, say — publish what one of them declares).
  */
 export function validateRegistry<T extends readonly ActionDefinition[]>(entries: T): T {
@@ -163,6 +176,8 @@ export function validateRegistry<T extends readonly ActionDefinition[]>(entries:
   const seen = new Set<string>();
   const owners = new Map<string, string>();
   const declared = new Set(entries.flatMap((entry) => (entry.events ?? []).map((e) => e.detailType)));
+  const sections = new Map<string, { settings: unknown; owner: string }>();
+  const settingOwners = new Map<string, { settings: unknown; owner: string }>();
   for (const [i, entry] of entries.entries()) {
     const own = new Set<string>((entry.events ?? []).map((e) => e.detailType));
     for (const outcome of entry.outcomes ?? []) {
@@ -181,6 +196,21 @@ export function validateRegistry<T extends readonly ActionDefinition[]>(entries:
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         problems.push(`${entry.name ?? `#${i}`}.${issue.path.join('.')}: ${issue.message}`);
+      }
+    }
+    if (entry.settings) {
+      const { settings } = entry;
+      const section = sections.get(settings.section);
+      if (section && section.settings !== settings) {
+        problems.push(`${entry.name}.settings: section '${settings.section}' is ${section.owner}'s`);
+      }
+      sections.set(settings.section, section ?? { settings, owner: entry.name });
+      for (const name of settings.names) {
+        const owner = settingOwners.get(name);
+        if (owner && owner.settings !== settings) {
+          problems.push(`${entry.name}.settings: '${name}' is a setting of ${owner.owner} too`);
+        }
+        settingOwners.set(name, owner ?? { settings, owner: entry.name });
       }
     }
     if (seen.has(entry.name)) problems.push(`${entry.name}: the name appears twice`);

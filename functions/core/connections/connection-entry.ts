@@ -14,9 +14,7 @@ import {
   serviceVariants,
 } from '../../accounting/collections.js';
 import { isSecureServiceUrl } from '../../accounting/config.js';
-import { ConfigError } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
-import { actionSettingNames, loadActionsConfig } from '../actions/config.js';
 import { connectionSchema } from '../connection.js';
 
 /** Scheduler's and CloudWatch's finest period: a connection is polled at most once a minute. */
@@ -126,24 +124,23 @@ export const DEPLOYMENT_ACTION_SETTINGS: readonly string[] = [
   ENV.actionsDeadLetterQueueUrl,
 ];
 
-/** A connection's action settings: known names the connection may set, each with a valid value. */
+/**
+ * A connection's action settings as every reader checks them: `ACTIONS_*` names the connection
+ * may set. Which names exist and what values they take is each action's own settings: the
+ * registry's writers check them all (`checked-entry.ts`), an action function its own section when
+ * it acts for the connection (so no function's bundle carries the others' settings).
+ */
 function actionSettingProblems(actions: Record<string, string>): Array<{ name: string; message: string }> {
-  const problems = Object.keys(actions).flatMap((name) =>
+  return Object.keys(actions).flatMap((name) =>
     DEPLOYMENT_ACTION_SETTINGS.includes(name)
       ? [{ name, message: 'a setting of the deployment, not of one connection' }]
-      : actionSettingNames.includes(name)
+      : ACTION_SETTING_NAME.test(name)
         ? []
         : [{ name, message: 'not an action setting (docs/actions.md)' }],
   );
-  if (problems.length > 0) return problems;
-  try {
-    loadActionsConfig(actions);
-    return [];
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    return error.issues.map((i) => ({ name: i.field, message: i.expected }));
-  }
 }
+
+const ACTION_SETTING_NAME = /^ACTIONS_[A-Z0-9_]+$/;
 
 export const connectionEntrySchema = z
   .strictObject({

@@ -4,13 +4,10 @@
  * `name`, or its index when the name itself is missing or bad) with every bad setting, and a name
  * used twice is refused. `docs/connections.schema.json` is generated from `connectionsFileJsonSchema`.
  */
+
 import * as z from 'zod';
-import {
-  type ConnectionEntry,
-  ConnectionEntryError,
-  connectionEntrySchema,
-  parseConnectionEntry,
-} from './connection-entry.js';
+import { parseCheckedConnectionEntry } from './checked-entry.js';
+import { type ConnectionEntry, ConnectionEntryError, connectionEntrySchema } from './connection-entry.js';
 import { byConnectionName, ConnectionRegistryError } from './registry.js';
 
 /** The document's shape before each entry is checked (entries are validated one by one, for names). */
@@ -56,7 +53,7 @@ export function parseConnectionsDocument(document: unknown, file: string): Conne
   const seen = new Map<string, number>();
   for (const [index, raw] of shape.data.connections.entries()) {
     try {
-      const entry = parseConnectionEntry(raw, `connections[${index}]`);
+      const entry = parseCheckedConnectionEntry(raw, `connections[${index}]`);
       const first = seen.get(entry.name);
       if (first !== undefined) {
         problems.push(

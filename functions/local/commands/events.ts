@@ -41,7 +41,11 @@ export const eventsCommand = defineCommand({
       : eventCatalog;
     if (options.write !== undefined) {
       const { writeSchemas } = await import('../write-schemas.js');
-      const count = await writeSchemas(join(ctx.cwd, options.write), join(ctx.cwd, 'docs', 'events.md'));
+      const count = await writeSchemas(
+        join(ctx.cwd, options.write),
+        join(ctx.cwd, 'docs', 'events.md'),
+        join(ctx.cwd, 'README.md'),
+      );
       ctx.stdout.write(`wrote ${count} schemas to ${options.write} and docs/events.md\n`);
       return EXIT.ok;
     }

@@ -5,11 +5,15 @@ import { actionContextDeps, defineEventAction, eventSourceOf } from '../action-d
 import { archiveIsdoc } from './archive-isdoc.js';
 import type { ArchiveDeps } from './archive-run.js';
 import { isdocArchivedEvents, isdocArchivedType } from './events.js';
+import { isdocSettings } from './settings.js';
 
 /** The registry entry (registry.ts): one route for the ISDOC record types while the archive is on. */
 export const archiveIsdocAction = defineEventAction({
   name: 'archive-isdoc',
+  module: import.meta.url,
+  capabilities: ['isdocSchema'],
   uses: ['archive'],
+  settings: isdocSettings,
   events: isdocArchivedEvents,
   outcomes: [...isdocRecordTypes.map(isdocArchivedType), ACTION_FAILED],
   // Without the schema check the archive cannot give its verdict, so it does not start.

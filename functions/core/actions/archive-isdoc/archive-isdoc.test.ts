@@ -23,7 +23,7 @@ import { createXsdIsdocSchema } from '../../../adapters/isdoc/xsd-isdoc-schema.j
 import { createManualClock } from '../../../shared/clock.js';
 import type { Clock, ObjectStore } from '../../ports.js';
 import { parseActionEvent } from '../action-event.js';
-import { loadActionsConfig } from '../config.js';
+import { loadActionsConfig } from '../actions-config.js';
 import { RetryLaterError } from '../errors.js';
 import { createActionEntry } from '../run-action.js';
 import { archiveIsdoc } from './archive-isdoc.js';

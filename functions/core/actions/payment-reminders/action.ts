@@ -4,11 +4,14 @@ import { defineEventAction, defineScheduledAction, eventSourceOf } from '../acti
 import { paymentReminderEvents } from './events.js';
 import { outcomes, remindersOn, remindOnOverdue, remindPass } from './payment-reminder.js';
 import type { ReminderDeps } from './remind-invoice.js';
+import { reminderSettings } from './settings.js';
 
 /** The registry entry of the event side: `<Invoice>.Overdue` of the connection's own source. */
 export const paymentRemindersAction = defineEventAction({
   name: 'payment-reminders',
+  module: import.meta.url,
   uses: ['idempotency', 'actionState'],
+  settings: reminderSettings,
   events: paymentReminderEvents,
   outcomes,
   deps: ({ api, publisher, clock, logger, config, idempotency, actionState }): ReminderDeps => ({
@@ -43,7 +46,9 @@ export const paymentRemindersAction = defineEventAction({
 /** The registry entry of the scheduled side: an hourly pass over the connection's reminder list. */
 export const paymentReminderPassAction = defineScheduledAction({
   name: 'payment-reminder-pass',
+  module: import.meta.url,
   uses: ['idempotency', 'actionState'],
+  settings: reminderSettings,
   // Its outcomes are declared by `payment-reminders`, the action that owns them.
   events: [],
   outcomes,

@@ -23,7 +23,7 @@ import { parseDetail } from '../../event-catalog.js';
 import { ENVELOPE_VERSION } from '../../events/catalog-entry.js';
 import { paymentIdempotencyKey } from '../../events/payment-events.js';
 import { buildRoutes, buildScheduledActions } from '../../routes.js';
-import { loadActionsConfig } from '../config.js';
+import { loadActionsConfig } from '../actions-config.js';
 import { createActionEntry } from '../run-action.js';
 import { paymentReminderPassAction, paymentRemindersAction } from './action.js';
 import { remindOnOverdue, remindPass } from './payment-reminder.js';

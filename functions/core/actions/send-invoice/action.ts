@@ -3,10 +3,13 @@ import { offers, type RouteSpec } from '../../route-spec.js';
 import { actionContextDeps, defineEventAction } from '../action-definition.js';
 import { EMAIL_SENT, emailSentEntry, SENDING_HELD, sendingHeldEntry } from './events.js';
 import { type SendDeps, sendInvoice, sendingRoute } from './send-invoice.js';
+import { sendingSettings } from './settings.js';
 
 export const sendInvoiceAction = defineEventAction({
   name: 'send-invoice',
+  module: import.meta.url,
   uses: ['idempotency', 'actionState'],
+  settings: sendingSettings,
   // One sending function: the channel follows the record the service holds, not the event.
   events: [emailSentEntry, sendingHeldEntry],
   outcomes: [EMAIL_SENT, SENDING_HELD, ACTION_FAILED],

@@ -13,7 +13,7 @@ import { createDynamoDbCheckpointStore } from '../../../adapters/aws/dynamodb-ch
 import { createPowertoolsGuard } from '../../../adapters/aws/powertools-idempotency-guard.js';
 import { createManualClock } from '../../../shared/clock.js';
 import type { CheckpointStore } from '../../ports.js';
-import { loadActionsConfig } from '../config.js';
+import { loadActionsConfig } from '../actions-config.js';
 import {
   FINISHED_RETENTION_MS,
   legacyTrackingKey,

@@ -1,12 +1,15 @@
 import { ACTION_FAILED } from '../../events/action-events.js';
 import { offers } from '../../route-spec.js';
 import { defineScheduledAction } from '../action-definition.js';
+import { sendingSettings } from '../send-invoice/settings.js';
 import { type TrackActionDeps, trackEInvoices } from './einvoice-tracking.js';
 import { EINVOICE_STATUS_CHANGED, einvoiceStatusChangedEntry } from './events.js';
 
 export const trackEInvoicesAction = defineScheduledAction({
   name: 'track-einvoices',
+  module: import.meta.url,
   uses: ['actionState'],
+  settings: sendingSettings,
   events: [einvoiceStatusChangedEntry],
   outcomes: [EINVOICE_STATUS_CHANGED, ACTION_FAILED],
   deps: ({ api, publisher, clock, logger, config, actionState }): TrackActionDeps => ({

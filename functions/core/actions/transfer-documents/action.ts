@@ -3,13 +3,16 @@ import { recordDetailType } from '../../events/envelope.js';
 import { type RouteSpec, recordOrClaimCheck } from '../../route-spec.js';
 import { actionContextDeps, defineEventAction, eventSourceOf } from '../action-definition.js';
 import { transferEvents, transferredType } from './events.js';
+import { transferSettings } from './settings.js';
 import { type TransferDeps, transferDocument } from './transfer-document.js';
 import { allTransferSteps, transferStepsFor } from './transfer-steps.js';
 
 /** The registry entry (registry.ts): one route per transfer step the settings switch on. */
 export const transferDocumentsAction = defineEventAction({
   name: 'transfer-documents',
+  module: import.meta.url,
   uses: ['idempotency'],
+  settings: transferSettings,
   events: transferEvents,
   outcomes: [...allTransferSteps.map((s) => transferredType(s.sourceRecordType)), ACTION_FAILED],
   deps: (p): TransferDeps => ({ ...actionContextDeps(p), guard: p.idempotency }),

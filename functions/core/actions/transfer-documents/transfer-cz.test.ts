@@ -14,7 +14,7 @@ import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
 import { OutcomeUnknownError } from '../../../accounting/errors.js';
 import { createPowertoolsGuard } from '../../../adapters/aws/powertools-idempotency-guard.js';
 import { systemClock } from '../../../shared/clock.js';
-import { loadActionsConfig } from '../config.js';
+import { loadActionsConfig } from '../actions-config.js';
 import { createActionEntry } from '../run-action.js';
 import { linksToSource, sourceLinks, transferDocument } from './transfer-document.js';
 

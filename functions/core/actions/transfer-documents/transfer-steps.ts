@@ -14,7 +14,7 @@ import {
   type RecordType,
   type ServiceVariant,
 } from '../../../accounting/collections.js';
-import type { TransferStep } from '../config.js';
+import type { TransferStep } from './settings.js';
 
 export interface TransferStepSpec<S extends RecordType = TransferSourceType> {
   readonly step: TransferStep;

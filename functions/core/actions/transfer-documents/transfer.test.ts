@@ -11,7 +11,7 @@ import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
 import { OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
 import { createPowertoolsGuard } from '../../../adapters/aws/powertools-idempotency-guard.js';
 import { systemClock } from '../../../shared/clock.js';
-import { loadActionsConfig } from '../config.js';
+import { loadActionsConfig } from '../actions-config.js';
 import { RetryLaterError } from '../errors.js';
 import { createActionEntry } from '../run-action.js';
 import { linksToSource, sourceLinks, transferDocument } from './transfer-document.js';
