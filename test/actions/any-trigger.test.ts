@@ -3,11 +3,11 @@ import {
   defineEventAction,
   type EventActionDefinition,
 } from '../../functions/core/actions/action-definition.js';
-import { defaultActionsConfig } from '../../functions/core/actions/actions-config.js';
+import { defaultActionsConfig, loadActionsConfig } from '../../functions/core/actions/actions-config.js';
 import { createActionEntry } from '../../functions/core/actions/run-action.js';
 import { ACTION_FAILED, actionFailedEntry } from '../../functions/core/events/action-events.js';
 import { intakeEntry } from '../../functions/core/events/intake-events.js';
-import { checkRoutes, RoutingTableError, routesOf } from '../../functions/core/routes.js';
+import { buildRoutes, checkRoutes, RoutingTableError, routesOf } from '../../functions/core/routes.js';
 import { createLogger } from '../../functions/shared/logger.js';
 
 const config = defaultActionsConfig();
@@ -115,7 +115,15 @@ describe('any catalog event can trigger an action', () => {
     expect(problems.filter((p) => p.startsWith('loop:'))).toEqual(['loop: a → b → a']);
   });
 
-  it('builds the registry’s own table without a loop', () => {
+  it('builds the registry’s own table, every action switched on, without a problem', () => {
+    const everything = loadActionsConfig({
+      ACTIONS_TRANSFER_ISSUED_OFFER_TO_RECEIVED_ORDER: 'true',
+      ACTIONS_TRANSFER_ISSUED_ORDER_TO_RECEIVED_INVOICE: 'true',
+      ACTIONS_EINVOICE_PARTNERS: '12345678',
+      ACTIONS_EMAIL_PARTNERS: '55555555',
+      ACTIONS_PAYMENT_REMINDERS: 'true',
+    });
+    expect(buildRoutes(everything).length).toBeGreaterThan(buildRoutes(config).length);
     expect(() => routesOf([action('plain', ['IssuedInvoice.Created'])], config)).not.toThrow();
   });
 });

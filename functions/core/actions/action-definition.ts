@@ -157,6 +157,7 @@ export function defineScheduledAction<R extends ActionResource, D, T, O extends 
 const entrySchema = z.object({
   kind: z.enum(['event', 'scheduled']),
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, { error: 'expected a kebab-case handler module name' }),
+  module: z.string().min(1, { error: "expected the defining module's import.meta.url" }),
   uses: z.array(z.enum(actionResources)),
   events: z.array(z.object({ detailType: z.string().regex(/^[A-Z][A-Za-z]*\.[A-Z][A-Za-z]*$/) })),
   outcomes: z.array(z.string().min(1)).min(1),

@@ -8,7 +8,7 @@ import * as z from 'zod';
 import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
 import { collectionOf } from '../../accounting/collections.js';
 import { EventValidationError } from '../errors.js';
-import { createCatalog, sourceCatalog } from '../events/catalog.js';
+import { parseWithEntry, sourceCatalog } from '../events/catalog.js';
 import type { CatalogEntry } from '../events/catalog-entry.js';
 import { anyRecordEnvelopeSchema, changeKinds } from '../events/envelope.js';
 import { paymentChanges } from '../events/payment-events.js';
@@ -82,7 +82,7 @@ export function parseActionEvent(raw: unknown, triggers: readonly CatalogEntry[]
   let detail: unknown;
   try {
     detail = trigger
-      ? createCatalog([trigger]).parseDetail(detailType, outer.data.detail)
+      ? parseWithEntry(trigger, outer.data.detail)
       : sourceCatalog.parseDetail(detailType, outer.data.detail);
   } catch (error) {
     if (error instanceof EventValidationError) {
