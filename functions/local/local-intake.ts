@@ -11,6 +11,7 @@ import type { EntryResult } from '../core/actions/run-action.js';
 import { connectionEventSource } from '../core/connection.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 import { type IntakeConfig, loadIntakeConfig } from '../core/intake/intake-config.js';
+import { registryIntakeConnections } from '../core/intake/intake-connections.js';
 import { type IntakeSource, intakeSources, type QueuedIntakeMessage } from '../core/intake/shop-order.js';
 import type { Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
 import { ENV } from '../shared/env-names.js';
@@ -19,11 +20,13 @@ import type { LocalConnections } from './local-connections.js';
 import { createIntakeHttpServerFor } from './local-intake-server.js';
 
 export interface LocalIntake {
-  /** Base URL; sources post to `<url>/intake/<source>`. */
+  /** Base URL; sources post to `<url>/intake/<connection>/<source>`, or `<url>/intake/<source>` (the connection of `connection`). */
   readonly url: string;
   readonly port: number;
   /** Sources with a secret (the others answer 404). */
   readonly sources: readonly IntakeSource[];
+  /** Many connections: `/intake/<source>` means none, each path names its connection. */
+  readonly named: boolean;
   readonly config: IntakeConfig;
   readonly queue: LocalIntakeQueue;
   /** Stops accepting, then waits until every queued order was imported (or dead-lettered). */
@@ -39,8 +42,10 @@ export async function startLocalIntake(options: {
   idempotency: { client: DynamoDBClient; tableName: string };
   publisher: EventPublisher;
   env: Record<string, string | undefined>;
-  /** The connection whose orders it imports. */
+  /** The connection `/intake/<source>` means (`/intake/<connection>/<source>` names any of the registry). */
   connection: ConnectionEntry;
+  /** `false`: a run of many, where `/intake/<source>` means none (the connection must be named). */
+  ownConnection?: boolean;
   clock: Clock;
   logger: Logger;
   /** Where orders too large for a queue message are claim-checked (the local runtime: its object store). */
@@ -86,6 +91,10 @@ export async function startLocalIntake(options: {
     ...(options.host ? { host: options.host } : {}),
     deps: {
       config,
+      connections: registryIntakeConnections(
+        registry,
+        options.ownConnection === false ? undefined : config.connection,
+      ),
       queue,
       publisher,
       clock,
@@ -97,6 +106,7 @@ export async function startLocalIntake(options: {
     url: server.url,
     port: server.port,
     sources: intakeSources.filter((s) => config.secrets[s] !== undefined),
+    named: options.ownConnection === false,
     config,
     queue,
     async close() {

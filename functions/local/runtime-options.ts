@@ -58,7 +58,7 @@ export interface RuntimeOptions {
   deliveryPolicy?: Partial<DeliveryPolicy>;
   /** How often the e-invoice status tracker runs locally; default: the poll interval. */
   trackerIntervalMs?: number;
-  /** Serve the e-shop order intake (`POST /intake/<source>`) on this port (0 = ephemeral). */
+  /** Serve the e-shop order intake (`POST /intake/<connection>/<source>`, `/intake/<source>`) on this port (0 = ephemeral). */
   intake?: { port: number; host?: string };
   onUpdate?: (update: RuntimeUpdate) => void;
   logger?: Logger;

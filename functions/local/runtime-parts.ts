@@ -236,8 +236,10 @@ export async function openIntake(
     connections: LocalConnections;
     stores: LocalStores;
     bus: LocalBus;
-    /** The connection `/intake/{source}` means. */
+    /** The connection `/intake/{source}` means, unless `named`. */
     primary: ConnectionEntry;
+    /** Many connections: each order's path names its connection (`/intake/{connection}/{source}`). */
+    named: boolean;
   },
 ): Promise<LocalIntake | undefined> {
   if (!options.intake) return undefined;
@@ -249,6 +251,7 @@ export async function openIntake(
     publisher: parts.bus,
     env: options.env,
     connection: parts.primary,
+    ownConnection: !parts.named,
     clock: ctx.clock,
     logger: ctx.logger,
   });

@@ -75,8 +75,6 @@ function checkManyConnections(options: RuntimeOptions): void {
     problems.push('--companies polls the sandbox’s companies: it needs the sandbox (drop --no-sandbox)');
   if (options.env[ENV.eventSource]?.trim())
     problems.push(`${ENV.eventSource}: with many connections each publishes as accounting.<connection>`);
-  if (options.intake)
-    problems.push('--intake-port serves one connection: run it without --companies or --connections');
   if (problems.length > 0) throw new LocalRuntimeConfigError(`invalid settings:\n  ${problems.join('\n  ')}`);
 }
 
@@ -150,7 +148,13 @@ async function assemble(options: RuntimeOptions, ctx: RuntimeContext, a: Assembl
   );
   const { bus } = parts;
   const intake = primary
-    ? await openIntake(options, ctx, { connections, stores: a.stores, bus, primary })
+    ? await openIntake(options, ctx, {
+        connections,
+        stores: a.stores,
+        bus,
+        primary,
+        named: initial.length > 1,
+      })
     : undefined;
   announceStart(options, ctx, a, { primary, actions, intake, initial });
   const progress =
@@ -209,7 +213,7 @@ function announceStart(
     actions: actions?.routes.map((r) => r.id) ?? [],
     connections: parts.initial.filter((e) => !e.paused).map((e) => e.name),
     s3Endpoint: a.stores.servers.s3Endpoint,
-    ...(intake ? { intake: { url: intake.url, sources: intake.sources } } : {}),
+    ...(intake ? { intake: { url: intake.url, sources: intake.sources, named: intake.named } } : {}),
   });
 }
 

@@ -10,6 +10,7 @@
 import type { AccountingApi } from '../accounting/api.js';
 import { RetryLaterError } from '../core/actions/errors.js';
 import type { EntryResult, RunOptions } from '../core/actions/run-action.js';
+import { connectionEventSource } from '../core/connection.js';
 import type { RateLimit } from '../core/connections/connection-entry.js';
 import type { ConnectionRegistry } from '../core/connections/registry.js';
 import { type ImportDeps, importOrder } from '../core/intake/import-order.js';
@@ -54,7 +55,9 @@ export function connectionImports(
       }
       references.set(connection, held); // most recently used last
       if (references.size > DEFAULT_MAX_CLIENTS) references.delete(references.keys().next().value as string);
-      return { ...shared, api, references: held.cache };
+      // Its events carry the connection's own source, as its poller's and actions' do.
+      const config = { ...shared.config, eventSource: connectionEventSource(entry) };
+      return { ...shared, config, api, references: held.cache };
     },
   };
 }
