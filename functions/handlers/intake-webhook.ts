@@ -2,7 +2,7 @@
  * Intake endpoint Lambda behind the HTTP API (`ANY /intake/{connection}/{source}` and `ANY
  * /intake/{source}`, payload format 2.0): only verifies, validates, queues and answers 202; the
  * import Lambda creates the order. The connection is looked up in the deployment's registry: the
- * DynamoDB table (`POLLER_CONNECTIONS_TABLE`), or the registry of one of its environment. The raw body
+ * DynamoDB table (`POLLER_CONNECTIONS_TABLE`), or its own connection only. The raw body
  * (base64-decoded when API Gateway encoded it) is what the signature is checked on. An order too
  * large for a queue message is claim-checked in the claim-check bucket (`CLAIM_CHECK_BUCKET`).
  */
@@ -12,10 +12,9 @@ import { createAwsAdapters, loadAdapterConfig } from '../adapters/aws/adapter-co
 import { createDynamoDbConnectionRegistry } from '../adapters/aws/dynamodb-connection-registry.js';
 import { readSigningSecrets, signingSecretsAsEnv } from '../adapters/aws/intake-secrets.js';
 import { createSqsIntakeQueue } from '../adapters/aws/sqs-intake-queue.js';
-import { createEnvConnectionRegistry } from '../adapters/env-connection-registry.js';
 import { requireSetting } from '../core/actions/config.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
-import { registryIntakeConnections } from '../core/intake/intake-connections.js';
+import { ownConnectionRegistry, registryIntakeConnections } from '../core/intake/intake-connections.js';
 import { type ReceiveDeps, receiveWebhook } from '../core/intake/receive-webhook.js';
 import { createRotatingSecrets } from '../core/intake/rotating-secrets.js';
 import { systemClock } from '../shared/clock.js';
@@ -89,7 +88,7 @@ export async function handlerFromEnv(
   const connectionsTable = env[ENV.connectionsTable]?.trim();
   const registry = connectionsTable
     ? createDynamoDbConnectionRegistry({ client: aws.clients.dynamoDb, tableName: connectionsTable })
-    : createEnvConnectionRegistry(env);
+    : ownConnectionRegistry(config);
   return createHandler({
     config,
     connections: registryIntakeConnections(registry, config.connection),

@@ -15,7 +15,10 @@ import {
   parseConnectionEntry,
 } from '../../functions/core/connections/connection-entry.js';
 import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import { registryIntakeConnections } from '../../functions/core/intake/intake-connections.js';
+import {
+  ownConnectionRegistry,
+  registryIntakeConnections,
+} from '../../functions/core/intake/intake-connections.js';
 import type { EnqueueOptions, IntakeQueue } from '../../functions/core/intake/ports.js';
 import { type ReceiveDeps, receiveWebhook } from '../../functions/core/intake/receive-webhook.js';
 import type { QueuedIntakeMessage } from '../../functions/core/intake/shop-order.js';
@@ -129,6 +132,16 @@ describe('the intake takes its connection from the path', () => {
     expect(String(res.body.error)).toContain('/intake/<connection>/<source>');
     expect((await post(deps, 2, 'shop-b')).status).toBe(202);
     expect(sent.map((s) => s.message.connection)).toEqual(['shop-b']);
+  });
+
+  it("a single-company deployment's endpoint knows its own connection only, from no service settings", async () => {
+    const own = registryIntakeConnections(
+      ownConnectionRegistry({ connection: 'solo', eventSource: 'accounting.solo' }),
+      'solo',
+    );
+    expect(await own.resolve(undefined)).toEqual({ connection: 'solo', eventSource: 'accounting.solo' });
+    expect(await own.resolve('solo')).toEqual({ connection: 'solo', eventSource: 'accounting.solo' });
+    expect(await own.resolve('other')).toBe('unknown');
   });
 
   it('reads the registry only for a request whose signature is verified', async () => {

@@ -31,6 +31,18 @@ export interface IntakeRegistry {
   get(name: string): Promise<(ConnectionSourceOf & { readonly paused: boolean }) | undefined>;
 }
 
+/**
+ * The registry of a single-company deployment as the intake reads it: its own connection only,
+ * never paused (pausing it is a change of the deployment). Unlike the poller's and the actions'
+ * registry of one it needs no service settings: the endpoint never calls the service.
+ */
+export function ownConnectionRegistry(own: { connection: string; eventSource: string }): IntakeRegistry {
+  return {
+    get: async (name) =>
+      name === own.connection ? { name, source: own.eventSource, paused: false } : undefined,
+  };
+}
+
 /** The intake's connections read from a registry; `/intake/{source}` means `ownConnection`, if any. */
 export function registryIntakeConnections(
   registry: IntakeRegistry,
