@@ -12,14 +12,17 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { AwsAdapters } from '../adapters/aws/adapter-config.js';
 import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
 import { createEnvConnectionRegistry } from '../adapters/env-connection-registry.js';
+import { shoptetApiOf } from '../adapters/http/shoptet-api.js';
 import type { ActionResource } from '../core/actions/action-definition.js';
 import { type ActionsConfig, requireSetting } from '../core/actions/config.js';
 import { RetryLaterError } from '../core/actions/errors.js';
 import type { EntryResult, RunOptions } from '../core/actions/run-action.js';
 import { importOrder } from '../core/intake/import-order.js';
+import { importShoptetNotice } from '../core/intake/import-shoptet.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
 import { OrderClaimCheckError, withClaimedOrder } from '../core/intake/order-claim-check.js';
 import { intakeMessageSchema } from '../core/intake/shop-order.js';
+import { isShoptetNoticeMessage, shoptetNoticeMessageSchema } from '../core/intake/shoptet-notification.js';
 import type { Clock, ObjectStore } from '../core/ports.js';
 import { loadSections } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
@@ -40,7 +43,22 @@ export type ImportEntry = (raw: unknown, options?: RunOptions) => Promise<EntryR
  * cannot be read back as stored (`orderStore`: where the endpoint put it).
  */
 export function createImportEntry(imports: ConnectionImports, orderStore?: ObjectStore): ImportEntry {
+  const invalid = (issues: string[], options: RunOptions): EntryResult => {
+    if (options.logInvalid !== false) imports.logger.error('invalid intake message', { issues });
+    return { status: 'invalid', reason: issues.join('; ').slice(0, 500) };
+  };
   return async (raw, options = {}) => {
+    if (isShoptetNoticeMessage(raw)) {
+      // A Shoptet notice: the order is fetched from the shop, then imported like any other.
+      const notice = shoptetNoticeMessageSchema.safeParse(raw);
+      if (!notice.success) {
+        return invalid(
+          notice.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`),
+          options,
+        );
+      }
+      return importShoptetNotice(await imports.depsFor(notice.data.connection), notice.data, options);
+    }
     let message: unknown;
     try {
       message = await withClaimedOrder(raw, orderStore);
@@ -52,9 +70,10 @@ export function createImportEntry(imports: ConnectionImports, orderStore?: Objec
     }
     const parsed = intakeMessageSchema.safeParse(message);
     if (!parsed.success) {
-      const issues = parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`);
-      if (options.logInvalid !== false) imports.logger.error('invalid intake message', { issues });
-      return { status: 'invalid', reason: issues.join('; ').slice(0, 500) };
+      return invalid(
+        parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`),
+        options,
+      );
     }
     return importOrder(await imports.depsFor(parsed.data.connection), parsed.data, options);
   };
@@ -154,7 +173,15 @@ export async function handlerFromEnv(env: Readonly<Record<string, string | undef
   const attempts = importAttempts(c.aws, actionConfig.actions, clock);
   return createHandler(
     connectionImports(
-      { guard, attempts, publisher, clock, logger, config },
+      {
+        guard,
+        attempts,
+        publisher,
+        clock,
+        logger,
+        config,
+        shoptet: shoptetApiOf(config.shoptet, clock.sleep),
+      },
       { ...c, referenceCacheSeconds: config.referenceCacheSeconds },
     ),
     orderStoreOf(c.aws, env),

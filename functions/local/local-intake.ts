@@ -7,6 +7,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { AccountingApi } from '../accounting/api.js';
 import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
 import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
+import { shoptetApiOf } from '../adapters/http/shoptet-api.js';
 import { createLocalIntakeQueue, type LocalIntakeQueue } from '../adapters/local/local-intake-queue.js';
 import type { EntryResult } from '../core/actions/run-action.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
@@ -70,7 +71,15 @@ export async function startLocalIntake(options: {
   const registry = { get: async (name: string) => (name === one.name ? one : undefined) };
   const entry = createImportEntry(
     connectionImports(
-      { guard, attempts, publisher, clock, logger, config },
+      {
+        guard,
+        attempts,
+        publisher,
+        clock,
+        logger,
+        config,
+        shoptet: shoptetApiOf(config.shoptet, clock.sleep),
+      },
       { registry, clients: clientOfOne(api), clock, referenceCacheSeconds: config.referenceCacheSeconds },
     ),
     options.orderStore,

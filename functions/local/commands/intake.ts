@@ -18,6 +18,7 @@ const SECRET_VARIABLE: Record<IntakeSource, string> = {
   shopify: INTAKE_ENV.shopifySecret,
   woocommerce: INTAKE_ENV.woocommerceSecret,
   generic: INTAKE_ENV.genericSecret,
+  shoptet: INTAKE_ENV.shoptetSignatureKey,
 };
 
 export const intakeCommand = defineCommand({
@@ -50,7 +51,7 @@ export const intakeCommand = defineCommand({
     json: { type: 'boolean', description: 'One JSON object per delivery.' },
   },
   schema: z.object({
-    source: z.enum(intakeSources, { error: 'expected shopify, woocommerce or generic' }),
+    source: z.enum(intakeSources, { error: 'expected shopify, woocommerce, generic or shoptet' }),
     file: z.string().min(1, { message: 'expected a file path' }).optional(),
     count: z.coerce
       .number({ error: 'expected a whole number 1-1000' })
