@@ -5,6 +5,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { AccountingApi } from '../accounting/api.js';
+import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
 import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
 import { shoptetApiOf } from '../adapters/http/shoptet-api.js';
@@ -13,6 +14,13 @@ import type { EntryResult } from '../core/actions/run-action.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 import { type IntakeConfig, loadIntakeConfig } from '../core/intake/intake-config.js';
 import { type IntakeSource, intakeSources, type QueuedIntakeMessage } from '../core/intake/shop-order.js';
+import {
+  SWEEP_FIRST_LOOKBACK_SECONDS,
+  SWEEP_OVERLAP_SECONDS,
+  type SweepCheckpoint,
+  type SweepResult,
+  sweepShoptetOrders,
+} from '../core/intake/shoptet-sweep.js';
 import type { Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
 import { clientOfOne, connectionImports } from '../handlers/connection-imports.js';
 import { createImportEntry } from '../handlers/import-orders.js';
@@ -27,6 +35,11 @@ export interface LocalIntake {
   readonly sources: readonly IntakeSource[];
   readonly config: IntakeConfig;
   readonly queue: LocalIntakeQueue;
+  /**
+   * Runs the Shoptet reconciliation sweep once (it also runs every `INTAKE_SHOPTET_SWEEP_SECONDS`
+   * while the intake runs); undefined when Shoptet is not configured (no token or no key).
+   */
+  sweepShoptet(): Promise<SweepResult | undefined>;
   /** Stops accepting, then waits until every queued order was imported (or dead-lettered). */
   close(): Promise<void>;
 }
@@ -69,17 +82,10 @@ export async function startLocalIntake(options: {
   // The import reads the connection a message names from the registry, here the one of this runtime.
   const one = options.connection;
   const registry = { get: async (name: string) => (name === one.name ? one : undefined) };
+  const shoptet = shoptetApiOf(config.shoptet, clock.sleep);
   const entry = createImportEntry(
     connectionImports(
-      {
-        guard,
-        attempts,
-        publisher,
-        clock,
-        logger,
-        config,
-        shoptet: shoptetApiOf(config.shoptet, clock.sleep),
-      },
+      { guard, attempts, publisher, clock, logger, config, shoptet },
       { registry, clients: clientOfOne(api), clock, referenceCacheSeconds: config.referenceCacheSeconds },
     ),
     options.orderStore,
@@ -103,13 +109,45 @@ export async function startLocalIntake(options: {
       ...(options.orderStore ? { orderStore: options.orderStore } : {}),
     },
   });
+  const sweep = async (): Promise<SweepResult | undefined> => {
+    if (!shoptet || !config.secrets.shoptet) return undefined;
+    return sweepShoptetOrders({
+      shoptet,
+      // The sweep's checkpoint beside the intake records (the same table, its own key).
+      checkpoints: createDynamoDbCheckpointStore<SweepCheckpoint>({
+        ...options.idempotency,
+        keyAttribute: 'id',
+      }),
+      queue,
+      clock,
+      logger,
+      connection: config.connection,
+      webhookUrl: config.shoptet.webhookUrl ?? `${server.url}/intake/shoptet`,
+      reregister: config.shoptet.reregisterWebhooks,
+      firstLookbackSeconds: SWEEP_FIRST_LOOKBACK_SECONDS,
+      overlapSeconds: SWEEP_OVERLAP_SECONDS,
+    });
+  };
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const timer =
+    shoptet && config.secrets.shoptet && config.shoptet.sweepSeconds > 0
+      ? setInterval(() => {
+          sweeping = sweep().catch((error: unknown) =>
+            logger.warn('shoptet sweep failed', { error: error instanceof Error ? error.name : 'unknown' }),
+          );
+        }, config.shoptet.sweepSeconds * 1000)
+      : undefined;
+  timer?.unref();
   return {
     url: server.url,
     port: server.port,
     sources: intakeSources.filter((s) => config.secrets[s] !== undefined),
     config,
     queue,
+    sweepShoptet: sweep,
     async close() {
+      if (timer) clearInterval(timer);
+      await sweeping;
       await server.close();
       await queue.drain();
     },

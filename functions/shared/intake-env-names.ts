@@ -14,6 +14,10 @@ export const INTAKE_ENV = {
   shoptetToken: 'INTAKE_SHOPTET_TOKEN',
   /** `private` (a Premium shop's private API token) or `access` (an add-on's access token). */
   shoptetTokenKind: 'INTAKE_SHOPTET_TOKEN_KIND',
+  /** The reconciliation sweep: how often, where the shop's webhooks should point, and whether to re-register them. */
+  shoptetSweepSeconds: 'INTAKE_SHOPTET_SWEEP_SECONDS',
+  shoptetWebhookUrl: 'INTAKE_SHOPTET_WEBHOOK_URL',
+  shoptetReregister: 'INTAKE_SHOPTET_REREGISTER_WEBHOOKS',
   /** On AWS: Secrets Manager secret (ARN or name) holding the secrets above as JSON keys. */
   secretsSecret: 'INTAKE_SECRETS_SECRET',
   /** How long the secrets read from Secrets Manager are reused before they are read again. */

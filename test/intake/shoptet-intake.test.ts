@@ -19,7 +19,14 @@ let twin: ShoptetTwin;
 let started: StartedIntake | undefined;
 
 beforeAll(async () => {
-  twin = await startShoptetTwin({ token: TOKEN, signatureKey: KEY, notificationRetryMs: 20 });
+  // A roomy bucket: each test sets the 429s and 423s it needs as faults.
+  twin = await startShoptetTwin({
+    token: TOKEN,
+    signatureKey: KEY,
+    notificationRetryMs: 20,
+    bucketCapacity: 500,
+    bucketLeakPerSecond: 100,
+  });
 });
 afterAll(async () => {
   await twin?.close();
@@ -30,12 +37,13 @@ afterEach(async () => {
   twin.setFaults({ rateLimitNext: 0, lockNext: 0, dropNotifications: false, latencyMs: 0 });
 });
 
-async function startShoptetIntake(): Promise<StartedIntake> {
+async function startShoptetIntake(env: Record<string, string> = {}): Promise<StartedIntake> {
   const s = await startIntake(bed, {
     env: {
       INTAKE_SHOPTET_SIGNATURE_KEY: KEY,
       INTAKE_SHOPTET_API_URL: twin.url,
       INTAKE_SHOPTET_TOKEN: TOKEN,
+      ...env,
     },
   });
   // The shop's webhooks point at this intake (registered through the API, as a user would).
@@ -194,5 +202,58 @@ describe('Shoptet intake (twin, local endpoint, sandbox, dynalite)', () => {
     expect(stats.locked - statsBefore.locked).toBeGreaterThanOrEqual(3);
     expect(stats.maxInFlight).toBeLessThanOrEqual(3);
     expect(started.intake.queue.deadLetters()).toEqual([]);
+  });
+
+  it('a notification lost in all 3 tries is imported by the sweep, once; missing webhooks are reported and re-registered', async () => {
+    started = await startShoptetIntake();
+    twin.setFaults({ dropNotifications: true });
+    const lostBefore = twin.stats().notificationsLost;
+    const order = await twin.createOrder({ country: 'sk', lines: 3, shipping: true });
+    // Three tries to each registered URL (every intake of this file registered its own), all lost.
+    const hooks = twin.webhooks().filter((h) => h.event === 'order:create').length;
+    expect(twin.stats().notificationsLost - lostBefore).toBe(3 * hooks);
+    await started.intake.queue.drain();
+    const marker = orderMarker('shoptet', order.code);
+    expect(ordersWithMarker(bed, marker)).toHaveLength(0);
+
+    const first = await started.intake.sweepShoptet();
+    await started.intake.queue.drain();
+    expect(first?.queued).toBeGreaterThanOrEqual(1);
+    expect(first?.missingWebhooks).toEqual([]);
+    const created = ordersWithMarker(bed, marker);
+    expect(created).toHaveLength(1);
+    expect(totalOf(created[0] as Record<string, unknown>)).toBe(Number(order.price.withVat));
+    // The next sweep lists it again (the overlap) and imports nothing twice.
+    await started.intake.sweepShoptet();
+    await started.intake.queue.drain();
+    expect(ordersWithMarker(bed, marker)).toHaveLength(1);
+    expect(started.intake.queue.deadLetters()).toEqual([]);
+    await started.intake.close();
+
+    // Webhooks of another URL (a deactivated one, say): reported, and registered when asked.
+    const url = 'http://127.0.0.1:9/intake/shoptet';
+    started = await startShoptetIntake({ INTAKE_SHOPTET_WEBHOOK_URL: url });
+    expect((await started.intake.sweepShoptet())?.missingWebhooks).toEqual([
+      'order:create',
+      'order:update',
+      'order:paid',
+    ]);
+    expect(twin.webhooks().filter((h) => h.url === url)).toHaveLength(0);
+    await started.intake.close();
+    started = await startShoptetIntake({
+      INTAKE_SHOPTET_WEBHOOK_URL: url,
+      INTAKE_SHOPTET_REREGISTER_WEBHOOKS: 'true',
+    });
+    expect((await started.intake.sweepShoptet())?.registeredWebhooks).toEqual([
+      'order:create',
+      'order:update',
+      'order:paid',
+    ]);
+    expect(
+      twin
+        .webhooks()
+        .filter((h) => h.url === url)
+        .map((h) => h.event),
+    ).toEqual(['order:create', 'order:update', 'order:paid']);
   });
 });

@@ -78,6 +78,17 @@ const envSchema = z.object({
   [INTAKE_ENV.shoptetTokenKind]: z
     .enum(['private', 'access'], { error: 'expected private or access' })
     .default('private'),
+  [INTAKE_ENV.shoptetSweepSeconds]: z.coerce
+    .number({ error: 'expected a whole number of seconds (0 = no sweep)' })
+    .int({ error: 'expected a whole number of seconds (0 = no sweep)' })
+    .min(0, { error: 'expected a whole number of seconds (0 = no sweep)' })
+    .default(900),
+  [INTAKE_ENV.shoptetWebhookUrl]: z
+    .url({ protocol: /^https?$/, error: 'expected an http(s) URL' })
+    .optional(),
+  [INTAKE_ENV.shoptetReregister]: z
+    .enum(['true', 'false'], { error: 'expected true or false' })
+    .default('false'),
   [INTAKE_ENV.maxBodyBytes]: bytesUpTo(MAX_BODY_BYTES, MAX_BODY_BYTES, 'a Lambda invocation carries 6 MB'),
   [INTAKE_ENV.maxQueueMessageBytes]: bytesUpTo(
     MAX_QUEUE_MESSAGE_BYTES,
@@ -146,6 +157,12 @@ export interface ShoptetApiSettings {
   token?: string;
   /** `private` → `Shoptet-Private-API-Token`, `access` → `Shoptet-Access-Token`. */
   tokenKind: 'private' | 'access';
+  /** How often the reconciliation sweep runs (0 = never). */
+  sweepSeconds: number;
+  /** The intake's URL the shop's webhooks should point at (`…/intake/shoptet`); unset = not checked. */
+  webhookUrl?: string;
+  /** The sweep registers missing webhooks (else it only reports them). */
+  reregisterWebhooks: boolean;
 }
 
 export interface IntakeConfig {
@@ -202,6 +219,9 @@ export function loadIntakeConfig(env: Env): IntakeConfig {
       baseUrl: e[INTAKE_ENV.shoptetApiUrl].replace(/\/+$/, ''),
       ...(token ? { token } : {}),
       tokenKind: e[INTAKE_ENV.shoptetTokenKind],
+      sweepSeconds: e[INTAKE_ENV.shoptetSweepSeconds],
+      ...(e[INTAKE_ENV.shoptetWebhookUrl] ? { webhookUrl: e[INTAKE_ENV.shoptetWebhookUrl] } : {}),
+      reregisterWebhooks: e[INTAKE_ENV.shoptetReregister] === 'true',
     },
     maxQueueMessageBytes: e[INTAKE_ENV.maxQueueMessageBytes],
     mapping: {

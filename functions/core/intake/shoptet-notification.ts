@@ -38,11 +38,15 @@ export const shoptetNotificationSchema = z.looseObject({
 });
 export type ShoptetNotification = z.infer<typeof shoptetNotificationSchema>;
 
-/** One order code of a notification, as queued for the importer. */
+/** A notice of the reconciliation sweep: an order changed since its checkpoint (no notification). */
+export const SWEEP_EVENT = 'sweep';
+
+/** One order code of a notification (or of the sweep), as queued for the importer. */
 export const shoptetOrderNoticeSchema = z
   .object({
-    eshopId: z.number().int().positive(),
-    event: z.enum(shoptetOrderEvents),
+    /** The shop's id; the sweep's notices have none (Shoptet's order list does not say it). */
+    eshopId: z.number().int().positive().optional(),
+    event: z.enum([...shoptetOrderEvents, SWEEP_EVENT]),
     code: orderCodeSchema,
     eventCreated: z.string().min(1).max(64),
   })
@@ -103,7 +107,11 @@ export function orderNoticesOf(
   return { notices: [...new Set(parsed.data)].map((code) => ({ eshopId, event: type, code, eventCreated })) };
 }
 
-/** The deduplication id of one notice: the same (eshop, event, order) is queued once. */
+/**
+ * The deduplication id of one notice: the same (eshop, event, order) is queued once; a sweep's
+ * notice once per (order, change time).
+ */
 export function noticeDeduplicationId(notice: ShoptetOrderNotice): string {
+  if (notice.event === SWEEP_EVENT) return `shoptet:sweep:${notice.code}:${notice.eventCreated}`;
   return `shoptet:${notice.eshopId}:${notice.event}:${notice.code}`;
 }
