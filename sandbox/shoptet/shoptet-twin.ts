@@ -81,8 +81,8 @@ export interface ShoptetTwin {
   updateOrder(code: string): Promise<void>;
   /** Marks an order paid and notifies `order:paid` (only an unpaid order becomes paid). */
   payOrder(code: string): Promise<void>;
-  /** Sends a notification to the webhooks of its event; resolves when every try ended. */
-  notify(event: string, eventInstance: string): Promise<void>;
+  /** Sends a notification to the webhooks of its event; resolves when every try ended, with each hook's last answer. */
+  notify(event: string, eventInstance: string): Promise<{ url: string; status: number | null }[]>;
   close(): Promise<void>;
 }
 
@@ -139,7 +139,9 @@ export async function startShoptetTwin(options: ShoptetTwinOptions): Promise<Sho
     return bucket;
   };
 
-  const deliver = async (hook: Webhook, body: string) => {
+  /** The answer to the last try of each hook (null: no answer), for the admin's report. */
+  const deliver = async (hook: Webhook, body: string): Promise<{ url: string; status: number | null }> => {
+    let status: number | null = null;
     for (let attempt = 1; attempt <= 3 && !closed; attempt += 1) {
       if (attempt > 1) await new Promise((r) => setTimeout(r, retryMs).unref());
       if (faults.dropNotifications) {
@@ -158,17 +160,18 @@ export async function startShoptetTwin(options: ShoptetTwinOptions): Promise<Sho
         });
         await res.arrayBuffer();
         stats.notificationsSent += 1;
-        if (res.status >= 200 && res.status < 300) return;
+        status = res.status;
+        if (res.status >= 200 && res.status < 300) break;
       } catch {
         stats.notificationsLost += 1;
       }
     }
+    return { url: hook.url, status };
   };
 
   const notify = async (event: string, eventInstance: string) => {
     const body = JSON.stringify({ eshopId, event, eventCreated: shoptetTime(new Date()), eventInstance });
-    const tries = webhooks.filter((h) => h.event === event).map((h) => deliver(h, body));
-    await Promise.all(tries);
+    return Promise.all(webhooks.filter((h) => h.event === event).map((h) => deliver(h, body)));
   };
 
   const touch = (order: TwinOrder) => {
@@ -323,6 +326,14 @@ export async function startShoptetTwin(options: ShoptetTwinOptions): Promise<Sho
     send(res, 404, failure('not-found', 'Endpoint not found.'));
   };
 
+  const makeOrder = (shape: Partial<OrderShape> | undefined, seed: number | undefined) => {
+    const random = seededRandom(seed ?? Math.floor(Math.random() * 2 ** 31));
+    const code = String(nextCode++);
+    const order = shoptetOrder(code, { ...randomShape(random), ...shape }, random, new Date());
+    orders.set(code, order);
+    return order;
+  };
+
   const twin: Omit<ShoptetTwin, 'url' | 'close'> = {
     eshopId,
     signatureKey: () => signatureKey,
@@ -333,11 +344,8 @@ export async function startShoptetTwin(options: ShoptetTwinOptions): Promise<Sho
     },
     stats: () => ({ ...stats }),
     async createOrder(shape, seed) {
-      const random = seededRandom(seed ?? Math.floor(Math.random() * 2 ** 31));
-      const code = String(nextCode++);
-      const order = shoptetOrder(code, { ...randomShape(random), ...shape }, random, new Date());
-      orders.set(code, order);
-      await notify('order:create', code);
+      const order = makeOrder(shape, seed);
+      await notify('order:create', order.code);
       return order;
     },
     async updateOrder(code) {
@@ -386,8 +394,10 @@ export async function startShoptetTwin(options: ShoptetTwinOptions): Promise<Sho
         body.lines <= 300
       )
         shape.lines = body.lines;
-      const order = await twin.createOrder(shape, typeof body.seed === 'number' ? body.seed : undefined);
+      const order = makeOrder(shape, typeof body.seed === 'number' ? body.seed : undefined);
+      const notified = await notify('order:create', order.code);
       send(res, 201, {
+        notified,
         code: order.code,
         total: order.price.withVat,
         currency: order.price.currencyCode,

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createShoptetApi } from '../../functions/adapters/http/shoptet-api.js';
 import { orderMarker } from '../../functions/core/intake/map-order.js';
 import { hmacSha1Hex } from '../../functions/core/intake/signatures.js';
+import { registerIntakeWebhooks, sendShoptetOrder } from '../../functions/local/shoptet-send.js';
 import { type ShoptetTwin, startShoptetTwin } from '../../sandbox/shoptet/shoptet-twin.js';
 import { ordersWithMarker, type StartedIntake, startIntake, useIntakeBed } from './support.js';
 
@@ -255,5 +256,17 @@ describe('Shoptet intake (twin, local endpoint, sandbox, dynalite)', () => {
         .filter((h) => h.url === url)
         .map((h) => h.event),
     ).toEqual(['order:create', 'order:update', 'order:paid']);
+  });
+
+  it('intake send --source shoptet plays the shop through the twin: one received order at its total', async () => {
+    started = await startShoptetIntake();
+    await registerIntakeWebhooks(twin.url, TOKEN, `${started.intake.url}/intake/shoptet`);
+    const sent = await sendShoptetOrder(twin.url, { country: 'sk', lines: 120, seed: 36 });
+    expect(sent.status).toBe(202);
+    await started.intake.queue.drain();
+    const created = ordersWithMarker(bed, orderMarker('shoptet', sent.code));
+    expect(created).toHaveLength(1);
+    expect(totalOf(created[0] as Record<string, unknown>)).toBe(Number(sent.total));
+    expect(sent.currency).toBe('EUR');
   });
 });
