@@ -256,7 +256,7 @@ describe('Shoptet intake (twin, local endpoint, sandbox, dynalite)', () => {
         .filter((h) => h.url === url)
         .map((h) => h.event),
     ).toEqual(['order:create', 'order:update', 'order:paid']);
-  });
+  }, 120_000);
 
   it('intake send --source shoptet plays the shop through the twin: one received order at its total', async () => {
     started = await startShoptetIntake();
