@@ -11,7 +11,6 @@
  */
 import type * as z from 'zod';
 import type { Clock } from '../ports.js';
-import type { IntakeConfig } from './intake-config.js';
 import { IGNORED, type IntakeLog, type IntakeResponse, issuesOf, reply } from './intake-response.js';
 import type { IntakeQueue } from './ports.js';
 import {
@@ -23,7 +22,8 @@ import {
 } from './shoptet-notification.js';
 
 export interface ShoptetReceiveDeps {
-  config: Pick<IntakeConfig, 'connection'>;
+  /** The connection the notification's orders go to (named by the path, or the deployment's own). */
+  connection: string;
   queue: IntakeQueue;
   clock: Clock;
 }
@@ -79,7 +79,7 @@ export async function acceptShoptetNotification(
       const deliveryId = noticeDeduplicationId(notice);
       const message: ShoptetNoticeMessage = {
         version: 1,
-        connection: deps.config.connection,
+        connection: deps.connection,
         source: 'shoptet',
         deliveryId,
         receivedAt,
