@@ -135,13 +135,7 @@ export class StatelessStack extends Stack {
     );
 
     // --- bank statements dropped into S3 → `BankTransaction.Received`, when a route liquidates them
-    this.bankStatements = takesBankTransactions(props.routes)
-      ? bankStatementDrop(this, {
-          config,
-          resources,
-          connectionsTable: this.connectionPolling?.connectionsTable,
-        })
-      : undefined;
+    this.bankStatements = this.statementDrop(props);
 
     // --- e-shop order intake: HTTP API → verify → FIFO queue → import
     if (config.intakeEnabled) this.orderIntake = this.intake(config, resources);
@@ -174,6 +168,16 @@ export class StatelessStack extends Stack {
     });
     this.dashboard = config.dashboard ? this.operationsDashboard(config) : undefined;
     this.outputs(prefix);
+  }
+
+  private statementDrop(props: StatelessStackProps): BankStatementDrop | undefined {
+    if (!takesBankTransactions(props.routes)) return undefined;
+    const { config, resources } = props;
+    return bankStatementDrop(this, {
+      config,
+      resources,
+      connectionsTable: this.connectionPolling?.connectionsTable,
+    });
   }
 
   private intake(config: InfraConfig, resources: StatefulResources): OrderIntake {
