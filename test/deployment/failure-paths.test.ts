@@ -21,8 +21,6 @@ const OUT_OF_FLOW: OutOfFlow = {
   Routeliquidatepayments: 'the bank statements dropped into S3 are run in one-connection.test.ts',
   BankStatements: 'the bank statements dropped into S3 are run in one-connection.test.ts',
   OrderIntake: 'the intake is run in one-connection.test.ts',
-  RoutetransferissueslipRule:
-    'the poison message is put on its queue directly; the rule is run in one-connection.test.ts',
   ActionFailedRule:
     'an invalid event is dead-lettered, not failed; Action.Failed (a liquidation whose outcome is unknown) is run in one-connection.test.ts',
 };
