@@ -203,6 +203,7 @@ describe('a default single-company deployment, counted', () => {
     const alarms = alarmsOf(lean);
     expect(alarms.map((a) => a.name)).toEqual([
       'ActionFailedAlarm',
+      'BankStatements-DlqAlarm',
       'IntakeApi5xxAlarm',
       'IntakeDlqAlarm',
       'PollerErrorsAlarm',
