@@ -25,7 +25,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { defaultPolledCollectionsFor } from '../functions/accounting/collections.js';
 import { defaultMaxClients, SHARD_DEFAULTS } from '../functions/handlers/connections-config.js';
 import { pollShardCycle } from '../functions/handlers/poll-connections.js';
-import { loadPollerSettings } from '../functions/handlers/poller-config.js';
+import { loadPollerSettings } from '../functions/wiring/poller-config.js';
 import { defaultInfraConfig } from '../infra/config/load.js';
 import { billedMs, platformLogBytes } from './connections-billing.js';
 import { type CostLine, costPerConnectionMonth, type MeasuredUsage } from './connections-cost.js';

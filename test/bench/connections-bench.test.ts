@@ -25,14 +25,19 @@ describe('connections benchmark (20 connections, 2 steady cycles)', () => {
     const collections = figures.details.collectionsPerConnection;
     expect(collections).toBe(12);
     for (const [cycle, perConnection] of requests.entries()) {
-      if (cycle < WARM_UP_CYCLES) continue; // the warm-up backfill (then the settle cycle, the steady ones, the tail)
+      // The steady cycles only: not the warm-up backfill, the settle cycle after it, or the tail.
+      if (cycle <= WARM_UP_CYCLES || cycle === requests.length - 1) continue;
       expect(perConnection.size).toBe(COUNT);
       for (const [connection, n] of perConnection) {
-        if (!changed[cycle]?.has(connection)) expect(n, `${connection} in cycle ${cycle}`).toBe(collections);
-        else expect(n).toBeGreaterThanOrEqual(collections);
+        // One per polled collection, plus the payment detector's reads when it is due (on by default).
+        if (!changed[cycle]?.has(connection)) {
+          expect(n, `${connection} in cycle ${cycle}`).toBeGreaterThanOrEqual(collections);
+          expect(n, `${connection} in cycle ${cycle}`).toBeLessThanOrEqual(collections + 2);
+        } else expect(n).toBeGreaterThanOrEqual(collections);
       }
     }
-    expect(figures.details.idleRequestsPerConnectionPerCycle).toBe(collections);
+    expect(figures.details.idleRequestsPerConnectionPerCycle).toBeGreaterThanOrEqual(collections);
+    expect(figures.details.idleRequestsPerConnectionPerCycle).toBeLessThanOrEqual(collections + 2);
     expect(figures.details.changedConnectionsPerCycle).toBe(2);
     expect(figures.requestsPerConnectionPerCycle).toBeGreaterThanOrEqual(collections);
   });
@@ -71,8 +76,9 @@ describe('connections benchmark (20 connections, 2 steady cycles)', () => {
     const { perConnection } = figures.details.perCycle;
     expect(perConnection.readUnits).toBeGreaterThan(0);
     // Writes of a steady cycle: the changed connections' checkpoints and the shards' leases only.
+    // (plus the settle writes those changes owe, measured in the tail cycle and folded in).
     expect(figures.details.perCycle.dynamoDbWriteUnits).toBeLessThanOrEqual(
-      4 * 2 + 2 * figures.details.perCycle.pollerInvocations,
+      4 * 2 + 2 * figures.details.perCycle.pollerInvocations + figures.details.settleWriteUnitsPerCycle,
     );
     // Credentials: read once per container and cache period, not per cycle.
     expect(figures.details.perCycle.credentialCalls).toBeLessThanOrEqual(
