@@ -16,6 +16,7 @@ export const unitTests = [
   'test/accounting/retry-policy.test.ts',
   'test/accounting/secrets.test.ts',
   'test/accounting/stale-socket.test.ts',
+  'test/accounting/typed-methods.test.ts',
   'functions/core/actions/track-einvoices/einvoice-tracking.test.ts',
   'test/actions/registry.test.ts',
   'test/actions/routes-and-events.test.ts',

@@ -1,24 +1,22 @@
 /**
- * What the rest of the product uses of the accounting client. `createAccountingClient`
+ * What the rest of the product uses of the accounting client: a typed method for every operation
+ * of the endpoint catalog, each answering a parsed, typed value. `createAccountingClient`
  * (client.ts) implements it; tests of core may pass a fake with the same shape.
  */
-import type { Readable } from 'node:stream';
+import type { ApiRecord, CallInput, Created, Download, NotReady } from './call-results.js';
 import type { CollectionName } from './collections.js';
+import type { OperationMethods } from './operation-methods.js';
+import type { RequestBodyOf } from './request-bodies.js';
 
-export interface ModificationInfo {
-  /** Absent on general reference lists of the real service (`ModifiedDate` only). */
-  CreatedDate?: string | null;
-  CreatedBy?: string;
-  ModifiedDate: string;
-  ModifiedBy?: string;
-}
-
-/** A record as the service returns it: the fields we rely on are typed, every other field passes through. */
-export interface ApiRecord {
-  Id: string;
-  ModificationInfo?: ModificationInfo;
-  [field: string]: unknown;
-}
+export type {
+  ApiRecord,
+  CallInput,
+  Created,
+  Download,
+  ModificationInfo,
+  NotReady,
+  Warning,
+} from './call-results.js';
 
 export interface ListOptions {
   /** ISO date-time; inclusive lower bound on `ModificationInfo.ModifiedDate`. */
@@ -52,58 +50,50 @@ export interface Page<T = ApiRecord> {
   serverTime?: string;
 }
 
-export interface CallInput {
-  /** Path parameters (`{id}`, `{collection}`, `{sendingId}`). */
-  params?: Record<string, string>;
-  query?: Record<string, string | number | boolean | undefined>;
-  body?: unknown;
-  signal?: AbortSignal;
+/** A document's file export: which document, and for a PDF its language. */
+export interface FileInput {
+  readonly collection: CollectionName;
+  readonly id: string;
+  readonly signal?: AbortSignal;
 }
 
-export interface Warning {
-  Code: string;
-  Message: string;
-}
-
-/** `EntityCreatedResponseDtoOf<X>`: create and transfer results. */
-export interface Created<T = ApiRecord> {
-  data: T | null;
-  warnings: Warning[];
-}
-
-export interface Download {
-  body: Readable;
-  contentType: string;
-  contentLength?: number;
-}
-
-/** ISDOC export answered `204 No Content`: the document is not ready yet. */
-export interface NotReady {
-  notReady: true;
-}
-
-export interface AccountingApi {
-  /** Pages of a collection, lazily (one request per page, none before iteration). */
+/**
+ * The typed methods of the per-collection operations (`<Collection>.list|get|pdf|isdoc|create`);
+ * those of every other operation (`OperationMethods`) follow from the endpoint catalog.
+ */
+export interface CollectionMethods {
+  /** `<Collection>.list`: pages of a collection, lazily (one request per page, none before iteration). */
   listPages<T extends ApiRecord = ApiRecord>(
     collection: CollectionName,
     options?: ListOptions,
   ): AsyncIterable<Page<T>>;
-  /** Items of a collection across pages. */
+  /** `<Collection>.list`: items of a collection across pages. */
   listItems<T extends ApiRecord = ApiRecord>(
     collection: CollectionName,
     options?: ListOptions,
   ): AsyncIterable<T>;
+  /** `<Collection>.get`: one record by id. */
   get<T extends ApiRecord = ApiRecord>(
     collection: CollectionName,
     id: string,
     signal?: AbortSignal,
   ): Promise<T>;
-  /** Create (`<Collection>.create`, `BusinessPartners.create`, bank documents) or transfer: never blindly retried. */
+  /** `<Collection>.pdf`: the document as PDF, streamed (`Language` `Current` unless told). */
+  pdf(input: FileInput & { readonly language?: 'Current' | 'English' }): Promise<Download | NotReady>;
+  /** `<Collection>.isdoc`: the document as ISDOC, streamed; `NotReady` on 204. */
+  isdoc(input: FileInput): Promise<Download | NotReady>;
+  /** `<Collection>.create`: imports one document; never blindly retried. */
+  importDocument<C extends CollectionName>(input: {
+    readonly collection: C;
+    readonly body: RequestBodyOf<`${C}.create`>;
+    readonly signal?: AbortSignal;
+  }): Promise<Created>;
+}
+
+/** What the rest of the product uses of the client: a typed method for every operation of the catalog. */
+export interface AccountingApi extends CollectionMethods, OperationMethods {
+  /** Create or transfer by catalog id (`create`/`transfer` operations): never blindly retried. */
   create<T extends ApiRecord = ApiRecord>(operationId: string, input?: CallInput): Promise<Created<T>>;
-  /** Any operation of the catalog by id; parses a JSON body when there is one. */
-  call<T = unknown>(operationId: string, input?: CallInput): Promise<T>;
-  /** Streams a binary export (PDF, ISDOC); `NotReady` on 204. */
-  download(operationId: string, input?: CallInput): Promise<Download | NotReady>;
 }
 
 export function isNotReady(result: Download | NotReady): result is NotReady {

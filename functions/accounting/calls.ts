@@ -1,8 +1,10 @@
 /**
  * The client's calls over the endpoint catalog: each checks its input (operation, collection, id,
  * path parameters, request body) before anything is sent, builds the exchange and reads the
- * answer with the catalog's schemas.
+ * answer with the catalog's schemas (each operation's `answer`).
  */
+
+import type * as z from 'zod';
 import type { ApiRecord, CallInput, Created, Download, ListOptions, NotReady, Page, Warning } from './api.js';
 import { type CollectionName, type CollectionSpec, findCollection } from './collections.js';
 import type { AccountingConfig } from './config.js';
@@ -20,6 +22,7 @@ import {
   fieldPath,
   listEnvelopeSchema,
   recordFieldsSchemaFor,
+  recordSchema,
   recordSchemaFor,
 } from './schemas.js';
 import type { RawResponse } from './transport.js';
@@ -161,6 +164,35 @@ export async function getRecord<T extends ApiRecord = ApiRecord>(
   );
 }
 
+const createdEnvelopes = new WeakMap<z.ZodType, ReturnType<typeof createdEnvelopeSchema>>();
+
+/** `EntityCreatedResponseDtoOf<X>` read with `X`'s schema; an empty answer created nothing visible. */
+function readCreated<T>(data: z.ZodType, value: unknown, req: RequestInfo): Created<T> {
+  if (value === undefined) return { data: null, warnings: [] };
+  let envelope = createdEnvelopes.get(data);
+  if (!envelope) {
+    envelope = createdEnvelopeSchema(data);
+    createdEnvelopes.set(data, envelope);
+  }
+  const created = validate(envelope, value, req);
+  return {
+    data: (created.Data ?? null) as T | null,
+    warnings: (created.Warnings ?? []).map((w): Warning => ({ Code: w.Code, Message: w.Message ?? '' })),
+  };
+}
+
+/**
+ * A JSON answer read as the operation's row says: parsed with its DTO's schema, a created
+ * envelope, or (an answer the contract does not show) dropped. Throws `SchemaMismatchError`
+ * naming the first field that does not match.
+ */
+export function readAnswer(op: OperationSpec, value: unknown, req: RequestInfo): unknown {
+  const { answer } = op;
+  if ('json' in answer) return validate(answer.json, value, req);
+  if ('created' in answer) return readCreated(answer.created, value, req);
+  return undefined;
+}
+
 export async function createRecord<T extends ApiRecord = ApiRecord>(
   c: CallContext,
   operationId: string,
@@ -169,16 +201,11 @@ export async function createRecord<T extends ApiRecord = ApiRecord>(
   const op = operation(c, operationId);
   if (op.method === 'GET')
     throw new InvalidArgumentError('operationId', `an operation that creates (${op.id} reads)`);
-  return jsonExchange(c, op, input, (value, req) => {
-    if (value === undefined) return { data: null, warnings: [] };
-    const created = validate(createdEnvelopeSchema, value, req);
-    return {
-      data: (created.Data ?? null) as T | null,
-      warnings: (created.Warnings ?? []).map((w): Warning => ({ Code: w.Code, Message: w.Message ?? '' })),
-    };
-  });
+  const data = 'created' in op.answer ? op.answer.created : recordSchema;
+  return jsonExchange(c, op, input, (value, req) => readCreated<T>(data, value, req));
 }
 
+/** Any JSON operation of the catalog by id, its answer as the service sent it (tools and tests). */
 export async function callOperation<T = unknown>(
   c: CallContext,
   operationId: string,
@@ -188,6 +215,13 @@ export async function callOperation<T = unknown>(
   if (op.kind === 'binary')
     throw new InvalidArgumentError('operationId', `a JSON operation (${op.id} is a file: use download)`);
   return jsonExchange(c, op, input, (value) => value as T);
+}
+
+/** Any operation of the catalog by id, its answer read as its row says (the typed methods' one path). */
+export async function invoke(c: CallContext, operationId: string, input: CallInput = {}): Promise<unknown> {
+  const op = operation(c, operationId);
+  if ('file' in op.answer) return download(c, operationId, input);
+  return jsonExchange(c, op, input, (value, req) => readAnswer(op, value, req));
 }
 
 /** A file answer handed to the caller as a stream, or "not ready yet" (204). */

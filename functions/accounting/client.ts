@@ -18,14 +18,31 @@ import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { silentLogger } from '../shared/logger.js';
-import type { AccountingApi, ApiRecord, CallInput, ListOptions } from './api.js';
+import type {
+  AccountingApi,
+  ApiRecord,
+  CallInput,
+  CollectionMethods,
+  Download,
+  ListOptions,
+  NotReady,
+} from './api.js';
 import { type Authenticator, createAuthenticator, type TokenHttpResponse } from './auth.js';
-import { type CallContext, callOperation, createRecord, download, getRecord, listPages } from './calls.js';
+import {
+  type CallContext,
+  callOperation,
+  createRecord,
+  download,
+  getRecord,
+  invoke,
+  listPages,
+} from './calls.js';
 import type { CollectionName } from './collections.js';
 import type { AccountingConfig } from './config.js';
 import { createConnectionPool } from './connection-pool.js';
 import { type OperationSpec, resolveOperations } from './endpoints.js';
 import { type Exchange, type ExchangeContext, exchange } from './exchange.js';
+import { operationMethods } from './operation-methods.js';
 import { items as itemsOf } from './pagination.js';
 import { createReloadableAuth } from './reloadable-auth.js';
 import type { RequestLimiter } from './request-limiter.js';
@@ -74,6 +91,10 @@ export type ClientStats = {
 export interface AccountingClient extends AccountingApi {
   /** The catalog in use (with configured path overrides). */
   readonly operations: ReadonlyMap<string, OperationSpec>;
+  /** Any JSON operation of the catalog by id, its answer unparsed (tools and tests; the product uses the typed methods). */
+  call<T = unknown>(operationId: string, input?: CallInput): Promise<T>;
+  /** Any file export of the catalog by id (tools and tests); `NotReady` on 204. */
+  download(operationId: string, input?: CallInput): Promise<Download | NotReady>;
   stats(): ClientStats;
   /** Closes the client's own connections (not an injected dispatcher). */
   close(): Promise<void>;
@@ -115,6 +136,31 @@ function exchangeContext(config: AccountingConfig, deps: ClientDeps): ExchangeCo
   };
 }
 
+const signalOf = (signal: AbortSignal | undefined) => (signal ? { signal } : {});
+
+/** The typed methods of the per-collection operations, over the client's calls. */
+function collectionMethods(c: CallContext): CollectionMethods {
+  return {
+    listPages: <T extends ApiRecord = ApiRecord>(collection: CollectionName, options?: ListOptions) =>
+      listPages<T>(c, collection, options),
+    listItems: <T extends ApiRecord = ApiRecord>(collection: CollectionName, options?: ListOptions) => ({
+      [Symbol.asyncIterator]: () => itemsOf(listPages<T>(c, collection, options)),
+    }),
+    get: <T extends ApiRecord = ApiRecord>(collection: CollectionName, id: string, signal?: AbortSignal) =>
+      getRecord<T>(c, collection, id, signal),
+    pdf: ({ collection, id, language, signal }) =>
+      download(c, `${collection}.pdf`, {
+        params: { id },
+        ...(language ? { query: { Language: language } } : {}),
+        ...signalOf(signal),
+      }),
+    isdoc: ({ collection, id, signal }) =>
+      download(c, `${collection}.isdoc`, { params: { id }, ...signalOf(signal) }),
+    importDocument: ({ collection, body, signal }) =>
+      createRecord(c, `${collection}.create`, { body, ...signalOf(signal) }),
+  };
+}
+
 export function createAccountingClient(config: AccountingConfig, deps: ClientDeps = {}): AccountingClient {
   const ctx = exchangeContext(config, deps);
   const authFor = (credentials: AccountingConfig['credentials']): Authenticator =>
@@ -134,13 +180,8 @@ export function createAccountingClient(config: AccountingConfig, deps: ClientDep
   };
   return {
     operations: c.ops,
-    listPages: <T extends ApiRecord = ApiRecord>(collection: CollectionName, options?: ListOptions) =>
-      listPages<T>(c, collection, options),
-    listItems: <T extends ApiRecord = ApiRecord>(collection: CollectionName, options?: ListOptions) => ({
-      [Symbol.asyncIterator]: () => itemsOf(listPages<T>(c, collection, options)),
-    }),
-    get: <T extends ApiRecord = ApiRecord>(collection: CollectionName, id: string, signal?: AbortSignal) =>
-      getRecord<T>(c, collection, id, signal),
+    ...operationMethods((operationId, input) => invoke(c, operationId, input)),
+    ...collectionMethods(c),
     create: <T extends ApiRecord = ApiRecord>(operationId: string, input?: CallInput) =>
       createRecord<T>(c, operationId, input),
     call: <T = unknown>(operationId: string, input?: CallInput) => callOperation<T>(c, operationId, input),

@@ -9,6 +9,10 @@
  * configuration (`ACCOUNTING_PATH_OVERRIDES`) without a code change.
  *
  * Path templates use `{name}` placeholders, filled (checked, then URL-encoded) by `buildPath`.
+ *
+ * Each operation names the client's typed method that calls it (`call`) and what it answers
+ * (`answer`: the DTO's schema, a created envelope, a file, or nothing shown), so the methods'
+ * types (`operation-methods.ts`) and the parsing of every answer follow from this one catalog.
  */
 import {
   type CollectionSpec,
@@ -17,11 +21,12 @@ import {
   type ServiceVariant,
 } from './collections.js';
 import { InvalidArgumentError } from './errors.js';
-import { explicitOperations } from './explicit-operations.js';
+import { type ExplicitOperation, explicitOperations } from './explicit-operations.js';
 import type { OperationSpec } from './operation-spec.js';
 import { COLLECTION_PARAM_PATTERN, isRecordId, RECORD_ID_EXPECTED } from './record-id.js';
+import { listEnvelopeSchema, recordFieldsSchemaFor, recordSchema, recordSchemaFor } from './schemas.js';
 
-export type { HttpMethod, OperationKind, OperationSpec } from './operation-spec.js';
+export type { AnswerSpec, HttpMethod, OperationKind, OperationSpec } from './operation-spec.js';
 
 function collectionOperations(c: CollectionSpec): OperationSpec[] {
   const assumed = !c.pathShown;
@@ -31,6 +36,8 @@ function collectionOperations(c: CollectionSpec): OperationSpec[] {
       method: 'GET',
       path: `/v1/${c.name}`,
       kind: 'read',
+      call: 'listPages',
+      answer: { json: listEnvelopeSchema(recordFieldsSchemaFor(c)) },
       collection: c.name,
       paged: true,
       acceptsAfter: c.acceptsAfter,
@@ -44,6 +51,8 @@ function collectionOperations(c: CollectionSpec): OperationSpec[] {
       method: 'GET',
       path: `/v1/${c.name}/{id}`,
       kind: 'read',
+      call: 'get',
+      answer: { json: recordSchemaFor(c) },
       collection: c.name,
       assumed,
       summary: `Get one ${c.recordType} by id.`,
@@ -55,6 +64,8 @@ function collectionOperations(c: CollectionSpec): OperationSpec[] {
       method: 'GET',
       path: `/v1/${c.name}/{id}/pdf`,
       kind: 'binary',
+      call: 'pdf',
+      answer: { file: true },
       collection: c.name,
       assumed,
       summary: `Export one ${c.recordType} as PDF (query Language=Current|English).`,
@@ -66,6 +77,8 @@ function collectionOperations(c: CollectionSpec): OperationSpec[] {
       method: 'GET',
       path: `/v1/${c.name}/{id}/isdoc`,
       kind: 'binary',
+      call: 'isdoc',
+      answer: { file: true },
       collection: c.name,
       assumed,
       summary: `Export one ${c.recordType} as ISDOC (204 while not ready).`,
@@ -77,6 +90,9 @@ function collectionOperations(c: CollectionSpec): OperationSpec[] {
       method: 'POST',
       path: `/v1/${c.name}`,
       kind: 'create',
+      call: 'importDocument',
+      takesBody: true,
+      answer: { created: recordSchema },
       collection: c.name,
       assumed,
       summary: `Import (create) one ${c.recordType}.`,
@@ -93,7 +109,7 @@ interface Catalog {
 function catalogOf(variant: ServiceVariant): Catalog {
   const list: OperationSpec[] = [
     ...collectionsFor(variant).flatMap(collectionOperations),
-    ...explicitOperations
+    ...(explicitOperations as readonly ExplicitOperation[])
       .filter((o) => o.variants.includes(variant))
       .map(({ variants: _variants, ...op }) => op),
   ];

@@ -1,7 +1,8 @@
 /**
  * Which request body each operation takes, per service variant: the OpenAPI's DTO (generated zod
  * schemas in `request-schemas.ts`), with the Slovak contract's additions in `sk`. The client checks
- * every body it sends against this before the request leaves (`checkRequestBody`).
+ * every body it sends against this before the request leaves (`checkRequestBody`), and the typed
+ * methods' body types follow from the same schemas (`RequestBodyOf`).
  */
 import * as z from 'zod';
 import type { ServiceVariant } from './collections.js';
@@ -13,7 +14,7 @@ import {
 } from './request-schemas.js';
 
 /** Operation id → the DTO name of its request body in the public OpenAPI. */
-export const requestDtoOf: Readonly<Record<string, RequestDtoName>> = {
+export const requestDtoOf = {
   'BusinessPartners.create': 'CreateBusinessPartnerDto',
   'IssuedAdvanceInvoices.create': 'CreateIssuedAdvanceInvoiceDto',
   'IssuedInvoices.create': 'CreateIssuedInvoiceDto',
@@ -28,25 +29,51 @@ export const requestDtoOf: Readonly<Record<string, RequestDtoName>> = {
   'IssuedAdvanceInvoices.liquidateStandaloneFully': 'CreateFullIssuedAdvanceInvoiceLiquidationDto',
   'PriceListItems.availableQuantities': 'ByIdListRequest',
   'PriceListItems.sellingPrices': 'ByIdListRequest',
+} as const satisfies Readonly<Record<string, RequestDtoName>>;
+
+type CzBodies = {
+  readonly [Id in keyof typeof requestDtoOf]: (typeof requestDtos)[(typeof requestDtoOf)[Id]];
 };
 
-const czBodies: Readonly<Record<string, z.ZodType>> = Object.fromEntries(
+const czBodies = Object.fromEntries(
   Object.entries(requestDtoOf).map(([id, dto]) => [id, requestDtos[dto]]),
-);
+) as CzBodies;
+
+/** A list of addresses: one address or several. */
+const addresses = z.union([z.string(), z.array(z.string())]);
 
 /**
  * The Slovak contract's additions to the same DTOs: received orders accept an imported field
- * `Doklad`; business-partner creation accepts `AddressResolutionMode` (values not shown).
+ * `Doklad`; business-partner creation accepts `AddressResolutionMode` (values not shown). Sending by
+ * e-mail takes the recipients and, optionally, copies, a subject and a text (assumed shape; other
+ * fields pass).
  */
-const skBodies: Readonly<Record<string, z.ZodType>> = {
+const skBodies = {
   ...czBodies,
   'ReceivedOrders.create': CreateReceivedOrderDto.extend({ Doklad: z.string().nullable().optional() }),
   'BusinessPartners.create': CreateBusinessPartnerDto.extend({
     AddressResolutionMode: z.string().nullable().optional(),
   }),
+  'Documents.sendEmail': z.looseObject({
+    To: addresses,
+    Cc: addresses.optional(),
+    Subject: z.string().optional(),
+    Body: z.string().optional(),
+  }),
 };
+
+type Bodies = typeof skBodies;
+
+/**
+ * The request body of an operation as the typed methods take it: its DTO (the Slovak contract's
+ * superset; the client checks the variant's own), or any JSON object where the shape is not shown.
+ */
+export type RequestBodyOf<Id extends string> = Id extends keyof Bodies
+  ? z.input<Bodies[Id]>
+  : Readonly<Record<string, unknown>>;
 
 /** The zod schema of an operation's request body in the variant, when the body's shape is known. */
 export function requestSchemaFor(variant: ServiceVariant, operationId: string): z.ZodType | undefined {
-  return (variant === 'cz' ? czBodies : skBodies)[operationId];
+  const bodies: Readonly<Record<string, z.ZodType>> = variant === 'cz' ? czBodies : skBodies;
+  return bodies[operationId];
 }

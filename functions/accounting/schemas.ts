@@ -62,11 +62,13 @@ export function listEnvelopeSchema<T extends z.ZodType>(item: T) {
 
 export const warningSchema = z.looseObject({ Code: z.string(), Message: z.string().nullish() });
 
-/** `EntityCreatedResponseDtoOf<X>`: `Data` may be null; warnings are not errors. */
-export const createdEnvelopeSchema = z.looseObject({
-  Data: recordSchema.nullish(),
-  Warnings: z.array(warningSchema).nullish(),
-});
+/** `EntityCreatedResponseDtoOf<X>` with `X`'s schema: `Data` may be null; warnings are not errors. */
+export function createdEnvelopeSchema<T extends z.ZodType>(data: T) {
+  return z.looseObject({
+    Data: data.nullish(),
+    Warnings: z.array(warningSchema).nullish(),
+  });
+}
 
 /** OAuth token response of `{authUrl}/connect/token`. */
 export const tokenResponseSchema = z.looseObject({

@@ -14,6 +14,7 @@ import {
   connectionEntrySchema,
   DEPLOYMENT_ACTION_SETTINGS,
   DEPLOYMENT_CREDENTIALS,
+  eventSourceSchema,
 } from '../core/connections/connection-entry.js';
 import {
   type ConnectionRegistry,
@@ -83,18 +84,28 @@ function entryInputOf(env: Env): Record<string, unknown> {
   };
 }
 
-/** The deployment's one entry; throws `ConfigError` naming each bad variable (never a value). */
+/**
+ * The deployment's one entry; throws `ConfigError` naming each bad variable (never a value). Its
+ * `EVENT_SOURCE` may be a source of its own choosing (a registry entry's may not): the deployment
+ * polls one company, so no other connection's deliveries share its bus.
+ */
 export function envConnectionEntry(env: Env): ConnectionEntry {
-  const parsed = connectionEntrySchema.safeParse(entryInputOf(env));
-  if (parsed.success) return parsed.data as ConnectionEntry;
+  const { source, ...input } = entryInputOf(env) as Record<string, unknown> & { source?: string };
+  const parsed = connectionEntrySchema.safeParse(input);
+  const custom = source === undefined ? undefined : eventSourceSchema.safeParse(source);
+  if (parsed.success && (custom === undefined || custom.success)) {
+    return { ...(parsed.data as ConnectionEntry), ...(custom?.success ? { source: custom.data } : {}) };
+  }
+  const issues = [...(parsed.success ? [] : parsed.error.issues)];
+  if (custom && !custom.success) issues.push(...custom.error.issues.map((i) => ({ ...i, path: ['source'] })));
   throw new ConfigError(
-    parsed.error.issues.map((issue) => {
+    issues.map((issue) => {
       const [field, key] = issue.path.map(String);
       const variable =
         field === 'actions' && key ? key : (VARIABLE_OF[field ?? ''] ?? field ?? '(connection)');
       return { field: variable, expected: issue.message };
     }),
-    { cause: parsed.error },
+    { cause: parsed.success ? custom?.error : parsed.error },
   );
 }
 

@@ -152,7 +152,13 @@ export function connectionActionEntry<R extends ActionResource, D, C extends Act
   action: EventActionDefinition<R, D>,
   deps: EachConnectionDeps<R, C>,
 ): ActionEntry {
-  return createActionEntry(action.name, deps.logger, actionForEachConnection(action, deps));
+  return createActionEntry(
+    action.name,
+    deps.logger,
+    actionForEachConnection(action, deps),
+    undefined,
+    action.triggers,
+  );
 }
 
 /** A run of a scheduled action failed for some connections (the others ran); names them. */

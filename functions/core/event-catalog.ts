@@ -7,13 +7,14 @@
  */
 import { type ActionOutcomeDetailType, actionOutcomeEntries } from './actions/registry.js';
 import { ACTION_FAILED, type ActionFailedType, actionFailedEntry } from './events/action-events.js';
+import { type BankDetailType, bankEvents } from './events/bank-events.js';
 import { createCatalog, toJsonSchemas as schemasOf } from './events/catalog.js';
 import type { CatalogEntry } from './events/catalog-entry.js';
 import { type ConnectionDetailType, connectionEvents } from './events/connection-events.js';
 import type { RecordDetailType } from './events/envelope.js';
+import { type IntakeDetailType, intakeEvents } from './events/intake-events.js';
 import { type PaymentDetailType, paymentEvents } from './events/payment-events.js';
 import { recordEvents } from './events/record-events.js';
-import { type IntakeDetailType, intakeEvents } from './intake/intake-events.js';
 
 /** Every detail-type an action may publish; a mistyped one does not compile. */
 export type OutcomeDetailType = ActionOutcomeDetailType | ActionFailedType;
@@ -29,7 +30,8 @@ export type DetailType =
   | PaymentDetailType
   | OutcomeDetailType
   | IntakeDetailType
-  | ConnectionDetailType;
+  | ConnectionDetailType
+  | BankDetailType;
 
 const catalog = createCatalog<DetailType>([
   ...recordEvents,
@@ -38,6 +40,7 @@ const catalog = createCatalog<DetailType>([
   actionFailedEntry,
   ...intakeEvents,
   ...connectionEvents,
+  ...bankEvents,
 ]);
 
 export const eventCatalog: readonly CatalogEntry<DetailType>[] = catalog.entries;

@@ -10,14 +10,14 @@
 import { findOperation } from '../accounting/endpoints.js';
 import type { ActionsConfig } from './actions/config.js';
 import type { EventPatternSpec, NestedPattern, PatternValue } from './event-pattern.js';
-import type { SourceDetailType } from './events/catalog.js';
 
 /**
- * A route's pattern: the detail-types it names are the catalog's source events (records, payments,
- * connection health), so a mistyped one does not compile.
+ * A route's pattern: the detail-types it names may be any of the catalog's (records, payments,
+ * connection health, the intake's, other actions' outcomes); `buildRoutes` refuses one that is not
+ * in the catalog, or that the action cannot check (not a poller event and not among its `triggers`).
  */
 export interface RoutePattern extends EventPatternSpec {
-  'detail-type': SourceDetailType[];
+  'detail-type': string[];
 }
 
 export interface Route {

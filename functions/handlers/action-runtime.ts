@@ -141,10 +141,13 @@ export function defineSqsAction<
   D extends { logger: Logger; config: Pick<ActionsConfig, 'eventSource' | 'connection'> },
 >(action: EventActionDefinition<R, D>, capabilities: ActionCapabilities = {}) {
   const createEventEntry = (deps: D): ActionEntry =>
-    createActionEntry(action.name, deps.logger, action.run(deps), {
-      source: deps.config.eventSource,
-      connection: deps.config.connection,
-    });
+    createActionEntry(
+      action.name,
+      deps.logger,
+      action.run(deps),
+      { source: deps.config.eventSource, connection: deps.config.connection },
+      action.triggers,
+    );
   const createHandler = (deps: D & SqsHandlerDeps): SqsActionHandler =>
     createSqsActionHandler(action.name, createEventEntry(deps), deps.logger, deps.deadLetters, deps.deadline);
   /** The handler of the deployment: every event through the one per-connection path of core. */

@@ -14,6 +14,7 @@ import { instrumentClient } from '../adapters/aws/lambda-tracer.js';
 import { createSigningSecrets } from '../adapters/aws/signing-secrets.js';
 import { createSqsDeadLetterSink } from '../adapters/aws/sqs-dead-letter-sink.js';
 import { createVisibilityChanger } from '../adapters/aws/sqs-visibility.js';
+import { publicAddressAgent } from '../adapters/http/public-address-agent.js';
 import { postSigned } from '../adapters/http/webhook-sender.js';
 import { type DeliveryPorts, deliverMessage } from '../core/delivery/deliver-message.js';
 import { loadDeliveryFunctionConfig } from '../core/delivery/delivery-function-config.js';
@@ -73,6 +74,8 @@ export async function handlerFromEnv(
     clock: systemClock,
   });
   const changeVisibility = createVisibilityChanger(sqs);
+  // Every connection checked: the resolved address of a target, not only its name, must be public.
+  const dispatcher = publicAddressAgent({ privateTargets: config.privateTargets });
   const sinks = new Map(
     [...config.targets.values()].map((t) => [
       t.id,
@@ -83,7 +86,7 @@ export async function handlerFromEnv(
     config,
     logger,
     secretOf: (target) => secrets(target.secretArn),
-    post: (request) => postSigned(request),
+    post: (request) => postSigned({ ...request, dispatcher }),
     deadLetters: (target) =>
       sinks.get(target.id) ?? createSqsDeadLetterSink({ client: sqs, queueUrl: target.deadLetterQueueUrl }),
     retryAfter: (target, receiptHandle, seconds) => changeVisibility(target.queueUrl, receiptHandle, seconds),

@@ -1,14 +1,15 @@
 /**
  * Read access to the local archive for `archive ls|get`: its own s3rver over the data directory's
- * `s3/` folder, nothing else. It takes no lock and starts no DynamoDB, so it works while `run` keeps
+ * `s3/` folder, on a Unix domain socket of its own in the owner-only `sockets/` (no TCP port), nothing else. It takes no lock and starts no DynamoDB, so it works while `run` keeps
  * the data directory, and it creates nothing: a missing directory is an error, not a new archive.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
 import { createS3ObjectStore } from '../adapters/aws/s3-object-store.js';
-import { createS3rverClient } from '../adapters/local/embedded-servers.js';
+import { createS3rverClient, privateSocketDir, startS3rver } from '../adapters/local/embedded-servers.js';
 import type { ObjectStore } from '../core/ports.js';
 import { LOCAL_RESOURCES } from './local-stores.js';
 
@@ -33,18 +34,14 @@ export async function openArchiveReader(dataDir: string): Promise<ArchiveReader>
   if (!existsSync(s3Directory)) {
     throw new NoArchiveError(`no archive in ${dir} (the runtime creates it on its first start)`);
   }
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory: s3Directory,
-    vhostBuckets: false,
-  });
-  const address = await server.run();
-  const client = createS3rverClient(`http://127.0.0.1:${address.port}`);
+  const sockets = await privateSocketDir(dir);
+  const socketPath = join(sockets.dir, `archive-${process.pid}-${randomBytes(4).toString('hex')}.sock`);
+  const { server, endpoint } = await startS3rver(s3Directory, socketPath);
+  const client = createS3rverClient(endpoint);
   const close = async () => {
     client.destroy();
     await server.close();
+    await rm(sockets.temporary ? sockets.dir : socketPath, { recursive: true, force: true });
   };
   let exists = true;
   try {

@@ -8,6 +8,7 @@
  * credentials. Nothing here touches another connection's state.
  */
 import type { AccountingApi } from '../accounting/api.js';
+import { apiThrough } from '../accounting/api-through.js';
 import { type AccountingClient, createAccountingClient } from '../accounting/client.js';
 import type { LocalBus } from '../adapters/local/local-bus.js';
 import { ConnectionSecretError } from '../core/connections/connection-secret.js';
@@ -117,25 +118,7 @@ function clientOf(plan: () => ConnectionPlan, deps: ConnectionPollerDeps) {
  * take the open client itself, through `pollConnection`).
  */
 function openedOnUse(open: () => Promise<AccountingApi>): AccountingApi {
-  const later =
-    <A extends unknown[], R>(call: (api: AccountingApi, ...args: A) => Promise<R>) =>
-    (...args: A): Promise<R> =>
-      open().then((api) => call(api, ...args));
-  const pages = (...args: Parameters<AccountingApi['listPages']>) =>
-    (async function* () {
-      yield* (await open()).listPages(...args);
-    })();
-  return {
-    listPages: pages as AccountingApi['listPages'],
-    listItems: ((...args: Parameters<AccountingApi['listPages']>) =>
-      (async function* () {
-        for await (const page of pages(...args)) yield* page.items;
-      })()) as AccountingApi['listItems'],
-    get: later((api, ...args: Parameters<AccountingApi['get']>) => api.get(...args)) as AccountingApi['get'],
-    create: later((api, ...args: Parameters<AccountingApi['create']>) => api.create(...args)),
-    call: later((api, ...args: Parameters<AccountingApi['call']>) => api.call(...args)),
-    download: later((api, ...args: Parameters<AccountingApi['download']>) => api.download(...args)),
-  };
+  return apiThrough(open);
 }
 
 /** The open client for a poll; credentials that cannot be had are the core's credentials errors. */

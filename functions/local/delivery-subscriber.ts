@@ -11,10 +11,13 @@ export async function httpDeliverySubscribers(options: {
   emit: (update: RuntimeUpdate) => void;
 }): Promise<HttpDelivery> {
   const { emit } = options;
-  const { secret, source } = await signingSecret(options.env, options.dataDir);
+  const secrets = new Map<string, { secret: string; source: string }>();
+  for (const t of options.targets) {
+    secrets.set(t.id, await signingSecret(options.env, options.dataDir, t.url, options.targets.length));
+  }
   const delivery = createHttpDelivery({
     targets: options.targets,
-    secret,
+    secretFor: (t) => secrets.get(t.id)?.secret as string,
     ...(options.policy ? { policy: options.policy } : {}),
     onOutcome: (o) => {
       if (o.result === 'retrying') return;
@@ -33,7 +36,7 @@ export async function httpDeliverySubscribers(options: {
   for (const t of options.targets) {
     emit({
       kind: 'warning',
-      message: `delivering ${t.patternText} to ${t.label}, signed with the secret in ${source}`,
+      message: `delivering ${t.patternText} to ${t.label}, signed with its own secret in ${secrets.get(t.id)?.source}`,
     });
   }
   return delivery;

@@ -7,8 +7,8 @@
  * no other; an event not delivered when `run` stops is delivered after the next start. The same
  * event keeps its `webhook-id` on every attempt: consumers deduplicate on it.
  */
-import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { postSigned } from '../adapters/http/webhook-sender.js';
 import type { BusSubscriber, EventBridgeEvent } from '../adapters/local/local-bus.js';
@@ -53,7 +53,8 @@ export interface HttpDelivery {
  */
 export function createHttpDelivery(options: {
   targets: readonly DeliveryTarget[];
-  secret: string;
+  /** Each target's own signing secret: a consumer's secret signs nothing sent to another. */
+  secretFor: (target: DeliveryTarget) => string;
   policy?: Partial<DeliveryPolicy>;
   onOutcome?: (outcome: DeliveryOutcome) => void;
 }): HttpDelivery {
@@ -63,6 +64,7 @@ export function createHttpDelivery(options: {
 
   const deliverOne = async (target: DeliveryTarget, event: EventBridgeEvent): Promise<void> => {
     const body = JSON.stringify(event);
+    const secret = options.secretFor(target);
     const base = {
       targetId: target.id,
       // Printed and dead-lettered: the capability in the path and query stays out.
@@ -76,7 +78,7 @@ export function createHttpDelivery(options: {
         url: target.url,
         id: event.id,
         body,
-        secret: options.secret,
+        secret,
         timeoutMs: policy.timeoutMs,
         signal: halting.signal,
       });
@@ -130,27 +132,65 @@ function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   });
 }
 
-/** File in the data directory holding the local signing secret (created once, owner-only). */
+/** The single secret earlier versions signed every target with (adopted by a lone target). */
 export const SIGNING_SECRET_FILE = 'delivery-signing-secret';
+/** Directory in the data directory holding one signing secret per target (owner-only). */
+export const SIGNING_SECRETS_DIR = 'delivery-secrets';
+
+/** `DELIVERY_SIGNING_SECRET` is set while more than one target would share it. */
+export class SharedSigningSecretError extends Error {
+  override readonly name = 'SharedSigningSecretError';
+}
+
+/** A target's secret file: a hash of its URL (the consumer, whatever order the targets come in). */
+export function signingSecretFile(url: string): string {
+  return createHash('sha256').update(url).digest('hex').slice(0, 16);
+}
 
 /**
- * The signing secret: `DELIVERY_SIGNING_SECRET` when set, else the data directory's own, created
- * on first use (`whsec_` + 24 random bytes, base64) so consumers can keep verifying across restarts.
+ * The signing secret of the target at `url`, one of `targetCount` targets: `DELIVERY_SIGNING_SECRET`
+ * when set (one target only: a secret two consumers know lets each forge deliveries to the
+ * other), else the target's own in `delivery-secrets/` of the data directory, created on first use
+ * (`whsec_` + 24 random bytes, base64) so its consumer keeps verifying across restarts. A lone
+ * target adopts the single secret of earlier versions, which its consumer already knows.
  */
 export async function signingSecret(
   env: Record<string, string | undefined>,
   dataDir: string,
+  url: string,
+  targetCount = 1,
 ): Promise<{ secret: string; source: string }> {
   const fromEnv = env.DELIVERY_SIGNING_SECRET?.trim();
-  if (fromEnv) return { secret: fromEnv, source: 'DELIVERY_SIGNING_SECRET' };
-  const path = join(dataDir, SIGNING_SECRET_FILE);
-  try {
-    const stored = (await readFile(path, 'utf8')).trim();
-    if (stored) return { secret: stored, source: path };
-  } catch {
-    // none yet
+  if (fromEnv) {
+    if (targetCount > 1) {
+      throw new SharedSigningSecretError(
+        `DELIVERY_SIGNING_SECRET would sign all ${targetCount} targets alike; unset it: each target gets its own secret in ${join(dataDir, SIGNING_SECRETS_DIR)}`,
+      );
+    }
+    return { secret: fromEnv, source: 'DELIVERY_SIGNING_SECRET' };
+  }
+  const dir = join(dataDir, SIGNING_SECRETS_DIR);
+  const path = join(dir, signingSecretFile(url));
+  const stored = await readSecret(path);
+  if (stored) return { secret: stored, source: path };
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const legacy = join(dataDir, SIGNING_SECRET_FILE);
+  if (targetCount === 1 && (await readSecret(legacy))) {
+    await rename(legacy, path);
+    return { secret: (await readSecret(path)) as string, source: path };
   }
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
-  await writeFile(path, `${secret}\n`, { mode: 0o600, flag: 'w' });
-  return { secret, source: path };
+  await writeFile(path, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(async (error: unknown) => {
+    // Created meanwhile by another command: that one stands.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  });
+  return { secret: (await readSecret(path)) as string, source: path };
+}
+
+async function readSecret(path: string): Promise<string | undefined> {
+  try {
+    return (await readFile(path, 'utf8')).trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }

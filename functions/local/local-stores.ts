@@ -4,6 +4,7 @@
  * restart finds its checkpoints and archive again.
  */
 
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { createS3ObjectStore } from '../adapters/aws/s3-object-store.js';
@@ -13,6 +14,7 @@ import {
   createCheckpointTable,
   createIdempotencyTable,
   type EmbeddedServers,
+  privateSocketDir,
   startEmbeddedServers,
 } from '../adapters/local/embedded-servers.js';
 import { restrictDataDir } from '../adapters/local/private-data-dir.js';
@@ -41,29 +43,38 @@ export interface LocalStores {
 
 /**
  * Locks the data directory (`DataDirLockedError` when another process holds it), then starts the
- * embedded servers on it. `close()` stops them and releases the lock.
+ * embedded servers on it, each on a Unix domain socket in the owner-only `sockets/` (no TCP port:
+ * neither server checks who calls it). `close()` stops them and releases the lock.
  */
 export async function startLocalStores(dataDir: string, command?: string): Promise<LocalStores> {
   const dir = resolve(dataDir);
   const lock = await acquireDataDirLock(dir, command);
   let servers: EmbeddedServers;
   let tornObjects: string[] = [];
+  let sockets: { dir: string; temporary: boolean } | undefined;
+  const removeSockets = async () => {
+    if (sockets?.temporary) await rm(sockets.dir, { recursive: true, force: true });
+  };
   try {
     // Invoices and personal data: the owner's only (0700 directories, 0600 files, umask 077).
     await restrictDataDir(dir);
     // A run killed while the S3 server wrote an object leaves it torn: removed before the server starts.
     if (lock.recovered)
       tornObjects = await removeTornObjects(join(dir, 's3'), Date.parse(lock.recovered.since) || 0);
+    sockets = await privateSocketDir(dir);
     servers = await startEmbeddedServers({
       dynamoDbPath: join(dir, 'dynamodb'),
       s3Directory: join(dir, 's3'),
+      socketDir: sockets.dir,
     });
   } catch (error) {
+    await removeSockets();
     await lock.release();
     throw error;
   }
   const close = async () => {
     await servers.close();
+    await removeSockets();
     await lock.release();
   };
   try {

@@ -25,6 +25,7 @@ import {
 import { httpDeliverySubscribers } from './delivery-subscriber.js';
 import { type EventsOut, openEventsOut } from './events-out.js';
 import type { HttpDelivery } from './http-delivery.js';
+import { SharedSigningSecretError } from './http-delivery.js';
 import { localEntry } from './local-entry.js';
 import { type LocalIntake, startLocalIntake } from './local-intake.js';
 import { LOCAL_RESOURCES, type LocalStores, startLocalStores } from './local-stores.js';
@@ -228,6 +229,9 @@ export async function openBus(
         dataDir: stores.dataDir,
         ...(options.deliveryPolicy ? { policy: options.deliveryPolicy } : {}),
         emit: ctx.emit,
+      }).catch((error: unknown) => {
+        if (!(error instanceof SharedSigningSecretError)) throw error;
+        throw new LocalRuntimeConfigError(error.message, { cause: error });
       })
     : undefined;
   const journal = await openFileJournal(join(stores.dataDir, BUS_DIR));

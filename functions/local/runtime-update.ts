@@ -1,7 +1,7 @@
 /** What the local runtime reports while it runs (its updates), and the views that show them. */
 import { actionOutcomeEntries } from '../core/actions/registry.js';
 import { ACTION_FAILED } from '../core/events/action-events.js';
-import { intakeDetailType } from '../core/intake/intake-events.js';
+import { intakeDetailType } from '../core/events/intake-events.js';
 
 export interface EventUpdate {
   kind: 'event';

@@ -68,9 +68,11 @@ export async function writeSchemas(out: string, docs: string, readme?: string): 
   await writeFile(docs, renderEventsMarkdown(eventCatalog));
   if (readme !== undefined) {
     const text = await readOrUndefined(readme);
+    // Outside the project (no README there) there is no settings table to write.
     const updated = text === undefined ? undefined : withActionSettingsRows(text);
-    if (updated === undefined) throw new Error(`${readme} has no action-settings markers`);
-    if (updated !== text) await writeFile(readme, updated);
+    if (text !== undefined && updated === undefined)
+      throw new Error(`${readme} has no action-settings markers`);
+    if (updated !== undefined && updated !== text) await writeFile(readme, updated);
   }
   return files.size;
 }

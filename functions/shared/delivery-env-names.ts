@@ -7,4 +7,6 @@ export const DELIVERY_ENV = {
   targets: 'DELIVERY_TARGETS',
   /** Attempts of one event before it is dead-lettered (the first one included). */
   maxAttempts: 'DELIVERY_MAX_ATTEMPTS',
+  /** `true`: targets may be on private and loopback addresses (infra `deliveryPrivateTargets`). */
+  privateTargets: 'DELIVERY_PRIVATE_TARGETS',
 } as const;

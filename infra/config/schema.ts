@@ -11,6 +11,11 @@ import {
   serviceVariants,
 } from '../../functions/accounting/collections.js';
 import { variantPresets } from '../../functions/accounting/config.js';
+import {
+  DeliveryTargetError,
+  deployedTargetChecks,
+  parseTargetSpecs,
+} from '../../functions/core/delivery/delivery-targets.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { ACTION_SETTING_NAMES, INTAKE_SETTING_NAMES } from './function-settings.js';
 import { idempotencyExpirySeconds } from './replay-horizon.js';
@@ -144,13 +149,20 @@ export const baseInfraConfigSchema = z.object({
    * HTTP consumers the events are delivered to: `URL[,PATTERN]` items joined by `;`, or a JSON
    * array of them and of `{ "url", "pattern"?, "connections"?, "name"? }` objects; PATTERN as
    * `run --deliver-to` takes it (default every event), `connections` the connections whose events
-   * the target takes (default every one). https:// but to the loopback.
+   * the target takes (default every one). https:// to a public host (see `deliveryPrivateTargets`).
    */
   deliveries: deliveryList.default([]),
   /**
+   * Let delivery targets be on private and loopback addresses (10/8, 172.16/12, 192.168/16, ULA,
+   * 127/8, ::1), named or resolved; never link-local or metadata ones. Off by default: a delivery
+   * function next to the Lambda Runtime API (127.0.0.1:9001) and the account's private network
+   * would carry events and signed requests there. Synth warns when it is on.
+   */
+  deliveryPrivateTargets: flag().default(false),
+  /**
    * How deliveries are made: `function` (default) — per target a queue and the delivery function,
    * which signs each request per Standard Webhooks with the target's own secret; `api-destination`
-   * — EventBridge API destinations with one shared API key header and no body signature.
+   * — EventBridge API destinations, each target with its own API key header and no body signature.
    */
   deliveryVia: z
     .enum(['function', 'api-destination'], { error: 'expected function or api-destination' })
@@ -272,6 +284,19 @@ export const infraConfigSchema = baseInfraConfigSchema
         code: 'custom',
         path: ['pollerTimeoutSeconds'],
         message: `expected less than one tick (${tick}): a longer run overlaps the next tick`,
+      });
+    }
+  })
+  .superRefine((config, ctx) => {
+    if (config.deliveryPrivateTargets) return;
+    try {
+      parseTargetSpecs(config.deliveries, deployedTargetChecks(false));
+    } catch (error) {
+      if (!(error instanceof DeliveryTargetError)) throw error;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['deliveries'],
+        message: `${error.message} (deliveryPrivateTargets allows private and loopback hosts)`,
       });
     }
   })

@@ -6,9 +6,9 @@ import * as z from 'zod';
 import { isCollectionName } from '../../functions/accounting/collections.js';
 import { isSecureServiceUrl } from '../../functions/accounting/config.js';
 import {
-  DEPLOYED_TARGET_CHECKS,
   DeliveryTargetError,
   deliveryTargetObjectSchema,
+  deployedTargetChecks,
   parseTargetSpecs,
 } from '../../functions/core/delivery/delivery-targets.js';
 import type { LogLevel } from '../../functions/shared/logger.js';
@@ -113,7 +113,8 @@ export const deliveryList = z
   )
   .superRefine((specs, ctx) => {
     try {
-      parseTargetSpecs(specs, DEPLOYED_TARGET_CHECKS);
+      // Private hosts are checked with the whole configuration (deliveryPrivateTargets).
+      parseTargetSpecs(specs, deployedTargetChecks(true));
     } catch (error) {
       if (!(error instanceof DeliveryTargetError)) throw error;
       ctx.addIssue({ code: 'custom', message: error.message });

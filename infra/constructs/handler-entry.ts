@@ -57,6 +57,8 @@ export function actionEntrySource(action: ActionDefinition): string {
     `import * as definitions from './functions/core/actions/${rel}';`,
     ...capabilities.map((c) => `import { ${c} } from '${CAPABILITY_MODULE(c)}';`),
     `export const handler = actionLambdaHandler(definitions, ${JSON.stringify(action.name)}, { ${capabilities.join(', ')} });`,
+    // The capabilities are exported too, so a test can run them from the bundle.
+    ...(capabilities.length > 0 ? [`export { ${capabilities.join(', ')} };`] : []),
     '',
   ].join('\n');
 }

@@ -2,9 +2,10 @@
  * Delivery of events to the user's own HTTP consumers on AWS through EventBridge API destinations
  * (`deliveryVia=api-destination`; the default is the signed delivery function of
  * signed-deliveries.ts): per configured target an EventBridge rule on the bus (the target's
- * detail-type pattern; its connections' sources, or the deployment's) → API destination, through
- * one connection that authenticates every request with an API key header whose value is a
- * generated secret (the consumer checks it). EventBridge retries 429, 5xx and timeouts with
+ * detail-type pattern; its connections' sources and `detail.connection`, or the deployment's
+ * sources) → API destination, through a connection of its own that authenticates every request
+ * with an API key header whose value is the target's own generated secret (its consumer checks it;
+ * no consumer knows another's key). EventBridge retries 429, 5xx and timeouts with
  * backoff up to `retryAttempts` and `maxEventAge`; what it gives up on lands in one encrypted DLQ
  * with an alarm; a second alarm counts failed invocations per target.
  */
@@ -17,7 +18,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { DeliveryTarget } from '../../functions/core/delivery/delivery-targets.js';
 import type { AlarmTopic } from './alarm-topic.js';
-import { targetSources } from './signed-deliveries.js';
+import { targetDetail, targetSources } from './signed-deliveries.js';
 
 /** Header carrying the connection's key on every delivery. */
 export const DELIVERY_KEY_HEADER = 'x-accounting-events-key';
@@ -37,30 +38,14 @@ export interface HttpDeliveriesProps {
 }
 
 export class HttpDeliveries extends Construct {
-  readonly connection: events.Connection;
-  readonly keySecret: secretsmanager.Secret;
+  /** Each target's key, by target id. */
+  readonly keySecrets = new Map<string, secretsmanager.Secret>();
   readonly deadLetterQueue: sqs.Queue;
   readonly rules: events.Rule[] = [];
   readonly destinations: events.ApiDestination[] = [];
 
   constructor(scope: Construct, id: string, props: HttpDeliveriesProps) {
     super(scope, id);
-    this.keySecret = new secretsmanager.Secret(this, 'KeySecret', {
-      description: `Key the HTTP consumers of ${props.namePrefix} check in the ${DELIVERY_KEY_HEADER} header`,
-      generateSecretString: { excludePunctuation: true, passwordLength: 48 },
-      removalPolicy: props.removalPolicy,
-    });
-    Validations.of(this.keySecret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason: 'The consumers hold a copy of this key; rotating it is coordinated with them, by hand.',
-    });
-    this.connection = new events.Connection(this, 'Connection', {
-      description: 'Authenticates deliveries to the HTTP consumers',
-      authorization: events.Authorization.apiKey(
-        DELIVERY_KEY_HEADER,
-        SecretValue.secretsManager(this.keySecret.secretArn),
-      ),
-    });
     this.deadLetterQueue = new sqs.Queue(this, 'Dlq', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -88,9 +73,30 @@ export class HttpDeliveries extends Construct {
     for (const target of props.targets) this.addTarget(target, props);
   }
 
+  /** The target's own key and the connection that sends it. */
+  private connectionOf(target: DeliveryTarget, props: HttpDeliveriesProps): events.Connection {
+    const key = new secretsmanager.Secret(this, `${target.id}-KeySecret`, {
+      description: `Key the HTTP consumer ${target.id} of ${props.namePrefix} checks in the ${DELIVERY_KEY_HEADER} header`,
+      generateSecretString: { excludePunctuation: true, passwordLength: 48 },
+      removalPolicy: props.removalPolicy,
+    });
+    Validations.of(key).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'The consumer holds a copy of this key; rotating it is coordinated with it, by hand.',
+    });
+    this.keySecrets.set(target.id, key);
+    return new events.Connection(this, `${target.id}-Connection`, {
+      description: `Authenticates deliveries to the HTTP consumer ${target.id}`,
+      authorization: events.Authorization.apiKey(
+        DELIVERY_KEY_HEADER,
+        SecretValue.secretsManager(key.secretArn),
+      ),
+    });
+  }
+
   private addTarget(target: DeliveryTarget, props: HttpDeliveriesProps): void {
     const destination = new events.ApiDestination(this, `${target.id}-Destination`, {
-      connection: this.connection,
+      connection: this.connectionOf(target, props),
       endpoint: target.url,
       httpMethod: events.HttpMethod.POST,
       rateLimitPerSecond: props.rateLimitPerSecond,
@@ -102,6 +108,7 @@ export class HttpDeliveries extends Construct {
       eventPattern: {
         source: targetSources(target, props.sources),
         ...(target.detailTypes ? { detailType: target.detailTypes as string[] } : {}),
+        ...targetDetail(target),
       },
       targets: [
         new targets.ApiDestination(destination, {

@@ -23,7 +23,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { intakeDetailType } from '../../functions/core/intake/intake-events.js';
+import { intakeDetailType } from '../../functions/core/events/intake-events.js';
 import { ORDER_CLAIM_PREFIX } from '../../functions/core/intake/order-claim-check.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { INTAKE_ENV } from '../../functions/shared/intake-env-names.js';

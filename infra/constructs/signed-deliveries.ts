@@ -37,6 +37,15 @@ const DELIVERY_BATCH_SIZE = 5;
 const DELIVERY_MAX_CONCURRENCY = 2;
 
 /** `source` values of a target's rule: its connections', or the deployment's. */
+/**
+ * The `detail` part of a target's rule: a target naming connections takes only events whose
+ * `detail.connection` is one of them, besides their `source` (two bars: a source is the entry's
+ * name, and the detail says whose record it is).
+ */
+export function targetDetail(target: DeliveryTarget): { detail?: { connection: string[] } } {
+  return target.connections ? { detail: { connection: [...target.connections] } } : {};
+}
+
 export function targetSources(target: DeliveryTarget, deploymentSources: string[]): string[] {
   return target.connections
     ? target.connections.map((name) => connectionEventSource({ name }))
@@ -57,6 +66,8 @@ export interface SignedDeliveriesProps {
   readonly queueRetention: Duration;
   readonly queueAgeAlarmSeconds: number;
   readonly removalPolicy: RemovalPolicy;
+  /** Targets may be on private and loopback addresses (infra `deliveryPrivateTargets`). */
+  readonly privateTargets?: boolean;
   /** The function's common settings. */
   readonly function: {
     readonly memorySize: number;
@@ -104,6 +115,7 @@ export class SignedDeliveries extends Construct {
     }));
     this.fn.setEnv(DELIVERY_ENV.targets, Stack.of(this).toJsonString(list));
     this.fn.setEnv(DELIVERY_ENV.maxAttempts, String(props.retryAttempts + 1));
+    if (props.privateTargets) this.fn.setEnv(DELIVERY_ENV.privateTargets, 'true');
     this.alarms(props);
   }
 
@@ -147,6 +159,7 @@ export class SignedDeliveries extends Construct {
       eventPattern: {
         source: targetSources(target, props.sources),
         ...(target.detailTypes ? { detailType: target.detailTypes as string[] } : {}),
+        ...targetDetail(target),
       },
       targets: [
         new targets.SqsQueue(queue, {

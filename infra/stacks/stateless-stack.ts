@@ -4,13 +4,21 @@
  * Stateful resources arrive as typed props. Each part is built in its own module (./stateless/),
  * always in the stack's own scope, so every logical id stays what it was.
  */
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  Annotations,
+  CfnOutput,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { DEPLOYED_TARGET_CHECKS, parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
+import { deployedTargetChecks, parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
 import { ACTION_FAILED } from '../../functions/core/events/action-events.js';
 import type { Route, ScheduledAction } from '../../functions/core/routes.js';
 import { namePrefix, ruleSourcesOf } from '../config/names.js';
@@ -164,18 +172,25 @@ export class StatelessStack extends Stack {
   }
 
   private signed(config: InfraConfig, resources: StatefulResources): SignedDeliveries {
+    if (config.deliveryPrivateTargets) {
+      Annotations.of(this).addWarningV2(
+        'accounting-events:deliveryPrivateTargets',
+        'deliveryPrivateTargets is on: HTTP delivery targets may be private or loopback addresses, where the delivery function would hand events and signed requests to whatever listens (the Lambda Runtime API listens on 127.0.0.1:9001)',
+      );
+    }
     const removalPolicy = config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
     const deliveries = new SignedDeliveries(this, 'Deliveries', {
       namePrefix: namePrefix(config),
       eventBus: resources.eventBus,
       sources: ruleSourcesOf(config),
-      targets: parseTargetSpecs(config.deliveries, DEPLOYED_TARGET_CHECKS),
+      targets: parseTargetSpecs(config.deliveries, deployedTargetChecks(config.deliveryPrivateTargets)),
       alarmTopic: this.alarmTopic,
       retryAttempts: config.deliveryRetryAttempts,
       deadLetterRetention: Duration.days(config.deadLetterRetentionDays),
       queueRetention: Duration.days(config.redriveWindowDays),
       queueAgeAlarmSeconds: config.queueAgeAlarmSeconds,
       removalPolicy,
+      privateTargets: config.deliveryPrivateTargets,
       function: {
         memorySize: config.actionMemoryMb,
         metricsNamespace: METRICS_NAMESPACE,
@@ -197,14 +212,19 @@ export class StatelessStack extends Stack {
       namePrefix: namePrefix(config),
       eventBus: resources.eventBus,
       sources: ruleSourcesOf(config),
-      targets: parseTargetSpecs(config.deliveries, DEPLOYED_TARGET_CHECKS),
+      targets: parseTargetSpecs(config.deliveries, deployedTargetChecks(config.deliveryPrivateTargets)),
       alarmTopic: this.alarmTopic,
       retryAttempts: config.deliveryRetryAttempts,
       maxEventAge: Duration.hours(24),
       rateLimitPerSecond: config.deliveryRateLimitPerSecond,
       removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
-    new CfnOutput(this, 'DeliveryKeySecretArn', { value: deliveries.keySecret.secretArn });
+    for (const [id, key] of deliveries.keySecrets) {
+      new CfnOutput(this, `DeliveryKeySecretArn${id.replace(/[^A-Za-z0-9]/g, '')}`, {
+        value: key.secretArn,
+        description: `The key the HTTP consumer ${id} checks`,
+      });
+    }
     return deliveries;
   }
 

@@ -59,7 +59,7 @@ describe('action registry', () => {
     expect(() => validateRegistry([entry('a'), entry('a')])).toThrow(/a: the name appears twice/);
     let error: unknown;
     try {
-      validateRegistry([entry('Bad_Name', { uses: ['disk'], outcomes: ['Order.Teleported'] })]);
+      validateRegistry([entry('Bad_Name', { module: '', uses: ['disk'], outcomes: ['Order.Teleported'] })]);
     } catch (e) {
       error = e;
     }
@@ -67,6 +67,7 @@ describe('action registry', () => {
     const problems = (error as ActionRegistryError).problems.join('\n');
     expect(problems).toMatch(/name: expected a kebab-case handler module name/);
     expect(problems).toMatch(/uses\.0/);
+    expect(problems).toMatch(/Bad_Name\.module: expected the defining module's import\.meta\.url/);
     expect(problems).toMatch(/Bad_Name\.outcomes: 'Order\.Teleported' is no event an action declares/);
   });
 

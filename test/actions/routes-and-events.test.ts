@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
 import { actionOutcomeEntries } from '../../functions/core/actions/registry.js';
+import { einvoicingPolicy } from '../../functions/core/actions/send-invoice/channel-policy.js';
 import { matchesPattern } from '../../functions/core/event-pattern.js';
 import { actionFailedEntry } from '../../functions/core/events/action-events.js';
 
@@ -85,13 +86,14 @@ describe('routing table', () => {
       'archive-isdoc',
       'send-einvoice',
       'send-einvoice-fixed',
+      'liquidate-payments',
     ]);
   });
 
   it('e-invoices under the Slovak mandate by default: every new invoice reaches the sending, updates too', () => {
     const config = loadActionsConfig({});
-    expect(config.sending.einvoicing).toBe('mandate-sk');
-    expect(loadActionsConfig({ ACCOUNTING_SERVICE_VARIANT: 'cz' }).sending.einvoicing).toBe('lists');
+    expect(einvoicingPolicy(config)).toBe('mandate-sk');
+    expect(einvoicingPolicy(loadActionsConfig({ ACCOUNTING_SERVICE_VARIANT: 'cz' }))).toBe('lists');
     const built = buildRoutes(config);
     expect(built.find((x) => x.id === 'send-einvoice')?.pattern).toEqual({
       source: ['accounting.default'],
@@ -124,6 +126,7 @@ describe('routing table', () => {
       'send-einvoice',
       'send-einvoice-fixed',
       'send-email',
+      'liquidate-payments',
     ]);
     expect(built.find((x) => x.id === 'send-einvoice')?.pattern.detail).toEqual({
       $or: [
@@ -219,10 +222,14 @@ describe('action event catalog', () => {
       'IssuedAdvanceInvoice.IsdocArchived',
       'IssuedInvoice.EmailSent',
       'IssuedInvoice.SendingHeld',
+      'IssuedInvoice.SendingReleased',
       'IssuedInvoice.EInvoiceBlocked',
       'IssuedInvoice.EInvoiceStatusChanged',
       'IssuedInvoice.PaymentReminderSent',
       'IssuedAdvanceInvoice.PaymentReminderSent',
+      'IssuedInvoice.PaymentRecorded',
+      'IssuedAdvanceInvoice.PaymentRecorded',
+      'BankTransaction.Unmatched',
       'Action.Failed',
     ]);
   });

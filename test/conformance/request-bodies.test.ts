@@ -32,12 +32,21 @@ const withBody = operationsFor('cz').filter((op) => bodyRef(op.method, op.path) 
 describe('conformance (c): request bodies', () => {
   it('names, for every cz operation, the DTO its OpenAPI request body references', () => {
     for (const op of operationsFor('cz')) {
-      expect({ op: op.id, dto: requestDtoOf[op.id] }).toEqual({
+      expect({ op: op.id, dto: (requestDtoOf as Readonly<Record<string, string>>)[op.id] }).toEqual({
         op: op.id,
         dto: bodyRef(op.method, op.path),
       });
     }
     expect(withBody.length).toBeGreaterThan(10);
+  });
+
+  it('marks as taking a body exactly the cz operations whose OpenAPI takes one', () => {
+    for (const op of operationsFor('cz')) {
+      expect({ op: op.id, takesBody: op.takesBody === true }).toEqual({
+        op: op.id,
+        takesBody: bodyRef(op.method, op.path) !== undefined,
+      });
+    }
   });
 
   it.each(withBody.map((op) => [op.id, op] as const))(

@@ -138,9 +138,11 @@ describe('a single-company deployment is a registry of one', () => {
     });
     const [entry] = await registry.list();
     expect(entry).toMatchObject({ name: 'acme', variant: 'cz', paused: false, actions: {} });
-    // The entry is a valid registry entry, its custom source one of its fields.
+    // Its custom source is one of its fields: the single-company deployment's alone (a registry
+    // entry may not carry one: it would publish as another connection).
     expect(entry?.source).toBe('com.example.accounting');
-    expect(() => parseConnectionEntry(entry)).not.toThrow();
+    expect(() => parseConnectionEntry(entry)).toThrow(/source: expected accounting\.acme/);
+    expect(() => parseConnectionEntry({ ...entry, source: undefined })).not.toThrow();
     expect(await registry.get('acme')).toEqual(entry);
     expect(await registry.get('other')).toBeUndefined();
     expect((await registry.scan()).entries).toEqual([entry]);

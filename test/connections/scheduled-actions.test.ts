@@ -21,6 +21,7 @@ import {
 } from '../../functions/core/connections/connection-entry.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
+import { rawAnswersApi } from '../fakes/raw-answers.js';
 import { memoryRegistry } from './support.js';
 
 const entry = (name: string, more: Partial<ConnectionEntryInput> = {}) =>
@@ -65,13 +66,11 @@ describe('a scheduled action for every connection', () => {
     }
     const asked: string[] = [];
     const apiOf = (connection: string): AccountingApi =>
-      ({
-        call: async () => {
-          asked.push(connection);
-          if (connection === 'omega') throw new Error('service unreachable');
-          return { Status: 'Delivered', ResponseCode: 'AP' };
-        },
-      }) as unknown as AccountingApi;
+      rawAnswersApi(async () => {
+        asked.push(connection);
+        if (connection === 'omega') throw new Error('service unreachable');
+        return { Status: 'Delivered', ResponseCode: 'AP' };
+      });
     const publisher = recordingPublisher();
     const logger = recordingLogger();
     const stores = {

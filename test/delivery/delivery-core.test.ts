@@ -18,6 +18,7 @@ import {
 import {
   DEPLOYED_TARGET_CHECKS,
   DeliveryTargetError,
+  deployedTargetChecks,
   isLoopbackHost,
   parseTargetSpecs,
   refusedHostReason,
@@ -76,8 +77,13 @@ describe('targets', () => {
     expect(isLoopbackHost('10.0.0.5')).toBe(false);
     // https but to the loopback, locally and in a deployment: the body crosses the network.
     expect(() => parseTargetSpecs(['http://10.0.0.5:5678/hook'])).toThrow(/https/);
-    expect(() => parseTargetSpecs(['http://10.0.0.5:5678/hook'], DEPLOYED_TARGET_CHECKS)).toThrow(/https/);
-    expect(parseTargetSpecs(['http://localhost:8080/x'], DEPLOYED_TARGET_CHECKS)).toHaveLength(1);
+    expect(() => parseTargetSpecs(['http://10.0.0.5:5678/hook'], deployedTargetChecks(true))).toThrow(
+      /https/,
+    );
+    // A deployment's targets are public hosts, unless private ones are allowed.
+    expect(() => parseTargetSpecs(['https://10.0.0.5:5678/hook'], DEPLOYED_TARGET_CHECKS)).toThrow(/private/);
+    expect(() => parseTargetSpecs(['http://localhost:8080/x'], DEPLOYED_TARGET_CHECKS)).toThrow(/loopback/);
+    expect(parseTargetSpecs(['http://localhost:8080/x'], deployedTargetChecks(true))).toHaveLength(1);
   });
 
   it('the object form names connections and the target; names are unique', () => {

@@ -8,12 +8,15 @@
  * - S3 → s3rver (path-style), answering a missing key with 403 unless the caller may list the
  *   bucket without a prefix (as S3 does), with conditional writes (`If-None-Match`), which s3rver
  *   ignores, checked here, and the SDK's aws-chunked uploads decoded;
- * - EventBridge PutEvents → the template's rules (the same EventBridge pattern semantics as the
- *   local bus) → their targets: SQS queues (through the queue's resource policy for
- *   `events.amazonaws.com` with the rule as `aws:SourceArn`), CloudWatch Logs log groups (through
- *   the log resource policy), API destinations (through the target role);
+ * - EventBridge PutEvents → the template's rules (./rule-pattern.ts: the local bus's pattern
+ *   semantics, the envelope's fields too, and a refusal of what it does not implement) → their
+ *   targets: SQS queues (through the queue's resource policy for `events.amazonaws.com` with the
+ *   rule as `aws:SourceArn`), CloudWatch Logs log groups (through the log resource policy), API
+ *   destinations (through the target role, assumed by its trust policy); a failed delivery is
+ *   retried by the target's retry policy and then dead-lettered (./retrying-delivery.ts);
  * - SQS (JSON protocol) → the queue model of ./sqs-queues.ts;
- * - Secrets Manager GetSecretValue → the secrets the test put.
+ * - Secrets Manager GetSecretValue → the secrets the test put;
+ * - SSM GetParameter(s) and KMS Decrypt/Encrypt/GenerateDataKey → ./ssm-kms.ts.
  *
  * A call to any other service or operation answers an error and is recorded as unsupported, so a
  * function that calls something new fails the test instead of passing unseen.
@@ -22,11 +25,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus-types.js';
-import { matchesPattern } from '../../functions/core/event-pattern.js';
 import { ACCOUNT, type Assembly, type Json, REGION } from './assembly.js';
+import { jsonError, jsonOk } from './aws-wire.js';
 import type { Authorizer, Principal } from './iam.js';
 import { accessKeyOf, type LambdaHost } from './lambda-host.js';
+import { type Attempt, type Outcome, RetryingDelivery } from './retrying-delivery.js';
+import { matchesRule } from './rule-pattern.js';
 import type { Queue, Queues } from './sqs-queues.js';
+import { SsmAndKms } from './ssm-kms.js';
+import { count, type Usage } from './usage.js';
+import type { VirtualClock } from './virtual-clock.js';
 
 export interface PublishedEvent {
   readonly caller: string;
@@ -44,8 +52,16 @@ export interface StandInDeps {
   readonly assembly: Assembly;
   readonly authorizer: Authorizer;
   readonly queues: Queues;
+  readonly clock: VirtualClock;
+  readonly usage: Usage;
   readonly dynamoDbEndpoint: string;
   readonly s3Endpoint: string;
+}
+
+/** Faults a test injects: targets (queue or function ARNs) that are down; callers whose AWS calls stall (ms). */
+export interface Faults {
+  readonly down: Set<string>;
+  readonly stall: Map<string, number>;
 }
 
 export interface Secrets {
@@ -108,32 +124,33 @@ const s3Error = (res: ServerResponse, status: number, code: string, message: str
   );
 };
 
-const jsonError = (res: ServerResponse, status: number, type: string, message: string) => {
-  res.writeHead(status, {
-    'content-type': 'application/x-amz-json-1.1',
-    'x-amzn-query-error': `${type};Sender`,
-  });
-  res.end(JSON.stringify({ __type: type, message }));
-};
-
-const jsonOk = (res: ServerResponse, body: unknown, contentType = 'application/x-amz-json-1.1') => {
-  res.writeHead(200, { 'content-type': contentType });
-  res.end(JSON.stringify(body));
-};
-
 export class AwsStandIn {
   readonly published: PublishedEvent[] = [];
   readonly deliveries: Delivery[] = [];
   /** Calls to a service or operation this stand-in does not serve. */
   readonly unsupported: string[] = [];
-  /** Lambda functions invoked asynchronously by an event rule target (none today; recorded if any). */
-  readonly asyncInvocations: { functionArn: string; event: unknown }[] = [];
+  /** Lambda functions invoked asynchronously (Scheduler, an event rule target), run by the deployment. */
+  readonly asyncInvocations: { functionArn: string; event: unknown; trigger?: string }[] = [];
   private server?: Server;
   private lambda?: LambdaHost;
   private readonly secrets = new Map<string, { arn: string; name: string; value: string }>();
   private readonly principals = new Map<string, Principal>();
+  readonly faults: Faults = { down: new Set(), stall: new Map() };
   url = '';
   private depsValue?: StandInDeps;
+  private ruleTargetsValue?: RetryingDelivery;
+  private ssmKmsValue?: SsmAndKms;
+
+  /** Rule deliveries: their retries and dead letters. */
+  get ruleTargets(): RetryingDelivery {
+    if (!this.ruleTargetsValue) throw new Error('the stand-in is not configured');
+    return this.ruleTargetsValue;
+  }
+
+  get ssmAndKms(): SsmAndKms {
+    if (!this.ssmKmsValue) throw new Error('the stand-in is not configured');
+    return this.ssmKmsValue;
+  }
 
   private get deps(): StandInDeps {
     if (!this.depsValue) throw new Error('the stand-in is not configured');
@@ -143,6 +160,17 @@ export class AwsStandIn {
   /** The assembly and the servers behind the stand-in; its secrets start as the template says. */
   configure(deps: StandInDeps): void {
     this.depsValue = deps;
+    this.ruleTargetsValue = new RetryingDelivery(
+      {
+        ...deps,
+        deadLetterSender: (a) => ({
+          who: this.servicePrincipal('events.amazonaws.com'),
+          context: { 'aws:SourceArn': a.source.attributes.Arn as string },
+        }),
+      },
+      (a) => this.deliverToTarget(a),
+    );
+    this.ssmKmsValue = new SsmAndKms(deps.assembly, deps.authorizer, this.unsupported);
     for (const r of deps.assembly.byType('AWS::SecretsManager::Secret')) {
       const p = deps.assembly.props(r);
       const name = r.ref.split(':secret:')[1]?.replace(/-AbCdEf$/, '') as string;
@@ -241,6 +269,8 @@ export class AwsStandIn {
       return jsonError(res, 403, 'UnrecognizedClientException', 'unknown access key');
     }
     const who = this.principalOf(fn.logicalId);
+    const stall = this.faults.stall.get(fn.logicalId);
+    if (stall) await new Promise((resolve) => setTimeout(resolve, stall));
     switch (service) {
       case 'dynamodb':
         return this.dynamoDb(who, req, body, res);
@@ -252,6 +282,9 @@ export class AwsStandIn {
         return this.sqs(who, req, body, res);
       case 'secretsmanager':
         return this.secretsManager(who, req, body, res);
+      case 'ssm':
+      case 'kms':
+        return this.ssmAndKms.handle(service, who, String(req.headers['x-amz-target'] ?? ''), body, res);
       default:
         this.unsupported.push(`${fn.logicalId} called ${service} ${req.headers['x-amz-target'] ?? req.url}`);
         return jsonError(res, 400, 'UnknownOperationException', `${service} is not served by the stand-in`);
@@ -524,70 +557,85 @@ export class AwsStandIn {
     return name.startsWith('arn:') ? name : `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${name}`;
   }
 
-  /** The template's rules on this bus, each matched and delivered to its targets. */
+  /** The template's rules on this bus, each matched (refusing what the matcher does not implement) and delivered. */
   private async route(busArn: string, event: PublishedEvent['event']): Promise<void> {
-    const { assembly, authorizer, queues } = this.deps;
+    const { assembly } = this.deps;
     for (const rule of assembly.byType('AWS::Events::Rule')) {
       const p = assembly.props(rule);
       if (this.busArn(p.EventBusName) !== busArn || p.State === 'DISABLED' || !p.EventPattern) continue;
-      if (!matchesPattern(p.EventPattern, event)) continue;
-      const ruleArn = rule.attributes.Arn as string;
-      for (const target of p.Targets ?? []) {
-        const arn = String(target.Arn);
+      if (!matchesRule(rule.logicalId, p.EventPattern, event)) continue;
+      count(this.deps.usage.ruleMatches, rule.logicalId);
+      for (const [i, target] of (p.Targets ?? []).entries()) {
         const input = target.Input ?? (target.InputPath ? undefined : JSON.stringify(event));
-        if (arn.startsWith('arn:aws:sqs:')) {
-          const decision = await authorizer.authorize(
-            this.servicePrincipal('events.amazonaws.com'),
-            'sqs:SendMessage',
-            arn,
-            { 'aws:SourceArn': ruleArn },
-          );
-          if (decision.decision !== 'Allowed') continue;
-          const queue = queues.get(arn);
-          queues.send(queue, input, {
-            ...(target.SqsParameters?.MessageGroupId
-              ? { groupId: target.SqsParameters.MessageGroupId, deduplicationId: event.id }
-              : {}),
-          });
-          this.deliveries.push({ target: arn, rule: rule.logicalId, status: 200, event });
-        } else if (arn.startsWith('arn:aws:logs:')) {
-          const events = this.servicePrincipal('events.amazonaws.com');
-          const logGroupArn = arn.replace(/:\*$/, '');
-          const stream = await authorizer.authorize(
-            events,
-            'logs:CreateLogStream',
-            `${logGroupArn}:log-stream:rule`,
-            {},
-            logGroupArn,
-          );
-          const put = await authorizer.authorize(
-            events,
-            'logs:PutLogEvents',
-            `${logGroupArn}:log-stream:rule`,
-            { 'aws:SourceArn': ruleArn },
-            logGroupArn,
-          );
-          this.deliveries.push({
-            target: arn,
-            rule: rule.logicalId,
-            status: stream.decision === 'Allowed' && put.decision === 'Allowed' ? 200 : 403,
-            event,
-          });
-        } else if (arn.startsWith('arn:aws:events:') && arn.includes(':api-destination/')) {
-          await this.deliverToApiDestination(rule.logicalId, target, arn, input, event);
-        } else if (arn.startsWith('arn:aws:lambda:')) {
-          const decision = await authorizer.authorize(
-            this.servicePrincipal('events.amazonaws.com'),
-            'lambda:InvokeFunction',
-            arn,
-            { 'aws:SourceArn': ruleArn },
-          );
-          if (decision.decision === 'Allowed') this.asyncInvocations.push({ functionArn: arn, event });
-        } else {
-          this.unsupported.push(`rule ${rule.logicalId}: target ${arn}`);
+        if (input === undefined) {
+          this.unsupported.push(`rule ${rule.logicalId} Targets[${i}]: InputPath is not modelled`);
+          continue;
         }
+        await this.ruleTargets.deliver(rule, `Targets[${i}]`, target, input);
       }
     }
+  }
+
+  /** One attempt of a rule's delivery to its target (the retries and the DLQ are the caller's). */
+  private async deliverToTarget(a: Attempt): Promise<Outcome> {
+    const { authorizer, queues } = this.deps;
+    const arn = String(a.target.Arn);
+    const ruleArn = a.source.attributes.Arn as string;
+    const event = JSON.parse(a.body);
+    const events = this.servicePrincipal('events.amazonaws.com');
+    if (this.faults.down.has(arn))
+      return { ok: false, retryable: true, error: `${arn} is down (fault injected)` };
+    if (arn.startsWith('arn:aws:sqs:')) {
+      const decision = await authorizer.authorize(events, 'sqs:SendMessage', arn, {
+        'aws:SourceArn': ruleArn,
+      });
+      if (decision.decision !== 'Allowed')
+        return { ok: false, retryable: false, error: `AccessDenied: ${decision.reason}` };
+      queues.send(queues.get(arn), a.body, {
+        ...(a.target.SqsParameters?.MessageGroupId
+          ? { groupId: a.target.SqsParameters.MessageGroupId, deduplicationId: event.id }
+          : {}),
+      });
+      this.deliveries.push({ target: arn, rule: a.source.logicalId, status: 200, event });
+      return { ok: true };
+    }
+    if (arn.startsWith('arn:aws:logs:')) {
+      const logGroupArn = arn.replace(/:\*$/, '');
+      const stream = `${logGroupArn}:log-stream:rule`;
+      const create = await authorizer.authorize(events, 'logs:CreateLogStream', stream, {}, logGroupArn);
+      const put = await authorizer.authorize(
+        events,
+        'logs:PutLogEvents',
+        stream,
+        { 'aws:SourceArn': ruleArn },
+        logGroupArn,
+      );
+      const ok = create.decision === 'Allowed' && put.decision === 'Allowed';
+      this.deliveries.push({ target: arn, rule: a.source.logicalId, status: ok ? 200 : 403, event });
+      return ok
+        ? { ok: true }
+        : { ok: false, retryable: false, error: `AccessDenied: ${create.reason ?? put.reason}` };
+    }
+    if (arn.startsWith('arn:aws:events:') && arn.includes(':api-destination/')) {
+      const status = await this.deliverToApiDestination(a.source.logicalId, a.target, arn, a.body, event);
+      if (status >= 200 && status < 300) return { ok: true };
+      return {
+        ok: false,
+        retryable: status === 0 || status === 429 || status >= 500,
+        error: `HTTP ${status}`,
+      };
+    }
+    if (arn.startsWith('arn:aws:lambda:')) {
+      const decision = await authorizer.authorize(events, 'lambda:InvokeFunction', arn, {
+        'aws:SourceArn': ruleArn,
+      });
+      if (decision.decision !== 'Allowed')
+        return { ok: false, retryable: false, error: `AccessDenied: ${decision.reason}` };
+      this.asyncInvocations.push({ functionArn: arn, event });
+      return { ok: true };
+    }
+    this.unsupported.push(`rule ${a.source.logicalId} ${a.path}: target ${arn}`);
+    return { ok: false, retryable: false, error: 'target type not modelled' };
   }
 
   private async deliverToApiDestination(
@@ -596,11 +644,17 @@ export class AwsStandIn {
     arn: string,
     input: string,
     event: PublishedEvent['event'],
-  ) {
+  ): Promise<number> {
     const { assembly, authorizer } = this.deps;
+    const assumed = await authorizer.assumeRole(
+      'events.amazonaws.com',
+      target.RoleArn,
+      `${ruleId} target role`,
+    );
+    if (assumed.decision !== 'Allowed') return 403;
     const role = this.rolePrincipal(`${ruleId} target role`, target.RoleArn);
     const decision = await authorizer.authorize(role, 'events:InvokeApiDestination', arn);
-    if (decision.decision !== 'Allowed') return;
+    if (decision.decision !== 'Allowed') return 403;
     const destination = assembly.byRefOrArn(arn);
     if (!destination) throw new Error(`no API destination ${arn}`);
     const d = assembly.props(destination);
@@ -618,13 +672,14 @@ export class AwsStandIn {
       );
     } else {
       this.unsupported.push(`connection ${connection.logicalId}: authorization ${c.AuthorizationType}`);
-      return;
+      return 0;
     }
     const response = await fetch(d.InvocationEndpoint, { method: d.HttpMethod, headers, body: input }).catch(
       () => undefined,
     );
     if (response) await response.arrayBuffer();
     this.deliveries.push({ target: arn, rule: ruleId, status: response?.status ?? 0, event });
+    return response?.status ?? 0;
   }
 
   /** `{{resolve:secretsmanager:<arn>:SecretString:<json-key>::}}` → the secret's value. */

@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { Webhook } from 'standardwebhooks';
 import type { DeliveryFunctionTarget } from '../../functions/core/delivery/delivery-function-config.js';
@@ -219,4 +220,29 @@ export function splitListRequests(requests: Record<string, number>): {
     Object.entries(requests).filter(([endpoint]) => endpoint.endsWith('.list')),
   );
   return { lists, others: Object.keys(requests).filter((endpoint) => !endpoint.endsWith('.list')) };
+}
+
+/**
+ * The idempotency records whose expiry is not `seconds` after they were written (between the
+ * deployment's start and now), each naming the table, the record and the expiry it has.
+ */
+export async function idempotencyMismatches(d: Deployment, seconds: number): Promise<string[]> {
+  const table = d.assembly
+    .byType('AWS::DynamoDB::Table')
+    .find((t) => t.logicalId.startsWith('IdempotencyTable'));
+  if (!table) throw new Error('no idempotency table');
+  const out = await d.servers.dynamoDb.send(new ScanCommand({ TableName: table.ref }));
+  const items = out.Items ?? [];
+  if (items.length === 0) return [`${table.logicalId}: no idempotency record was written`];
+  const nowSeconds = d.clock.now() / 1000;
+  const earliest = nowSeconds - (d.clock.now() - d.startedAt) / 1000 - 60;
+  return items
+    .map((item) => ({ id: String(item.id?.S), expiration: Number(item.expiration?.N) }))
+    .filter(
+      ({ expiration }) => !(expiration >= earliest + seconds && expiration <= nowSeconds + seconds + 60),
+    )
+    .map(
+      ({ id, expiration }) =>
+        `${table.logicalId} record ${id} expires ${Math.round(expiration - nowSeconds)} s from now; the deployment's replay horizon is ${seconds} s (ACTIONS_IDEMPOTENCY_EXPIRES_SECONDS of the functions that wrote it)`,
+    );
 }

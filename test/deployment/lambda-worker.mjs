@@ -1,13 +1,31 @@
 // One Lambda execution environment: a worker thread with the function's own environment, which
-// imports the bundle from the cloud assembly once (the cold start) and runs one invocation at a time.
+// imports the bundle from the cloud assembly once (the cold start) and runs one invocation at a
+// time. Its `Date` reads the deployment's clock (real time plus the offset each invocation
+// carries). The host enforces the timeout: it ends this worker, as Lambda ends a timed-out
+// environment; an uncaught error or an exit ends it too, and fails the invocation in flight.
+import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
+
+const RealDate = Date;
+let offset = workerData.clockOffsetMs ?? 0;
+class ShiftedDate extends RealDate {
+  constructor(...args) {
+    if (args.length === 0) super(RealDate.now() + offset);
+    else super(...args);
+  }
+  static now() {
+    return RealDate.now() + offset;
+  }
+}
+globalThis.Date = ShiftedDate;
 
 const { entry, functionName, functionArn, timeoutMs, memoryMb, logGroup } = workerData;
 const module = await import(entry);
 if (typeof module.handler !== 'function') throw new Error(`${entry} exports no handler`);
 
-parentPort.on('message', async ({ id, event, requestId, traceId }) => {
-  const deadline = Date.now() + timeoutMs;
+parentPort.on('message', async ({ id, event, requestId, traceId, clockOffsetMs }) => {
+  offset = clockOffsetMs;
+  const deadline = performance.now() + timeoutMs;
   process.env._X_AMZN_TRACE_ID = traceId;
   const context = {
     callbackWaitsForEmptyEventLoop: true,
@@ -18,20 +36,13 @@ parentPort.on('message', async ({ id, event, requestId, traceId }) => {
     awsRequestId: requestId,
     logGroupName: logGroup,
     logStreamName: `local/${requestId}`,
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    getRemainingTimeInMillis: () => Math.max(0, Math.floor(deadline - performance.now())),
     done() {},
     fail() {},
     succeed() {},
   };
-  let timer;
   try {
-    const timeout = new Promise((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`Task timed out after ${timeoutMs / 1000} seconds`)),
-        timeoutMs,
-      );
-    });
-    const result = await Promise.race([module.handler(event, context), timeout]);
+    const result = await module.handler(event, context);
     parentPort.postMessage({
       id,
       ok: true,
@@ -47,8 +58,6 @@ parentPort.on('message', async ({ id, event, requestId, traceId }) => {
         stack: String(error?.stack ?? ''),
       },
     });
-  } finally {
-    clearTimeout(timer);
   }
 });
 parentPort.postMessage({ ready: true });

@@ -3,7 +3,7 @@
  * run from its cloud assembly with IAM enforced: the shard's schedule → the poller of shards (payment
  * detection on) → bus → per-connection actions.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
 import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
 import { isPayableCollection } from '../../functions/core/sync/payment-run.js';
@@ -24,8 +24,19 @@ import {
   verifies,
 } from './flows.js';
 import { describeDenials } from './iam.js';
+import { findingsAfterTest, type OutOfFlow, overGrants, unusedAfterFile } from './proof-of-use.js';
 
 let d: Deployment;
+
+/** What this file's flows do not run, and why. */
+const OUT_OF_FLOW: OutOfFlow = {
+  Routeliquidatepayments:
+    'bank statements reach the bus only locally (`bank import`, the watched folder of `run`); their S3 drop on AWS is not built yet',
+  ActionFailedRule: 'no action fails in these flows (the failure paths are in failure-paths.test.ts)',
+  OrderIntake: 'the intake is run in one-connection.test.ts',
+  ConnectionsUnhealthyRule:
+    'no connection becomes unhealthy in these flows (its refusal is tested in test/local)',
+};
 let consumer: Receiver;
 const CONNECTIONS = ['acme', 'globex'] as const;
 
@@ -38,6 +49,8 @@ beforeAll(async () => {
       // Payment detection on: the poller of shards runs it for every connection, under IAM.
       payments: true,
       // Every connection's events to one target; acme's alone to another.
+      // The consumer listens on this machine: loopback targets allowed (refused by default).
+      deliveryPrivateTargets: true,
       deliveries: [`${consumer.url}/events`, { url: `${consumer.url}/acme`, connections: ['acme'] }],
       // E-invoicing on: the sending route and the scheduled tracker serve every connection.
       actions: { ACTIONS_EINVOICE_PARTNERS: await invoicedPartner(sandbox) },
@@ -60,9 +73,15 @@ beforeAll(async () => {
   }
 }, 300_000);
 
+afterEach(() => {
+  if (d) expect(findingsAfterTest(d)).toBe('');
+});
+
 afterAll(async () => {
+  const unused = d ? [unusedAfterFile(d, OUT_OF_FLOW), await overGrants(d)].filter(Boolean).join('\n') : '';
   if (d) console.info(`calls per function (registry):\n${callReport(d.authorizer.calls)}`);
   await d?.close();
+  expect(unused).toBe('');
   await consumer?.close();
 });
 
@@ -76,7 +95,10 @@ describe('connection registry, deployed', () => {
     expect(sources).toEqual(new Set(CONNECTIONS.map((c) => `accounting.${c}`)));
     const types = detailTypes(d);
     expect(types['IssuedInvoice.Created']).toBeGreaterThan(0);
-    expect(types['ReceivedOrder.Transferred']).toBeGreaterThan(0);
+    expect(
+      types['ReceivedOrder.Transferred'] ?? 0,
+      `${JSON.stringify(types)}\n${d.lambda.output(d.fn('RoutetransferreceivedorderFunction')).slice(-3000)}`,
+    ).toBeGreaterThan(0);
     expect(types['Action.Failed']).toBeUndefined();
     for (const name of CONNECTIONS) {
       expect((await objectKeys(d, 'ArchiveBucket', `isdoc/${name}/`)).length, name).toBeGreaterThan(0);

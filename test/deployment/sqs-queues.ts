@@ -1,11 +1,14 @@
 /**
- * SQS queues as the template configures them: visibility timeout, redrive to a DLQ after
- * `maxReceiveCount` receives, FIFO message groups (a group with a message in flight yields no
- * other) and deduplication ids. Time is virtual, so a visibility timeout of minutes passes at once
- * when the test has nothing else to do.
+ * SQS queues as the template configures them: visibility timeout, delivery delay, message
+ * retention (a message older than it is gone, and recorded as expired), redrive to a DLQ after
+ * `maxReceiveCount` receives (a standard queue's message keeps its enqueue time there, a FIFO
+ * queue's starts anew, as SQS does), FIFO message groups (a group with a message in flight yields
+ * no other) and deduplication ids. Time is the deployment's virtual clock, so a visibility timeout
+ * of minutes passes at once when the test has nothing else to do.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Assembly } from './assembly.js';
+import type { VirtualClock } from './virtual-clock.js';
 
 export interface QueueMessage {
   readonly messageId: string;
@@ -17,6 +20,8 @@ export interface QueueMessage {
   readonly sequenceNumber?: string;
   receiveCount: number;
   visibleAt: number;
+  /** When retention counts from (the enqueue time; a FIFO DLQ's move time). */
+  enqueuedAt: number;
   firstReceivedAt?: number;
   receiptHandle?: string;
 }
@@ -27,18 +32,19 @@ export interface Queue {
   readonly name: string;
   readonly fifo: boolean;
   readonly visibilityTimeoutSeconds: number;
+  readonly retentionSeconds: number;
+  readonly delaySeconds: number;
+  readonly logicalId: string;
   readonly redrive?: { deadLetterTargetArn: string; maxReceiveCount: number };
   readonly messages: QueueMessage[];
 }
 
-export class VirtualClock {
-  private offset = 0;
-  now(): number {
-    return Date.now() + this.offset;
-  }
-  advanceTo(ms: number): void {
-    this.offset += Math.max(0, ms - this.now());
-  }
+/** A message SQS deleted because it outlived its queue's retention period. */
+export interface ExpiredMessage {
+  readonly queue: string;
+  readonly logicalId: string;
+  readonly retentionSeconds: number;
+  readonly body: string;
 }
 
 export class QueueNotFoundError extends Error {
@@ -48,20 +54,26 @@ export class QueueNotFoundError extends Error {
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
 export class Queues {
-  readonly clock = new VirtualClock();
+  readonly expired: ExpiredMessage[] = [];
   private readonly queues = new Map<string, Queue>();
   private readonly dedup = new Map<string, number>();
   private sequence = 0n;
 
-  constructor(assembly: Assembly) {
+  constructor(
+    assembly: Assembly,
+    readonly clock: VirtualClock,
+  ) {
     for (const r of assembly.byType('AWS::SQS::Queue')) {
       const p = assembly.props(r);
       this.queues.set(r.attributes.Arn as string, {
         arn: r.attributes.Arn as string,
         url: r.ref,
         name: r.attributes.QueueName as string,
+        logicalId: r.logicalId,
         fifo: p.FifoQueue === true || p.FifoQueue === 'true',
         visibilityTimeoutSeconds: Number(p.VisibilityTimeout ?? 30),
+        retentionSeconds: Number(p.MessageRetentionPeriod ?? 345_600),
+        delaySeconds: Number(p.DelaySeconds ?? 0),
         ...(p.RedrivePolicy
           ? {
               redrive: {
@@ -90,7 +102,7 @@ export class Queues {
   send(
     queue: Queue,
     body: string,
-    options: { groupId?: string; deduplicationId?: string } = {},
+    options: { groupId?: string; deduplicationId?: string; delaySeconds?: number } = {},
   ): QueueMessage {
     if (queue.fifo && !options.groupId) throw new Error(`${queue.name}: a FIFO queue needs MessageGroupId`);
     if (queue.fifo) {
@@ -115,7 +127,11 @@ export class Queues {
       ...(options.deduplicationId ? { deduplicationId: options.deduplicationId } : {}),
       ...(queue.fifo ? { sequenceNumber: this.sequence.toString().padStart(20, '0') } : {}),
       receiveCount: 0,
-      visibleAt: this.clock.now(),
+      // A FIFO queue has only the queue's delay; a standard queue's message may set its own.
+      visibleAt:
+        this.clock.now() +
+        1000 * (queue.fifo ? queue.delaySeconds : (options.delaySeconds ?? queue.delaySeconds)),
+      enqueuedAt: this.clock.now(),
     };
     queue.messages.push(message);
     return message;
@@ -123,6 +139,7 @@ export class Queues {
 
   /** Up to `max` visible messages; each one's receive count goes up, or it moves to the DLQ. */
   receive(queue: Queue, max: number): QueueMessage[] {
+    this.expire();
     const now = this.clock.now();
     const out: QueueMessage[] = [];
     const busyGroups = new Set(
@@ -135,7 +152,12 @@ export class Queues {
       if (queue.redrive && message.receiveCount >= queue.redrive.maxReceiveCount) {
         this.remove(queue, message);
         const dlq = this.get(queue.redrive.deadLetterTargetArn);
-        dlq.messages.push({ ...message, receiveCount: 0, visibleAt: now });
+        dlq.messages.push({
+          ...message,
+          receiveCount: 0,
+          visibleAt: now,
+          enqueuedAt: dlq.fifo ? now : message.enqueuedAt,
+        });
         continue;
       }
       message.receiveCount += 1;
@@ -158,10 +180,33 @@ export class Queues {
     if (message) message.visibleAt = this.clock.now() + seconds * 1000;
   }
 
-  /** The earliest time a message now in flight becomes visible again, if any. */
-  nextVisibleAt(): number | undefined {
+  /** Deletes (and records) every message older than its queue's retention period. */
+  expire(): void {
     const now = this.clock.now();
-    const times = this.all()
+    for (const queue of this.queues.values()) {
+      for (const m of [...queue.messages]) {
+        if (now < m.enqueuedAt + queue.retentionSeconds * 1000) continue;
+        this.remove(queue, m);
+        this.expired.push({
+          queue: queue.name,
+          logicalId: queue.logicalId,
+          retentionSeconds: queue.retentionSeconds,
+          body: m.body.slice(0, 200),
+        });
+      }
+    }
+  }
+
+  /** The messages of a queue visible now. */
+  visible(queue: Queue): QueueMessage[] {
+    const now = this.clock.now();
+    return queue.messages.filter((m) => m.visibleAt <= now);
+  }
+
+  /** The earliest time a message now in flight (or delayed) becomes visible, if any (of `among`, or all). */
+  nextVisibleAt(among: readonly Queue[] = this.all()): number | undefined {
+    const now = this.clock.now();
+    const times = among
       .flatMap((q) => q.messages)
       .map((m) => m.visibleAt)
       .filter((t) => t > now);

@@ -12,8 +12,8 @@ describe('deliveries (API destinations)', () => {
   const t = buildTestApp({ deliveries: DELIVERIES, deliveryVia: 'api-destination' });
   const template = t.statelessTemplate;
 
-  it('one connection with an API key header from a generated secret, one destination per target', () => {
-    template.resourceCountIs('AWS::Events::Connection', 1);
+  it('per target a connection with its own API key secret, and a destination', () => {
+    template.resourceCountIs('AWS::Events::Connection', 2);
     template.hasResourceProperties('AWS::Events::Connection', {
       AuthorizationType: 'API_KEY',
       AuthParameters: { ApiKeyAuthParameters: { ApiKeyName: 'x-accounting-events-key' } },
@@ -103,7 +103,7 @@ describe('deliveries (signed delivery function, the default)', () => {
     for (const [, r] of dlqs) expect(r.DeletionPolicy).toBe('Retain');
   });
 
-  it("each rule's source lists only its target's connections (every connection's when none is given)", () => {
+  it("each rule's source and detail.connection list only its target's connections (every connection's when none is given)", () => {
     const patterns = resources('AWS::Events::Rule')
       .filter(([id]) => id.startsWith('Deliveries'))
       .map(([, r]) => r.Properties.EventPattern);
@@ -111,7 +111,7 @@ describe('deliveries (signed delivery function, the default)', () => {
       source: [{ prefix: 'accounting.' }],
       'detail-type': [{ prefix: 'IssuedInvoice.' }],
     });
-    expect(patterns).toContainEqual({ source: ['accounting.acme'] });
+    expect(patterns).toContainEqual({ source: ['accounting.acme'], detail: { connection: ['acme'] } });
   });
 
   it("the function reads only the targets' secrets, consumes and delays only their queues, sends only to their DLQs", () => {
@@ -172,11 +172,14 @@ describe('deliveries settings', () => {
     );
   });
 
-  it('plain http only to the loopback; link-local and metadata hosts refused', () => {
+  it('https to public hosts; loopback only with deliveryPrivateTargets; link-local and metadata hosts never', () => {
     expect(() => testInfraConfig({ deliveries: 'http://hooks.example.com/x' })).toThrow(
       /deliveries.*expected https:\/\//s,
     );
-    expect(testInfraConfig({ deliveries: 'http://127.0.0.1:8080/x' }).deliveries).toHaveLength(1);
+    expect(() => testInfraConfig({ deliveries: 'http://127.0.0.1:8080/x' })).toThrow(/a loopback address/);
+    expect(
+      testInfraConfig({ deliveries: 'http://127.0.0.1:8080/x', deliveryPrivateTargets: true }).deliveries,
+    ).toHaveLength(1);
     for (const url of [
       'https://169.254.169.254/latest',
       'https://[fd00:ec2::254]/',

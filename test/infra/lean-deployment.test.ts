@@ -207,6 +207,7 @@ describe('a default single-company deployment, counted', () => {
       'PollerErrorsAlarm',
       'PollerLagAlarm',
       'Route-archive-isdoc-DlqAlarm',
+      'Route-liquidate-payments-DlqAlarm',
       'Route-send-einvoice-DlqAlarm',
       'Route-send-einvoice-fixed-DlqAlarm',
       'Route-transfer-issue-slip-DlqAlarm',

@@ -6,6 +6,7 @@ import { envConnectionEntry } from '../../functions/adapters/env-connection-regi
 import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
 import type { ActionsConfig } from '../../functions/core/actions/config.js';
 import { findAction } from '../../functions/core/actions/registry.js';
+import { settingsOf } from '../../functions/core/connection-actions.js';
 import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
 import { deadLetterSinkFromEnvironment } from '../../functions/handlers/action-runtime.js';
 import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
@@ -404,8 +405,14 @@ describe('least privilege per function', () => {
       );
       expect(findAction(handler), handler).toBeDefined();
       for (const value of needs[handler]?.(actions) ?? []) expect(value, path).toEqual(expect.any(String));
-      // The action's own loader (every section, the stores its registry entry uses) accepts it.
-      expect(loadActionFunctionConfig(env, findAction(handler)!.uses).actions, path).toEqual(actions);
+      // The action's own loader (the shared part and its own section, the stores its registry entry
+      // uses) accepts it, and reads each as the registry's loader does.
+      const action = findAction(handler)!;
+      const own = loadActionFunctionConfig(env, action.uses, settingsOf(action)).actions;
+      expect(own, path).toEqual(
+        Object.fromEntries(Object.keys(own).map((key) => [key, actions[key as keyof ActionsConfig]])),
+      );
+      if (action.settings) expect(Object.keys(own), path).toContain(action.settings.section);
       const logger = { debug() {}, info() {}, warn() {}, error() {} };
       expect(deadLetterSinkFromEnvironment(env, logger, new SQSClient({})) !== undefined, path).toBe(sqs);
     }

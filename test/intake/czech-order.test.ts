@@ -160,3 +160,89 @@ describe('a Czech shop order in the cz variant', () => {
     });
   });
 });
+
+/**
+ * A 250-line Czech Shopify order with per-line tax (taxes included, 21 % and 12 %): Shopify rounds
+ * each line's tax half up, so lines whose 12 % tax ends in half a cent (129.50 CZK: 13.875) carry a
+ * cent more VAT than the service's item rule gives them.
+ */
+function largeCzechShopifyOrder(id: number) {
+  const prices = [12_950, 39_900, 6_454, 24_900, 8_990, 129_900, 4_550, 15_490];
+  const vat = new Map<number, number>();
+  let total = 0;
+  const lineItems = Array.from({ length: 250 }, (_, i) => {
+    const rate = i % 2 === 0 ? 12 : 21;
+    const quantity = 1 + (i % 3 === 0 ? 0 : i % 2);
+    const price = prices[i % prices.length] ?? 100;
+    const net = price * quantity;
+    // Half up, in whole cents.
+    const tax = Math.floor((2 * net * rate + 100 + rate) / (2 * (100 + rate)));
+    vat.set(rate, (vat.get(rate) ?? 0) + tax);
+    total += net;
+    return {
+      id: 10_000 + i,
+      title: `Položka ${i + 1}`,
+      sku: `CZ-L-${i + 1}`,
+      quantity,
+      price: (price / 100).toFixed(2),
+      total_discount: '0.00',
+      tax_lines: [{ title: 'DPH', rate: rate / 100, price: (tax / 100).toFixed(2) }],
+    };
+  });
+  return {
+    payload: {
+      id,
+      name: `#CZ${id % 100_000}`,
+      email: 'velkoodber@example.cz',
+      created_at: new Date().toISOString(),
+      currency: 'CZK',
+      taxes_included: true,
+      total_price: (total / 100).toFixed(2),
+      billing_address: { first_name: 'Petr', last_name: 'Svoboda', city: 'Olomouc', country_code: 'CZ' },
+      line_items: lineItems,
+    },
+    total,
+    vat,
+  };
+}
+
+describe('a 250-line Czech Shopify order with tax rounded per line', () => {
+  it("imports at the shop's total and VAT per rate, and EshopOrder.Imported reports the rounding", async () => {
+    if (!started) throw new Error('no intake');
+    const { payload, total, vat } = largeCzechShopifyOrder(orderId + 1);
+    const res = await postSignedOrder({
+      baseUrl: started.intake.url,
+      source: 'shopify',
+      secret: SECRETS.INTAKE_SHOPIFY_SECRET,
+      body: JSON.stringify(payload),
+    });
+    expect(res.status, res.body).toBe(202);
+    await started.intake.queue.drain();
+
+    const created = ordersWithMarker(bed, orderMarker('shopify', String(payload.id)));
+    expect(created).toHaveLength(1);
+    const recap = (created[0] as ApiRecord).DocumentRecapitulation as {
+      TotalPrice: number;
+      VatRateSums: { VatRateType: string; Vat: number }[];
+    };
+    expect(Math.round(recap.TotalPrice * 100)).toBe(total);
+    const vatOf = (type: string) =>
+      Math.round((recap.VatRateSums.find((s) => s.VatRateType === type)?.Vat ?? 0) * 100);
+    expect(vatOf('FirstReducedVatRate')).toBe(vat.get(12));
+    expect(vatOf('BasicVatRate')).toBe(vat.get(21));
+
+    const imported = started.publisher
+      .ofType('EshopOrder.Imported')
+      .map((e) => e.detail as { shopOrderId: string; vatRounding?: unknown })
+      .find((d) => d.shopOrderId === String(payload.id));
+    const rounding = imported?.vatRounding as {
+      ratePercent: number;
+      shop: number;
+      computed: number;
+    }[];
+    expect(rounding.map((r) => r.ratePercent)).toEqual([12]);
+    expect(Math.round((rounding[0]?.shop ?? 0) * 100)).toBe(vat.get(12));
+    expect(rounding[0]?.computed).toBeLessThan(rounding[0]?.shop ?? 0);
+    expect(started.publisher.ofType('EshopOrder.Rejected')).toHaveLength(0);
+  });
+});

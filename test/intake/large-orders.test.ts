@@ -142,7 +142,10 @@ describe('a claim-checked order is read back only as it was stored', () => {
     };
     const claim = (orderRef: Record<string, unknown>) => withClaimedOrder({ ...message, orderRef }, store);
     await expect(claim({ key, bytes: body.length, sha256 })).rejects.toThrow(/does not match/);
-    await expect(claim({ key: `${key}.gone`, bytes: body.length, sha256 })).rejects.toThrow(/no object/);
+    const gone = createHash('sha256').update('never stored').digest('hex');
+    await expect(
+      claim({ key: `${ORDER_CLAIM_PREFIX}acme/generic/${gone}.json`, bytes: body.length, sha256: gone }),
+    ).rejects.toThrow(/no object/);
     await expect(claim({ key: `elsewhere/${sha256}.json`, bytes: 10, sha256 })).rejects.toBeInstanceOf(
       OrderClaimCheckError,
     );

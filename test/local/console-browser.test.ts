@@ -6,7 +6,7 @@
  * nothing. With CONSOLE_SCREENSHOTS=1 it also writes the screenshots of docs/ (1280×800).
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -139,6 +139,9 @@ describe.runIf(existsSync(CHROMIUM))('the console in a browser', () => {
   it('shows events arriving live, without a reload', async () => {
     await page.goto(url);
     await expect.poll(() => page.textContent('#live'), { timeout: 15_000 }).toBe('live');
+    // The token leaves the address bar and the history once the page has it.
+    expect(page.url()).not.toContain('token');
+    expect(await page.evaluate('location.href')).not.toContain('token');
     await waitFor('the first events', async () => (await rows('events').count()) > 0 || undefined);
     const first = await rows('events').first().getAttribute('data-id');
     // The sandbox's activity keeps changing records: new events reach the open page by its stream.
@@ -176,13 +179,17 @@ describe.runIf(existsSync(CHROMIUM))('the console in a browser', () => {
     await page.click('#event-detail button.primary');
     const replayed = await waitFor('the replayed event', async () => {
       const list = (await (
-        await fetch(`${base}/api/events?token=${token}&type=IssuedInvoice.Created`)
+        await fetch(`${base}/api/events?type=IssuedInvoice.Created`, {
+          headers: { 'x-console-token': token },
+        })
       ).json()) as {
         id: string;
       }[];
       for (const e of list) {
         if (e.id === json.id) continue;
-        const full = (await (await fetch(`${base}/api/events/${e.id}?token=${token}`)).json()) as {
+        const full = (await (
+          await fetch(`${base}/api/events/${e.id}`, { headers: { 'x-console-token': token } })
+        ).json()) as {
           event: { detail: { id: string; idempotencyKey: string } };
           routes: Record<string, { status: string }>;
         };
@@ -204,15 +211,20 @@ describe.runIf(existsSync(CHROMIUM))('the console in a browser', () => {
     expect(await page.textContent('[data-testid=verdict]')).not.toContain('invalid');
     expect(await page.locator('[data-testid=vat] tbody tr').count()).toBeGreaterThan(0);
     expect(await page.textContent('[data-testid=totals]')).toMatch(/payable\s*[\d.]+ EUR/);
-    const href = await page.getAttribute('[data-testid=download]', 'href');
-    const xml = await page.evaluate(async (h) => (await fetch(h as string)).text(), href);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.click('[data-testid=download]'),
+    ]);
+    const xml = await readFile(await download.path(), 'utf8');
     expect(xml).toMatch(/^<\?xml[^>]*>\s*<Invoice xmlns="http:\/\/isdoc\.cz\/namespace\/2013"/);
     await shot('archive');
   });
 
   it('refuses a request without the token, or from another origin, and nothing changes', async () => {
     const letters = async () =>
-      (await (await fetch(`${base}/api/dead-letters?token=${token}`)).json()) as unknown[];
+      (await (
+        await fetch(`${base}/api/dead-letters`, { headers: { 'x-console-token': token } })
+      ).json()) as unknown[];
     const before = await waitFor('dead letters of the refusing consumer', async () => {
       const list = await letters();
       return list.length > 0 ? list.length : undefined;

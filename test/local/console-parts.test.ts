@@ -22,8 +22,8 @@ const check = (method: string, path: string, headers: Record<string, string> = {
 const json = { 'content-type': 'application/json' };
 
 describe('the console guard', () => {
-  it('lets the console itself in: token in the query for GET, in the header for POST', () => {
-    expect(check('GET', `/api/events?token=${TOKEN}`)).toEqual({ ok: true });
+  it('lets the console itself in: token in the query for the page only, in the header for the rest', () => {
+    expect(check('GET', '/api/events', { 'x-console-token': TOKEN })).toEqual({ ok: true });
     expect(check('GET', `/?token=${TOKEN}`, { origin: `http://127.0.0.1:${PORT}` })).toEqual({ ok: true });
     expect(
       check('POST', '/api/replay', {
@@ -37,7 +37,14 @@ describe('the console guard', () => {
 
   it.each([
     ['no token', 'GET', '/api/events', {}, 401],
-    ['a wrong token of the same length', 'GET', `/api/events?token=${'A'.repeat(TOKEN.length)}`, {}, 401],
+    [
+      'a wrong token of the same length',
+      'GET',
+      '/api/events',
+      { 'x-console-token': 'A'.repeat(TOKEN.length) },
+      401,
+    ],
+    ['a read with the token in the query', 'GET', `/api/events?token=${TOKEN}`, {}, 401],
     ['a POST with the token only in the query', 'POST', `/api/replay?token=${TOKEN}`, json, 401],
     [
       'another origin',
@@ -56,7 +63,7 @@ describe('the console guard', () => {
       { 'x-console-token': TOKEN, 'content-type': 'text/plain' },
       415,
     ],
-    ['another method', 'DELETE', `/api/events?token=${TOKEN}`, {}, 405],
+    ['another method', 'DELETE', '/api/events', { 'x-console-token': TOKEN }, 405],
   ] as const)('refuses %s', (_name, method, path, headers, status) => {
     const verdict = check(method, path, headers as Record<string, string>);
     expect(verdict.ok).toBe(false);

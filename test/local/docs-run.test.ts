@@ -66,6 +66,8 @@ const SKIPPED: Record<string, string> = {
   'npm run test:chaos': 'kills `run` ten times under faults (~2 min); its own proof, run by CI',
   'npm run proof:payments': 'runs for 120 s by design; its own proof',
   'npm run test:deployment': 'the deployment test (part of npm test)',
+  'npm run test:deployment:mutations':
+    'template defects against the deployment test: long, not a command of the CLI',
   'npm run build': 'rebuilds dist/ of the checkout (npm ci runs it)',
   'npm run events:schema':
     'rewrites events/schemas/ and docs/events.md of the checkout (events:check guards them)',

@@ -76,7 +76,7 @@ async function deliverThroughBus(
   const outcomes: DeliveryOutcome[] = [];
   const delivery = createHttpDelivery({
     targets: parseTargetSpecs(specs),
-    secret: SECRET,
+    secretFor: () => SECRET,
     policy,
     onOutcome: (o) => outcomes.push(o),
   });

@@ -87,13 +87,15 @@ it('an IssuedInvoice.Paid shows in the live view and the console as it lands', a
     const base = server.url.slice(0, server.url.indexOf('/?'));
     const token = new URL(server.url).searchParams.get('token') ?? '';
     const list = (await (
-      await fetch(`${base}/api/events?token=${token}&type=IssuedInvoice.Paid`)
+      await fetch(`${base}/api/events?type=IssuedInvoice.Paid`, { headers: { 'x-console-token': token } })
     ).json()) as { id: string; detailType: string; documentNumber?: string; note?: string }[];
     expect(list).toEqual([
       expect.objectContaining({ detailType: 'IssuedInvoice.Paid', documentNumber: number, note }),
     ]);
     const detail = (await (
-      await fetch(`${base}/api/events/${encodeURIComponent(list[0]?.id as string)}?token=${token}`)
+      await fetch(`${base}/api/events/${encodeURIComponent(list[0]?.id as string)}`, {
+        headers: { 'x-console-token': token },
+      })
     ).json()) as { event: { detail: Record<string, unknown> }; fields: { path: string }[] };
     expect(detail.event.detail).toMatchObject({ id, change: 'Paid', restToPay: 0, amountPaid: rest });
     expect(detail.fields.map((f) => f.path)).toEqual(expect.arrayContaining(['amountPaid', 'restToPay']));

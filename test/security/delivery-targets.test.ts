@@ -73,7 +73,7 @@ describe('finding 9: delivery targets', () => {
     const outcomes: DeliveryOutcome[] = [];
     const delivery = createHttpDelivery({
       targets: [target!],
-      secret: `whsec_${Buffer.from('a test secret of 32 bytes length').toString('base64')}`,
+      secretFor: () => `whsec_${Buffer.from('a test secret of 32 bytes length').toString('base64')}`,
       policy: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1, timeoutMs: 2000 },
       onOutcome: (o) => outcomes.push(o),
     });

@@ -20,7 +20,8 @@ const FILE_EXCEPTIONS: Readonly<Record<string, string>> = {
 /** Functions allowed over the limit (`path#qualified name`), each with its reason. */
 const FUNCTION_EXCEPTIONS: Readonly<Record<string, string>> = {};
 
-const tree = measureTree(ROOT, MEASURED);
+// An action's tests live in its folder; test code is measured by the rules of test/, not these.
+const tree = measureTree(ROOT, MEASURED).filter((f) => !f.path.endsWith('.test.ts'));
 
 describe('size limits', () => {
   it(`keeps every file in ${MEASURED.join(', ')} within ${MAX_FILE_LINES} lines`, () => {

@@ -7,6 +7,7 @@
  */
 import type { AccountingApi, ApiRecord, ListOptions, Page } from '../../functions/accounting/api.js';
 import type { CollectionName } from '../../functions/accounting/collections.js';
+import { answeringRaw } from '../fakes/raw-answers.js';
 
 interface Stored {
   record: ApiRecord;
@@ -150,14 +151,16 @@ export class FakeService {
       throw new Error('not supported by the fake service');
     };
     return {
+      ...answeringRaw(unsupported),
       listPages: (c, o) => this.listPages(c, o),
       listItems: () => {
         throw new Error('not supported by the fake service');
       },
       get: unsupported,
+      pdf: unsupported,
+      isdoc: unsupported,
+      importDocument: unsupported,
       create: unsupported,
-      call: unsupported,
-      download: unsupported,
     } as AccountingApi;
   }
 }

@@ -10,6 +10,7 @@ import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
 import { pollPayments } from '../../functions/core/sync/poll-payments.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { silentLogger } from '../../functions/shared/logger.js';
+import { answeringRaw } from '../fakes/raw-answers.js';
 import { RecordingPublisher } from './harness.js';
 
 const ID = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -51,7 +52,10 @@ function scriptedService(clock: ReturnType<typeof createManualClock>) {
       };
       yield page;
     },
-    async call(operationId: string, input: CallInput = {}) {
+  } as unknown as AccountingApi;
+  /** The service's raw answers to the other operations, read through the client's typed methods. */
+  const raw = {
+    async call(operationId: string, input: CallInput = {}): Promise<unknown> {
       calls.push(operationId.split('.')[1] as string);
       if (operationId.endsWith('.unpaid')) {
         if (malformed) return { Items: [{ Id: ID(1), RestToPay: 'ten' }] };
@@ -65,9 +69,14 @@ function scriptedService(clock: ReturnType<typeof createManualClock>) {
       if (!invoice || invoice.deleted) throw Object.assign(new Error('not found'), { status: 404 });
       return status(invoice);
     },
-  } as unknown as AccountingApi;
+  };
+  Object.assign(
+    api,
+    answeringRaw((operationId, input) => raw.call(operationId, input)),
+  );
   return {
     api,
+    raw,
     calls,
     breakUnpaid: () => {
       malformed = true;
@@ -174,7 +183,7 @@ describe('payment detector decisions', () => {
     await t.check();
     t.service.touch(1, { deleted: false });
     // Listed as changed, gone by the time it is looked up: the Unpaid list no longer has it either.
-    const api = t.service.api as unknown as { call: (id: string, input: CallInput) => Promise<unknown> };
+    const api = t.service.raw;
     const call = api.call;
     api.call = async (id, input) => {
       if (id.endsWith('.unpaid')) return { Items: [], TotalItemCount: 0 };
@@ -239,6 +248,8 @@ describe('payment detector decisions', () => {
     t.service.breakUnpaid();
     const result = await t.check();
     expect(result.status).toBe('failed');
-    expect(result.error?.message).toMatch(/IssuedInvoices\/Unpaid: Items\.0\.RestToPay: expected RestToPay/);
+    expect(result.error?.message).toMatch(
+      /IssuedInvoices\/Unpaid: response field 'Items\[0\]\.RestToPay' expected number/,
+    );
   });
 });

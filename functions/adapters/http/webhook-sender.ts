@@ -3,7 +3,7 @@
  * (core/delivery/delivery-signature.ts). The body is the EventBridge event as the bus holds it.
  */
 
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import type { PostResult } from '../../core/delivery/delivery-decision.js';
 import { signedHeaders } from '../../core/delivery/delivery-signature.js';
 
@@ -19,6 +19,8 @@ export interface SignedPost {
   timeoutMs: number;
   now?: Date;
   signal?: AbortSignal;
+  /** How to connect (e.g. `publicAddressAgent`); undici's global dispatcher when omitted. */
+  dispatcher?: Dispatcher;
 }
 
 /** One attempt; never throws: a network error or timeout is a result without a status. */
@@ -27,7 +29,13 @@ export async function postSigned(post: SignedPost): Promise<PostResult> {
   const timeout = AbortSignal.timeout(post.timeoutMs);
   const signal = post.signal ? AbortSignal.any([post.signal, timeout]) : timeout;
   try {
-    const response = await request(post.url, { method: 'POST', headers, body: post.body, signal });
+    const response = await request(post.url, {
+      method: 'POST',
+      headers,
+      body: post.body,
+      signal,
+      ...(post.dispatcher ? { dispatcher: post.dispatcher } : {}),
+    });
     // The body is not needed; read it so the connection is reused.
     await response.body.dump();
     const ok = response.statusCode >= 200 && response.statusCode < 300;

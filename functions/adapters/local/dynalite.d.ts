@@ -19,6 +19,7 @@ declare module 'dynalite' {
 }
 
 declare module 's3rver' {
+  import type { Server } from 'node:http';
   import type { AddressInfo } from 'node:net';
 
   interface S3rverOptions {
@@ -35,6 +36,10 @@ declare module 's3rver' {
   class S3rver {
     constructor(options?: S3rverOptions);
     run(): Promise<AddressInfo>;
+    /** A new HTTP server serving the store, listening with `server.listen`'s arguments (e.g. a socket path). */
+    listen(...args: unknown[]): Promise<Server>;
+    /** The server `run` listens on; `close` closes it. */
+    httpServer: Server | undefined;
     close(): Promise<void>;
     reset(): void;
   }

@@ -1,11 +1,14 @@
 /**
- * Embedded, wire-compatible stand-ins for DynamoDB (dynalite) and S3 (s3rver), bound to
- * 127.0.0.1 on an ephemeral port. The local runtime keeps their data under a directory
- * (e.g. `.local/`); tests use a temporary directory and in-memory tables.
+ * Embedded, wire-compatible stand-ins for DynamoDB (dynalite) and S3 (s3rver). The local runtime
+ * puts them on Unix domain sockets inside its owner-only data directory (`socketDir`): neither
+ * checks who calls it (s3rver serves unsigned requests, dynalite checks only the shape of a
+ * signature and answers every CORS preflight), so no TCP port may carry them, where any local
+ * process or a web page could call them. Without `socketDir` (tests, benchmarks over throwaway
+ * data) they listen on 127.0.0.1, ephemeral ports.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import type { Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { Agent, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo, createConnection, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -37,12 +40,17 @@ export interface EmbeddedServersOptions {
   dynamoDbPath?: string;
   /** Directory for s3rver's objects; a fresh temporary directory (removed on close) when omitted. */
   s3Directory?: string;
+  /**
+   * An owner-only directory for the servers' Unix domain sockets (`dynamodb.sock`, `s3.sock`); they
+   * listen on no TCP port then. When omitted: 127.0.0.1, ephemeral ports.
+   */
+  socketDir?: string;
 }
 
 export interface EmbeddedServers {
-  /** `http://127.0.0.1:<port>` of dynalite. */
+  /** dynalite: `http://127.0.0.1:<port>`, or `unix:<socket path>`. */
   dynamoDbEndpoint: string;
-  /** `http://127.0.0.1:<port>` of s3rver (path-style). */
+  /** s3rver (path-style): `http://127.0.0.1:<port>`, or `unix:<socket path>`. */
   s3Endpoint: string;
   region: string;
   dynamoDb: DynamoDBClient;
@@ -53,20 +61,42 @@ export interface EmbeddedServers {
   close(): Promise<void>;
 }
 
-/** A DynamoDB client configured for a dynalite endpoint. */
+const UNIX = 'unix:';
+
+/** An HTTP agent whose every connection goes to one Unix domain socket. */
+class SocketAgent extends Agent {
+  constructor(private readonly socketPath: string) {
+    super({ keepAlive: true });
+  }
+  override createConnection(): Socket {
+    return createConnection({ path: this.socketPath });
+  }
+}
+
+/**
+ * Where a client sends its requests: an `http://` endpoint as is; for `unix:<path>` a placeholder
+ * URL (the `Host` the request names and signs) and an agent that connects to the socket.
+ */
+function transport(endpoint: string) {
+  if (!endpoint.startsWith(UNIX)) return { endpoint };
+  const agent = new SocketAgent(endpoint.slice(UNIX.length));
+  return { endpoint: 'http://localhost', requestHandler: { httpAgent: agent, httpsAgent: agent } };
+}
+
+/** A DynamoDB client configured for a dynalite endpoint (`http://…` or `unix:<socket>`). */
 export function createDynaliteClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({
-    endpoint,
+    ...transport(endpoint),
     region: EMBEDDED_REGION,
     credentials: DYNALITE_CREDENTIALS,
     maxAttempts: 3,
   });
 }
 
-/** An S3 client configured for an s3rver endpoint (path-style, checksums only when required). */
+/** An S3 client configured for an s3rver endpoint (`http://…` or `unix:<socket>`; path-style, checksums only when required). */
 export function createS3rverClient(endpoint: string): S3Client {
   return new S3Client({
-    endpoint,
+    ...transport(endpoint),
     region: EMBEDDED_REGION,
     credentials: S3RVER_CREDENTIALS,
     forcePathStyle: true,
@@ -77,14 +107,46 @@ export function createS3rverClient(endpoint: string): S3Client {
   });
 }
 
-function listen(server: Server): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
+/**
+ * Listens on `socketPath` (owner-only: 0600 inside an owner-only directory; a socket a killed run
+ * left behind is removed first), or on 127.0.0.1, an ephemeral port. Returns the endpoint.
+ */
+async function listen(server: Server, socketPath: string | undefined): Promise<string> {
+  if (socketPath !== undefined) await rm(socketPath, { force: true });
+  await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    const done = () => {
       server.off('error', reject);
-      resolve(server.address() as AddressInfo);
-    });
+      resolve();
+    };
+    if (socketPath !== undefined) server.listen(socketPath, done);
+    else server.listen(0, '127.0.0.1', done);
   });
+  if (socketPath === undefined) return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await chmod(socketPath, 0o600);
+  return `${UNIX}${socketPath}`;
+}
+
+/**
+ * The longest socket path every platform takes (`sun_path` is 108 bytes on Linux, 104 on macOS
+ * and the BSDs, with its terminating NUL).
+ */
+const MAX_SOCKET_PATH = 103;
+
+/**
+ * An owner-only directory for sockets: `<dataDir>/sockets`, or, when a socket's path there would be
+ * longer than a socket address takes, a fresh 0700 directory under the system's temporary one.
+ * `temporary` says whether it is to be removed after use.
+ */
+export async function privateSocketDir(dataDir: string): Promise<{ dir: string; temporary: boolean }> {
+  const dir = join(dataDir, 'sockets');
+  // The longest name used inside: `archive-<pid>-<hex>.sock` (archive reader), about 40 bytes.
+  if (Buffer.byteLength(dir) + 48 <= MAX_SOCKET_PATH) {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700);
+    return { dir, temporary: false };
+  }
+  return { dir: await mkdtemp(join(tmpdir(), 'ae-')), temporary: true };
 }
 
 /** How long a closing server waits for a request in flight before it cuts the connection. */
@@ -125,9 +187,14 @@ function trackRequests(server: Server): void {
   });
 }
 
-/** Starts dynalite and s3rver on 127.0.0.1, port 0, and returns endpoints and ready clients. */
+/**
+ * Starts dynalite and s3rver (on `socketDir`'s sockets, or 127.0.0.1, port 0) and returns
+ * endpoints and ready clients.
+ */
 export async function startEmbeddedServers(options: EmbeddedServersOptions = {}): Promise<EmbeddedServers> {
   if (options.dynamoDbPath !== undefined) await mkdir(options.dynamoDbPath, { recursive: true });
+  const socket = (name: string) =>
+    options.socketDir === undefined ? undefined : join(options.socketDir, `${name}.sock`);
   const dynamoServer = dynalite({
     ...(options.dynamoDbPath !== undefined ? { path: options.dynamoDbPath } : {}),
     createTableMs: 0,
@@ -135,29 +202,20 @@ export async function startEmbeddedServers(options: EmbeddedServersOptions = {})
     updateTableMs: 0,
   });
   trackRequests(dynamoServer);
-  const dynamoAddress = await listen(dynamoServer);
+  const dynamoDbEndpoint = await listen(dynamoServer, socket('dynamodb'));
 
   const temporaryS3 = options.s3Directory === undefined;
   const s3Directory = options.s3Directory ?? (await mkdtemp(join(tmpdir(), 'accounting-events-s3-')));
   await mkdir(s3Directory, { recursive: true });
   let s3rver: S3rver;
-  let s3Address: AddressInfo;
+  let s3Endpoint: string;
   try {
-    s3rver = new S3rver({
-      address: '127.0.0.1',
-      port: 0,
-      silent: true,
-      directory: s3Directory,
-      vhostBuckets: false,
-    });
-    s3Address = await s3rver.run();
+    ({ server: s3rver, endpoint: s3Endpoint } = await startS3rver(s3Directory, socket('s3')));
   } catch (error) {
     await closeServer(dynamoServer);
     throw error;
   }
 
-  const dynamoDbEndpoint = `http://127.0.0.1:${dynamoAddress.port}`;
-  const s3Endpoint = `http://127.0.0.1:${s3Address.port}`;
   const dynamoDb = createDynaliteClient(dynamoDbEndpoint);
   const s3 = createS3rverClient(s3Endpoint);
 
@@ -173,6 +231,29 @@ export async function startEmbeddedServers(options: EmbeddedServersOptions = {})
   };
 
   return { dynamoDbEndpoint, s3Endpoint, region: EMBEDDED_REGION, dynamoDb, s3, s3Directory, close };
+}
+
+/** s3rver over `directory`, on `socketPath` or 127.0.0.1, an ephemeral port. */
+export async function startS3rver(
+  directory: string,
+  socketPath: string | undefined,
+): Promise<{ server: S3rver; endpoint: string }> {
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    vhostBuckets: false,
+  });
+  if (socketPath === undefined) {
+    const address = await server.run();
+    return { server, endpoint: `http://127.0.0.1:${address.port}` };
+  }
+  // s3rver's `run` listens on a TCP port; its `listen` takes any `server.listen` arguments.
+  await rm(socketPath, { force: true });
+  server.httpServer = await server.listen(socketPath);
+  await chmod(socketPath, 0o600);
+  return { server, endpoint: `${UNIX}${socketPath}` };
 }
 
 async function createTable(client: DynamoDBClient, tableName: string, keyName: string): Promise<void> {

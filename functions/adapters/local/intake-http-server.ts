@@ -2,7 +2,9 @@
  * The local intake endpoint: `POST /intake/<source>` on node:http, the raw body read up to the
  * limit and handed with the lower-case headers to the same use case the Lambda runs. A body
  * declared or grown over the limit answers 413 at once and its socket is closed: it is not read to
- * its end. Any other path answers 404.
+ * its end. Any other path answers 404. A request must arrive whole in time (headers within
+ * `headersTimeoutMs`, the whole request within `requestTimeoutMs`: a slow body under the limit
+ * holds no socket for long) and at most `maxConnections` sockets are open at once.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +18,18 @@ export interface IntakeHttpServer {
 }
 
 const PATH = /^\/intake\/([A-Za-z0-9_-]{1,32})\/?$/;
+
+/** How long a request may take to arrive and how many sockets may be open (a shop posts a few kB at a time). */
+export const INTAKE_SERVER_LIMITS = {
+  /** The headers, from the connection or the previous request. */
+  headersTimeoutMs: 10_000,
+  /** The whole request, headers and body. */
+  requestTimeoutMs: 30_000,
+  /** Open sockets; more are closed as they come. */
+  maxConnections: 64,
+} as const;
+
+export type IntakeServerLimits = { -readonly [K in keyof typeof INTAKE_SERVER_LIMITS]: number };
 
 /** The body, or `undefined` as soon as it grows over `limit` (reading stops there). */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
@@ -70,9 +84,20 @@ export async function startIntakeHttpServer(options: {
   maxBodyBytes: number;
   handle: (request: IntakeRequest) => Promise<IntakeResponse>;
   logger: Logger;
+  limits?: Partial<IntakeServerLimits>;
 }): Promise<IntakeHttpServer> {
   const { logger } = options;
-  const server = createServer((req, res) => {
+  const limits = { ...INTAKE_SERVER_LIMITS, ...options.limits };
+  const serverOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks the two timeouts on this interval (30 s by default): a tenth of the shorter one.
+    connectionsCheckingInterval: Math.max(
+      100,
+      Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 10,
+    ),
+  };
+  const server = createServer(serverOptions, (req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const match = PATH.exec(path);
     if (!match) {
@@ -113,6 +138,7 @@ export async function startIntakeHttpServer(options: {
       });
   });
   server.keepAliveTimeout = 5000;
+  server.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());

@@ -115,6 +115,13 @@ export interface EventActionDefinition<
   O extends string = string,
 > extends ActionBase<R, D, O> {
   readonly kind: 'event';
+  /**
+   * The catalog entries of the events beyond the poller's that its routes name (the intake's,
+   * another action's outcomes): its entry checks them against these, so its bundle carries no
+   * other part of the catalog. `routes.ts` refuses a route naming an event outside the catalog or
+   * outside these, and a loop (an action triggered, directly or through others, by its own outcome).
+   */
+  readonly triggers?: readonly CatalogEntry[];
   /** Its routes for the given settings (none when switched off). */
   routes(config: ActionsConfig): RouteSpec[];
   run(deps: D): ActionFn;
@@ -150,6 +157,7 @@ export function defineScheduledAction<R extends ActionResource, D, T, O extends 
 const entrySchema = z.object({
   kind: z.enum(['event', 'scheduled']),
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, { error: 'expected a kebab-case handler module name' }),
+  module: z.string().min(1, { error: "expected the defining module's import.meta.url" }),
   uses: z.array(z.enum(actionResources)),
   events: z.array(z.object({ detailType: z.string().regex(/^[A-Z][A-Za-z]*\.[A-Z][A-Za-z]*$/) })),
   outcomes: z.array(z.string().min(1)).min(1),

@@ -1,13 +1,15 @@
 /**
- * The incoming side of every action: an EventBridge event whose `detail` is a record envelope of
- * the catalog. Parsing is strict (EventBridge shape, then the catalog schema of the detail-type):
+ * The incoming side of every action: an EventBridge event whose `detail` is an envelope of the
+ * catalog — a record or payment event of the poller, or an event the action names among its
+ * `triggers` (the intake's, another action's outcome). Parsing is strict (EventBridge shape, then the catalog schema of the detail-type):
  * an event that fails it is never worth a retry.
  */
 import * as z from 'zod';
 import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
 import { collectionOf } from '../../accounting/collections.js';
 import { EventValidationError } from '../errors.js';
-import { sourceCatalog } from '../events/catalog.js';
+import { parseWithEntry, sourceCatalog } from '../events/catalog.js';
+import type { CatalogEntry } from '../events/catalog-entry.js';
 import { anyRecordEnvelopeSchema, changeKinds } from '../events/envelope.js';
 import { paymentChanges } from '../events/payment-events.js';
 import { InvalidActionEventError } from './errors.js';
@@ -21,14 +23,31 @@ const eventBridgeEventSchema = z.looseObject({
 });
 
 /**
- * The envelope an action reads of its event: a record event's, or a payment event's (its `change`
- * is `Paid`, `PartiallyPaid` or `Overdue`, it has no `modifiedDate` and carries no record).
+ * The envelope an action reads of its event: a record event's, a payment event's (its `change`
+ * is `Paid`, `PartiallyPaid` or `Overdue`, it has no `modifiedDate` and carries no record), or a
+ * bank transaction's (`Received`; the transaction is in the detail).
  */
 const actionEnvelopeSchema = anyRecordEnvelopeSchema.extend({
-  change: z.enum([...changeKinds, ...paymentChanges]),
+  change: z.enum([...changeKinds, ...paymentChanges, 'Received']),
   modifiedDate: z.string().nullable().default(null),
 });
-export type ActionEnvelope = z.infer<typeof actionEnvelopeSchema>;
+
+/**
+ * The envelope of a trigger's event (checked first by its own catalog schema): every catalog
+ * envelope names its connection, record type, id, change and idempotency key.
+ */
+const triggerEnvelopeSchema = z.looseObject({
+  version: z.number().int(),
+  connection: z.string().min(1),
+  recordType: z.string().min(1),
+  id: z.string().min(1),
+  change: z.string().regex(/^[A-Z][A-Za-z]*$/),
+  idempotencyKey: z.string().min(1),
+  modifiedDate: z.string().nullable().default(null),
+});
+export type ActionEnvelope =
+  | z.infer<typeof actionEnvelopeSchema>
+  | (z.infer<typeof triggerEnvelopeSchema> & { record?: undefined; recordRef?: undefined });
 
 export interface ActionEvent {
   /** EventBridge event id: the causation id of every outcome. */
@@ -38,10 +57,16 @@ export interface ActionEvent {
   /** When the event was published (deadlines of retried actions count from here). */
   time: Date | undefined;
   envelope: ActionEnvelope;
+  /** The whole detail as its catalog schema parsed it (for events whose subject is not a service record). */
+  detail?: unknown;
 }
 
-/** Validates an EventBridge event against its catalog schema; throws `InvalidActionEventError`. */
-export function parseActionEvent(raw: unknown): ActionEvent {
+/**
+ * Validates an EventBridge event against its catalog schema: the poller's events, and `triggers`
+ * (the catalog entries of the other events the action's routes name). Throws
+ * `InvalidActionEventError`.
+ */
+export function parseActionEvent(raw: unknown, triggers: readonly CatalogEntry[] = []): ActionEvent {
   const outer = eventBridgeEventSchema.safeParse(raw);
   if (!outer.success) {
     throw new InvalidActionEventError(
@@ -51,16 +76,21 @@ export function parseActionEvent(raw: unknown): ActionEvent {
     );
   }
   const detailType = outer.data['detail-type'];
+  const trigger = sourceCatalog.isDetailType(detailType)
+    ? undefined
+    : triggers.find((t) => t.detailType === detailType);
   let detail: unknown;
   try {
-    detail = sourceCatalog.parseDetail(detailType, outer.data.detail);
+    detail = trigger
+      ? parseWithEntry(trigger, outer.data.detail)
+      : sourceCatalog.parseDetail(detailType, outer.data.detail);
   } catch (error) {
     if (error instanceof EventValidationError) {
       throw new InvalidActionEventError(detailType, error.issues, { cause: error });
     }
     throw error;
   }
-  const envelope = actionEnvelopeSchema.safeParse(detail);
+  const envelope = (trigger ? triggerEnvelopeSchema : actionEnvelopeSchema).safeParse(detail);
   if (!envelope.success) {
     throw new InvalidActionEventError(
       detailType,
@@ -74,6 +104,7 @@ export function parseActionEvent(raw: unknown): ActionEvent {
     detailType,
     time: outer.data.time ? new Date(outer.data.time) : undefined,
     envelope: envelope.data,
+    detail,
   };
 }
 

@@ -19,6 +19,7 @@ import {
   validateRegistry,
 } from './action-definition.js';
 import { archiveIsdocAction } from './archive-isdoc/action.js';
+import { liquidatePaymentsAction } from './liquidate-payments/action.js';
 import { paymentReminderPassAction, paymentRemindersAction } from './payment-reminders/action.js';
 import { sendInvoiceAction } from './send-invoice/action.js';
 import { trackEInvoicesAction } from './track-einvoices/action.js';
@@ -32,6 +33,7 @@ const actions = [
   trackEInvoicesAction,
   paymentRemindersAction,
   paymentReminderPassAction,
+  liquidatePaymentsAction,
 ];
 
 export const actionRegistry: readonly ActionDefinition[] = validateRegistry(actions);

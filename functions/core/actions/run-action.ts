@@ -8,6 +8,8 @@
  * - `done` / `duplicate` / `skipped` / `failed` (an `Action.Failed` was published): acknowledged;
  * - a thrown `RetryLaterError` or a transient error (429, 5xx, network, store): deliver again later.
  */
+
+import type { CatalogEntry } from '../events/catalog-entry.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../events/claim-check.js';
 import type { Logger } from '../ports.js';
 import { type ActionEvent, parseActionEvent } from './action-event.js';
@@ -65,6 +67,7 @@ export function createActionEntry(
   logger: Logger,
   action: ActionFn,
   accepted?: AcceptedSource,
+  triggers: readonly CatalogEntry[] = [],
 ): ActionEntry {
   return async (raw, options = {}) => {
     let event: ActionEvent;
@@ -74,7 +77,7 @@ export function createActionEntry(
           `detail: larger than ${DEFAULT_MAX_EVENT_BYTES} bytes (no event on the bus can be; a large record travels by claim check)`,
         ]);
       }
-      event = parseActionEvent(raw);
+      event = parseActionEvent(raw, triggers);
       const problem = sourceProblem(event, accepted);
       if (problem) throw new InvalidActionEventError(event.detailType, [problem]);
     } catch (error) {

@@ -15,7 +15,7 @@ import {
 } from '../../accounting/collections.js';
 import { isSecureServiceUrl } from '../../accounting/config.js';
 import { ENV } from '../../shared/env-names.js';
-import { connectionSchema } from '../connection.js';
+import { connectionEventSource, connectionSchema } from '../connection.js';
 
 /** Scheduler's and CloudWatch's finest period: a connection is polled at most once a minute. */
 export const MIN_POLL_INTERVAL_SECONDS = 60;
@@ -172,7 +172,9 @@ export const connectionEntrySchema = z
       .describe('Action settings for this connection, by their ACTIONS_* names (docs/actions.md).'),
     source: eventSourceSchema
       .optional()
-      .describe("The `source` of this connection's events; `accounting.<name>` when omitted."),
+      .describe(
+        "The `source` of this connection's events: `accounting.<name>`, the only one a registry entry may have (another would publish as that connection, reaching its deliveries).",
+      ),
     pollIntervalSeconds: z
       .number({
         error: `expected seconds between polls (${MIN_POLL_INTERVAL_SECONDS}…${MAX_POLL_INTERVAL_SECONDS})`,
@@ -191,6 +193,14 @@ export const connectionEntrySchema = z
       .describe('Token bucket shared by the poller, the actions and the intake of this connection.'),
   })
   .superRefine((entry, ctx) => {
+    const ownSource = connectionEventSource({ name: entry.name });
+    if (entry.source !== undefined && entry.source !== ownSource) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['source'],
+        message: `expected ${ownSource} or none: a connection publishes under its own name only`,
+      });
+    }
     const secretProblem = secretReferenceProblem(entry.name, entry.credentialsSecret);
     if (secretProblem) ctx.addIssue({ code: 'custom', path: ['credentialsSecret'], message: secretProblem });
     for (const problem of actionSettingProblems(entry.actions)) {

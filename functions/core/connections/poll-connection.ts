@@ -7,6 +7,7 @@
  * one that answered is healthy again. Nothing here touches another connection's state.
  */
 import type { AccountingApi, ListOptions } from '../../accounting/api.js';
+import { apiThrough } from '../../accounting/api-through.js';
 import { type CollectionName, defaultPolledCollectionsFor } from '../../accounting/collections.js';
 import { ConfigError } from '../../shared/config.js';
 import { connectionEventSource } from '../connection.js';
@@ -78,9 +79,7 @@ function observeConnectionFailures(api: AccountingApi): {
   return {
     failure: () => first,
     api: {
-      create: (operationId, input) => api.create(operationId, input),
-      call: (operationId, input) => api.call(operationId, input),
-      download: (operationId, input) => api.download(operationId, input),
+      ...apiThrough(() => api),
       listPages: pages as AccountingApi['listPages'],
       listItems: ((collection: CollectionName, options?: ListOptions) =>
         (async function* () {

@@ -26,6 +26,8 @@ export type DeliveryFunctionTarget = z.infer<typeof deliveryFunctionTargetSchema
 export interface DeliveryFunctionConfig {
   /** Targets by the ARN of the queue that feeds them. */
   readonly targets: ReadonlyMap<string, DeliveryFunctionTarget>;
+  /** Targets may be on private and loopback addresses (never link-local or metadata ones). */
+  readonly privateTargets: boolean;
   readonly policy: Pick<DeliveryPolicy, 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs' | 'timeoutMs'>;
 }
 
@@ -52,6 +54,10 @@ const schema = z.object({
     .min(1, 'expected a whole number of attempts from 1 to 186')
     .max(186, 'expected a whole number of attempts from 1 to 186')
     .default(DEFAULT_DELIVERY_POLICY.maxAttempts),
+  [DELIVERY_ENV.privateTargets]: z
+    .enum(['true', 'false'], { error: 'expected true or false' })
+    .default('false')
+    .transform((v) => v === 'true'),
 });
 
 /** The variables parsed; `ConfigError` names each bad one (a target by its index and field). */
@@ -59,6 +65,7 @@ export function loadDeliveryFunctionConfig(env: Env): DeliveryFunctionConfig {
   const parsed = schema.safeParse({
     [DELIVERY_ENV.targets]: env[DELIVERY_ENV.targets]?.trim() || undefined,
     [DELIVERY_ENV.maxAttempts]: env[DELIVERY_ENV.maxAttempts]?.trim() || undefined,
+    [DELIVERY_ENV.privateTargets]: env[DELIVERY_ENV.privateTargets]?.trim() || undefined,
   });
   if (!parsed.success) {
     throw new ConfigError(
@@ -69,6 +76,7 @@ export function loadDeliveryFunctionConfig(env: Env): DeliveryFunctionConfig {
   const targets = parsed.data[DELIVERY_ENV.targets];
   return {
     targets: new Map(targets.map((t) => [t.queueArn, t])),
+    privateTargets: parsed.data[DELIVERY_ENV.privateTargets],
     policy: {
       maxAttempts: parsed.data[DELIVERY_ENV.maxAttempts],
       timeoutMs: DEFAULT_DELIVERY_POLICY.timeoutMs,

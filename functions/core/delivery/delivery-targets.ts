@@ -14,6 +14,7 @@ import * as z from 'zod';
 import { connectionSchema } from '../connection.js';
 import { detailTypeSchema, detailTypes } from '../event-catalog.js';
 import { matchesLeaf, type PatternValue } from '../event-pattern.js';
+import { nonPublicAddressReason, parseIpv4, parseIpv6 } from './public-address.js';
 
 export interface DeliveryTarget {
   /** Stable id: `delivery-<n>` in the order given, or the name the configuration gives. */
@@ -120,6 +121,13 @@ export interface TargetCheckOptions {
    * and the signature proves who sent it, not that nobody read it).
    */
   readonly requireHttps?: boolean;
+  /**
+   * Refuse every host that is not a public address: loopback (`localhost`, 127.0.0.0/8, ::1),
+   * private, shared, ULA and the IPv6 forms that carry such an IPv4 address (default false: a
+   * local run delivers to consumers on this machine and its network). A deployment's targets
+   * take this; a name is checked again, resolved, when the delivery function connects.
+   */
+  readonly publicOnly?: boolean;
 }
 
 /** A URL as it may be printed: scheme and host, the path and query (a capability) as `/…`. */
@@ -195,6 +203,15 @@ export function refusedHostReason(hostname: string): string | undefined {
   return undefined;
 }
 
+/** Why a URL's host is not public, when it is an IP literal or a loopback name. */
+function nonPublicHostReason(hostname: string): string | undefined {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  if (LOOPBACK_NAMES.test(host)) return 'a loopback host';
+  const literal = host.replace(/^\[|\]$/g, '');
+  if (parseIpv4(literal) || parseIpv6(literal)) return nonPublicAddressReason(literal);
+  return undefined;
+}
+
 /** Checks a target URL: http(s), no user or password, no link-local or metadata host, https when required. */
 export function checkTargetUrl(url: string, options: TargetCheckOptions = {}): URL {
   const parsed = httpUrl.safeParse(url);
@@ -207,7 +224,8 @@ export function checkTargetUrl(url: string, options: TargetCheckOptions = {}): U
       `"${u.host}": a user or password in the URL would be printed; leave it out`,
     );
   }
-  const refused = refusedHostReason(u.hostname);
+  const refused =
+    refusedHostReason(u.hostname) ?? (options.publicOnly ? nonPublicHostReason(u.hostname) : undefined);
   if (refused) throw new DeliveryTargetError(`"${u.host}": ${refused} cannot be a delivery target`);
   if ((options.requireHttps ?? true) && u.protocol !== 'https:' && !isLoopbackHost(u.hostname)) {
     throw new DeliveryTargetError(
@@ -295,5 +313,13 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
-/** How a deployment's targets are checked: https:// but to the loopback (as everywhere). */
-export const DEPLOYED_TARGET_CHECKS: TargetCheckOptions = { requireHttps: true };
+/**
+ * How a deployment's targets are checked: https:// to a public host; with `privateTargets` (the
+ * infra setting `deliveryPrivateTargets`, warned about at synth) private and loopback hosts too.
+ */
+export function deployedTargetChecks(privateTargets = false): TargetCheckOptions {
+  return { requireHttps: true, publicOnly: !privateTargets };
+}
+
+/** How a deployment's targets are checked by default: https:// to a public host. */
+export const DEPLOYED_TARGET_CHECKS: TargetCheckOptions = deployedTargetChecks();

@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { EventValidationError } from '../errors.js';
+import { type BankDetailType, bankEvents } from './bank-events.js';
 import type { CatalogEntry } from './catalog-entry.js';
 import { type ConnectionDetailType, connectionEvents } from './connection-events.js';
 import type { RecordDetailType } from './envelope.js';
@@ -115,7 +116,7 @@ export function createCatalog<D extends string>(entries: readonly CatalogEntry<D
 }
 
 /** The detail-types this layer owns: what the poller and the connection health publish. */
-export type SourceDetailType = RecordDetailType | PaymentDetailType | ConnectionDetailType;
+export type SourceDetailType = RecordDetailType | PaymentDetailType | ConnectionDetailType | BankDetailType;
 
 /**
  * The events the poller and the connection health publish, which actions react to. An action's
@@ -125,4 +126,5 @@ export const sourceCatalog: Catalog<SourceDetailType> = createCatalog<SourceDeta
   ...recordEvents,
   ...paymentEvents,
   ...connectionEvents,
+  ...bankEvents,
 ]);

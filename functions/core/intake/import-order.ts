@@ -19,7 +19,7 @@ import type { IdempotencyGuard } from '../actions/ports.js';
 import type { Clock, EventPublisher, Logger } from '../ports.js';
 import type { IntakeConfig } from './intake-config.js';
 import { type IntakeEventOrigin, publishIntakeEvent } from './intake-events-out.js';
-import { MappingError, mapShopOrder, orderMarker } from './map-order.js';
+import { type MappedOrder, MappingError, mapOrder, orderMarker } from './map-order.js';
 import { normaliseTotals, TotalsMismatchError, totalsDifferences } from './order-totals.js';
 import type { ImportAttempts } from './ports.js';
 import type { ReferenceCache } from './references.js';
@@ -112,13 +112,13 @@ export async function importOrder(
   const since = searchSince(message, deps.config.lookbackSeconds);
   const events = { ...deps, eventSource: deps.config.eventSource };
 
-  const imported = (record: ApiRecord, warnings: Created['warnings'], recovered: boolean) =>
-    announceImported({ deps, events, origin, message }, record, warnings, recovered);
-
   let ran = false;
   const once = async (): Promise<ImportRecordResult> => {
     ran = true;
-    const body = await buildRequest(deps, message);
+    const mapped = await buildRequest(deps, message);
+    const body = mapped.request;
+    const imported = (record: ApiRecord, warnings: Created['warnings'], recovered: boolean) =>
+      announceImported({ deps, events, origin, message }, record, { warnings, recovered, mapped });
     const first = await deps.attempts.begin(`${message.connection}#${intakeRecordId(source, order.id)}`);
     if (!first) {
       const existing = await findImportedOrder(deps.api, marker, since);
@@ -160,9 +160,9 @@ export async function importOrder(
 }
 
 /** Maps the order; a mapping problem is tried once more on fresh references (a partner or rate added). */
-async function buildRequest(deps: ImportDeps, message: IntakeMessage) {
+async function buildRequest(deps: ImportDeps, message: IntakeMessage): Promise<MappedOrder> {
   const map = async () =>
-    mapShopOrder(
+    mapOrder(
       message.source,
       message.order,
       await deps.references.get(),
@@ -189,8 +189,7 @@ type ImportContext = {
 async function announceImported(
   { deps, events, origin, message }: ImportContext,
   record: ApiRecord,
-  warnings: Created['warnings'],
-  recovered: boolean,
+  { warnings, recovered, mapped }: { warnings: Created['warnings']; recovered: boolean; mapped: MappedOrder },
 ): Promise<ImportRecordResult> {
   const documentNumber = typeof record.DocumentNumber === 'string' ? record.DocumentNumber : null;
   const result: ImportRecordResult = {
@@ -206,7 +205,15 @@ async function announceImported(
     documentNumber,
     warnings,
     recovered,
+    ...(mapped.vatRounding.length > 0 ? { vatRounding: mapped.vatRounding } : {}),
   });
+  if (mapped.vatRounding.length > 0) {
+    deps.logger.info('order imported with the shop VAT rounding', {
+      source: origin.source,
+      shopOrderId: origin.shopOrderId,
+      vatRounding: mapped.vatRounding,
+    });
+  }
   if (warnings.length > 0) {
     deps.logger.warn('import warnings', {
       source: origin.source,

@@ -3,8 +3,8 @@ import { connectionEventSource } from '../connection.js';
 import { actionIdempotencyKey } from '../events/action-events.js';
 import { parseWithEntry } from '../events/catalog.js';
 import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
+import { type IntakeChange, intakeEntry } from '../events/intake-events.js';
 import type { Clock, EventPublisher } from '../ports.js';
-import { type IntakeChange, intakeEntry } from './intake-events.js';
 import { type IntakeSource, intakeRecordId } from './shop-order.js';
 
 export interface IntakeEventOrigin {

@@ -11,6 +11,13 @@ import type { MappingOptions } from './intake-config.js';
 import { assertTotalsMatch, type PricedItem, priceLine, toCents, totalsOfItems } from './order-totals.js';
 import { type IntakeReferences, normaliseRegistrationNumber, type VatRateType } from './references.js';
 import type { Contact, IntakeSource, ShopOrder } from './shop-order.js';
+import {
+  pricedRoundingItem,
+  type RoundingItem,
+  reconcileShopVat,
+  type VatDifference,
+  vatRoundingItems,
+} from './vat-rounding.js';
 
 export class MappingError extends Error {
   override readonly name = 'MappingError';
@@ -195,6 +202,34 @@ function itemsOf(
   return { items, priced };
 }
 
+/** The code of the items that carry the shop's VAT rounding. */
+export const VAT_ROUNDING_CODE = 'ROUNDING';
+
+function roundingRequestItem(
+  item: RoundingItem,
+  priceType: 'WithVat' | 'WithoutVat',
+  type: VatRateType | undefined,
+): ReceivedOrderItemRequest {
+  return {
+    TextItem: {
+      Code: VAT_ROUNDING_CODE,
+      Text: item.kind === 'vat' ? `VAT rounding ${item.ratePercent} %` : 'Rounding',
+      Quantity: 1,
+      UnitPrice: item.unitPrice,
+      UnitPriceVatType: priceType,
+      VatRateType: type ?? null,
+      DiscountPercentage: 0,
+    },
+  };
+}
+
+/** The request and the rates whose VAT the shop rounded otherwise (imported with the shop's). */
+export interface MappedOrder {
+  request: CreateReceivedOrderRequest;
+  vatRounding: VatDifference[];
+}
+
+/** `mapOrder`'s request alone. */
 export function mapShopOrder(
   source: IntakeSource,
   order: ShopOrder,
@@ -202,6 +237,16 @@ export function mapShopOrder(
   options: MappingOptions,
   receivedAt: Date,
 ): CreateReceivedOrderRequest {
+  return mapOrder(source, order, refs, options, receivedAt).request;
+}
+
+export function mapOrder(
+  source: IntakeSource,
+  order: ShopOrder,
+  refs: IntakeReferences,
+  options: MappingOptions,
+  receivedAt: Date,
+): MappedOrder {
   const reasons: string[] = [];
   const at = order.createdAt ? Date.parse(order.createdAt) : receivedAt.getTime();
   const rateType = (percent: number, where: string): VatRateType | undefined => {
@@ -213,8 +258,19 @@ export function mapShopOrder(
   const currency = refs.currencies.get(order.currency);
   if (!currency) reasons.push(`currency: ${order.currency} is not one of the connection's currencies`);
   if (reasons.length > 0) throw new MappingError(reasons);
-  // The invariant: the order as the service will price it equals the shop's own totals, to the cent.
-  if (order.totals) assertTotalsMatch(order.totals, totalsOfItems(priced));
+  let vatRounding: VatDifference[] = [];
+  if (order.totals) {
+    vatRounding = reconcileShopVat(order.totals, priced, order.pricesIncludeVat);
+    const priceType = order.pricesIncludeVat ? 'WithVat' : 'WithoutVat';
+    for (const r of vatRoundingItems(order.totals, priced, vatRounding, order.pricesIncludeVat)) {
+      const type = rateType(r.ratePercent, 'rounding');
+      items.push(roundingRequestItem(r, priceType, type));
+      priced.push(pricedRoundingItem(r, order.pricesIncludeVat));
+    }
+    if (reasons.length > 0) throw new MappingError(reasons);
+    // The invariant: the order as the service will price it equals the shop's own totals, to the cent.
+    assertTotalsMatch(order.totals, totalsOfItems(priced));
+  }
 
   const marker = orderMarker(source, order.id);
   const partner = documentAddress(order, refs, options);
@@ -243,5 +299,5 @@ export function mapShopOrder(
       { cause: checked.error },
     );
   }
-  return checked.data as CreateReceivedOrderRequest;
+  return { request: checked.data as CreateReceivedOrderRequest, vatRounding };
 }

@@ -3,7 +3,8 @@
  * size (SQS: 256 KiB) is stored in the object store and the message carries `orderRef` (key, size,
  * SHA-256) instead of the order; the import reads it back and checks the digest before anything else.
  * Keys are content-addressed under `intake-orders/<connection>/<source>/`, so a repeated delivery
- * stores the same object again.
+ * stores the same object again; the import takes only the key its own message's connection, source
+ * and digest make (never another connection's order).
  */
 import { createHash } from 'node:crypto';
 import { readStream } from '../../shared/read-stream.js';
@@ -25,6 +26,11 @@ export class OrderClaimCheckError extends Error {
   override readonly name = 'OrderClaimCheckError';
 }
 
+/** The key of a claim-checked order: `intake-orders/<connection>/<source>/<sha256>.json`. */
+export function orderClaimKey(connection: string, source: string, sha256: string): string {
+  return `${ORDER_CLAIM_PREFIX}${connection}/${source}/${sha256}.json`;
+}
+
 /** Queues `message`, claim-checking its order when the message is over `maxMessageBytes`. */
 export async function queueOrder(
   deps: { queue: IntakeQueue; orderStore?: ObjectStore | undefined; maxMessageBytes: number },
@@ -44,7 +50,7 @@ export async function queueOrder(
   }
   const body = Buffer.from(JSON.stringify(message.order));
   const sha256 = createHash('sha256').update(body).digest('hex');
-  const key = `${ORDER_CLAIM_PREFIX}${message.connection}/${message.source}/${sha256}.json`;
+  const key = orderClaimKey(message.connection, message.source, sha256);
   await deps.orderStore.put({
     key,
     body,
@@ -69,6 +75,12 @@ export async function withClaimedOrder(raw: unknown, orderStore: ObjectStore | u
   const { orderRef, ...rest } = parsed.data;
   if (!orderRef.key.startsWith(ORDER_CLAIM_PREFIX)) {
     throw new OrderClaimCheckError(`orderRef.key: expected a key under ${ORDER_CLAIM_PREFIX}`);
+  }
+  const expected = orderClaimKey(rest.connection, rest.source, orderRef.sha256);
+  if (orderRef.key !== expected) {
+    throw new OrderClaimCheckError(
+      `orderRef.key: expected ${expected}, the key of this message's connection, source and SHA-256`,
+    );
   }
   if (!orderStore) throw new OrderClaimCheckError('orderRef: no claim-check store is configured');
   const stream = await orderStore.get(orderRef.key);

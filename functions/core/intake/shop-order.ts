@@ -12,7 +12,9 @@
 import * as z from 'zod';
 import { connectionSchema } from '../connection.js';
 
-export const intakeSources = ['shopify', 'woocommerce', 'generic'] as const;
+import { intakeSources } from '../events/intake-events.js';
+
+export { intakeSources };
 /** Most lines one order may have (a queued order over the queue's message size is claim-checked). */
 export const MAX_ORDER_LINES = 2000;
 export type IntakeSource = (typeof intakeSources)[number];

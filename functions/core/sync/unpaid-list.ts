@@ -1,38 +1,17 @@
 /**
  * The service's payment statuses (`DocumentPaymentStatusDto`) of issued invoices and advance
  * invoices: the paged `GET /v1/<collection>/Unpaid` (keyset by `After`, `ModifiedSince`) and the
- * single `GET /v1/<collection>/{id}/RestToPay`. Answers validated with zod.
+ * single `GET /v1/<collection>/{id}/RestToPay`, read through the client's typed methods (which
+ * validate the answers).
  */
-import * as z from 'zod';
+
+import type { PaymentStatus } from '../../accounting/answers.js';
 import type { AccountingApi } from '../../accounting/api.js';
-import { SyncDataError } from '../errors.js';
 
-const liquidationInfoSchema = z.object({
-  Id: z.string().min(1, 'expected a liquidation Id'),
-  Date: z.string().nullish(),
-  DocumentCurrencyAmount: z.number({ error: 'expected DocumentCurrencyAmount (a number)' }),
-});
+export type { PaymentStatus } from '../../accounting/answers.js';
 
-export const paymentStatusSchema = z.object({
-  Id: z.string().min(1, 'expected a non-empty Id'),
-  Number: z.string().nullish(),
-  RestToPay: z.number({ error: 'expected RestToPay (a number)' }),
-  LiquidationInfos: z.array(liquidationInfoSchema).nullish(),
-});
-export type PaymentStatus = z.infer<typeof paymentStatusSchema>;
-
-const unpaidPageSchema = z.object({
-  Items: z.array(paymentStatusSchema),
-  TotalItemCount: z.number().int().nonnegative().optional(),
-  Pagination: z.object({ PageSize: z.number().int().positive().nullish() }).loose().nullish(),
-});
-
-function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new SyncDataError(`${what}: ${issue?.path.join('.') || '(body)'}: ${issue?.message}`);
-}
+/** The collections with a payment status. */
+export type PayableCollection = 'IssuedInvoices' | 'IssuedAdvanceInvoices';
 
 /**
  * Every unpaid status changed since `modifiedSince` (all of them without it), page by page in
@@ -40,14 +19,15 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
  */
 export async function* unpaidStatuses(
   api: AccountingApi,
-  collection: string,
+  collection: PayableCollection,
   options: { modifiedSince?: string; pageSize: number; signal?: AbortSignal; onRequest: () => void },
 ): AsyncGenerator<PaymentStatus[]> {
   let after: string | undefined;
   let read = 0;
   for (;;) {
     options.onRequest();
-    const body = await api.call(`${collection}.unpaid`, {
+    const page = await api.unpaid({
+      collection,
       query: {
         PageSize: options.pageSize,
         PageNumber: 1,
@@ -56,14 +36,14 @@ export async function* unpaidStatuses(
       },
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    const page = parse(unpaidPageSchema, body, `${collection}/Unpaid`);
     read += page.Items.length;
     if (page.Items.length > 0) yield page.Items;
     const applied = page.Pagination?.PageSize ?? undefined;
+    const total = page.TotalItemCount ?? undefined;
     const last =
       page.Items.length === 0 ||
       (applied !== undefined && page.Items.length < applied) ||
-      (page.TotalItemCount !== undefined && read >= page.TotalItemCount);
+      (total !== undefined && read >= total);
     if (last) return;
     after = page.Items[page.Items.length - 1]?.Id;
   }
@@ -72,16 +52,12 @@ export async function* unpaidStatuses(
 /** The status of one invoice; `undefined` when the service has no such invoice (404: deleted). */
 export async function restToPay(
   api: AccountingApi,
-  collection: string,
+  collection: PayableCollection,
   id: string,
   signal?: AbortSignal,
 ): Promise<PaymentStatus | undefined> {
   try {
-    const body = await api.call(`${collection}.restToPay`, {
-      params: { id },
-      ...(signal ? { signal } : {}),
-    });
-    return parse(paymentStatusSchema, body, `${collection}/${id}/RestToPay`);
+    return await api.restToPay({ collection, id, ...(signal ? { signal } : {}) });
   } catch (error) {
     if ((error as { status?: unknown }).status === 404) return undefined;
     throw error;

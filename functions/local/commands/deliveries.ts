@@ -70,7 +70,7 @@ export const deliveriesCommand = defineCommand({
     loadDotEnv(ctx.env, ctx.cwd);
     const dataDir = resolve(ctx.cwd, o['data-dir']);
     if (!ctx.env.DELIVERY_SIGNING_SECRET) await mkdir(dataDir, { recursive: true });
-    const { secret, source } = await signingSecret(ctx.env, dataDir);
+    const { secret, source } = await signingSecret(ctx.env, dataDir, target.url);
     const now = new Date();
     const event = {
       version: '0',

@@ -1,12 +1,14 @@
 import type { Command } from '../command.js';
 import { archiveCommand } from './archive.js';
 import { backfillCommand } from './backfill.js';
+import { bankCommand } from './bank.js';
 import { checkpointsCommand } from './checkpoints.js';
 import { connectionsCommand } from './connections.js';
 import { deliveriesCommand } from './deliveries.js';
 import { dlqCommand } from './dlq.js';
 import { einvoiceCommand } from './einvoice.js';
 import { eventsCommand } from './events.js';
+import { holdsCommand } from './holds.js';
 import { intakeCommand } from './intake.js';
 import { operationsCommand } from './operations.js';
 import { replayCommand } from './replay.js';
@@ -29,5 +31,7 @@ export const commands = [
   deliveriesCommand,
   einvoiceCommand,
   intakeCommand,
+  bankCommand,
   dlqCommand,
+  holdsCommand,
 ] as unknown as readonly Command<unknown>[];

@@ -1,6 +1,11 @@
+import { resolve } from 'node:path';
 import * as z from 'zod';
+import { DEFAULT_SERVICE_VARIANT, serviceVariants } from '../../accounting/collections.js';
 import { DeliveryTargetError, parseTargetSpecs } from '../../core/delivery/delivery-targets.js';
 import type { Logger } from '../../core/ports.js';
+import { systemClock } from '../../shared/clock.js';
+import { ENV } from '../../shared/env-names.js';
+import { fioTokenOf, homeCurrencyOf, pollFio, watchStatements } from '../bank-statements.js';
 import { defineCommand, durationFlag, noPositionals } from '../command.js';
 import { type ConsoleFeed, createConsoleFeed } from '../console/console-feed.js';
 import { openConsole } from '../console/open-console.js';
@@ -165,12 +170,39 @@ export const runCommand = defineCommand({
         ? await serveConsole(runtime, feed, options.consolePort ?? 0, started.logger)
         : undefined;
       if (served) started.view.update({ kind: 'console', url: served.url });
+      // Statements dropped into <data dir>/bank-statements/<connection>/ are imported as they come.
+      const statements = options.actions
+        ? watchStatements(
+            { publisher: runtime.bus, clock: systemClock, logger: started.logger },
+            {
+              dataDir: resolve(ctx.cwd, options.connection.dataDir),
+              connections: () => runtime.connections(),
+              defaultCurrency: homeCurrencyOf(
+                z.enum(serviceVariants).catch(DEFAULT_SERVICE_VARIANT).parse(ctx.env[ENV.serviceVariant]),
+              ),
+              intervalMs: 2_000,
+            },
+          )
+        : undefined;
+      const fioToken = options.actions ? fioTokenOf(ctx.env) : undefined;
+      const fio = fioToken
+        ? pollFio(
+            { publisher: runtime.bus, clock: systemClock, logger: started.logger },
+            {
+              token: fioToken,
+              connection: runtime.connection,
+              dataDir: resolve(ctx.cwd, options.connection.dataDir),
+            },
+          )
+        : undefined;
       try {
         await runtime.run({
           signal: ctx.signal,
           ...(options.durationMs !== undefined ? { durationMs: options.durationMs } : {}),
         });
       } finally {
+        await fio?.stop();
+        await statements?.stop();
         await served?.close();
       }
     });

@@ -6,12 +6,20 @@
 import type { DeadLetterStore } from '../../adapters/local/dead-letter-store.js';
 import type { DeadLetter, LocalBus } from '../../adapters/local/local-bus.js';
 import type { IsdocSchema } from '../../core/actions/ports.js';
+import { NoHoldError } from '../../core/actions/sending-hold.js';
 import type { DetailType } from '../../core/event-catalog.js';
 import type { ObjectStore } from '../../core/ports.js';
 import type { CheckpointRow } from '../commands/checkpoints.js';
 import { deadLetterKey, redriveDeadLetters } from '../dead-letter-redrive.js';
+import type { LocalHolds } from '../holds.js';
 import type { ConsoleFeed, FeedEvent } from './console-feed.js';
-import { archiveEntry, redriveBodySchema, replayBodySchema } from './console-requests.js';
+import {
+  archiveEntry,
+  isArchiveKey,
+  redriveBodySchema,
+  releaseBodySchema,
+  replayBodySchema,
+} from './console-requests.js';
 import { fieldDocs, parseEventFilter, selectEvents } from './event-query.js';
 import { readIsdocView } from './isdoc-view.js';
 
@@ -22,6 +30,8 @@ export interface ConsoleSources {
   archive: ObjectStore;
   isdocSchema: IsdocSchema;
   checkpoints: () => Promise<CheckpointRow[]>;
+  /** The holds for a person: listed, and released by the person at the console. */
+  holds?: LocalHolds;
 }
 
 export type Reply =
@@ -78,8 +88,11 @@ async function bytesOf(archive: ObjectStore, key: string): Promise<Buffer> {
 
 function keyParam(url: URL): string {
   const key = url.searchParams.get('key');
-  if (!key?.startsWith('isdoc/')) {
-    throw new ConsoleRequestError(400, 'key: expected an archive key under isdoc/');
+  if (key === null || !isArchiveKey(key)) {
+    throw new ConsoleRequestError(
+      400,
+      'key: expected an archive key, isdoc/<connection>/<type>/<yyyy>/<mm>/<file>.isdoc (no ".", ".." or empty segment)',
+    );
   }
   return key;
 }
@@ -100,6 +113,7 @@ export async function answerGet(src: ConsoleSources, path: string, url: URL): Pr
   if (path === '/api/connections') return { status: 200, json: src.feed.connections() };
   if (path === '/api/deliveries') return { status: 200, json: [...src.feed.attempts()].reverse() };
   if (path === '/api/checkpoints') return { status: 200, json: await src.checkpoints() };
+  if (path === '/api/holds') return { status: 200, json: src.holds ? await src.holds.list() : [] };
   if (path === '/api/dead-letters')
     return { status: 200, json: (await src.deadLetters.list()).map(letterOf) };
   if (path === '/api/archive') {
@@ -119,13 +133,19 @@ export async function answerGet(src: ConsoleSources, path: string, url: URL): Pr
   throw new ConsoleRequestError(404, `path: no ${path}`);
 }
 
+/** A replay filter's criteria (without `all`), as the event filter reads them. */
+function criteriaOf(filter: { all?: true } | undefined): Record<string, unknown> {
+  const { all: _all, ...criteria } = filter ?? {};
+  return criteria;
+}
+
 export async function answerPost(src: ConsoleSources, path: string, body: unknown): Promise<Reply> {
   if (path === '/api/replay') {
     const input = replayBodySchema.parse(body);
     const items =
       input.id !== undefined
         ? [src.feed.event(input.id)].filter((i): i is FeedEvent => i !== undefined)
-        : selectEvents(src.feed.events(), parseEventFilter(input.filter ?? {})).reverse();
+        : selectEvents(src.feed.events(), parseEventFilter(criteriaOf(input.filter))).reverse();
     if (items.length === 0) throw new ConsoleRequestError(404, 'id: no such event among the latest kept');
     await src.bus.publish(
       items.map(({ event }) => ({
@@ -136,6 +156,17 @@ export async function answerPost(src: ConsoleSources, path: string, body: unknow
       })),
     );
     return { status: 200, json: { replayed: items.length } };
+  }
+  if (path === '/api/holds/release') {
+    const input = releaseBodySchema.parse(body);
+    if (!src.holds) throw new ConsoleRequestError(404, 'path: this console keeps no holds');
+    try {
+      const hold = await src.holds.release({ ...input, via: 'console' });
+      return { status: 200, json: { released: hold.id, documentNumber: hold.documentNumber } };
+    } catch (error) {
+      if (error instanceof NoHoldError) throw new ConsoleRequestError(404, error.message, { cause: error });
+      throw error;
+    }
   }
   if (path === '/api/dead-letters/redrive') {
     const input = redriveBodySchema.parse(body);

@@ -2,9 +2,10 @@
  * Who may use the console: a request to 127.0.0.1 (or localhost) on the console's own port (the
  * `Host` header, against DNS rebinding), from no origin or the console's own (`Origin`, against a
  * web page in the same browser), carrying the per-run token. The token comes in the `token` query
- * parameter for what the browser fetches itself (the page, its event stream) and only in the
- * `X-Console-Token` header for a change (POST): a header another origin cannot send without a CORS
- * preflight, which the console never answers. No CORS headers are ever sent.
+ * parameter only for the page itself (the printed URL; the page takes it out of the address bar and
+ * the history at once) and in the `X-Console-Token` header for everything else, reads and changes:
+ * a header another origin cannot send without a CORS preflight, which the console never answers.
+ * No CORS headers are ever sent.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -47,8 +48,11 @@ export function checkConsoleRequest(
   }
   const method = req.method ?? 'GET';
   if (method === 'GET' || method === 'HEAD') {
-    const given = url.searchParams.get('token') ?? header(req, TOKEN_HEADER);
-    return sameToken(given, token)
+    const inQuery = url.pathname === '/' ? url.searchParams.get('token') : null;
+    if (inQuery === null && url.searchParams.has('token')) {
+      return { ok: false, status: 401, reason: `token: expected in the ${TOKEN_HEADER} header` };
+    }
+    return sameToken(inQuery ?? header(req, TOKEN_HEADER), token)
       ? { ok: true }
       : { ok: false, status: 401, reason: 'token: missing or wrong' };
   }

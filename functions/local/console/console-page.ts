@@ -55,6 +55,7 @@ const BODY = `
     <a href="#dead-letters" data-tab="dead-letters">Dead letters</a>
     <a href="#archive" data-tab="archive">Archive</a>
     <a href="#deliveries" data-tab="deliveries">Deliveries</a>
+    <a href="#holds" data-tab="holds">Holds</a>
   </nav>
   <span id="live" data-testid="live">connecting…</span>
 </header>
@@ -106,13 +107,18 @@ const BODY = `
     <table><thead><tr><th>at</th><th>subscriber</th><th>detail-type</th><th>event</th><th>receive</th><th>status</th><th class="num">after publish</th><th>error</th></tr></thead>
       <tbody id="deliveries"></tbody></table>
   </section>
+  <section id="tab-holds">
+    <p class="muted">Invoices held for a person: their partner was matched on data the customer typed at checkout. Nothing contacts the partner (sending, reminders) until a person releases it here or with <span class="mono">holds release</span>.</p>
+    <table><thead><tr><th>status</th><th>connection</th><th>document</th><th>from order</th><th>held</th><th>released</th><th></th></tr></thead>
+      <tbody id="holds" data-testid="holds"></tbody></table>
+  </section>
 </main>
 <div id="toast"></div>
 `;
 
-/** The page's HTML. */
-export function consolePage(): string {
+/** The page's HTML; its style and script carry `nonce`, the one the policy of this answer allows. */
+export function consolePage(nonce: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>accounting-events console</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><style>${STYLE}</style></head>
-<body>${BODY}<script>${CONSOLE_SCRIPT}</script></body></html>`;
+<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><style nonce="${nonce}">${STYLE}</style></head>
+<body>${BODY}<script nonce="${nonce}">${CONSOLE_SCRIPT}</script></body></html>`;
 }

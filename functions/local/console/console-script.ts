@@ -5,7 +5,15 @@
  */
 export const CONSOLE_SCRIPT = String.raw`
 'use strict';
-var TOKEN = new URLSearchParams(location.search).get('token') || '';
+/* The token arrives in the address once; it is kept in this tab's session storage (a reload finds
+   it there) and taken out of the address bar and the history at once. Every request carries it in
+   the X-Console-Token header, never in a URL. */
+var TOKEN = (function () {
+  var given = new URLSearchParams(location.search).get('token');
+  if (given) { try { sessionStorage.setItem('console-token', given); } catch (e) { /* storage off: this load only */ } }
+  history.replaceState(null, '', location.pathname + location.hash);
+  try { return given || sessionStorage.getItem('console-token') || ''; } catch (e) { return given || ''; }
+})();
 var state = { selected: null, filter: {}, archive: [], tab: 'events' };
 
 function h(tag, attrs) {
@@ -28,11 +36,13 @@ function fill(id, rows) { var el = $(id); el.replaceChildren.apply(el, rows); }
 function query(params) {
   var q = new URLSearchParams();
   Object.keys(params || {}).forEach(function (k) { if (params[k]) q.set(k, params[k]); });
-  q.set('token', TOKEN);
   return q.toString();
 }
+function authorized(path, params) {
+  return fetch(path + '?' + query(params), { headers: { 'x-console-token': TOKEN } });
+}
 function get(path, params) {
-  return fetch(path + '?' + query(params)).then(function (r) {
+  return authorized(path, params).then(function (r) {
     return r.json().then(function (body) { if (!r.ok) throw new Error(body.error || r.statusText); return body; });
   });
 }
@@ -113,8 +123,10 @@ $('event-filters').addEventListener('submit', function (ev) {
   loadEvents();
 });
 $('replay-filtered').addEventListener('click', function () {
-  if (!confirm('Publish the events matching this filter again (the latest 100 at most)?')) return;
-  post('/api/replay', { filter: state.filter }).then(function (r) { toast('replayed ' + r.replayed + ' events'); }, function (err) { toast(err.message); });
+  var criteria = Object.keys(state.filter).filter(function (k) { return state.filter[k]; });
+  var filter = criteria.length ? state.filter : { all: true };
+  if (!confirm(criteria.length ? 'Publish the events matching this filter again (the latest 100 at most)?' : 'No filter is set: publish every event again (the latest 100 at most)?')) return;
+  post('/api/replay', { filter: filter }).then(function (r) { toast('replayed ' + r.replayed + ' events'); }, function (err) { toast(err.message); });
 });
 
 /* Connections */
@@ -210,6 +222,17 @@ function party(title, p) {
   return h('div', {}, h('h3', {}, title), h('div', {}, h('strong', {}, p.name)), h('div', {}, p.address),
     h('div', { class: 'muted' }, 'ID ' + (p.id || '-') + (p.vatId ? ' · VAT ' + p.vatId : '')));
 }
+/* A download through fetch (the token in its header), saved from a blob URL. */
+function download(key) {
+  authorized('/api/archive/object', { key: key }).then(function (r) {
+    if (!r.ok) return r.json().then(function (b) { throw new Error(b.error || r.statusText); });
+    return r.blob().then(function (blob) {
+      var a = h('a', { href: URL.createObjectURL(blob), download: key.split('/').pop() });
+      document.body.appendChild(a); a.click(); a.remove();
+      setTimeout(function () { URL.revokeObjectURL(a.href); }, 10000);
+    });
+  }).catch(function (err) { toast(err.message); });
+}
 function openIsdoc(key) {
   return get('/api/archive/isdoc', { key: key }).then(function (v) {
     var c = v.currency;
@@ -217,7 +240,7 @@ function openIsdoc(key) {
       h('h2', {}, 'Invoice ' + v.id), h('p', { class: 'muted' }, 'issued ' + v.issueDate + (v.taxPointDate ? ' · tax point ' + v.taxPointDate : '') + ' · ISDOC ' + v.version),
       h('p', { 'data-testid': 'verdict' }, badge(v.verdict.valid ? 'valid' : 'invalid'), ' against ' + v.verdict.schema,
         v.verdict.errors.length ? h('pre', { class: 'error' }, v.verdict.errors.join('\n')) : null,
-        ' ', h('a', { href: '/api/archive/object?' + query({ key: key }), download: '', 'data-testid': 'download' }, 'Download ISDOC')),
+        ' ', h('a', { href: '#archive', 'data-testid': 'download', onclick: function (ev) { ev.preventDefault(); download(key); } }, 'Download ISDOC')),
       h('div', { class: 'parties' }, party('Supplier', v.supplier), party('Customer', v.customer)),
       h('h3', {}, 'Lines'),
       h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, 'item'), h('th', { class: 'num' }, 'quantity'), h('th', { class: 'num' }, 'unit price'), h('th', { class: 'num' }, 'VAT %'), h('th', { class: 'num' }, 'without VAT'), h('th', { class: 'num' }, 'with VAT'))),
@@ -247,7 +270,23 @@ function loadDeliveries() {
   });
 }
 
-var loaders = { events: loadEvents, connections: loadConnections, checkpoints: loadCheckpoints, 'dead-letters': loadDeadLetters, archive: loadArchive, deliveries: loadDeliveries };
+/* Holds: released by a person, who names themselves (recorded in the event). */
+function loadHolds() {
+  return get('/api/holds').then(function (list) {
+    fill('holds', list.map(function (x) {
+      var release = x.status === 'held' ? h('button', { class: 'primary', 'data-testid': 'release', onclick: function () {
+        var by = prompt('Release ' + (x.documentNumber || x.id) + ': the partner is checked. Your name (recorded):');
+        if (!by) return;
+        post('/api/holds/release', { connection: x.connection, id: x.id, by: by }).then(function () { toast('released'); loadHolds(); }, function (err) { toast(err.message); });
+      } }, 'Release') : '';
+      return h('tr', {}, h('td', {}, badge(x.status, x.status === 'held' ? 'paused' : 'delivered')), h('td', {}, x.connection), h('td', {}, x.documentNumber || x.id),
+        h('td', {}, x.receivedOrder.documentNumber || x.receivedOrder.id), h('td', { class: 'mono' }, x.heldAt),
+        h('td', {}, x.released ? x.released.at + ' by ' + x.released.by + ' (' + x.released.via + ')' : ''), h('td', {}, release));
+    }));
+  });
+}
+
+var loaders = { holds: loadHolds, events: loadEvents, connections: loadConnections, checkpoints: loadCheckpoints, 'dead-letters': loadDeadLetters, archive: loadArchive, deliveries: loadDeliveries };
 
 /* Live stream: a change reloads the open view (at most every 2 s; not while the page is hidden). */
 var reloadTimer = null;
@@ -262,9 +301,33 @@ function changed(d) {
   if (reloadTimer) return;
   reloadTimer = setTimeout(reloadView, Math.max(0, 2000 - (Date.now() - lastReload)));
 }
-var stream = new EventSource('/api/stream?' + query({}));
-stream.addEventListener('hello', function () { $('live').textContent = 'live'; });
-stream.addEventListener('changed', function (m) { changed(JSON.parse(m.data)); });
-stream.onerror = function () { $('live').textContent = 'disconnected (the run stopped?)'; };
+/* The stream read through fetch (an EventSource cannot send the token header): its frames are
+   "event: NAME" and "data: JSON" lines, ended by an empty line. */
+function onFrame(frame) {
+  var name = ''; var data = '';
+  frame.split('\n').forEach(function (line) {
+    if (line.indexOf('event: ') === 0) name = line.slice(7);
+    else if (line.indexOf('data: ') === 0) data += line.slice(6);
+  });
+  if (name === 'hello') $('live').textContent = 'live';
+  else if (name === 'changed') changed(JSON.parse(data));
+}
+function openStream() {
+  authorized('/api/stream').then(function (r) {
+    if (!r.ok || !r.body) throw new Error('stream refused');
+    var reader = r.body.getReader(); var decoder = new TextDecoder(); var buffered = '';
+    function pump() {
+      return reader.read().then(function (chunk) {
+        if (chunk.done) throw new Error('stream ended');
+        buffered += decoder.decode(chunk.value, { stream: true });
+        var end;
+        while ((end = buffered.indexOf('\n\n')) >= 0) { onFrame(buffered.slice(0, end)); buffered = buffered.slice(end + 2); }
+        return pump();
+      });
+    }
+    return pump();
+  }).catch(function () { $('live').textContent = 'disconnected (the run stopped?)'; });
+}
+openStream();
 show(location.hash.slice(1) || 'events');
 `;

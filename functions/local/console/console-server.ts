@@ -2,8 +2,10 @@
  * The console's HTTP server (node:http, 127.0.0.1 only): the page, its live stream (Server-Sent
  * Events: which events changed, one message per `flushMs`, so a burst of events costs the pipeline one
  * listener call each and the browser one message a second), and the JSON API. Every request passes the guard first: Host, Origin,
- * token (`console-guard.ts`). A refused request changes nothing and learns nothing.
+ * token (`console-guard.ts`). A refused request changes nothing and learns nothing. The page runs
+ * under a nonce policy: no inline script or style but its own.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as z from 'zod';
@@ -41,14 +43,32 @@ const MAX_BODY_BYTES = 64 * 1024;
 /** Changes the stream holds for the next flush at most; beyond, the page reloads the lists. */
 const MAX_PENDING = 500;
 
+/**
+ * The policy of every answer: nothing runs or styles but what carries the page's `nonce` (fresh
+ * for each load of the page; the JSON answers have none, so nothing at all).
+ */
+function contentSecurityPolicy(nonce?: string): string {
+  const inline = nonce === undefined ? "'none'" : `'nonce-${nonce}'`;
+  return `default-src 'none'; script-src ${inline}; style-src ${inline}; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
+}
+
 const SECURITY_HEADERS = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
-  'content-security-policy':
-    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'content-security-policy': contentSecurityPolicy(),
 };
+
+function sendPage(res: ServerResponse): void {
+  const nonce = randomBytes(18).toString('base64');
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-security-policy': contentSecurityPolicy(nonce),
+    'content-type': 'text/html; charset=utf-8',
+  });
+  res.end(consolePage(nonce));
+}
 
 function send(res: ServerResponse, reply: Reply): void {
   if ('json' in reply) {
@@ -156,9 +176,7 @@ export async function startConsoleServer(
     }
     try {
       if (req.method === 'POST') return send(res, await answerPost(src, url.pathname, await readJson(req)));
-      if (url.pathname === '/') {
-        return send(res, { status: 200, body: Buffer.from(consolePage()), type: 'text/html; charset=utf-8' });
-      }
+      if (url.pathname === '/') return sendPage(res);
       if (url.pathname === '/api/stream') return stream.open(res);
       return send(res, await answerGet(src, url.pathname, url));
     } catch (error) {

@@ -6,6 +6,7 @@
 import { createLazyIsdocSchema } from '../../adapters/isdoc/lazy-isdoc-schema.js';
 import type { Logger } from '../../core/ports.js';
 import { checkpointRows } from '../commands/checkpoints.js';
+import { localHolds } from '../holds.js';
 import { readPollStatus } from '../poll-status.js';
 import type { Runtime } from '../runtime-options.js';
 import type { ConsoleFeed } from './console-feed.js';
@@ -33,6 +34,7 @@ export async function openConsole(
         archive: runtime.stores.archive,
         isdocSchema: createLazyIsdocSchema(),
         checkpoints: async () => checkpointRows(runtime.stores, await readPollStatus(runtime.stores.dataDir)),
+        holds: localHolds(runtime),
       },
       options,
     );

@@ -103,7 +103,7 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
     ).toBe(key);
 
     const stored = await bytesOf(await objects.get(key));
-    const download = await bed.sb.client.download('IssuedInvoices.isdoc', { params: { id: record.Id } });
+    const download = await bed.sb.client.isdoc({ collection: 'IssuedInvoices', id: record.Id });
     const original = 'body' in download ? await bytesOf(download.body) : Buffer.alloc(0);
     expect(stored.equals(original)).toBe(true);
     const sha = createHash('sha256').update(stored).digest('hex');
@@ -183,7 +183,7 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
   it('fails with Action.Failed once the not-ready deadline has passed', async () => {
     const objects = await s3Store();
     const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
-    api.download = async () => ({ notReady: true });
+    api.isdoc = async () => ({ notReady: true });
     const { entry, publisher } = setup(objects, { api });
     const [invoice] = await listAll(bed.sb.client, 'IssuedAdvanceInvoices');
     const event = recordEvent('IssuedAdvanceInvoice', invoice as ApiRecord, { time: clock.now() });
@@ -200,7 +200,7 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
   it('refuses an ISDOC whose ID does not match the document number and writes nothing', async () => {
     const objects = await s3Store();
     const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
-    api.download = async () => ({
+    api.isdoc = async () => ({
       body: Readable.from([
         '<Invoice xmlns="http://isdoc.cz/namespace/2013" version="6.0.2"><ID>OTHER-1</ID></Invoice>',
       ]),
@@ -223,12 +223,12 @@ describe('ISDOC archive (sandbox + s3rver)', () => {
 
 /** The sandbox's ISDOC of `record` as the service had written it before: the bank account cut to its number. */
 async function schemaInvalidApi(record: ApiRecord): Promise<{ api: AccountingApi; xml: string }> {
-  const download = await bed.sb.client.download('IssuedInvoices.isdoc', { params: { id: record.Id } });
+  const download = await bed.sb.client.isdoc({ collection: 'IssuedInvoices', id: record.Id });
   const valid = 'body' in download ? (await bytesOf(download.body)).toString('utf8') : '';
   const xml = valid.replace(/<BankCode>.*?<\/BIC>/, '');
   expect(xml).not.toBe(valid);
   const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
-  api.download = async () => ({ body: Readable.from([xml]), contentType: 'application/xml' });
+  api.isdoc = async () => ({ body: Readable.from([xml]), contentType: 'application/xml' });
   return { api, xml };
 }
 
@@ -324,7 +324,7 @@ describe('ISDOC archive: If-None-Match race (aws-sdk-client-mock; s3rver ignores
   };
   const api = {
     get: async () => record,
-    download: async () => ({ body: Readable.from([xml]), contentType: 'application/xml' }),
+    isdoc: async () => ({ body: Readable.from([xml]), contentType: 'application/xml' }),
   } as unknown as AccountingApi;
   const preconditionFailed = () =>
     new S3ServiceException({

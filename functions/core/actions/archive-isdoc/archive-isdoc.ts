@@ -36,10 +36,10 @@ import { checkIsdoc, type IsdocVerdict } from './isdoc-validation.js';
 async function downloadIsdoc(run: ArchiveRun): Promise<Readable | ActionOutcome> {
   const { deps, event, collection } = run;
   const { isdoc } = deps.config;
-  let download: Awaited<ReturnType<AccountingApi['download']>>;
+  let download: Awaited<ReturnType<AccountingApi['isdoc']>>;
   try {
     for (let attempt = 1; ; attempt += 1) {
-      download = await deps.api.download(`${collection}.isdoc`, { params: { id: event.envelope.id } });
+      download = await deps.api.isdoc({ collection, id: event.envelope.id });
       if (!isNotReady(download) || attempt >= isdoc.notReadyAttempts) break;
       await deps.clock.sleep(isdoc.notReadyDelayMs);
     }
@@ -120,10 +120,7 @@ async function archivePdf(run: ArchiveRun, stored: Stored): Promise<string | und
   if (!deps.config.isdoc.pdf) return undefined;
   const pdfKey = stored.key.replace(/\.isdoc$/, '.pdf');
   if (stored.decision === 'republish' && (await deps.objects.head(pdfKey))) return pdfKey;
-  const pdf = await deps.api.download(`${collection}.pdf`, {
-    params: { id: event.envelope.id },
-    query: { Language: 'Current' },
-  });
+  const pdf = await deps.api.pdf({ collection, id: event.envelope.id, language: 'Current' });
   if (isNotReady(pdf)) {
     deps.logger.warn('pdf not ready, archived isdoc only', run.log);
     return undefined;

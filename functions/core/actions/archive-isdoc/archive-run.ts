@@ -3,7 +3,7 @@
  * ends early (an outcome) or fails (`Action.Failed`).
  */
 import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import type { IsdocRecordType } from '../../../accounting/collections.js';
+import type { CollectionName, IsdocRecordType } from '../../../accounting/collections.js';
 import { NotFoundError } from '../../../accounting/errors.js';
 import type { Problem, SourceRef } from '../../events/action-events.js';
 import type { Clock, EventPublisher, Logger, ObjectStore } from '../../ports.js';
@@ -32,7 +32,7 @@ export interface ArchiveRun {
   event: ActionEvent;
   recordType: IsdocRecordType;
   /** The collection of the record type (`IssuedInvoices`, `IssuedAdvanceInvoices`). */
-  collection: string;
+  collection: CollectionName;
   record: ApiRecord;
   documentNumber: string;
   ctx: OutcomeContext;
@@ -54,7 +54,7 @@ export async function startRun(
   deps: ArchiveDeps,
   event: ActionEvent,
   recordType: IsdocRecordType,
-  collection: string,
+  collection: CollectionName,
 ): Promise<ArchiveRun | ActionOutcome> {
   const { envelope } = event;
   let record: ApiRecord;

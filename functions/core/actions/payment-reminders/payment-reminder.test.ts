@@ -44,9 +44,7 @@ beforeAll(async () => {
   const all = await listAll(bed.sb.client, 'IssuedInvoices');
   unpaid = [];
   for (const invoice of all) {
-    const status = (await bed.sb.client.call('IssuedInvoices.restToPay', { params: { id: invoice.Id } })) as {
-      RestToPay: number;
-    };
+    const status = await bed.sb.client.restToPay({ collection: 'IssuedInvoices', id: invoice.Id });
     if (status.RestToPay > 0) unpaid.push(invoice);
   }
   expect(unpaid.length).toBeGreaterThanOrEqual(4);
@@ -212,8 +210,9 @@ describe('payment reminders', () => {
     const { deps, entry, list } = await setup();
     await entry(overdueEvent(invoice));
     expect((await list()).some((t) => t.id === invoice.Id)).toBe(true);
-    await bed.sb.client.call('IssuedInvoices.liquidateStandaloneFully', {
-      params: { DocumentId: invoice.Id },
+    await bed.sb.client.liquidateFully({
+      collection: 'IssuedInvoices',
+      DocumentId: invoice.Id,
       body: { Date: clock.now().toISOString(), Note: 'paid' },
     });
     clock.set(Date.parse(`${DUE}T00:00:00Z`) + 30 * DAY);

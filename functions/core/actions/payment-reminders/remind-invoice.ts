@@ -2,11 +2,12 @@
  * One invoice of the reminder list looked at now: the service's record decides (its `DueDate`, its
  * `RestToPay`, its document number and its partner's e-mail address), the stage that came due is
  * sent through `Documents.sendEmail` inside the idempotency guard (once per connection + document +
- * due date + stage), and the verdict says whether the invoice stays on the list.
+ * due date + stage; the sent ledger keeps it once when the idempotency record is gone), and the
+ * verdict says whether the invoice stays on the list. A document held for a person
+ * (`sending-hold.ts`) gets no reminder and stays on the list until released.
  */
-import * as z from 'zod';
 import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import { NotFoundError, ValidationError } from '../../../accounting/errors.js';
+import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
 import type { SourceRef } from '../../events/action-events.js';
 import { type PayableRecordType, paymentDetailType } from '../../events/payment-events.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger } from '../../ports.js';
@@ -22,6 +23,8 @@ import {
   publishOutcome,
 } from '../outcomes.js';
 import type { IdempotencyGuard } from '../ports.js';
+import { heldForPerson } from '../sending-hold.js';
+import { claimSending, type SentKey, settleSending } from '../sent-ledger.js';
 import { paymentReminderSentEntry, type ReminderStage } from './events.js';
 import type { TrackedInvoice } from './reminder-list.js';
 import { daysOverdue, stageDue } from './reminder-stages.js';
@@ -32,10 +35,6 @@ const collectionOf: Record<PayableRecordType, 'IssuedInvoices' | 'IssuedAdvanceI
   IssuedInvoice: 'IssuedInvoices',
   IssuedAdvanceInvoice: 'IssuedAdvanceInvoices',
 };
-
-const paymentStatusSchema = z.looseObject({
-  RestToPay: z.number({ error: 'expected RestToPay, a number' }),
-});
 
 export interface ReminderDeps {
   api: AccountingApi;
@@ -68,9 +67,7 @@ export async function readDocument(
   const collection = collectionOf[tracked.recordType];
   try {
     const record = await deps.api.get(collection, tracked.id);
-    const status = paymentStatusSchema.parse(
-      await deps.api.call(`${collection}.restToPay`, { params: { id: tracked.id } }),
-    );
+    const status = await deps.api.restToPay({ collection, id: tracked.id });
     return { record, restToPay: status.RestToPay };
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
@@ -113,9 +110,33 @@ async function sendStage(
     },
     async () => {
       ran = true;
-      await deps.api.call('Documents.sendEmail', {
-        params: { collection: collectionOf[tracked.recordType], id: tracked.id },
-        body: { To: [facts.to], Subject: subject },
+      const key: SentKey = {
+        connection: run.connection,
+        kind: `reminder-${stage}`,
+        key: `${tracked.id}#${tracked.dueDate}`,
+      };
+      const claim = await claimSending(deps.state, key, tracked.causationId, deps.clock.now());
+      if (claim !== 'go') {
+        // Sent before, or claimed by an attempt whose outcome is unknown: never a second mail.
+        ran = false;
+        deps.logger.warn('payment reminder claimed before; not sent again', { ...run.log, stage, claim });
+        return { sent: false };
+      }
+      try {
+        await deps.api.sendEmail({
+          collection: collectionOf[tracked.recordType],
+          id: tracked.id,
+          body: { To: [facts.to], Subject: subject },
+        });
+      } catch (error) {
+        // Known not sent: a later look may send it (unrecorded, the claim stays and nothing is sent twice).
+        if (!(error instanceof OutcomeUnknownError)) {
+          await settleSending(deps.state, key, 'notSent', deps.clock.now()).catch(() => {});
+        }
+        throw error;
+      }
+      await settleSending(deps.state, key, 'sent', deps.clock.now()).catch((error: unknown) => {
+        deps.logger.error('sent ledger not settled', { ...run.log, stage, error: String(error) });
       });
       deps.logger.info('payment reminder sent', { ...run.log, stage, daysOverdue: facts.days });
       await publishOutcome(
@@ -174,6 +195,14 @@ export async function remindInvoice(
     ...tracked,
     stagesDone: [...new Set([...tracked.stagesDone, ...([1, 2] as const).filter((s) => s <= stage)])],
   };
+  // A document held for a person gets no reminder; it stays on the list, its stages not done.
+  const held = await heldForPerson(deps, {
+    record,
+    ctx: { action: REMINDER_ACTION, event: failureEvent(run), source: originOf(run, record).source },
+    channel: 'email',
+    log: run.log,
+  });
+  if (held) return { kind: 'keep', tracked, outcome: held };
   // The partner's address the service holds on the document; the event's copy is never read.
   const to = stringField(record, 'BusinessPartnerAddress.Email');
   if (!to) {

@@ -10,6 +10,7 @@ import {
   emailSentEntry,
   SENDING_HELD,
   sendingHeldEntry,
+  sendingReleasedEntry,
 } from './events.js';
 import { type SendDeps, sendInvoice, sendingRoute } from './send-invoice.js';
 import { sendingSettings } from './settings.js';
@@ -20,11 +21,13 @@ export const sendInvoiceAction = defineEventAction({
   uses: ['idempotency', 'actionState'],
   settings: sendingSettings,
   // One sending function: the channel follows the record the service holds, not the event.
-  events: [emailSentEntry, sendingHeldEntry, einvoiceBlockedEntry],
+  // SendingReleased is a person's (holds release, the console), recorded under this action's outcomes.
+  events: [emailSentEntry, sendingHeldEntry, sendingReleasedEntry, einvoiceBlockedEntry],
   outcomes: [EMAIL_SENT, SENDING_HELD, EINVOICE_BLOCKED, ACTION_FAILED],
   deps: (p): SendDeps => ({
     ...actionContextDeps(p),
     guard: p.idempotency,
+    state: p.actionState,
     ...(einvoicingActive(p.config)
       ? { sendings: p.actionState, blocks: p.actionState as CheckpointStore<unknown> }
       : {}),

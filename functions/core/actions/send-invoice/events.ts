@@ -1,7 +1,9 @@
 /**
  * Outcomes of the invoice sending action, declared beside it: `IssuedInvoice.EmailSent` (handed
- * to the service's e-mail sending) and `IssuedInvoice.SendingHeld` (left for a person). They enter
- * the catalog through the action's registry entry.
+ * to the service's e-mail sending), `IssuedInvoice.SendingHeld` (left for a person),
+ * `IssuedInvoice.SendingReleased` (a person released it) and `IssuedInvoice.EInvoiceBlocked` (the
+ * pre-flight kept it from the network). They enter the catalog through the
+ * action's registry entry.
  */
 import * as z from 'zod';
 import { recordIdSchema } from '../../../accounting/record-id.js';
@@ -12,6 +14,8 @@ import type { CatalogEntry } from '../../events/catalog-entry.js';
 export const EMAIL_SENT = 'IssuedInvoice.EmailSent';
 /** Detail-type of an invoice the sending action did not send: a person decides. */
 export const SENDING_HELD = 'IssuedInvoice.SendingHeld';
+/** Detail-type of a held invoice a person released: actions may contact its partner again. */
+export const SENDING_RELEASED = 'IssuedInvoice.SendingReleased';
 
 export const emailSentSchema = z
   .object({
@@ -44,6 +48,22 @@ export const sendingHeldSchema = z
   .describe('The invoice was not sent automatically: a person checks the partner and sends it by hand.');
 export type SendingHeldDetail = z.infer<typeof sendingHeldSchema>;
 
+export const sendingReleasedSchema = z
+  .object({
+    ...actionBase(z.literal('IssuedInvoice'), 'SendingReleased'),
+    reason: z.enum(heldReasons).describe('Why the invoice was held.'),
+    receivedOrder: z
+      .object({ id: recordIdSchema, documentNumber: z.string().nullable() })
+      .describe('The received order that carries the mark.'),
+    heldAt: z.string().describe('When the hold was kept.'),
+    releasedBy: z.string().min(1).describe('Who released it, as they named themselves.'),
+    via: z.enum(['cli', 'console']).describe("`cli`: `holds release`; `console`: the console's Release."),
+  })
+  .describe(
+    'A person released a held invoice: sending, reminders and every other action may contact its partner again.',
+  );
+export type SendingReleasedDetail = z.infer<typeof sendingReleasedSchema>;
+
 export const emailSentEntry: CatalogEntry<typeof EMAIL_SENT, typeof emailSentSchema> = {
   detailType: EMAIL_SENT,
   description: 'An issued invoice was handed to the service for sending by e-mail.',
@@ -69,6 +89,29 @@ export const sendingHeldEntry: CatalogEntry<typeof SENDING_HELD, typeof sendingH
     channel: 'einvoice',
     reason: 'partnerFromCheckout',
     receivedOrder: { id: exampleIds.order, documentNumber: 'RO2026000042' },
+  },
+};
+
+export const sendingReleasedEntry: CatalogEntry<typeof SENDING_RELEASED, typeof sendingReleasedSchema> = {
+  detailType: SENDING_RELEASED,
+  description:
+    'A person released a held issued invoice (`holds release`, or Release in the console); it is sent and reminded again like any other.',
+  schema: sendingReleasedSchema,
+  example: {
+    ...exampleActionBase(
+      'IssuedInvoice',
+      exampleIds.invoice,
+      'SendingReleased',
+      'hold.release',
+      'FV2026000042',
+    ),
+    recordType: 'IssuedInvoice',
+    change: 'SendingReleased',
+    reason: 'partnerFromCheckout',
+    receivedOrder: { id: exampleIds.order, documentNumber: 'RO2026000042' },
+    heldAt: '2026-03-04T16:41:00Z',
+    releasedBy: 'jana',
+    via: 'cli',
   },
 };
 

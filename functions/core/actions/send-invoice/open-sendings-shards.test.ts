@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordingLogger, recordingPublisher } from '../../../../test/actions/support.js';
+import { rawAnswersApi } from '../../../../test/fakes/raw-answers.js';
 import { startTestServers, type TestServers } from '../../../../test/support/embedded.js';
-import type { AccountingApi } from '../../../accounting/api.js';
 import { createDynamoDbCheckpointStore } from '../../../adapters/aws/dynamodb-checkpoint-store.js';
 import { createManualClock } from '../../../shared/clock.js';
 import type { CheckpointStore } from '../../ports.js';
@@ -46,18 +46,16 @@ afterAll(async () => {
 function fakeService() {
   const asked = new Map<string, number>();
   const calls = { send: 0 };
-  const api = {
-    call: async (operationId: string, input?: { params?: Record<string, string> }) => {
-      if (operationId === 'Documents.sendEInvoice') {
-        calls.send += 1;
-        return { SendingId: randomUUID(), Status: 'Queued' };
-      }
-      const id = String(input?.params?.sendingId);
-      const n = (asked.get(id) ?? 0) + 1;
-      asked.set(id, n);
-      return n === 1 ? { Status: 'Sent' } : { Status: 'Delivered', ResponseCode: 'AP' };
-    },
-  } as unknown as AccountingApi;
+  const api = rawAnswersApi(async (operationId, input) => {
+    if (operationId === 'Documents.sendEInvoice') {
+      calls.send += 1;
+      return { SendingId: randomUUID(), Status: 'Queued' };
+    }
+    const id = String(input?.params?.sendingId);
+    const n = (asked.get(id) ?? 0) + 1;
+    asked.set(id, n);
+    return n === 1 ? { Status: 'Sent' } : { Status: 'Delivered', ResponseCode: 'AP' };
+  });
   return { api, calls };
 }
 

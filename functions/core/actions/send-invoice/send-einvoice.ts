@@ -4,9 +4,8 @@
  * sending's registration for the status tracker (`einvoice-tracking.ts`). Each touches the one
  * shard of the invoice (`sendingKey`); the duplicate check also reads the legacy unsharded item.
  */
-import * as z from 'zod';
-import { OutcomeUnknownError } from '../../../accounting/errors.js';
-import { recordIdSchema } from '../../../accounting/record-id.js';
+import type { EInvoiceSending } from '../../../accounting/answers.js';
+import { OutcomeUnknownError, SchemaMismatchError } from '../../../accounting/errors.js';
 import type { CheckpointStore } from '../../ports.js';
 import {
   INTENT_LIMIT_BYTES,
@@ -21,8 +20,6 @@ import {
   updateOpenSendings,
 } from '../open-sendings.js';
 import { reportOutcomeUnknown, type SendRecordResult, type SendRun } from './sending-run.js';
-
-const sendEInvoiceAnswer = z.looseObject({ SendingId: recordIdSchema, Status: z.string().optional() });
 
 type SendingStart = { kind: 'go' } | { kind: 'sent'; sendingId: string } | { kind: 'unknown' };
 
@@ -144,6 +141,25 @@ async function registerSending(run: SendRun, store: CheckpointStore<OpenSendings
   }
 }
 
+/**
+ * The service accepted the sending (2xx) but its answer gives no usable SendingId: it cannot be
+ * tracked, and throwing here would remove the idempotency record and send the invoice again.
+ */
+async function notUnderstood(
+  run: SendRun,
+  store: CheckpointStore<OpenSendings>,
+  error: SchemaMismatchError,
+): Promise<SendRecordResult> {
+  const { connection, id } = run.event.envelope;
+  const issues = [`${error.field}: ${error.expected}`];
+  run.deps.logger.error('einvoice sent but answer not understood', { ...run.log, issues });
+  await endSending(store, connection, id).catch(() => {});
+  return reportOutcomeUnknown(
+    run,
+    `the service accepted the sending but its answer was not understood (${issues.join('; ')}); the status cannot be tracked`,
+  );
+}
+
 /** The guarded e-invoice sending: intent, request, registration. */
 export async function sendEInvoiceOnce(
   run: SendRun,
@@ -160,27 +176,16 @@ export async function sendEInvoiceOnce(
       'an earlier attempt stopped after it may have sent the invoice; not sent again, check it',
     );
   }
-  let raw: unknown;
+  let answer: EInvoiceSending;
   try {
-    raw = await deps.api.call('Documents.sendEInvoice', { params: run.params });
+    answer = await deps.api.sendEInvoice(run.params);
   } catch (error) {
+    if (error instanceof SchemaMismatchError) return notUnderstood(run, store, error);
     // Known not to be sent (else OutcomeUnknownError): a redelivery may send it.
     if (!(error instanceof OutcomeUnknownError)) await endSending(store, connection, id);
     throw error;
   }
-  const answer = sendEInvoiceAnswer.safeParse(raw);
-  if (!answer.success) {
-    // The service accepted the sending (2xx) but gave no usable SendingId: it cannot be tracked,
-    // and throwing here would remove the idempotency record and send the invoice again.
-    const issues = answer.error.issues.map((i) => `${i.path.join('.') || '(answer)'}: ${i.message}`);
-    deps.logger.error('einvoice sent but answer not understood', { ...run.log, issues });
-    await endSending(store, connection, id).catch(() => {});
-    return reportOutcomeUnknown(
-      run,
-      `the service accepted the sending but its answer was not understood (${issues.join('; ')}); the status cannot be tracked`,
-    );
-  }
-  await registerSending(run, store, answer.data.SendingId);
-  deps.logger.info('invoice sent as einvoice', { ...run.log, sendingId: answer.data.SendingId });
-  return { result: 'sent', sendingId: answer.data.SendingId };
+  await registerSending(run, store, answer.SendingId);
+  deps.logger.info('invoice sent as einvoice', { ...run.log, sendingId: answer.SendingId });
+  return { result: 'sent', sendingId: answer.SendingId };
 }

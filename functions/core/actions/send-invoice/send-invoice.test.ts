@@ -7,6 +7,7 @@ import {
   recordingPublisher,
   useActionTestBed,
 } from '../../../../test/actions/support.js';
+import { answeringRaw } from '../../../../test/fakes/raw-answers.js';
 import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
 import { OutcomeUnknownError } from '../../../accounting/errors.js';
 import { createDynamoDbCheckpointStore } from '../../../adapters/aws/dynamodb-checkpoint-store.js';
@@ -145,11 +146,9 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
 
   it('gives up on a sending that is not final by its deadline', async () => {
     const invoice = invoices[1] as ApiRecord;
-    const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
-    api.call = (async (operationId: string, input?: Parameters<AccountingApi['call']>[1]) =>
-      operationId === 'EInvoicing.status'
-        ? { Status: 'Sent', ResponseCode: null }
-        : bed.sb.client.call(operationId, input)) as AccountingApi['call'];
+    const api: AccountingApi = Object.assign(Object.create(bed.sb.client) as AccountingApi, {
+      sendingStatus: answeringRaw(async () => ({ Status: 'Sent', ResponseCode: null })).sendingStatus,
+    });
     const { entry, track, publisher } = await setup(
       { ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice), ACTIONS_EINVOICE_TRACKING_DEADLINE_SECONDS: '60' },
       api,
@@ -184,15 +183,15 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
     });
   });
 
-  /** The sandbox client, with `Documents.sendEInvoice` answered by `send` and counted. */
+  /** The sandbox client, with `Documents.sendEInvoice` answered by `send` (read as the client reads it) and counted. */
   function stubbedSend(send: () => Promise<unknown>) {
     const calls = { sendEInvoice: 0 };
-    const api: AccountingApi = Object.create(bed.sb.client) as AccountingApi;
-    api.call = (async (operationId: string, input?: Parameters<AccountingApi['call']>[1]) => {
-      if (operationId !== 'Documents.sendEInvoice') return bed.sb.client.call(operationId, input);
-      calls.sendEInvoice += 1;
-      return send();
-    }) as AccountingApi['call'];
+    const api: AccountingApi = Object.assign(Object.create(bed.sb.client) as AccountingApi, {
+      sendEInvoice: answeringRaw(async () => {
+        calls.sendEInvoice += 1;
+        return send();
+      }).sendEInvoice,
+    });
     return { api, calls };
   }
 

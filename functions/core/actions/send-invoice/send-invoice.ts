@@ -15,7 +15,9 @@
  * `Action.Failed` (kind `outcomeUnknown`) for a person to check, not a second sending.
  *
  * An invoice made from an e-shop order whose partner was matched on checkout input is not sent:
- * `IssuedInvoice.SendingHeld` says it waits for a person (`sending-hold.ts`).
+ * `IssuedInvoice.SendingHeld` says it waits for a person (`sending-hold.ts`). And every sending is
+ * claimed in the sent ledger (`sent-ledger.ts`) before it goes: an invoice sent before is not sent
+ * again when its idempotency record is gone.
  */
 import type { ApiRecord } from '../../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
@@ -28,7 +30,8 @@ import { type ActionEvent, differingFields, resolveRecord, stringField } from '.
 import type { ActionsConfig } from '../config.js';
 import { ActionInProgressError, RetryLaterError } from '../errors.js';
 import { type ActionOutcome, outcomeBase, problemOf, publishFailure, publishOutcome } from '../outcomes.js';
-import { holdIfPartnerFromCheckout } from '../sending-hold.js';
+import { heldForPerson } from '../sending-hold.js';
+import { claimSending, type SentKey, settleSending } from '../sent-ledger.js';
 import { EINVOICE_ACTION } from '../track-einvoices/einvoice-tracking.js';
 import { channelFor, needsPartner, partnerOf } from './channel-policy.js';
 import { preflightOf, readBlock, writeBlock } from './einvoice-blocks.js';
@@ -40,6 +43,7 @@ import {
   type SendDeps,
   type SendRecordResult,
   type SendRun,
+  stateOf,
 } from './sending-run.js';
 
 export type { Channel, SendDeps } from './sending-run.js';
@@ -157,10 +161,7 @@ async function checkBeforeSending(run: SendRun): Promise<ActionOutcome | undefin
 async function sendEmailOnce(run: SendRun, recipients: string[]): Promise<SendRecordResult> {
   const { deps, event } = run;
   const subject = deps.config.sending.emailSubject.replace('{DocumentNumber}', run.documentNumber ?? '');
-  await deps.api.call('Documents.sendEmail', {
-    params: run.params,
-    body: { To: recipients, Subject: subject },
-  });
+  await deps.api.sendEmail({ ...run.params, body: { To: recipients, Subject: subject } });
   deps.logger.info('invoice sent by email', run.log);
   await announce(run, () =>
     publishOutcome(
@@ -174,13 +175,61 @@ async function sendEmailOnce(run: SendRun, recipients: string[]): Promise<SendRe
   return { result: 'sent' };
 }
 
+/** The channel's request, claimed in the sent ledger first and settled after. */
+async function sendClaimed(run: SendRun, recipients: string[]): Promise<SendRecordResult> {
+  const { deps, event } = run;
+  const state = stateOf(deps);
+  const send = () =>
+    run.channel.kind === 'email'
+      ? sendEmailOnce(run, recipients)
+      : // Checked before the guarded run (sendInvoice).
+        sendEInvoiceOnce(run, deps.sendings!);
+  if (!state) return send();
+  const key: SentKey = {
+    connection: event.envelope.connection,
+    kind: run.channel.kind,
+    key: event.envelope.id,
+  };
+  const claim = await claimSending(state, key, event.eventId, deps.clock.now());
+  if (claim === 'sent') {
+    deps.logger.warn('invoice sent before; not sent again', run.log);
+    return { result: 'alreadySent' };
+  }
+  if (claim === 'requested') {
+    deps.logger.error('invoice sending claimed earlier without an outcome; not sent again', run.log);
+    return reportOutcomeUnknown(
+      run,
+      'an earlier attempt may have sent the invoice; not sent again, check it',
+    );
+  }
+  let result: SendRecordResult;
+  try {
+    result = await send();
+  } catch (error) {
+    // Known not to have reached the service: a later delivery may send it. Should that not be
+    // recorded, the claim stays `requested` and a later delivery reports it instead of sending.
+    if (!(error instanceof OutcomeUnknownError)) {
+      await settleSending(state, key, 'notSent', deps.clock.now()).catch(() => {});
+    }
+    throw error;
+  }
+  // An unknown outcome stays claimed (`requested`): nothing sends it again.
+  if (result.result === 'sent') {
+    await settleSending(state, key, 'sent', deps.clock.now()).catch((error: unknown) => {
+      deps.logger.error('sent ledger not settled', {
+        ...run.log,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
+  }
+  return result;
+}
+
 /** The guarded run of the channel; a request that may have reached the service is never repeated. */
 async function sendOnce(run: SendRun, recipients: string[]): Promise<SendRecordResult> {
   const { deps, event } = run;
   try {
-    if (run.channel.kind === 'email') return await sendEmailOnce(run, recipients);
-    // Checked before the guarded run (sendInvoice).
-    return await sendEInvoiceOnce(run, deps.sendings!);
+    return await sendClaimed(run, recipients);
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
     if (run.channel.kind === 'einvoice' && deps.sendings) {
@@ -252,7 +301,10 @@ export async function sendInvoice(
     if (blocked) return blocked;
   }
   // Input a shop's customer typed never decides who is sent anything: such an invoice waits.
-  const held = await holdIfPartnerFromCheckout(run);
+  const held = await heldForPerson(
+    { ...deps, state: stateOf(deps) },
+    { record: run.record, ctx: run.ctx, channel: run.channel.kind, log: run.log },
+  );
   if (held) return held;
   let ran = false;
   try {
@@ -265,6 +317,7 @@ export async function sendInvoice(
       options,
     );
     if (!ran) return { status: 'duplicate', reason: 'already sent' };
+    if (result.result === 'alreadySent') return { status: 'duplicate', reason: 'already sent (sent ledger)' };
     return result.result === 'sent' ? { status: 'done' } : { status: 'failed', reason: 'outcomeUnknown' };
   } catch (error) {
     return settleError(run, error);

@@ -4,6 +4,7 @@
  * channel, and how an outcome is announced once the request may have reached the service.
  */
 import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
+import type { CollectionName } from '../../../accounting/collections.js';
 import type { SourceRef } from '../../events/action-events.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger } from '../../ports.js';
 import type { ActionEvent } from '../action-event.js';
@@ -26,6 +27,11 @@ export interface SendDeps {
   sendings?: CheckpointStore<OpenSendings>;
   /** Invoices the e-invoicing pre-flight blocked (required for e-invoicing; the same state table). */
   blocks?: CheckpointStore<unknown>;
+  /**
+   * The action state: holds for a person (`sending-hold.ts`) and what was sent (`sent-ledger.ts`);
+   * the open sendings' store when absent.
+   */
+  state?: CheckpointStore<unknown>;
   config: Pick<
     ActionsConfig,
     'sending' | 'variant' | 'eventSource' | 'connection' | 'referenceLookbackSeconds'
@@ -34,7 +40,8 @@ export interface SendDeps {
 
 /** What the idempotency record stores for a completed sending (JSON). */
 export interface SendRecordResult {
-  result: 'sent' | 'outcomeUnknown';
+  /** `alreadySent`: the sent ledger holds this sending already (its idempotency record was gone). */
+  result: 'sent' | 'outcomeUnknown' | 'alreadySent';
   sendingId?: string;
 }
 
@@ -49,8 +56,13 @@ export interface SendRun {
   source: SourceRef;
   ctx: OutcomeContext;
   log: Record<string, string>;
-  /** Path parameters of the sending operations. */
-  params: { collection: string; id: string };
+  /** The document the sending operations send. */
+  params: { collection: CollectionName; id: string };
+}
+
+/** The action state of a run: holds and the sent ledger. */
+export function stateOf(deps: SendDeps): CheckpointStore<unknown> | undefined {
+  return deps.state ?? (deps.sendings as CheckpointStore<unknown> | undefined);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { recordingLogger, recordingPublisher } from '../../../../test/actions/support.js';
-import type { AccountingApi } from '../../../accounting/api.js';
+import { rawAnswersApi } from '../../../../test/fakes/raw-answers.js';
 import { NotFoundError } from '../../../accounting/errors.js';
 import { createMemoryCheckpointStore } from '../../../adapters/local/memory-checkpoint-store.js';
 import { createManualClock } from '../../../shared/clock.js';
@@ -36,7 +36,7 @@ describe('e-invoice tracking without a status history', () => {
       { Status: 'Delivered', ResponseCode: 'AB' },
       { Status: 'Delivered', ResponseCode: 'RE' },
     ];
-    const api = { call: async () => answers.shift() } as unknown as AccountingApi;
+    const api = rawAnswersApi(async () => answers.shift());
     const sendings = createMemoryCheckpointStore<OpenSendings>();
     await sendings.put(KEY, { sendings: [sending] }, undefined);
     const publisher = recordingPublisher();
@@ -59,13 +59,11 @@ describe('e-invoice tracking without a status history', () => {
 
   it('closes a sending the service no longer knows with one final Unknown status', async () => {
     let calls = 0;
-    const api = {
-      call: async () => {
-        calls += 1;
-        if (calls === 1) return { Status: 'Delivered', ResponseCode: 'AB' };
-        throw new NotFoundError({ method: 'GET', path: '/v1/EInvoicing/Sendings/s-1' }, 404);
-      },
-    } as unknown as AccountingApi;
+    const api = rawAnswersApi(async () => {
+      calls += 1;
+      if (calls === 1) return { Status: 'Delivered', ResponseCode: 'AB' };
+      throw new NotFoundError({ method: 'GET', path: '/v1/EInvoicing/Sendings/s-1' }, 404);
+    });
     const sendings = createMemoryCheckpointStore<OpenSendings>();
     await sendings.put(KEY, { sendings: [sending] }, undefined);
     const publisher = recordingPublisher();
@@ -87,13 +85,11 @@ describe('e-invoice tracking without a status history', () => {
   it('keeps what it learned and rethrows when the service fails mid-pass', async () => {
     const second = { ...sending, sendingId: '51000000-0000-4000-8000-000000000002' };
     let calls = 0;
-    const api = {
-      call: async () => {
-        calls += 1;
-        if (calls === 2) throw new Error('503');
-        return { Status: 'Sent' };
-      },
-    } as unknown as AccountingApi;
+    const api = rawAnswersApi(async () => {
+      calls += 1;
+      if (calls === 2) throw new Error('503');
+      return { Status: 'Sent' };
+    });
     const sendings = createMemoryCheckpointStore<OpenSendings>();
     await sendings.put(KEY, { sendings: [sending, second] }, undefined);
     const publisher = recordingPublisher();

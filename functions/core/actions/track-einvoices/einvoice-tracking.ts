@@ -5,7 +5,7 @@
  * polls the status of every open sending, emits `IssuedInvoice.EInvoiceStatusChanged` for each transition in order,
  * and drops the sending once it is final or past its deadline (then `Action.Failed`).
  */
-import * as z from 'zod';
+import type { SendingStatus } from '../../../accounting/answers.js';
 import type { AccountingApi } from '../../../accounting/api.js';
 import { NotFoundError } from '../../../accounting/errors.js';
 import { actionFailedEntry, actionFailedSchema } from '../../events/action-events.js';
@@ -25,21 +25,6 @@ import { type OutcomeEvent, outcomeEnvelope, publishOutcomes } from '../outcomes
 import { einvoiceStatusChangedEntry, einvoiceStatusChangedSchema } from './events.js';
 
 export const EINVOICE_ACTION = 'send.einvoice';
-
-const statusStepSchema = z.looseObject({
-  Date: z.string().nullish(),
-  Status: z.string().min(1),
-  ResponseCode: z.string().nullish(),
-});
-
-/** `EInvoicing.status` answer (assumed shape; unknown fields pass through). */
-export const sendingStatusSchema = z.looseObject({
-  Status: z.string().min(1),
-  ResponseCode: z.string().nullish(),
-  IsFinal: z.boolean().optional(),
-  History: z.array(statusStepSchema).optional(),
-});
-export type SendingStatus = z.infer<typeof sendingStatusSchema>;
 
 /** Final without the service saying so: transport failure, rejected, accepted, paid. */
 const FINAL_CODES = new Set(['RE', 'AP', 'PD']);
@@ -95,9 +80,7 @@ function base(sending: OpenSending, change: string, clock: Clock, ...keyParts: s
 /** The service's status of a sending; a 404 is a final `Unknown` (nothing more can be learned). */
 async function statusOf(deps: TrackerDeps, sending: OpenSending): Promise<SendingStatus> {
   try {
-    return sendingStatusSchema.parse(
-      await deps.api.call('EInvoicing.status', { params: { sendingId: sending.sendingId } }),
-    );
+    return await deps.api.sendingStatus({ sendingId: sending.sendingId });
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
     // Report a final `Unknown` status once and stop tracking.

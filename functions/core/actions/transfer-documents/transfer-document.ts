@@ -115,8 +115,7 @@ export async function findExistingTarget(
 /** The source's status now: the orders' status endpoint, the record's `Status` otherwise. */
 async function sourceStatus(api: AccountingApi, step: TransferStepSpec, id: string): Promise<string | null> {
   if (step.sourceCollection === 'ReceivedOrders' || step.sourceCollection === 'IssuedOrders') {
-    const status = await api.call<unknown>(`${step.sourceCollection}.status`, { params: { id } });
-    return typeof status === 'string' ? status : null;
+    return api.orderStatus({ collection: step.sourceCollection, id });
   }
   const record = await api.get(step.sourceCollection, id);
   return typeof record.Status === 'string' ? record.Status : null;

@@ -7,9 +7,11 @@
  */
 import * as z from 'zod';
 import { connectionSchema } from '../connection.js';
-import { actionIdempotencyKey } from '../events/action-events.js';
-import { type CatalogEntry, ENVELOPE_VERSION } from '../events/catalog-entry.js';
-import { intakeSources } from './shop-order.js';
+import { actionIdempotencyKey } from './action-events.js';
+import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
+
+/** The shop platforms the intake speaks (`/intake/<source>`). */
+export const intakeSources = ['shopify', 'woocommerce', 'generic'] as const;
 
 /** What can happen to a shop order: accepted for import, imported, or rejected. */
 export const intakeChanges = ['Received', 'Imported', 'Rejected'] as const;
@@ -58,6 +60,19 @@ export const eshopOrderImportedSchema = z
     recovered: z
       .boolean()
       .describe('`true` when an earlier attempt had created the order and this run found it.'),
+    vatRounding: z
+      .array(
+        z.object({
+          ratePercent: z.number().min(0).max(100),
+          shop: z.number().describe("The shop's VAT of the rate: what the order carries."),
+          computed: z.number().describe("The VAT the service's item rule gives the rate's items."),
+          lines: z.number().int().min(1).describe('Lines, shipping and fees at the rate.'),
+        }),
+      )
+      .optional()
+      .describe(
+        "Rates whose VAT the shop rounded per line otherwise than the service (within half a cent a line): the order carries the shop's VAT through rounding items (code `ROUNDING`).",
+      ),
   })
   .describe('A received order exists for the shop order (created once, however many deliveries).');
 export type EshopOrderImportedDetail = z.infer<typeof eshopOrderImportedSchema>;
