@@ -47,6 +47,8 @@ const OUT_OF_FLOW: OutOfFlow = {
   Routeliquidatepayments:
     'bank statements reach the bus only locally (`bank import`, the watched folder of `run`); their S3 drop on AWS is not built yet',
   ActionFailedRule: 'no action fails in these flows (the failure paths are in failure-paths.test.ts)',
+  Routesendeinvoicefixed:
+    'no invoice the e-invoicing pre-flight blocked is fixed in these flows; that flow is run in einvoicing.test.ts',
 };
 let consumer: Receiver;
 const intakeSecret = webhookSecret();
