@@ -210,6 +210,8 @@ describe('a default single-company deployment, counted', () => {
       'PollerLagAlarm',
       'Route-archive-isdoc-DlqAlarm',
       'Route-liquidate-payments-DlqAlarm',
+      'Route-send-einvoice-DlqAlarm',
+      'Route-send-einvoice-fixed-DlqAlarm',
       'Route-transfer-issue-slip-DlqAlarm',
       'Route-transfer-received-order-DlqAlarm',
       'ScheduleDlqAlarm',

@@ -129,7 +129,8 @@ describe('functions', () => {
     custom.statelessTemplate.resourcePropertiesCountIs(
       'AWS::Lambda::Function',
       { MemorySize: 256 },
-      custom.routes.length + 3, // the intake's two functions and the bank statement import run at the action memory too
+      // The scheduled actions, the intake's two functions and the bank statement import run at the action memory too.
+      custom.routes.length + custom.scheduledActions.length + 3,
     );
   });
 
