@@ -310,10 +310,17 @@ describe('a default single-company deployment, counted', () => {
       'WatermarkLagMs{service=poll-changes}',
     ]);
     // An idle tick writes no checkpoint; the container that polled last reads none either. Another
-    // container reads each collection's checkpoint and the connection's health once.
-    const polled = out.collections?.split(',').length ?? 0;
+    // container reads each collection's checkpoint, the payment detector's (on by default) of each
+    // payable collection, and the connection's health once.
+    const collections = out.collections?.split(',') ?? [];
+    const payable = collections.filter((c) => c === 'IssuedInvoices' || c === 'IssuedAdvanceInvoices');
+    expect(payable).toHaveLength(2);
     expect(out.idleIo).toMatchObject({ gets: 0, puts: 0, leaseWrites: 2 });
-    expect(out.otherIo).toMatchObject({ gets: polled + 1, puts: 0, leaseWrites: 2 });
+    expect(out.otherIo).toMatchObject({
+      gets: collections.length + payable.length + 1,
+      puts: 0,
+      leaseWrites: 2,
+    });
     const detailed = await pollerOutput(resourcesOf({ detailedMetrics: true }));
     expect(detailed.metricSets.length).toBeGreaterThan(out.metricSets.length);
     expect(detailed.metricSets.some((s) => s.includes('detailType='))).toBe(true);
