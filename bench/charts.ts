@@ -129,7 +129,7 @@ export function connectionsCostChart(r: BenchResults): BarChart | undefined {
   if (!c) return undefined;
   return {
     title: `${thousands(c.count)} connections: cost per connection-month`,
-    subtitle: `USD at the prices in docs/deploy.md, from measured counts; total $${c.costPerConnectionMonthUsd}, ${c.requestsPerConnectionPerCycle} requests per connection per cycle`,
+    subtitle: `USD at ${typeof c.details.region === 'string' ? `${c.details.region} list prices (bench/prices.ts)` : 'us-east-1 list prices (an earlier price list)'}, from measured counts; total $${c.costPerConnectionMonthUsd}, ${c.requestsPerConnectionPerCycle} requests per connection per cycle`,
     unit: '$',
     groups: [
       {

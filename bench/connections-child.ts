@@ -1,20 +1,49 @@
 /**
  * The connections benchmark in a process of its own (for a clean peak RSS):
  * `tsx bench/connections-child.ts --count 1000 --cycles 5` prints the figures as its last line (JSON).
+ * The sandbox is served over TLS with a throw-away certificate: this process starts itself again
+ * trusting it (`NODE_EXTRA_CA_CERTS` is read when a process starts).
  */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { measureConnections } from './connections.js';
+import { makeTlsFiles } from './sandbox-process.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const { values } = parseArgs({
-  options: { count: { type: 'string', default: '1000' }, cycles: { type: 'string', default: '5' } },
+  options: {
+    count: { type: 'string', default: '1000' },
+    cycles: { type: 'string', default: '5' },
+    key: { type: 'string' },
+  },
   strict: true,
 });
-const { figures } = await measureConnections({
-  count: Number(values.count),
-  steadyCycles: Number(values.cycles),
-  log: (line) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`),
-});
-process.stdout.write(`${JSON.stringify(figures)}\n`);
-// Embedded servers and keep-alive agents are closed; do not wait for stray timers of dependencies.
-process.exit(0);
+if (values.key === undefined) {
+  const tls = makeTlsFiles();
+  try {
+    const again = spawnSync(
+      process.execPath,
+      [...process.execArgv, ...process.argv.slice(1), '--key', tls.key],
+      {
+        stdio: 'inherit',
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: tls.cert },
+      },
+    );
+    process.exitCode = again.status ?? 1;
+  } finally {
+    tls.dispose();
+  }
+} else {
+  const cert = process.env.NODE_EXTRA_CA_CERTS as string;
+  readFileSync(cert); // trusted at this process's start
+  const { figures } = await measureConnections({
+    count: Number(values.count),
+    steadyCycles: Number(values.cycles),
+    tls: { key: values.key, cert },
+    log: (line) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`),
+  });
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+  // Embedded servers and keep-alive agents are closed; do not wait for stray timers of dependencies.
+  process.exit(0);
+}

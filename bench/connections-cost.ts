@@ -1,34 +1,39 @@
 /**
  * The monthly cost of one connection, from what the connections benchmark measured per cycle, at
- * the public prices docs/deploy.md states as assumptions (its "Monthly cost" section; a test keeps
- * both the same). Free tiers are ignored. One cycle a minute: 60 × 24 × 30 = 43,200 cycles a month.
+ * the eu-central-1 list prices of `prices.ts`. Free tiers are ignored. One cycle a minute:
+ * 60 × 24 × 30 = 43,200 cycles a month.
  */
+import { PRICE_LIST, PRICES, SSM_STANDARD_THROUGHPUT_PER_SECOND } from './prices.js';
 
-/** USD, AWS list prices (us-east-1), as in docs/deploy.md. */
-export const PRICES = {
-  lambdaGbSecond: 0.0000133334,
-  lambdaPerMillionRequests: 0.2,
-  schedulerPerMillion: 1.0,
-  eventBridgePerMillionEvents: 1.0,
-  dynamoDbPerMillionWriteUnits: 0.625,
-  dynamoDbPerMillionReadUnits: 0.125,
-  dynamoDbGbMonth: 0.25,
-  customMetricMonth: 0.3,
-  logsPerGbIngested: 0.5,
-  /** SSM Parameter Store standard parameters: no storage charge; standard-throughput API calls free. */
-  ssmStandardParameterMonth: 0,
-  ssmStandardPer10kCalls: 0,
-  /** KMS: each SecureString read is a decryption with the `aws/ssm` key. */
-  kmsPer10kRequests: 0.03,
-} as const;
+export { PRICE_LIST, PRICES } from './prices.js';
 
 export const CYCLES_PER_MONTH = 60 * 24 * 30;
+
+/**
+ * The fixed monthly costs of a registry deployment, shared out over its connections: the alarms,
+ * Lambda's idle polling of the SQS queues and the secrets, as docs/deploy.md's "Monthly cost"
+ * counts them (10 alarm metrics; 3 standard queues and 1 FIFO queue long-polled at 648,000
+ * requests a month each; 2 secrets). Not measured here.
+ */
+export const FIXED_MONTHLY = {
+  alarmMetrics: 10,
+  sqsIdleStandardRequests: 3 * 648_000,
+  sqsIdleFifoRequests: 648_000,
+  secrets: 2,
+} as const;
+
+/** The daily deletion check of each collection: one S3 GET and one PUT of its state a day. */
+export const DELETION_CHECK = { getsPerCollectionDay: 1, putsPerCollectionDay: 1 } as const;
 
 /** What one benchmark measured, per steady cycle (averages) unless said otherwise. */
 export interface MeasuredUsage {
   connections: number;
+  collectionsPerConnection: number;
   pollerInvocations: number;
+  /** Billed ms of the invocations (the billing model of connections-billing.ts). */
   pollerBilledMs: number;
+  /** Billed INIT ms of the cold starts. */
+  initBilledMs: number;
   pollerMemoryMb: number;
   schedulerInvocations: number;
   putEventsEntries: number;
@@ -37,7 +42,14 @@ export interface MeasuredUsage {
   /** `GetParameters` calls and the parameters they returned (each a KMS decryption). */
   credentialCalls: number;
   credentialDecrypts: number;
+  /** The most `GetParameters` calls in one second (the cycle's invocations start in the same second). */
+  credentialCallsPeakPerSecond: number;
+  /** Bytes the functions log (structured lines and EMF). */
   logBytes: number;
+  /** Bytes of Lambda's own START, END and REPORT lines. */
+  platformLogBytes: number;
+  /** Bytes the poller sent to the service (TLS included): internet egress. */
+  egressBytes: number;
   /** Distinct custom metrics per connection (a `connection` dimension) and shared by all. */
   metricsPerConnection: number;
   metricsShared: number;
@@ -55,10 +67,30 @@ export interface CostLine {
 const fmt = (n: number, digits = 3) => Number(n.toPrecision(digits)).toLocaleString('en-US');
 
 /** Per connection-month, item by item; the sum is the figure. */
-export function costPerConnectionMonth(m: MeasuredUsage): { lines: CostLine[]; totalUsd: number } {
+export function costPerConnectionMonth(m: MeasuredUsage): {
+  lines: CostLine[];
+  totalUsd: number;
+  region: string;
+  pricesAsOf: string;
+  ssmHigherThroughput: boolean;
+} {
   const perMonth = (perCycle: number) => (perCycle / m.connections) * CYCLES_PER_MONTH;
-  const gbSeconds = perMonth(m.pollerBilledMs / 1000) * (m.pollerMemoryMb / 1024);
+  const gb = m.pollerMemoryMb / 1024;
+  const gbSeconds = perMonth(m.pollerBilledMs / 1000) * gb;
+  const initGbSeconds = perMonth(m.initBilledMs / 1000) * gb;
   const invocations = perMonth(m.pollerInvocations);
+  const ssmHigherThroughput = m.credentialCallsPeakPerSecond > SSM_STANDARD_THROUGHPUT_PER_SECOND;
+  const ssmPer10k = ssmHigherThroughput
+    ? PRICES.ssmHigherThroughputPer10kCalls
+    : PRICES.ssmStandardPer10kCalls;
+  const egressGb = perMonth(m.egressBytes) / 1024 ** 3;
+  const s3Gets = m.collectionsPerConnection * 30 * DELETION_CHECK.getsPerCollectionDay;
+  const s3Puts = m.collectionsPerConnection * 30 * DELETION_CHECK.putsPerCollectionDay;
+  const fixedUsd =
+    FIXED_MONTHLY.alarmMetrics * PRICES.alarmMetricMonth +
+    (FIXED_MONTHLY.sqsIdleStandardRequests * PRICES.sqsPerMillionRequests) / 1e6 +
+    (FIXED_MONTHLY.sqsIdleFifoRequests * PRICES.sqsFifoPerMillionRequests) / 1e6 +
+    FIXED_MONTHLY.secrets * PRICES.secretsManagerSecretMonth;
   const line = (item: string, usd: number, arithmetic: string): CostLine => ({ item, usd, arithmetic });
   const lines: CostLine[] = [
     line(
@@ -70,6 +102,11 @@ export function costPerConnectionMonth(m: MeasuredUsage): { lines: CostLine[]; t
       'Lambda compute',
       gbSeconds * PRICES.lambdaGbSecond,
       `${fmt(gbSeconds)} GB-s (billed ms × ${m.pollerMemoryMb} MB) × $${PRICES.lambdaGbSecond}`,
+    ),
+    line(
+      'Lambda INIT',
+      initGbSeconds * PRICES.lambdaGbSecond,
+      `${fmt(initGbSeconds)} GB-s (cold starts' INIT ms × ${m.pollerMemoryMb} MB) × $${PRICES.lambdaGbSecond}`,
     ),
     line(
       'Scheduler',
@@ -98,13 +135,23 @@ export function costPerConnectionMonth(m: MeasuredUsage): { lines: CostLine[]; t
     ),
     line(
       'SSM Parameter Store',
-      PRICES.ssmStandardParameterMonth + (perMonth(m.credentialCalls) * PRICES.ssmStandardPer10kCalls) / 1e4,
-      `1 standard parameter × $${PRICES.ssmStandardParameterMonth} + ${fmt(perMonth(m.credentialCalls))} GetParameters calls × $${PRICES.ssmStandardPer10kCalls}/10k`,
+      PRICES.ssmStandardParameterMonth + (perMonth(m.credentialCalls) * ssmPer10k) / 1e4,
+      `${fmt(perMonth(m.credentialCalls))} GetParameters calls × $${ssmPer10k}/10k (${ssmHigherThroughput ? `higher throughput: ${fmt(m.credentialCallsPeakPerSecond)} calls in a second > ${SSM_STANDARD_THROUGHPUT_PER_SECOND}` : `standard throughput: at most ${fmt(m.credentialCallsPeakPerSecond)} calls in a second`})`,
     ),
     line(
       'KMS decryptions',
       (perMonth(m.credentialDecrypts) * PRICES.kmsPer10kRequests) / 1e4,
       `${fmt(perMonth(m.credentialDecrypts))} SecureString reads × $${PRICES.kmsPer10kRequests}/10k`,
+    ),
+    line(
+      'Internet egress',
+      egressGb * PRICES.dataTransferOutPerGb,
+      `${fmt(perMonth(m.egressBytes) / 1024 ** 2)} MB sent to the service (TLS included) × $${PRICES.dataTransferOutPerGb}/GB`,
+    ),
+    line(
+      'S3 deletion checks',
+      (s3Gets * PRICES.s3GetPer1000 + s3Puts * PRICES.s3PutPer1000) / 1000,
+      `${s3Gets} GET × $${PRICES.s3GetPer1000}/1k + ${s3Puts} PUT × $${PRICES.s3PutPer1000}/1k (one each per collection and day)`,
     ),
     line(
       'CloudWatch custom metrics',
@@ -113,38 +160,20 @@ export function costPerConnectionMonth(m: MeasuredUsage): { lines: CostLine[]; t
     ),
     line(
       'CloudWatch Logs',
-      (perMonth(m.logBytes) / 1024 ** 3) * PRICES.logsPerGbIngested,
-      `${fmt(perMonth(m.logBytes) / 1024 ** 2)} MB (logs + EMF) × $${PRICES.logsPerGbIngested}/GB`,
+      (perMonth(m.logBytes + m.platformLogBytes) / 1024 ** 3) * PRICES.logsPerGbIngested,
+      `${fmt(perMonth(m.logBytes) / 1024 ** 2)} MB (logs + EMF) + ${fmt(perMonth(m.platformLogBytes) / 1024 ** 2)} MB (Lambda's START/END/REPORT) × $${PRICES.logsPerGbIngested}/GB`,
+    ),
+    line(
+      'Fixed costs shared out',
+      fixedUsd / m.connections,
+      `$${fmt(fixedUsd)} a month (${FIXED_MONTHLY.alarmMetrics} alarm metrics, SQS idle polling, ${FIXED_MONTHLY.secrets} secrets) / ${m.connections}`,
     ),
   ];
-  return { lines, totalUsd: lines.reduce((n, l) => n + l.usd, 0) };
-}
-
-/**
- * The cost per connection-month at `count` connections, simulated from a measurement at
- * `measured.connections`: what is counted per connection (service requests, DynamoDB units of its
- * checkpoints, credential reads, log bytes, events) and per shard (invocations, their billed time,
- * schedules, the lease's writes, the registry segment's scan) grows with the connections, shards
- * staying the same size, so both scale by `count / measured.connections`; the shared custom metrics
- * stay as many; storage per connection stays the same.
- */
-export function simulateCost(
-  measured: MeasuredUsage,
-  count: number,
-): { lines: CostLine[]; totalUsd: number } {
-  const k = count / measured.connections;
-  return costPerConnectionMonth({
-    ...measured,
-    connections: count,
-    pollerInvocations: measured.pollerInvocations * k,
-    pollerBilledMs: measured.pollerBilledMs * k,
-    schedulerInvocations: measured.schedulerInvocations * k,
-    putEventsEntries: measured.putEventsEntries * k,
-    dynamoDbReadUnits: measured.dynamoDbReadUnits * k,
-    dynamoDbWriteUnits: measured.dynamoDbWriteUnits * k,
-    credentialCalls: measured.credentialCalls * k,
-    credentialDecrypts: measured.credentialDecrypts * k,
-    logBytes: measured.logBytes * k,
-    storedBytes: measured.storedBytes * k,
-  });
+  return {
+    lines,
+    totalUsd: lines.reduce((n, l) => n + l.usd, 0),
+    region: PRICE_LIST.region,
+    pricesAsOf: PRICE_LIST.asOf,
+    ssmHigherThroughput,
+  };
 }

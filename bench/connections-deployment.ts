@@ -1,11 +1,11 @@
 /**
- * The multi-connection deployment of the connections benchmark, in one process: the sandbox
- * serving N companies with an injected latency per request (what billed time on AWS is mostly
- * made of), dynalite for the registry, the checkpoints (and the shards' leases) and the rate-limit
- * table, SSM Parameter Store and EventBridge answered in process and metered
- * (connections-meters.ts), and one poller "container" per shard of the registry (each invoked by
- * its own schedule), with what a Lambda container keeps between invocations: its clients, its
- * cached credentials and its token buckets.
+ * The multi-connection deployment of the connections benchmark: the sandbox serving N companies in
+ * a process of its own (bench/sandbox-child.ts; TLS when asked) with an injected latency per
+ * request (what billed time on AWS is mostly made of), dynalite for the registry, the checkpoints
+ * (and the shards' leases) and the rate-limit table, SSM Parameter Store and EventBridge answered
+ * in process and metered (connections-meters.ts), and poller containers made on demand
+ * (`newContainer`), each with what a Lambda container keeps between invocations: its clients (the
+ * deployed pool size), its cached credentials, checkpoints and token buckets.
  */
 import { createRequire } from 'node:module';
 import { type DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
@@ -24,13 +24,13 @@ import { createCheckpointCache } from '../functions/core/connections/checkpoint-
 import { parseConnectionEntry } from '../functions/core/connections/connection-entry.js';
 import { CONNECTION_SECRET_CACHE_SECONDS } from '../functions/core/connections/connection-secret.js';
 import type { ConnectionRegistry } from '../functions/core/connections/registry.js';
-import type { Clock } from '../functions/core/ports.js';
+import type { BusEvent, Clock } from '../functions/core/ports.js';
 import { SHARD_DEFAULTS } from '../functions/handlers/connections-config.js';
 import { type ConnectionPollerDeps, pollerLimiter } from '../functions/handlers/poll-connections.js';
 import { silentLogger } from '../functions/shared/logger.js';
 import { connectionClientBuilder, createConnectionClients } from '../functions/wiring/connection-clients.js';
 import { loadPollerSettings } from '../functions/wiring/poller-config.js';
-import { type Sandbox, startSandbox } from '../sandbox/index.js';
+import { companyCredentials } from '../sandbox/company.js';
 import {
   type CountingPublisher,
   createCountingPublisher,
@@ -44,6 +44,7 @@ import {
   type SsmTwin,
 } from './connections-meters.js';
 import { type DynaliteProcess, startDynaliteProcess } from './dynalite-process.js';
+import { type SandboxProcess, startSandboxProcess } from './sandbox-process.js';
 
 /** The name of company k's connection, as `run --companies` names them. */
 export const connectionName = (k: number) => `sandbox-${k}`;
@@ -51,15 +52,22 @@ export const connectionName = (k: number) => `sandbox-${k}`;
 export const credentialOf = (k: number) => (k === 1 ? 'api-key:sandbox' : `api-key:sandbox-${k}`);
 const parameterOf = (k: number) => `/accounting-events/connections/${connectionName(k)}`;
 
-/** The system clock moved forward in jumps: each cycle starts at its minute, then runs in real time. */
+/**
+ * The system clock set to a moment, then running in real time: each invocation of a cycle starts
+ * at the cycle's minute (on AWS they run side by side; here one after another), each change at
+ * its own moment of the minute before.
+ */
 export interface WarpClock extends Clock {
-  jumpTo(ms: number): void;
+  setTo(ms: number): void;
+  /** How far it runs ahead of the system clock (ms). */
+  offset(): number;
 }
 
 export function createWarpClock(): WarpClock {
   let offset = 0;
   return {
     now: () => new Date(Date.now() + offset),
+    offset: () => offset,
     sleep: (ms, signal) =>
       new Promise((resolve, reject) => {
         if (signal?.aborted) return reject(signal.reason);
@@ -69,23 +77,27 @@ export function createWarpClock(): WarpClock {
           reject(signal.reason);
         });
       }),
-    jumpTo(ms) {
-      offset = Math.max(offset, ms - Date.now());
+    setTo(ms) {
+      offset = ms - Date.now();
     },
   };
 }
 
 export interface Container {
+  /** Its name on the shards' leases. */
+  name: string;
   deps: ConnectionPollerDeps;
   close(): Promise<void>;
 }
 
 export interface Deployment {
-  sandbox: Sandbox;
+  sandbox: SandboxProcess;
   clock: WarpClock;
+  /** Sets the clock of the poller and of the sandbox. */
+  setClock(ms: number): Promise<void>;
   registry: ConnectionRegistry;
-  /** One per shard. */
-  containers: Container[];
+  /** A new poller container, as Lambda starts one (its module loaded, nothing cached). */
+  newContainer(): Container;
   dynamoDb: DynamoDbMeter;
   publisher: CountingPublisher;
   ssm: SsmTwin;
@@ -104,6 +116,12 @@ export interface DeploymentOptions {
   shards: number;
   perConnectionMetrics: boolean;
   latency: { baseMs: number; jitterMs: number; distribution: 'uniform' | 'exponential' } | null;
+  /** The sandbox served over TLS with this key and certificate (the process trusts it). */
+  tls?: { key: string; cert: string };
+  /** Clients kept per container (the deployed `POLLER_MAX_CLIENTS`). */
+  maxClients: number;
+  /** Called with each batch of events published and the clock's time then. */
+  onPublished?: (events: readonly BusEvent[], atMs: number) => void;
 }
 
 const itemSize = (
@@ -138,9 +156,13 @@ async function registerConnections(registry: ConnectionRegistry, baseUrl: string
 export async function startDeployment(options: DeploymentOptions): Promise<Deployment> {
   const clock = createWarpClock();
   const [sandbox, dynalite] = await Promise.all([
-    startSandbox({ companies: options.count, clock }),
+    startSandboxProcess({ companies: options.count, ...(options.tls ? { tls: options.tls } : {}) }),
     startDynaliteProcess(),
   ]);
+  const setClock = async (ms: number) => {
+    clock.setTo(ms);
+    await sandbox.setOffset(clock.offset());
+  };
   const tables = { registry: 'connections', checkpoints: 'checkpoints', rateLimits: 'rate-limits' };
   await createConnectionRegistryTable(dynalite.client, tables.registry);
   await createCheckpointTable(dynalite.client, tables.checkpoints);
@@ -149,15 +171,17 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
   const registry = createDynamoDbConnectionRegistry({ client: dynalite.client, tableName: tables.registry });
   await registerConnections(registry, sandbox.baseUrl, options.count);
   // The latency is set once the registry is filled: every request of the cycles waits it out.
-  if (options.latency) sandbox.setFaults({ latency: options.latency });
+  if (options.latency) await sandbox.setFaults({ latency: options.latency });
 
   const ssm = createSsmTwin((name) => {
     const k = Number(/-(\d+)$/.exec(name)?.[1]);
     return k >= 1 && k <= options.count && name === parameterOf(k)
-      ? JSON.stringify({ apiKey: sandbox.credentialsOf(k).apiKey })
+      ? JSON.stringify({ apiKey: companyCredentials(k).apiKey })
       : undefined;
   });
-  const publisher = createCountingPublisher();
+  const publisher = createCountingPublisher(
+    options.onPublished ? (events) => options.onPublished?.(events, clock.now().getTime()) : undefined,
+  );
   const metrics = createMeteredMetrics();
   const logger = createMeteredLogger();
   const lease = createDynamoDbShardLease({ client: dynalite.client, tableName: tables.checkpoints });
@@ -165,7 +189,10 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
   const { options: pollOptions, concurrency } = loadPollerSettings({});
   const { connection: _c, variant: _v, source: _s, ...shared } = pollOptions;
   const objectStore = createMemoryObjectStore();
-  const container = (_: unknown, index: number): Container => {
+  let started = 0;
+  const live = new Set<Container>();
+  const newContainer = (): Container => {
+    const name = `container-${started++}`;
     // Each container its checkpoints as it last read or wrote them (the poller's composition).
     const checkpoints = createCheckpointCache(
       createDynamoDbCheckpointStore({
@@ -192,14 +219,14 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       secrets: resolver,
       limiter,
     });
-    const clients = createConnectionClients({ build, max: Math.ceil(options.count / options.shards) + 16 });
+    const clients = createConnectionClients({ build, max: options.maxClients });
     const deps: ConnectionPollerDeps = {
       registry,
       lease,
       clients,
       checkpoints,
       checkpointCache: checkpoints,
-      holder: `container-${index}`,
+      holder: name,
       healthKnown: new Map(),
       publisher,
       objectStore,
@@ -215,14 +242,23 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
         budgetMs: SHARD_DEFAULTS.connectionBudgetSeconds * 1000,
       },
     };
-    return { deps, close: () => clients.close() };
+    const c: Container = {
+      name,
+      deps,
+      close: async () => {
+        live.delete(c);
+        await clients.close();
+      },
+    };
+    live.add(c);
+    return c;
   };
-  const containers = Array.from({ length: options.shards }, container);
   return {
     sandbox,
     clock,
+    setClock,
     registry,
-    containers,
+    newContainer,
     dynamoDb,
     publisher,
     ssm,
@@ -230,7 +266,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     logger,
     storedBytes: () => storedBytes(dynalite, Object.values(tables)),
     async close() {
-      await Promise.all(containers.map((c) => c.close()));
+      await Promise.all([...live].map((c) => c.close()));
       await Promise.all([sandbox.close(), dynalite.close()]);
     },
   };

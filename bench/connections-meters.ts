@@ -77,10 +77,13 @@ export interface CountingPublisher extends EventPublisher {
 }
 
 /** EventBridge stand-in: accepts every entry and counts what PutEvents would bill. */
-export function createCountingPublisher(): CountingPublisher {
+export function createCountingPublisher(
+  onPublished?: (events: readonly BusEvent[]) => void,
+): CountingPublisher {
   let billedEntries = 0;
   return {
     async publish(events: readonly BusEvent[]) {
+      onPublished?.(events);
       for (const e of events) {
         const bytes = Buffer.byteLength(
           JSON.stringify({ Source: e.source, DetailType: e.detailType, Detail: e.detail }),

@@ -1,31 +1,36 @@
 /**
- * The scale benchmark of many connections: N simulated companies (the sandbox's `--companies`),
- * each a connection in the DynamoDB registry, polled every minute by the poller of shards — one
- * schedule per shard of about 100 connections invokes the poller handler (`pollShardCycle`), which
- * takes the shard's lease, scans its registry segment and polls its due connections side by side.
- * The sandbox answers every request after an injected latency (150 ms + up to 100 ms), since the
- * billed time of a poller on AWS is mostly waiting on the service. Two warm-up cycles (the first
- * backfill, and what each connection's budget left of it) are left out; then each steady cycle starts at its minute (the clock jumps there;
- * everything in it runs in real time; the shards' invocations one after another, each with the
- * machine to itself as each Lambda invocation has its CPU, the cycle as long as the longest), a small fraction of the companies get a change first (the sandbox's admin activity API),
- * and the cycle's requests, invocations and their billed durations, PutEvents entries, DynamoDB
- * units, credential-store calls, log bytes and metrics are counted. `costPerConnectionMonthUsd`
- * prices them (connections-cost.ts).
+ * The scale benchmark of many connections, run as Lambda runs the poller: N simulated companies
+ * (the sandbox's `--companies`, in a process of its own, over TLS), each a connection in the
+ * DynamoDB registry, polled every minute by the poller of shards — one schedule per shard of about
+ * 100 connections invokes the poller handler (`pollShardCycle`). Every schedule fires in the same
+ * second, so each invocation of a cycle lands on its own container of a warm pool, drawn at random
+ * (`containerAffinity: false`), a stated share of them on a new one (`coldStartRate`). The sandbox
+ * answers every request after an injected latency (150 ms + up to 100 ms). Two warm-up cycles
+ * (the first backfill) and the settle cycle at minute 8 (every collection's one-time settled
+ * checkpoint) are left out; then the steady cycles a minute apart, each after changes in 1 % of
+ * the companies at random moments of the minute before; then a tail cycle whose writes are the
+ * settle writes the steady changes owe (folded in). Each invocation starts at the cycle's minute
+ * (the clock is set there; everything in it runs in real time; the invocations one after another,
+ * each with the machine to itself as each Lambda invocation has its CPU). Counted per cycle:
+ * requests, invocations and their billed durations (connections-billing.ts: CPU + modelled wait),
+ * PutEvents entries, DynamoDB units, credential-store calls and decryptions, log bytes, bytes on
+ * the wire and TLS handshakes, change → event latency. `costPerConnectionMonthUsd` prices them
+ * (connections-cost.ts, prices.ts).
  *
  * `tsx bench/connections-child.ts [--count N] [--cycles N]` prints the figures as one JSON line (what
  * `npm run bench` runs in a child process, for a clean peak RSS).
  */
-import { availableParallelism } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { availableParallelism, loadavg } from 'node:os';
 import { defaultPolledCollectionsFor } from '../functions/accounting/collections.js';
+import { defaultMaxClients, SHARD_DEFAULTS } from '../functions/handlers/connections-config.js';
 import { pollShardCycle } from '../functions/handlers/poll-connections.js';
+import { loadPollerSettings } from '../functions/wiring/poller-config.js';
 import { defaultInfraConfig } from '../infra/config/load.js';
+import { billedMs, platformLogBytes } from './connections-billing.js';
+import { type CostLine, costPerConnectionMonth, type MeasuredUsage } from './connections-cost.js';
 import {
-  type CostLine,
-  costPerConnectionMonth,
-  type MeasuredUsage,
-  simulateCost,
-} from './connections-cost.js';
-import {
+  type Container,
   connectionName,
   credentialOf,
   type Deployment,
@@ -43,6 +48,14 @@ export interface ConnectionsBenchOptions {
   shardSize: number;
   perConnectionMetrics: boolean;
   latency: typeof INJECTED_LATENCY | null;
+  /** Each shard on its own container (false: each invocation on a container drawn at random, as on Lambda). */
+  containerAffinity: boolean;
+  /** Share of the invocations that land on a new container (a cold start). */
+  coldStartRate: number;
+  /** The sandbox over TLS (the poller's process must trust its certificate: `NODE_EXTRA_CA_CERTS`). */
+  tls?: { key: string; cert: string };
+  /** Seed of the draws (containers, cold starts, moments of the changes). */
+  seed: number;
   log?: (line: string) => void;
 }
 
@@ -54,10 +67,21 @@ export const DEFAULT_OPTIONS: Omit<ConnectionsBenchOptions, 'count' | 'steadyCyc
   shardSize: 100,
   perConnectionMetrics: infra.perConnectionMetrics,
   latency: INJECTED_LATENCY,
+  containerAffinity: false,
+  coldStartRate: 0.01,
+  seed: 37,
 };
 
 /** Cycles left out before the steady ones: the first backfill, and the rest of it past each connection's budget. */
 export const WARM_UP_CYCLES = 2;
+/**
+ * The minute of the settle cycle after the warm-up: a collection's checkpoint is written once more
+ * when a whole window started a lookback (5 minutes) after its watermark last moved. The idle
+ * minutes before it are skipped (nothing happens in them but idle polls); it is left out too.
+ */
+const SETTLE_MINUTE = WARM_UP_CYCLES + 6;
+/** The settle cycle after the steady ones: the writes the steady cycles' changes still owe. */
+const TAIL_SETTLE_MINUTES = 6;
 
 /** One connection's poll, as the poller handler reported it. */
 export interface PollRecord {
@@ -77,8 +101,14 @@ interface CycleUsage {
   requests: Map<string, number>;
   pollerInvocations: number;
   pollerBilledMs: number;
+  /** Wall ms of the invocations here (to check the billing model on a quiet machine). */
+  pollerWallMs: number;
+  pollerCpuMs: number;
   /** Billed ms of each invocation (one per shard). */
   invocationMs: number[];
+  coldStarts: number;
+  /** Invocations whose container had not polled the shard last. */
+  containerChanges: number;
   putEventsEntries: number;
   readUnits: number;
   writeUnits: number;
@@ -86,6 +116,10 @@ interface CycleUsage {
   credentialCalls: number;
   credentialDecrypts: number;
   logBytes: number;
+  platformLogBytes: number;
+  egressBytes: number;
+  ingressBytes: number;
+  tlsHandshakes: number;
 }
 
 /** A Lambda context of `timeoutMs` started now. */
@@ -105,36 +139,83 @@ function counters(d: Deployment) {
     credentialCalls: d.ssm.calls,
     credentialDecrypts: d.ssm.parameters,
     logBytes: d.logger.bytes + d.metrics.emfBytes,
-    byCredential: { ...d.sandbox.requestCounts().byCredential },
   };
 }
 
+/** A small seeded generator (mulberry32): the same draws run after run. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** What the run keeps between cycles: the warm pool, who polled each shard last, the changes not yet seen. */
+interface RunState {
+  random: () => number;
+  pool: Container[];
+  lastHolder: Map<number, string>;
+  /** Connection → when its change happened (sandbox clock), until its first event. */
+  pending: Map<string, number>;
+  /** Change → event on the bus (ms), per detected change of a steady cycle. */
+  detections: number[];
+  measuring: boolean;
+}
+
+/** The changes before a cycle, each at its own moment of the minute before (sandbox clock). */
 async function churn(
   d: Deployment,
   cycle: number,
+  scheduledMs: number,
   o: Pick<ConnectionsBenchOptions, 'count' | 'churn' | 'latency'>,
+  state: RunState,
 ): Promise<Set<string>> {
   const { count, churn: fraction, latency } = o;
   const changes = Math.max(1, Math.round(count * fraction));
   const changed = new Set<string>();
+  const moments = Array.from(
+    { length: changes },
+    () => scheduledMs - 60_000 + Math.floor(state.random() * 60_000),
+  );
+  moments.sort((a, b) => a - b);
   // The latency is the service's answer time to the pollers, not to the bench's own changes.
-  d.sandbox.setFaults({ latency: null });
+  await d.sandbox.setFaults({ latency: null });
   try {
-    for (let i = 0; i < changes; i++) {
+    for (const [i, at] of moments.entries()) {
       const k = (((cycle * changes + i) * 7919) % count) + 1; // spread over the companies, cycle by cycle
-      const res = await fetch(`${d.sandbox.baseUrl}/_sandbox/activity?company=${k}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ count: 1 }),
-      });
-      if (!res.ok) throw new Error(`activity on company ${k} answered ${res.status}`);
-      await res.arrayBuffer();
+      await d.setClock(at);
+      const happened = await d.sandbox.change(k);
       changed.add(connectionName(k));
+      if (!state.pending.has(connectionName(k))) state.pending.set(connectionName(k), happened);
     }
   } finally {
-    d.sandbox.setFaults({ latency: latency ? { ...latency } : null });
+    await d.sandbox.setFaults({ latency: latency ? { ...latency } : null });
   }
   return changed;
+}
+
+/** The containers of a cycle's invocations: on Lambda they run at once, each on its own container. */
+function drawContainers(d: Deployment, o: ConnectionsBenchOptions, state: RunState, shards: number) {
+  if (state.pool.length === 0) state.pool = Array.from({ length: shards }, () => d.newContainer());
+  const order = state.pool.map((_, i) => i);
+  if (!o.containerAffinity) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(state.random() * (i + 1));
+      [order[i], order[j]] = [order[j] as number, order[i] as number];
+    }
+  }
+  return order.map((slot) => {
+    if (state.random() >= o.coldStartRate) return { container: state.pool[slot] as Container, cold: false };
+    const old = state.pool[slot] as Container;
+    void old.close();
+    const fresh = d.newContainer();
+    state.pool[slot] = fresh;
+    return { container: fresh, cold: true };
+  });
 }
 
 /** One cycle: (changes,) every shard's schedule at the cycle's minute, their invocations side by side. */
@@ -142,45 +223,68 @@ async function runCycle(
   d: Deployment,
   o: ConnectionsBenchOptions,
   cycle: number,
-  startMs: number,
+  scheduledMs: number,
+  withChanges: boolean,
   polls: PollRecord[],
+  state: RunState,
 ): Promise<CycleUsage> {
-  const scheduledMs = startMs + cycle * 60_000;
-  d.clock.jumpTo(scheduledMs);
-  const changed = cycle === 0 ? new Set<string>() : await churn(d, cycle, o);
-  const before = counters(d);
+  const changed = withChanges ? await churn(d, cycle, scheduledMs, o, state) : new Set<string>();
+  const before = { ...counters(d), byCredential: await d.sandbox.requestCounts() };
   const timeoutMs = infra.pollerTimeoutSeconds * 1000;
   const scheduledTime = new Date(scheduledMs).toISOString();
-  const shards = d.containers.length;
+  const shards = Math.ceil(o.count / o.shardSize);
+  const { concurrency } = loadPollerSettings({});
+  const collections = defaultPolledCollectionsFor('sk').length;
   const started = performance.now();
-  // One shard after another: on AWS each invocation has a CPU of its own and they run side by side;
-  // here they would share two cores with the sandbox and dynalite. The cycle on AWS lasts as long
-  // as its longest invocation (`ms` below); the billed time is each invocation's own.
-  const invocationMs: number[] = [];
-  for (const [shard, c] of d.containers.entries()) {
-    invocationMs.push(
-      await (async () => {
-        const began = performance.now();
-        const startClock = d.clock.now().getTime();
-        const out = await pollShardCycle(c.deps, { shard, shards, scheduledTime }, contextFor(timeoutMs));
-        if (!out.leased) throw new Error(`shard ${shard} of ${shards} found its lease held`);
-        for (const p of out.outcomes) {
-          polls.push({
-            cycle,
-            connection: p.connection,
-            status: p.status,
-            // Side by side in one invocation: each connection's poll from the invocation's start.
-            startMs: startClock,
-            endMs: startClock + p.durationMs,
-          });
-        }
-        return Math.ceil(performance.now() - began);
-      })(),
+  const assigned = drawContainers(d, o, state, shards);
+  // One shard after another, each from the cycle's minute: on AWS each invocation has a CPU of its
+  // own and they run side by side; here they would share two cores with the sandbox and dynalite.
+  const usage = { invocationMs: [] as number[], wallMs: 0, cpuMs: 0, cold: 0, changes: 0, platform: 0 };
+  const wireBefore = await d.sandbox.wire();
+  for (const [shard, { container, cold }] of assigned.entries()) {
+    const calls = d.ssm.calls;
+    await d.setClock(scheduledMs);
+    const wire = await d.sandbox.wire();
+    const cpu = process.cpuUsage();
+    const began = performance.now();
+    const out = await pollShardCycle(container.deps, { shard, shards, scheduledTime }, contextFor(timeoutMs));
+    const wallMs = performance.now() - began;
+    const used = process.cpuUsage(cpu);
+    const handshakes = (await d.sandbox.wire()).tlsHandshakes - wire.tlsHandshakes;
+    if (!out.leased) throw new Error(`shard ${shard} of ${shards} found its lease held`);
+    const changedHolder = state.lastHolder.get(shard) !== container.name;
+    state.lastHolder.set(shard, container.name);
+    for (const p of out.outcomes) {
+      polls.push({
+        cycle,
+        connection: p.connection,
+        status: p.status,
+        startMs: scheduledMs,
+        endMs: scheduledMs + p.durationMs,
+      });
+    }
+    const billed = billedMs(
+      {
+        cpuMs: (used.user + used.system) / 1000,
+        connections: out.outcomes.map((p) => ({ requests: p.requests, published: p.published })),
+        checkpointReads: changedHolder,
+        credentialCalls: d.ssm.calls - calls,
+        tlsHandshakes: handshakes,
+      },
+      o.latency,
+      concurrency,
+      collections,
     );
+    usage.invocationMs.push(billed.billedMs);
+    usage.wallMs += wallMs;
+    usage.cpuMs += (used.user + used.system) / 1000;
+    usage.cold += cold ? 1 : 0;
+    usage.changes += changedHolder ? 1 : 0;
+    usage.platform += platformLogBytes(cold);
   }
+  const wireAfter = await d.sandbox.wire();
   const wallMs = performance.now() - started;
-  const ms = Math.max(...invocationMs);
-  const after = counters(d);
+  const after = { ...counters(d), byCredential: await d.sandbox.requestCounts() };
   const requests = new Map<string, number>();
   for (let k = 1; k <= o.count; k++) {
     const key = credentialOf(k);
@@ -188,13 +292,17 @@ async function runCycle(
   }
   const delta = (name: Exclude<keyof typeof before, 'byCredential'>) => after[name] - before[name];
   return {
-    ms,
+    ms: Math.max(...usage.invocationMs),
     wallMs,
     changed,
     requests,
     pollerInvocations: shards,
-    pollerBilledMs: invocationMs.reduce((a, b) => a + b, 0),
-    invocationMs,
+    pollerBilledMs: usage.invocationMs.reduce((a, b) => a + b, 0),
+    pollerWallMs: usage.wallMs,
+    pollerCpuMs: usage.cpuMs,
+    invocationMs: usage.invocationMs,
+    coldStarts: usage.cold,
+    containerChanges: usage.changes,
     putEventsEntries: delta('putEventsEntries'),
     readUnits: delta('readUnits'),
     writeUnits: delta('writeUnits'),
@@ -202,6 +310,10 @@ async function runCycle(
     credentialCalls: delta('credentialCalls'),
     credentialDecrypts: delta('credentialDecrypts'),
     logBytes: delta('logBytes'),
+    platformLogBytes: usage.platform,
+    egressBytes: wireAfter.bytesIn - wireBefore.bytesIn,
+    ingressBytes: wireAfter.bytesOut - wireBefore.bytesOut,
+    tlsHandshakes: wireAfter.tlsHandshakes - wireBefore.tlsHandshakes,
   };
 }
 
@@ -233,6 +345,14 @@ export interface ConnectionsFigures {
     idleRequestsPerConnectionPerCycle: number;
     changedConnectionsPerCycle: number;
     steadyCycles: number;
+    containerAffinity: boolean;
+    coldStartRate: number;
+    tls: boolean;
+    /** Prices: region and the month they were taken. */
+    region: string;
+    pricesAsOf: string;
+    /** Change in the service → its first event on the bus, at the 1-minute cadence (ms). */
+    detection: { changes: number; detected: number; p50Ms: number; p95Ms: number; maxMs: number };
     warmUpCycleMs: number;
     cycleMs: number[];
     /** The steady cycles as run here, the shards one after another. */
@@ -241,17 +361,18 @@ export interface ConnectionsFigures {
     shardSize: number;
     /** The service's injected answer time per request. */
     latency: typeof INJECTED_LATENCY | null;
-    perCycle: Omit<
-      MeasuredUsage,
-      'connections' | 'pollerMemoryMb' | 'metricsPerConnection' | 'metricsShared' | 'storedBytes'
-    > & {
-      dynamoDbRequests: number;
-      /** Per connection: DynamoDB read and write units, credential-store calls, log bytes. */
-      perConnection: { readUnits: number; writeUnits: number; credentialCalls: number; logBytes: number };
-      /** Billed ms of the invocations of a steady cycle (one per shard): p50, p95, max. */
-      invocationBilledMs: { p50: number; p95: number; max: number };
+    perCycle: { [figure: string]: number | Record<string, number> } & {
+      pollerInvocations: number;
+      dynamoDbWriteUnits: number;
+      credentialCalls: number;
       sqsRequests: 0;
+      perConnection: Record<string, number>;
+      invocationBilledMs: { p50: number; p95: number; max: number };
     };
+    /** The billing model (CPU + modelled wait) against wall time here, summed over the steady invocations. */
+    billingCheck: { billedMs: number; cpuMs: number; wallMs: number; loadAverage: number[] };
+    /** Steady-state writes the steady cycles' changes still owed (their settle writes), folded in per cycle. */
+    settleWriteUnitsPerCycle: number;
     memoryMb: { poller: number };
     metrics: { perConnection: number; shared: number };
     storedBytesPerConnection: number;
@@ -259,11 +380,11 @@ export interface ConnectionsFigures {
     costWithPerConnectionMetricsUsd: number;
     /** Collections whose request failed on the network in the whole run (read again next cycle). */
     transientCollectionFailures: number;
-    /** 10,000 connections simulated from this run (`simulateCost`: per-connection and per-shard counts × 10). */
-    simulated10000: { costPerConnectionMonthUsd: number; shards: number; cycleP95Ms: number };
     peakRssMb: number;
     seconds: number;
     cpus: number;
+    /** Load average (1, 5, 15 min) at the start and the end of the run. */
+    loadAverage: { start: number[]; end: number[] };
   };
 }
 
@@ -278,15 +399,36 @@ function metricCounts(series: readonly string[], count: number) {
 /** The four metrics per connection `POLLER_CONNECTION_METRICS=true` adds. */
 const OPT_IN_METRICS_PER_CONNECTION = 4;
 
+/** The poller bundle's cold import (`npm run bench`'s bundles scenario): the billed INIT of a cold start. */
+async function initMs(): Promise<number> {
+  try {
+    const latest = JSON.parse(await readFile(new URL('./results/latest.json', import.meta.url), 'utf8')) as {
+      bundles?: Array<{ name: string; coldImportMs: number }>;
+    };
+    const b = latest.bundles?.find((x) => x.name === 'poll-connections');
+    if (b) return b.coldImportMs;
+  } catch {
+    // no results yet: the figure below
+  }
+  return 650;
+}
+
 function figuresOf(
   o: ConnectionsBenchOptions,
-  cycles: CycleUsage[],
-  extra: { series: string[]; storedBytes: number; seconds: number; transientFailures: number },
+  warmUp: CycleUsage,
+  steady: CycleUsage[],
+  tail: CycleUsage,
+  extra: {
+    series: string[];
+    storedBytes: number;
+    seconds: number;
+    transientFailures: number;
+    initMs: number;
+    detections: number[];
+    changes: number;
+    loadStart: number[];
+  },
 ): ConnectionsFigures {
-  const [warmUp, ...afterWarmUp] = cycles as [CycleUsage, ...CycleUsage[]];
-  // The backfill may take more than one cycle (each connection stops at its budget): those cycles
-  // are left out too.
-  const steady = afterWarmUp.slice(WARM_UP_CYCLES - 1);
   const avg = (pick: (c: CycleUsage) => number) => mean(steady.map(pick));
   const allRequests = steady.flatMap((c) => [...c.requests.values()]);
   const idleRequests = steady.flatMap((c) =>
@@ -296,22 +438,46 @@ function figuresOf(
   const metrics = metricCounts(extra.series, o.count);
   const invocations = steady.flatMap((c) => c.invocationMs);
   const r = (n: number) => round(n, 2);
+  // The tail cycle polls without changes: its writes beyond the leases' (two a shard) are the
+  // settle writes the steady cycles' changes owe, spread over those cycles.
+  const settle = Math.max(0, tail.writeUnits - 2 * tail.pollerInvocations) / steady.length;
   const perCycle = {
     pollerInvocations: avg((c) => c.pollerInvocations),
     pollerBilledMs: avg((c) => c.pollerBilledMs),
+    initBilledMs: avg((c) => c.coldStarts) * extra.initMs,
+    coldStarts: avg((c) => c.coldStarts),
+    containerChanges: avg((c) => c.containerChanges),
     schedulerInvocations: avg((c) => c.pollerInvocations),
     putEventsEntries: avg((c) => c.putEventsEntries),
     dynamoDbReadUnits: avg((c) => c.readUnits),
-    dynamoDbWriteUnits: avg((c) => c.writeUnits),
+    dynamoDbWriteUnits: avg((c) => c.writeUnits) + settle,
     dynamoDbRequests: avg((c) => c.dynamoDbRequests),
     credentialCalls: avg((c) => c.credentialCalls),
     credentialDecrypts: avg((c) => c.credentialDecrypts),
     logBytes: avg((c) => c.logBytes),
+    platformLogBytes: avg((c) => c.platformLogBytes),
+    egressBytes: avg((c) => c.egressBytes),
+    ingressBytes: avg((c) => c.ingressBytes),
+    tlsHandshakes: avg((c) => c.tlsHandshakes),
   };
   const usage: MeasuredUsage = {
-    ...perCycle,
     connections: o.count,
+    collectionsPerConnection: defaultPolledCollectionsFor('sk').length,
+    pollerInvocations: perCycle.pollerInvocations,
+    pollerBilledMs: perCycle.pollerBilledMs,
+    initBilledMs: perCycle.initBilledMs,
     pollerMemoryMb,
+    schedulerInvocations: perCycle.schedulerInvocations,
+    putEventsEntries: perCycle.putEventsEntries,
+    dynamoDbReadUnits: perCycle.dynamoDbReadUnits,
+    dynamoDbWriteUnits: perCycle.dynamoDbWriteUnits,
+    credentialCalls: perCycle.credentialCalls,
+    credentialDecrypts: perCycle.credentialDecrypts,
+    // The cycle's invocations start in the same second: their credential reads land in it.
+    credentialCallsPeakPerSecond: Math.max(...steady.map((c) => c.credentialCalls)),
+    logBytes: perCycle.logBytes,
+    platformLogBytes: perCycle.platformLogBytes,
+    egressBytes: perCycle.egressBytes,
     metricsPerConnection: metrics.perConnection,
     metricsShared: metrics.shared,
     storedBytes: extra.storedBytes,
@@ -322,6 +488,7 @@ function figuresOf(
     metricsPerConnection: Math.max(metrics.perConnection, OPT_IN_METRICS_PER_CONNECTION),
   });
   const per = (n: number) => round(n / o.count, 4);
+  const det = extra.detections;
   return {
     count: o.count,
     requestsPerConnectionPerCycle: round(mean(allRequests), 3),
@@ -334,10 +501,22 @@ function figuresOf(
     maxConcurrentPolls: 0, // set by the caller from the poll records
     costPerConnectionMonthUsd: round(cost.totalUsd, 4),
     details: {
-      collectionsPerConnection: defaultPolledCollectionsFor('sk').length,
+      collectionsPerConnection: usage.collectionsPerConnection,
       idleRequestsPerConnectionPerCycle: round(mean(idleRequests), 3),
       changedConnectionsPerCycle: avg((c) => c.changed.size),
       steadyCycles: steady.length,
+      containerAffinity: o.containerAffinity,
+      coldStartRate: o.coldStartRate,
+      tls: o.tls !== undefined,
+      region: cost.region,
+      pricesAsOf: cost.pricesAsOf,
+      detection: {
+        changes: extra.changes,
+        detected: det.length,
+        p50Ms: det.length ? Math.round(percentile(det, 50)) : 0,
+        p95Ms: det.length ? Math.round(percentile(det, 95)) : 0,
+        maxMs: det.length ? Math.max(...det) : 0,
+      },
       warmUpCycleMs: Math.round(warmUp.ms),
       cycleMs: steady.map((c) => Math.round(c.ms)),
       wallCycleMs: steady.map((c) => Math.round(c.wallMs)),
@@ -350,7 +529,10 @@ function figuresOf(
           readUnits: per(perCycle.dynamoDbReadUnits),
           writeUnits: per(perCycle.dynamoDbWriteUnits),
           credentialCalls: per(perCycle.credentialCalls),
+          credentialDecrypts: per(perCycle.credentialDecrypts),
           logBytes: per(perCycle.logBytes),
+          egressBytes: per(perCycle.egressBytes),
+          tlsHandshakes: per(perCycle.tlsHandshakes),
         },
         invocationBilledMs: {
           p50: Math.round(percentile(invocations, 50)),
@@ -359,26 +541,23 @@ function figuresOf(
         },
         sqsRequests: 0,
       },
+      billingCheck: {
+        billedMs: Math.round(steady.reduce((n, c) => n + c.pollerBilledMs, 0)),
+        cpuMs: Math.round(steady.reduce((n, c) => n + c.pollerCpuMs, 0)),
+        wallMs: Math.round(steady.reduce((n, c) => n + c.pollerWallMs, 0)),
+        loadAverage: loadavg().map((x) => r(x)),
+      },
+      settleWriteUnitsPerCycle: r(settle),
       memoryMb: { poller: pollerMemoryMb },
       metrics: { perConnection: r(metrics.perConnection), shared: metrics.shared },
       storedBytesPerConnection: Math.round(extra.storedBytes / o.count),
       cost: cost.lines.map((l) => ({ ...l, usd: round(l.usd, 5) })),
       costWithPerConnectionMetricsUsd: round(withMetrics.totalUsd, 4),
       transientCollectionFailures: extra.transientFailures,
-      simulated10000: {
-        costPerConnectionMonthUsd: round(simulateCost(usage, 10_000).totalUsd, 4),
-        shards: Math.ceil(10_000 / o.shardSize),
-        // Shards of the same size run side by side: the cycle is as long as at this count.
-        cycleP95Ms: Math.round(
-          percentile(
-            steady.map((c) => c.ms),
-            95,
-          ),
-        ),
-      },
       peakRssMb: round(process.resourceUsage().maxRSS / 1024, 1),
       seconds: r(extra.seconds),
       cpus: availableParallelism(),
+      loadAverage: { start: extra.loadStart, end: loadavg().map((x) => r(x)) },
     },
   };
 }
@@ -389,44 +568,97 @@ export async function measureConnections(
 ): Promise<{
   figures: ConnectionsFigures;
   polls: PollRecord[];
+  /** Per cycle (warm-up, settle, steady…, tail): requests per connection, connections changed. */
   requests: Array<Map<string, number>>;
   changed: Array<Set<string>>;
 }> {
   const o: ConnectionsBenchOptions = { ...DEFAULT_OPTIONS, ...options };
   const log = o.log ?? (() => {});
   const began = performance.now();
+  const loadStart = loadavg().map((x) => round(x, 2));
+  const state: RunState = {
+    random: seededRandom(o.seed),
+    pool: [],
+    lastHolder: new Map(),
+    pending: new Map(),
+    detections: [],
+    measuring: false,
+  };
   const d = await startDeployment({
     count: o.count,
     shards: Math.ceil(o.count / o.shardSize),
     perConnectionMetrics: o.perConnectionMetrics,
     latency: o.latency,
+    maxClients: defaultMaxClients(SHARD_DEFAULTS.parallel),
+    ...(o.tls ? { tls: o.tls } : {}),
+    onPublished: (events, atMs) => {
+      for (const e of events) {
+        const connection = (e.detail as { connection?: string }).connection;
+        const at = connection === undefined ? undefined : state.pending.get(connection);
+        if (connection === undefined || at === undefined || atMs < at) continue;
+        state.pending.delete(connection);
+        if (state.measuring) state.detections.push(atMs - at);
+      }
+    },
   });
   try {
     const startMs = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
     const polls: PollRecord[] = [];
     const cycles: CycleUsage[] = [];
-    for (let cycle = 0; cycle < o.steadyCycles + WARM_UP_CYCLES; cycle++) {
-      const usage = await runCycle(d, o, cycle, startMs, polls);
+    // Warm-up at minutes 0 and 1, the settle cycle, the steady cycles a minute apart, the tail.
+    const minutes = [
+      ...Array.from({ length: WARM_UP_CYCLES }, (_, i) => i),
+      SETTLE_MINUTE,
+      ...Array.from({ length: o.steadyCycles }, (_, i) => SETTLE_MINUTE + 1 + i),
+    ];
+    minutes.push((minutes.at(-1) as number) + TAIL_SETTLE_MINUTES);
+    let changes = 0;
+    for (const [cycle, minute] of minutes.entries()) {
+      const steady = cycle > WARM_UP_CYCLES && cycle < minutes.length - 1;
+      state.measuring = steady;
+      const usage = await runCycle(d, o, cycle, startMs + minute * 60_000, steady, polls, state);
+      if (steady) changes += usage.changed.size;
       cycles.push(usage);
+      const kind =
+        cycle < WARM_UP_CYCLES
+          ? ' (warm-up backfill)'
+          : cycle === WARM_UP_CYCLES
+            ? ' (settle)'
+            : steady
+              ? ''
+              : ' (tail settle)';
       log(
-        `connections: cycle ${cycle}${cycle < WARM_UP_CYCLES ? ' (warm-up backfill)' : ''} ${Math.round(usage.ms)} ms (longest invocation; ${Math.round(usage.wallMs)} ms here, shards in turn), ${usage.pollerInvocations} invocations, ${[...usage.requests.values()].reduce((a, b) => a + b, 0)} requests, ${usage.changed.size} changed, RSS ${Math.round(process.memoryUsage().rss / 1048576)} MB`,
+        `connections: cycle ${cycle}${kind} at minute ${minute}: ${Math.round(usage.ms)} ms billed (longest invocation; ${Math.round(usage.wallMs)} ms here, shards in turn), ${usage.pollerInvocations} invocations (${usage.coldStarts} cold, ${usage.containerChanges} on another container), ${[...usage.requests.values()].reduce((a, b) => a + b, 0)} requests, ${usage.tlsHandshakes} TLS handshakes, ${usage.changed.size} changed, ${usage.writeUnits} WRU, load ${loadavg()[0]?.toFixed(2)}, RSS ${Math.round(process.memoryUsage().rss / 1048576)} MB`,
       );
     }
-    // A collection whose request broke (a socket the sandbox closed under it) is reported and read
-    // again on the next cycle, as on AWS: counted, not fatal. Any other error fails the run.
+    // A collection whose request broke or timed out (a socket the sandbox closed under it, or a
+    // starved machine) is reported and read again on the next cycle, as on AWS: counted, not
+    // fatal. Any other error fails the run.
     const transient = (e: { message: string; data?: unknown }) =>
       e.message === 'collection poll failed' &&
-      (e.data as { error?: { name?: string } } | undefined)?.error?.name === 'ConnectionError';
+      ['ConnectionError', 'TimeoutError'].includes(
+        (e.data as { error?: { name?: string } } | undefined)?.error?.name ?? '',
+      );
     const fatal = d.logger.errors.filter((e) => !transient(e as { message: string; data?: unknown }));
     if (fatal.length > 0) {
       throw new Error(`the functions logged errors: ${JSON.stringify(fatal.slice(0, 3))}`);
     }
-    const figures = figuresOf(o, cycles, {
-      transientFailures: d.logger.errors.length - fatal.length,
-      series: d.metrics.series(),
-      storedBytes: await d.storedBytes(),
-      seconds: (performance.now() - began) / 1000,
-    });
+    const figures = figuresOf(
+      o,
+      cycles[0] as CycleUsage,
+      cycles.slice(WARM_UP_CYCLES + 1, -1),
+      cycles.at(-1) as CycleUsage,
+      {
+        transientFailures: d.logger.errors.length - fatal.length,
+        series: d.metrics.series(),
+        storedBytes: await d.storedBytes(),
+        seconds: (performance.now() - began) / 1000,
+        initMs: await initMs(),
+        detections: state.detections,
+        changes,
+        loadStart,
+      },
+    );
     figures.maxConcurrentPolls = maxConcurrent(polls);
     return { figures, polls, requests: cycles.map((c) => c.requests), changed: cycles.map((c) => c.changed) };
   } finally {

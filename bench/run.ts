@@ -3,7 +3,7 @@
  * idle cost, backfills (each in its own process for a clean peak RSS), change-to-event latency
  * under the activity generator, the naive full-scan baseline, action throughput, the size and
  * cold import time of every Lambda bundle, and many connections on the multi-connection design
- * (bench/connections.ts, in its own process: 1,000 connections, `--quick` 50). Prints a table and
+ * (bench/connections.ts, each count in its own process: 1,000 and 10,000 connections, `--quick` 50). Prints a table and
  * writes `bench/results/latest.json` (`--quick`: `bench/results/quick.json`, git-ignored; `--out
  * FILE` elsewhere; `--only connections`, `--only idle` or `--only bundles`: that scenario alone, its key replaced in
  * the existing results file).
@@ -202,21 +202,37 @@ async function latencyScenario(): Promise<BenchResults['latency']> {
   }
 }
 
-/** The connections scenario in a child process (its own peak RSS); its figures are its last line. */
-async function connectionsScenario(): Promise<ConnectionsFigures> {
-  const [count, cycles] = quick ? ['50', '2'] : ['1000', '5'];
+/** One count of the connections scenario in a child process (its own peak RSS); its figures are its last line. */
+async function connectionsAt(count: number, cycles: number): Promise<ConnectionsFigures> {
   const child = run(
     process.execPath,
-    ['--import', 'tsx', join(root, 'bench', 'connections-child.ts'), '--count', count, '--cycles', cycles],
+    [
+      '--import',
+      'tsx',
+      join(root, 'bench', 'connections-child.ts'),
+      '--count',
+      String(count),
+      '--cycles',
+      String(cycles),
+    ],
     { cwd: root, maxBuffer: 1024 * 1024 },
   );
   child.child.stderr?.pipe(process.stderr);
   const { stdout } = await child;
   const figures = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ConnectionsFigures;
   log(
-    `connections ${figures.count}: ${figures.requestsPerConnectionPerCycle} requests per connection per cycle (idle ${figures.details.idleRequestsPerConnectionPerCycle}), cycle p95 ${figures.cycleP95Ms} ms, ${figures.maxConcurrentPolls} polls at once at most, $${figures.costPerConnectionMonthUsd} per connection-month`,
+    `connections ${figures.count}: ${figures.requestsPerConnectionPerCycle} requests per connection per cycle (idle ${figures.details.idleRequestsPerConnectionPerCycle}), cycle p95 ${figures.cycleP95Ms} ms, change → bus p95 ${figures.details.detection.p95Ms} ms, $${figures.costPerConnectionMonthUsd} per connection-month`,
   );
   return figures;
+}
+
+/** The connections scenario at each count, the largest's figures first and the others beside them. */
+async function connectionsScenario(): Promise<ConnectionsFigures & { alsoMeasured: ConnectionsFigures[] }> {
+  const counts = quick ? [50] : [1000, 10_000];
+  const runs: ConnectionsFigures[] = [];
+  for (const count of counts) runs.push(await connectionsAt(count, quick ? 2 : 3));
+  const largest = runs.pop() as ConnectionsFigures;
+  return { ...largest, alsoMeasured: runs };
 }
 
 function printConnectionsAndTargets(results: BenchResults): void {

@@ -3,6 +3,7 @@
  * invoices and advance invoices at a configurable rate.
  */
 import type { Domain } from './domain.js';
+import { exemptionNote } from './generator.js';
 import { payableCollections } from './payment-truth.js';
 import { money } from './random.js';
 
@@ -58,6 +59,7 @@ export class ActivityGenerator {
             UnitPrice: price,
             VatRateType: vat,
             Quantity: rng.int(1, 3),
+            Note: exemptionNote(domain.state.refs.national, vat),
           },
         };
       });

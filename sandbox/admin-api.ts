@@ -227,6 +227,8 @@ const handlers = new Map<string, AdminHandler>([
       json(200, { sendings: [...domain.sendings.keys()].map((id) => domain.eInvoiceStatus(id)) }),
   ],
   ['POST activity', activity],
+  // E-invoicing ground truth: the network's own verdict on every issued invoice as it is now.
+  ['GET einvoicing', (_s, { company: { domain } }) => json(200, { invoices: domain.einvoicingTruth() })],
 ]);
 
 function adminCompany(companies: Companies, value: string | undefined): Company {

@@ -139,7 +139,28 @@ export function addressFromPartner(
     PhoneNumber: isReceived ? null : (partner.PhoneNumber ?? null),
     MobilePhoneNumber: null,
     FaxNumber: null,
-    DeliveryAddress: null,
+    DeliveryAddress: deliveryAddressOf(partner),
+  };
+}
+
+/** The partner's default delivery address as a document carries it (`DocumentDeliveryAddressDto`), or null. */
+function deliveryAddressOf(partner: ApiRecord): Record<string, unknown> | null {
+  const list = Array.isArray(partner.DeliveryAddresses)
+    ? (partner.DeliveryAddresses as Record<string, unknown>[])
+    : [];
+  const chosen = list.find((d) => d.IsDefault === true) ?? list[0];
+  if (!chosen) return null;
+  return {
+    DeliveryAddressId: chosen.Id ?? null,
+    CompanyName: partner.CompanyName ?? null,
+    Name: chosen.Name ?? null,
+    Street: chosen.Street ?? null,
+    PostCode: chosen.PostCode ?? null,
+    Division: null,
+    City: chosen.City ?? null,
+    Country: chosen.Country ?? partner.Country ?? null,
+    Email: partner.Email ?? null,
+    PhoneNumber: partner.PhoneNumber ?? null,
   };
 }
 

@@ -6,10 +6,12 @@
  */
 import type { ApiRecord } from '../functions/accounting/api.js';
 import type { Created, DomainContext } from './domain-context.js';
+import { isDomesticB2b, repairInvoice } from './einvoice-defects.js';
 import { notFound, ProblemError } from './http.js';
 import { createPartner, createPaymentMethod, importDocument, updatePartner } from './imports.js';
 import { Liquidations } from './liquidation.js';
 import type { ResolvedSandboxOptions } from './options.js';
+import { type NetworkVerdict, networkVerdict } from './peppol-network.js';
 import { GUID_PATTERN, Rng } from './random.js';
 import { type OutboxMessage, Sending } from './sending.js';
 import type { SandboxState } from './state.js';
@@ -126,7 +128,43 @@ export class Domain {
         for (const [k, v] of Object.entries(patch)) if (k !== 'Id' && k !== 'ModificationInfo') r[k] = v;
       } else {
         r.Note = `Upravené (${n})`;
+        if (collection === 'IssuedInvoices' && this.state.settings.variant === 'sk') this.repair(r);
       }
+    });
+  }
+
+  /** An edit of an issued invoice fixes what the e-invoicing refused (`einvoice-defects.ts`). */
+  private repair(record: ApiRecord): void {
+    const address = record.BusinessPartnerAddress as { BusinessPartnerId?: unknown } | null;
+    const partnerId = address?.BusinessPartnerId;
+    const partner =
+      typeof partnerId === 'string' ? this.state.getLatest('BusinessPartners', partnerId) : undefined;
+    const due = Number((partner?.BusinessDetails as { DuePeriod?: number } | undefined)?.DuePeriod ?? 14);
+    repairInvoice(record, partner, this.state.refs.national.vatPercent, due);
+  }
+
+  /** The network's verdict on every issued invoice now: the e-invoicing ground truth. */
+  einvoicingTruth(): {
+    id: string;
+    documentNumber: string;
+    issueDate: string;
+    b2b: boolean;
+    verdict: NetworkVerdict;
+  }[] {
+    const percent = this.state.refs.national.vatPercent;
+    return this.state.allVisible('IssuedInvoices').map((r) => {
+      // B2B as the address book knows the partner (a DIČ missing on the invoice only is a defect).
+      const partnerId = (r.BusinessPartnerAddress as { BusinessPartnerId?: unknown } | null)
+        ?.BusinessPartnerId;
+      const partner =
+        typeof partnerId === 'string' ? this.state.get('BusinessPartners', partnerId) : undefined;
+      return {
+        id: r.Id,
+        documentNumber: String(r.DocumentNumber ?? ''),
+        issueDate: String(r.IssueDate ?? ''),
+        b2b: isDomesticB2b(partner ? { BusinessPartnerAddress: partner } : r),
+        verdict: networkVerdict(r, (t) => percent[String(t)] ?? 0),
+      };
     });
   }
 

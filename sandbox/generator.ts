@@ -15,6 +15,7 @@ import {
   shapeDocument,
   typeSpecificFields,
 } from './documents.js';
+import { applyDefect, drawDefect } from './einvoice-defects.js';
 import type { NationalData } from './national-data.js';
 import { shapePartner } from './partners.js';
 import { hashString, mix, Rng } from './random.js';
@@ -174,6 +175,7 @@ export function generateDocument(ctx: GeneratorContext, collection: string, inde
         UnitPrice: (p?.UnitPrice as number | undefined) ?? price,
         VatRateType: (p?.VatRate as string | undefined) ?? vatType,
         PriceListItemId: p?.Id ?? null,
+        Note: exemptionNote(n, (p?.VatRate as string | undefined) ?? vatType),
       }),
     );
   }
@@ -190,7 +192,7 @@ export function generateDocument(ctx: GeneratorContext, collection: string, inde
     info?.dto === 'IssuedInvoiceCorrectiveTaxDocumentDto' && ctx.invoiceCount > 0
       ? seedHead(ctx, 'IssuedInvoices', r.int(0, ctx.invoiceCount - 1)).id
       : null;
-  return shapeDocument(collection, {
+  const values: Record<string, unknown> = {
     Id: head.id,
     CorrectedDocumentId: corrected ?? r.guid(),
     DocumentNumber: number,
@@ -213,5 +215,16 @@ export function generateDocument(ctx: GeneratorContext, collection: string, inde
     Items: items,
     ModificationInfo: fullModificationInfo(head.created, head.modified),
     DocumentRecapitulation: recapitulation(items, exchangeRate),
-  });
+  };
+  if (collection === 'IssuedInvoices' && n.variant === 'sk') {
+    const defects = recordRng(ctx.seed, 'EInvoiceDefects', index);
+    const defect = drawDefect(defects, values);
+    if (defect) applyDefect(values, defect, defects);
+  }
+  return shapeDocument(collection, values);
+}
+
+/** The exemption reason a Slovak invoice states on a line without VAT (the e-invoice needs it). */
+export function exemptionNote(n: NationalData, vatRateType: string): string | null {
+  return n.variant === 'sk' && vatRateType === 'ZeroVatRate' ? n.texts.vatExemption : null;
 }

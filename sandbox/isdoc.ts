@@ -21,12 +21,17 @@ const documentTypeCodes: Record<string, number> = {
 const CORRECTIVE_COLLECTION = 'IssuedInvoiceCorrectiveTaxDocuments';
 const UUID_PATTERN = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
 
+/** Text as XML carries it: markup escaped, characters XML 1.0 forbids left out (the export drops them). */
 function esc(value: unknown): string {
-  return String(value ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
+  return (
+    String(value ?? '')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters XML 1.0 forbids
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+  );
 }
 
 function amount(value: unknown): string {

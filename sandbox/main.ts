@@ -11,6 +11,7 @@ import { type ActivityAction, activityActions } from './activity.js';
 import { MANY_COMPANIES_SIZES } from './company.js';
 import { type Sandbox, startSandbox } from './index.js';
 import { describeIssues, type FaultsInput, faultsSchema, type SandboxOptions } from './options.js';
+import { startShoptetTwin } from './shoptet/shoptet-twin.js';
 
 interface FlagSpec {
   env?: string;
@@ -26,6 +27,11 @@ export const sandboxFlags: Record<string, FlagSpec> = {
     description: 'TCP port (0 = any free port). Default 4010 on the CLI.',
   },
   host: { env: ENV.sandboxHost, value: '<ip>', description: 'Interface to listen on. Default 127.0.0.1.' },
+  'shoptet-port': {
+    value: '<n>',
+    description:
+      'Also serve the Shoptet twin on this port (0 = any): token INTAKE_SHOPTET_TOKEN, signature key INTAKE_SHOPTET_SIGNATURE_KEY (demo values printed when unset).',
+  },
   seed: {
     env: ENV.sandboxSeed,
     value: '<n>',
@@ -149,6 +155,7 @@ const jsonText = z.string().transform((text, ctx) => {
 const flagsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(4010),
   host: z.string().default('127.0.0.1'),
+  'shoptet-port': z.coerce.number().int().min(0).max(65535).optional(),
   seed: z.coerce.number().int().default(1),
   companies: z.coerce.number().int().min(1).max(100_000).default(1),
   variant: z.enum(serviceVariants).default('sk'),
@@ -217,7 +224,7 @@ export class SandboxCliError extends Error {
 export function parseSandboxArgs(
   argv: readonly string[],
   env: Record<string, string | undefined> = {},
-): SandboxOptions | 'help' {
+): (SandboxOptions & { shoptetPort?: number }) | 'help' {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
@@ -291,6 +298,7 @@ export function parseSandboxArgs(
     },
     faults: faults as FaultsInput,
     pathOverrides: f['path-overrides'] ?? {},
+    ...(f['shoptet-port'] !== undefined ? { shoptetPort: f['shoptet-port'] } : {}),
   };
 }
 
@@ -313,7 +321,10 @@ export async function runSandboxCli(
     out(sandboxHelp());
     return undefined;
   }
-  const sandbox = await startSandbox(options);
+  const { shoptetPort, ...sandboxOptions } = options;
+  const sandbox = await startSandbox(sandboxOptions);
+  const shoptet =
+    shoptetPort === undefined ? undefined : await startTwinFor(shoptetPort, io.env ?? process.env);
   out(
     [
       `sandbox listening`,
@@ -324,9 +335,39 @@ export async function runSandboxCli(
       `  variant ${options.variant ?? 'sk'}, seed ${options.seed}, ${options.sizes?.documents} documents, ${options.sizes?.partners} partners` +
         (sandbox.companies > 1 ? ' per company' : '') +
         (options.activity?.enabled ? `, activity ${options.activity.ratePerSecond}/s` : ''),
+      ...(shoptet?.lines ?? []),
     ].join('\n'),
   );
+  if (!shoptet) return sandbox;
+  const close = sandbox.close.bind(sandbox);
+  sandbox.close = async () => {
+    await shoptet.twin.close();
+    await close();
+  };
   return sandbox;
+}
+
+/** Demo values of the Shoptet twin, printed on purpose: valid against this twin only. */
+const DEMO_SHOPTET_TOKEN = 'demo-shoptet-private-api-token-0123456789';
+const DEMO_SHOPTET_KEY = '8a5e881b19ad6cc0bc986587b22e30be';
+
+async function startTwinFor(port: number, env: Record<string, string | undefined>) {
+  const token = env.INTAKE_SHOPTET_TOKEN;
+  const key = env.INTAKE_SHOPTET_SIGNATURE_KEY;
+  const twin = await startShoptetTwin({
+    port,
+    token: token ?? DEMO_SHOPTET_TOKEN,
+    signatureKey: key ?? DEMO_SHOPTET_KEY,
+  });
+  return {
+    twin,
+    lines: [
+      `shoptet twin listening`,
+      `  API URL:   ${twin.url}   (INTAKE_SHOPTET_API_URL)`,
+      `  token:     ${token ? 'INTAKE_SHOPTET_TOKEN of the environment' : DEMO_SHOPTET_TOKEN}`,
+      `  signature key: ${key ? 'INTAKE_SHOPTET_SIGNATURE_KEY of the environment' : DEMO_SHOPTET_KEY}`,
+    ],
+  };
 }
 
 /** Companies listed one by one up to this many; beyond, the first ones and the rule for the rest. */

@@ -67,7 +67,14 @@ export interface NationalData {
   partnerTaxIds(r: Rng, isCompany: boolean): { ico: string | null; taxId: string | null };
   phoneNumber(r: Rng): string;
   webDomain: string;
-  texts: { issued: string; received: (number: string) => string; eshopOrder: string; warehouse: string };
+  texts: {
+    issued: string;
+    received: (number: string) => string;
+    eshopOrder: string;
+    warehouse: string;
+    /** The exemption reason stated on a line without VAT. */
+    vatExemption: string;
+  };
   /** Reference rows in the variant's language. */
   currencies: readonly (readonly [code: string, name: string, symbol: string])[];
   countries: readonly (readonly [code: string, name: string, numeric: number])[];
@@ -135,6 +142,7 @@ const skData: NationalData = {
     received: (number) => `Prijatý doklad ${number}`,
     eshopOrder: 'Objednávka z e-shopu',
     warehouse: 'Sklad',
+    vatExemption: 'Dodanie tovaru oslobodené od dane podľa § 47 zákona o DPH',
   },
   currencies: [
     ['EUR', 'Euro', '€'],
@@ -258,6 +266,7 @@ const czData: NationalData = {
     received: (number) => `Přijatý doklad ${number}`,
     eshopOrder: 'Objednávka z e-shopu',
     warehouse: 'Sklad',
+    vatExemption: 'Osvobozeno od daně podle § 66 zákona o DPH',
   },
   currencies: [
     ['CZK', 'Česká koruna', 'Kč'],

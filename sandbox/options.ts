@@ -93,6 +93,11 @@ export const eInvoicingSchema = z
       .default({ AP: 0.7, RE: 0.1, CA: 0.1, UQ: 0.1 }),
     /** Probability that an accepted (AP) invoice later reports PD (paid). */
     paidProbability: probability.default(0.3),
+    /**
+     * What the network answers: Message Level Status (`mls`, the Slovak leg, default of `sk`) or the
+     * buyer's Invoice Response (`invoiceResponse`, as networks outside Slovakia do).
+     */
+    statuses: z.enum(['mls', 'invoiceResponse']).optional(),
   })
   .strict();
 

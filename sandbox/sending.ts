@@ -8,6 +8,7 @@ import { iso } from './documents.js';
 import type { DomainContext } from './domain-context.js';
 import { notFound, validationError } from './http.js';
 import type { ResolvedSandboxOptions } from './options.js';
+import { networkVerdict } from './peppol-network.js';
 import { validate } from './validation.js';
 
 const emailSchema = z.looseObject({
@@ -31,14 +32,30 @@ export interface OutboxMessage {
   SentAt: string;
 }
 
-export type TransportStatus = 'Queued' | 'Sent' | 'Delivered' | 'TransportFailed';
+export type TransportStatus = 'Queued' | 'Sent' | 'Delivered' | 'Rejected' | 'TransportFailed';
 export type ResponseCode = 'AB' | 'IP' | 'UQ' | 'CA' | 'RE' | 'AP' | 'PD';
+
+/** Message Level Status (Peppol MLS), what the Slovak leg answers instead of an Invoice Response. */
+export type MlsCode = 'AP' | 'AB' | 'RE';
+export type MlsReasonCode = 'SV' | 'BV' | 'BW' | 'FD';
+
+export interface MlsReason {
+  Code: MlsReasonCode;
+  RuleIds: string[];
+  Description: string;
+}
 
 interface SendingStep {
   atMs: number;
   Status: TransportStatus;
   ResponseCode: ResponseCode | null;
+  mls?: { code: MlsCode; reasons: MlsReason[] };
 }
+
+/** Share of the Slovak deliveries the receiver's access point accepts without confirming (AB). */
+const MLS_BLIND_SHARE = 0.2;
+/** Share of the confirmed Slovak deliveries that carry a business warning (BW). */
+const MLS_WARNING_SHARE = 0.05;
 
 interface SendingRecord {
   SendingId: string;
@@ -128,7 +145,9 @@ export class Sending {
     const step = cfg.stepMs;
     const steps: SendingStep[] = [{ atMs: t0, Status: 'Queued', ResponseCode: null }];
     steps.push({ atMs: t0 + step, Status: 'Sent', ResponseCode: null });
-    if (this.ctx.rng().chance(cfg.transportFailureProbability)) {
+    if (this.answersMls()) {
+      steps.push(...this.mlsSteps(record, t0 + 2 * step, step));
+    } else if (this.ctx.rng().chance(cfg.transportFailureProbability)) {
       steps.push({ atMs: t0 + 2 * step, Status: 'TransportFailed', ResponseCode: null });
     } else {
       steps.push({ atMs: t0 + 2 * step, Status: 'Delivered', ResponseCode: null });
@@ -158,6 +177,52 @@ export class Sending {
     return { SendingId: sending.SendingId, Status: 'Queued' as TransportStatus };
   }
 
+  /**
+   * The Slovak leg: the network validates the UBL (its own rules, `peppol-network.ts`) and answers
+   * with MLS: RE with SV or BV (and the rule ids), RE with FD when the receiver cannot be reached,
+   * else AB (accepted, no confirmation) or AP (delivered and confirmed), AP sometimes with BW.
+   */
+  private mlsSteps(record: Record<string, unknown>, at: number, step: number): SendingStep[] {
+    const percent = this.ctx.state.refs.national.vatPercent;
+    const verdict = networkVerdict(record, (t) => percent[String(t)] ?? 0);
+    const rejected = (reason: MlsReason): SendingStep[] => [
+      { atMs: at, Status: 'Rejected', ResponseCode: null, mls: { code: 'RE', reasons: [reason] } },
+    ];
+    if (verdict?.reason === 'SV')
+      return rejected({ Code: 'SV', RuleIds: [], Description: verdict.description });
+    if (verdict?.reason === 'BV') {
+      return rejected({ Code: 'BV', RuleIds: verdict.ruleIds, Description: verdict.description });
+    }
+    const rng = this.ctx.rng();
+    if (rng.chance(this.options().eInvoicing.transportFailureProbability)) {
+      return rejected({
+        Code: 'FD',
+        RuleIds: [],
+        Description: "The receiver's access point could not be reached.",
+      });
+    }
+    const received: SendingStep = {
+      atMs: at,
+      Status: 'Delivered',
+      ResponseCode: null,
+      mls: { code: 'AB', reasons: [] },
+    };
+    if (rng.chance(MLS_BLIND_SHARE)) return [received];
+    const reasons: MlsReason[] = rng.chance(MLS_WARNING_SHARE)
+      ? [
+          {
+            Code: 'BW',
+            RuleIds: ['PEPPOL-EN16931-R002'],
+            Description: 'No more than one note is allowed on document level.',
+          },
+        ]
+      : [];
+    return [
+      received,
+      { atMs: at + step, Status: 'Delivered', ResponseCode: null, mls: { code: 'AP', reasons } },
+    ];
+  }
+
   /** `GET /v1/EInvoicing/Sendings/{sendingId}`. */
   eInvoiceStatus(sendingId: string) {
     const sending = this.sendings.get(sendingId.toLowerCase());
@@ -174,13 +239,27 @@ export class Sending {
       Status: current.Status,
       ResponseCode: current.ResponseCode,
       ResponseDescription: current.ResponseCode ? responseDescriptions[current.ResponseCode] : null,
+      ...this.mlsFields(current),
       IsFinal: current === last,
       History: reached.map((s) => ({
         Date: iso(s.atMs),
         Status: s.Status,
         ResponseCode: s.ResponseCode,
         ResponseDescription: s.ResponseCode ? responseDescriptions[s.ResponseCode] : null,
+        ...this.mlsFields(s),
       })),
     };
+  }
+
+  /** Whether the network answers with MLS: the Slovak leg, unless told to give Invoice Responses. */
+  private answersMls(): boolean {
+    const statuses = this.options().eInvoicing.statuses;
+    return (statuses ?? (this.ctx.state.settings.variant === 'sk' ? 'mls' : 'invoiceResponse')) === 'mls';
+  }
+
+  /** The MLS fields of a step on the Slovak leg (absent elsewhere). */
+  private mlsFields(step: SendingStep) {
+    if (!this.answersMls()) return {};
+    return { MessageLevelStatus: step.mls?.code ?? null, MessageLevelReasons: step.mls?.reasons ?? [] };
   }
 }

@@ -206,6 +206,18 @@ export class SandboxState {
     return this.visible(cs, e);
   }
 
+  /** Every visible record of a collection now (read only). */
+  allVisible(name: string): ApiRecord[] {
+    const cs = this.collection(name);
+    const now = this.nowMs();
+    const out: ApiRecord[] = [];
+    for (const e of cs.entries) {
+      if (e.pending !== undefined) settle(e, now);
+      if (!Number.isNaN(e.modified)) out.push(this.visible(cs, e));
+    }
+    return out;
+  }
+
   /** The latest committed version (visible or not) — a copy the caller may change. */
   getLatest(name: string, id: string): ApiRecord | undefined {
     const cs = this.collection(name);

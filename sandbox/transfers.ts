@@ -17,6 +17,7 @@ import {
   typeSpecificFields,
 } from './documents.js';
 import { type Created, type DomainContext, requireLatest, today, type Warning } from './domain-context.js';
+import { applyDefect, drawDefect } from './einvoice-defects.js';
 import { notFound, validationError } from './http.js';
 import { GUID_PATTERN, money } from './random.js';
 import { validate } from './validation.js';
@@ -140,6 +141,10 @@ function buildTarget(
     ModificationInfo: {},
     DocumentRecapitulation: recapitulation(items, exchangeRate),
   };
+  if (targetCollection === 'IssuedInvoices' && ctx.state.settings.variant === 'sk') {
+    const defect = drawDefect(ctx.rng(), values);
+    if (defect) applyDefect(values, defect, ctx.rng());
+  }
   const target = ctx.state.create(targetCollection, shapeDocument(targetCollection, values));
   const done = doneQuantityField[sourceCollection];
   for (const s of sources) {

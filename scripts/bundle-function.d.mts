@@ -32,3 +32,10 @@ export declare function bundleFunction(
 ): Promise<{ metafile: Metafile; files: AssetFile[] }>;
 export declare function assetFiles(dir: string): AssetFile[];
 export declare function findLlhttpWasm(source: string): Buffer;
+/** The variable naming the directory the command line bundler keeps and reuses its bundles in. */
+export declare const BUNDLE_CACHE_ENV: string;
+/** `bundleFunction`, reusing a bundle of `cacheDir` while every file it was built from is unchanged. */
+export declare function bundleFunctionCached(
+  options: BundleFunctionOptions,
+  cacheDir: string,
+): Promise<{ files: AssetFile[]; cached: boolean }>;

@@ -19,11 +19,13 @@
 // `node scripts/bundle-function.mjs '<json options>'` bundles and prints nothing on success.
 import { createHash } from 'node:crypto';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -31,7 +33,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runInNewContext } from 'node:vm';
 import { brotliCompressSync, constants as zlib } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, version as esbuildVersion } from 'esbuild';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -238,10 +240,61 @@ export function assetFiles(dir) {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/**
+ * `bundleFunction`, with its output kept in `cacheDir` under a key of its options and esbuild's
+ * version, beside the SHA-256 of every file the bundle was built from (esbuild's metafile): reused
+ * only while each of those files is unchanged. A repeated synthesis of an unchanged project (the
+ * deployment test's mutation runs) then copies its bundles instead of building them again.
+ */
+export async function bundleFunctionCached(options, cacheDir) {
+  const { outdir, ...rest } = options;
+  const key = createHash('sha256')
+    .update(JSON.stringify({ ...rest, esbuild: esbuildVersion }))
+    .digest('hex')
+    .slice(0, 32);
+  const dir = join(cacheDir, key);
+  const manifestFile = join(dir, 'manifest.json');
+  const digest = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
+  if (existsSync(manifestFile)) {
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
+    const unchanged = Object.entries(manifest.inputs).every(
+      ([file, hash]) => existsSync(join(PROJECT_ROOT, file)) && digest(join(PROJECT_ROOT, file)) === hash,
+    );
+    if (unchanged) {
+      cpSync(join(dir, 'files'), outdir, { recursive: true });
+      return { files: assetFiles(outdir), cached: true };
+    }
+  }
+  const result = await bundleFunction(options);
+  const inputs = {};
+  for (const file of Object.keys(result.metafile.inputs)) {
+    // A virtual module (the generated action entry is part of the key) has no file to hash.
+    const path = join(PROJECT_ROOT, file);
+    if (existsSync(path) && statSync(path).isFile()) inputs[file] = digest(path);
+  }
+  // Written aside, then renamed: a bundler running at the same time never reads half an entry.
+  const partial = `${dir}.${process.pid}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  cpSync(outdir, join(partial, 'files'), { recursive: true });
+  writeFileSync(join(partial, 'manifest.json'), JSON.stringify({ inputs }));
+  rmSync(dir, { recursive: true, force: true });
+  try {
+    renameSync(partial, dir);
+  } catch {
+    rmSync(partial, { recursive: true, force: true });
+  }
+  return { ...result, cached: false };
+}
+
+/** With this variable naming a directory, the command line bundler keeps and reuses its bundles there. */
+export const BUNDLE_CACHE_ENV = 'ACCOUNTING_EVENTS_BUNDLE_CACHE';
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const options = JSON.parse(process.argv[2] ?? '{}');
+  const cacheDir = process.env[BUNDLE_CACHE_ENV];
   try {
-    await bundleFunction(options);
+    if (cacheDir) await bundleFunctionCached(options, resolve(cacheDir));
+    else await bundleFunction(options);
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : error}\n`);
     process.exit(1);

@@ -102,16 +102,39 @@ export const eInvoiceSendingSchema = z.looseObject({
 });
 export type EInvoiceSending = z.output<typeof eInvoiceSendingSchema>;
 
+/** Peppol Message Level Status: AP delivered and confirmed, AB accepted blind, RE rejected. */
+export const mlsCodes = ['AP', 'AB', 'RE'] as const;
+/** MLS status reasons: SV syntax violation, BV business rule violation, BW business warning, FD failure of delivery. */
+export const mlsReasonCodes = ['SV', 'BV', 'BW', 'FD'] as const;
+
+const mlsReasonSchema = z.looseObject({
+  Code: z.enum(mlsReasonCodes),
+  RuleIds: z.array(z.string().min(1)).nullish(),
+  Description: z.string().nullish(),
+});
+export type MlsReasonAnswer = z.output<typeof mlsReasonSchema>;
+
+/** The MLS fields of a status or step, given on the Slovak leg (absent where the Invoice Response is used). */
+const mlsFields = {
+  MessageLevelStatus: z.enum(mlsCodes).nullish(),
+  MessageLevelReasons: z.array(mlsReasonSchema).nullish(),
+};
+
 const sendingStepSchema = z.looseObject({
   Date: z.string().nullish(),
   Status: z.string().min(1),
   ResponseCode: z.string().nullish(),
+  ...mlsFields,
 });
 
-/** The status of an e-invoice sending (Slovak contract; assumed shape): transport state and response code. */
+/**
+ * The status of an e-invoice sending (Slovak contract; assumed shape): transport state, the
+ * Invoice Response code where a network gives one and, on the Slovak leg, the Message Level Status.
+ */
 export const sendingStatusSchema = z.looseObject({
   Status: z.string().min(1),
   ResponseCode: z.string().nullish(),
+  ...mlsFields,
   IsFinal: z.boolean().optional(),
   History: z.array(sendingStepSchema).optional(),
 });

@@ -31,18 +31,34 @@ const positive = (what: string) =>
     .int(`expected ${what}`)
     .positive(`expected ${what}`);
 
-const pollerEnvSchema = z.object({
-  [ENV.connectionsTable]: z.string().trim().optional(),
-  [ENV.rateLimitTable]: z.string().trim().optional(),
-  [ENV.pollerConnectionMetrics]: z
-    .enum(['true', 'false'], { error: 'expected true or false' })
-    .default('false'),
-  [ENV.pollerMaxClients]: positive('a positive integer').default(DEFAULT_MAX_CLIENTS),
-  [ENV.pollerParallelConnections]: positive('a positive integer').default(SHARD_DEFAULTS.parallel),
-  [ENV.pollerConnectionBudgetSeconds]: positive('a positive number of seconds').default(
-    SHARD_DEFAULTS.connectionBudgetSeconds,
-  ),
-});
+const pollerEnvSchema = z
+  .object({
+    [ENV.connectionsTable]: z.string().trim().optional(),
+    [ENV.rateLimitTable]: z.string().trim().optional(),
+    [ENV.pollerConnectionMetrics]: z
+      .enum(['true', 'false'], { error: 'expected true or false' })
+      .default('false'),
+    [ENV.pollerMaxClients]: positive('a positive integer').optional(),
+    [ENV.pollerParallelConnections]: positive('a positive integer').default(SHARD_DEFAULTS.parallel),
+    [ENV.pollerConnectionBudgetSeconds]: positive('a positive number of seconds').default(
+      SHARD_DEFAULTS.connectionBudgetSeconds,
+    ),
+  })
+  // A client is closed when the pool is full: a pool smaller than the connections polled at once
+  // would close clients still polling.
+  .refine(
+    (e) => {
+      const max = e[ENV.pollerMaxClients];
+      return max === undefined || max >= e[ENV.pollerParallelConnections];
+    },
+    {
+      path: [ENV.pollerMaxClients],
+      error: `expected at least ${ENV.pollerParallelConnections} (the connections polled at once)`,
+    },
+  );
+
+/** Clients kept per container when `POLLER_MAX_CLIENTS` is unset: at least the connections polled at once. */
+export const defaultMaxClients = (parallel: number) => Math.max(DEFAULT_MAX_CLIENTS, parallel);
 
 export interface ConnectionPollerConfig {
   /** Absent: the single-company deployment's registry of one (its environment). */
@@ -68,7 +84,7 @@ export function loadConnectionPollerConfig(env: Env): ConnectionPollerConfig {
     ...(e[ENV.connectionsTable] ? { connectionsTable: e[ENV.connectionsTable] } : {}),
     ...(e[ENV.rateLimitTable] ? { rateLimitTable: e[ENV.rateLimitTable] } : {}),
     perConnectionMetrics: e[ENV.pollerConnectionMetrics] === 'true',
-    maxClients: e[ENV.pollerMaxClients],
+    maxClients: e[ENV.pollerMaxClients] ?? defaultMaxClients(e[ENV.pollerParallelConnections]),
     adapters,
     settings: {
       options,

@@ -11,6 +11,7 @@ import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambd
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { AwsAdapters } from '../adapters/aws/adapter-config.js';
 import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
+import { shoptetApiOf } from '../adapters/http/shoptet-api.js';
 import type { ActionResource } from '../core/actions/action-definition.js';
 import { type ActionsConfig, requireSetting } from '../core/actions/config.js';
 import { RetryLaterError } from '../core/actions/errors.js';
@@ -111,7 +112,15 @@ export async function handlerFromEnv(env: Readonly<Record<string, string | undef
   const attempts = importAttempts(c.aws, actionConfig.actions, clock);
   return createHandler(
     connectionImports(
-      { guard, attempts, publisher, clock, logger, config },
+      {
+        guard,
+        attempts,
+        publisher,
+        clock,
+        logger,
+        config,
+        shoptet: shoptetApiOf(config.shoptet, clock.sleep),
+      },
       { ...c, referenceCacheSeconds: config.referenceCacheSeconds },
     ),
     orderStoreOf(c.aws, env),

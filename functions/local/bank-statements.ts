@@ -10,25 +10,18 @@
 import { mkdir, readdir, readFile, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
-import type { ServiceVariant } from '../accounting/collections.js';
 import { createFioApi } from '../adapters/http/fio-api.js';
 import { StatementFormatError } from '../core/bank/bank-transaction.js';
 import { createFioPoller, FIO_MIN_INTERVAL_MS } from '../core/bank/fio-poll.js';
 import { type ImportedStatement, importStatement } from '../core/bank/import-statement.js';
+import { BANK_STATEMENTS_FOLDER } from '../core/bank/statement-drop.js';
 import type { Clock, EventPublisher, Logger } from '../core/ports.js';
 import { fileFioCursor } from './fio-cursor.js';
 import { UsageError } from './usage-error.js';
 
-export const STATEMENTS_DIR = 'bank-statements';
-
 /** The folder `run` watches for one connection's statements. */
 export function statementsDir(dataDir: string, connection: string): string {
-  return join(dataDir, STATEMENTS_DIR, connection);
-}
-
-/** The account currency a GPC file without one is in: the variant's home currency. */
-export function homeCurrencyOf(variant: ServiceVariant): string {
-  return variant === 'cz' ? 'CZK' : 'EUR';
+  return join(dataDir, BANK_STATEMENTS_FOLDER, connection);
 }
 
 export interface StatementPorts {
@@ -73,7 +66,7 @@ export async function importDroppedStatements(
         const result = await importStatementFile(ports, path, {
           connection,
           defaultCurrency: options.defaultCurrency,
-          key: `${STATEMENTS_DIR}/${connection}/${name}`,
+          key: `${BANK_STATEMENTS_FOLDER}/${connection}/${name}`,
         });
         await moveTo(dir, 'imported', name);
         imported += result.published;

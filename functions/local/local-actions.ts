@@ -21,7 +21,7 @@ import { type DeadLetterSink, deadLetterInvalid } from '../core/actions/dead-let
 import type { OpenSendings } from '../core/actions/open-sendings.js';
 import { eventActions, scheduledActionDefinitions } from '../core/actions/registry.js';
 import type { ActionEntry } from '../core/actions/run-action.js';
-import { DEFAULT_PARTNER_FIELD } from '../core/actions/send-invoice/settings.js';
+import { DEFAULT_PARTNER_FIELD, defaultEInvoicingPolicy } from '../core/actions/send-invoice/settings.js';
 import {
   type ActionConnectionScanner,
   connectionActionEntry,
@@ -136,7 +136,14 @@ function entryOf(entry: ConnectionEntry, sandbox: Sandbox | undefined): Connecti
   for (const [key, value] of Object.entries(entry.actions)) {
     if (!(key in LOCAL_DEPLOYMENT_ENV)) actions[key] = value;
   }
-  if (sandbox && !actions.ACTIONS_EINVOICE_PARTNERS && !actions.ACTIONS_EMAIL_PARTNERS) {
+  // Under the Slovak mandate the partners' DIČs decide: no list is made up for it.
+  const policy = actions.ACTIONS_EINVOICING ?? defaultEInvoicingPolicy(entry.variant);
+  if (
+    sandbox &&
+    policy === 'lists' &&
+    !actions.ACTIONS_EINVOICE_PARTNERS &&
+    !actions.ACTIONS_EMAIL_PARTNERS
+  ) {
     const field = actions.ACTIONS_PARTNER_FIELD || DEFAULT_PARTNER_FIELD;
     actions.ACTIONS_EINVOICE_PARTNERS = sandboxEInvoicePartners(sandbox, field);
   }

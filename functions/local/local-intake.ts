@@ -4,8 +4,10 @@
  * intake records in the embedded DynamoDB beside the actions' idempotency records.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
 import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
+import { shoptetApiOf } from '../adapters/http/shoptet-api.js';
 import { createLocalIntakeQueue, type LocalIntakeQueue } from '../adapters/local/local-intake-queue.js';
 import type { EntryResult } from '../core/actions/run-action.js';
 import { connectionEventSource } from '../core/connection.js';
@@ -13,6 +15,13 @@ import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 import { type IntakeConfig, loadIntakeConfig } from '../core/intake/intake-config.js';
 import { registryIntakeConnections } from '../core/intake/intake-connections.js';
 import { type IntakeSource, intakeSources, type QueuedIntakeMessage } from '../core/intake/shop-order.js';
+import {
+  SWEEP_FIRST_LOOKBACK_SECONDS,
+  SWEEP_OVERLAP_SECONDS,
+  type SweepCheckpoint,
+  type SweepResult,
+  sweepShoptetOrders,
+} from '../core/intake/shoptet-sweep.js';
 import type { Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
 import { ENV } from '../shared/env-names.js';
 import { connectionImports, createImportEntry } from '../wiring/connection-imports.js';
@@ -29,6 +38,11 @@ export interface LocalIntake {
   readonly named: boolean;
   readonly config: IntakeConfig;
   readonly queue: LocalIntakeQueue;
+  /**
+   * Runs the Shoptet reconciliation sweep once (it also runs every `INTAKE_SHOPTET_SWEEP_SECONDS`
+   * while the intake runs); undefined when Shoptet is not configured (no token or no key).
+   */
+  sweepShoptet(): Promise<SweepResult | undefined>;
   /** Stops accepting, then waits until every queued order was imported (or dead-lettered). */
   close(): Promise<void>;
 }
@@ -72,9 +86,10 @@ export async function startLocalIntake(options: {
   const attempts = createDynamoDbImportAttempts({ ...options.idempotency, expiresAfterSeconds, clock });
   // The import reads the connection a message names from the registry, with that connection's client.
   const { registry, apiFor } = options.connections;
+  const shoptet = shoptetApiOf(config.shoptet, clock.sleep);
   const entry = createImportEntry(
     connectionImports(
-      { guard, attempts, publisher, clock, logger, config },
+      { guard, attempts, publisher, clock, logger, config, shoptet },
       { registry, clients: { apiFor }, clock, referenceCacheSeconds: config.referenceCacheSeconds },
     ),
     options.orderStore,
@@ -102,6 +117,35 @@ export async function startLocalIntake(options: {
       ...(options.orderStore ? { orderStore: options.orderStore } : {}),
     },
   });
+  const sweep = async (): Promise<SweepResult | undefined> => {
+    if (!shoptet || !config.secrets.shoptet) return undefined;
+    return sweepShoptetOrders({
+      shoptet,
+      // The sweep's checkpoint beside the intake records (the same table, its own key).
+      checkpoints: createDynamoDbCheckpointStore<SweepCheckpoint>({
+        ...options.idempotency,
+        keyAttribute: 'id',
+      }),
+      queue,
+      clock,
+      logger,
+      connection: config.connection,
+      webhookUrl: config.shoptet.webhookUrl ?? `${server.url}/intake/shoptet`,
+      reregister: config.shoptet.reregisterWebhooks,
+      firstLookbackSeconds: SWEEP_FIRST_LOOKBACK_SECONDS,
+      overlapSeconds: SWEEP_OVERLAP_SECONDS,
+    });
+  };
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const timer =
+    shoptet && config.secrets.shoptet && config.shoptet.sweepSeconds > 0
+      ? setInterval(() => {
+          sweeping = sweep().catch((error: unknown) =>
+            logger.warn('shoptet sweep failed', { error: error instanceof Error ? error.name : 'unknown' }),
+          );
+        }, config.shoptet.sweepSeconds * 1000)
+      : undefined;
+  timer?.unref();
   return {
     url: server.url,
     port: server.port,
@@ -109,7 +153,10 @@ export async function startLocalIntake(options: {
     named: options.ownConnection === false,
     config,
     queue,
+    sweepShoptet: sweep,
     async close() {
+      if (timer) clearInterval(timer);
+      await sweeping;
       await server.close();
       await queue.drain();
     },

@@ -80,7 +80,14 @@ export function outcomeNote(detailType: string, detail: Record<string, unknown>)
     return archive?.key ? `s3 ${archive.key}` : undefined;
   }
   if (detailType.endsWith('.EInvoiceStatusChanged')) {
-    const code = detail.responseCode ? ` (${String(detail.responseCode)})` : '';
+    const mls = detail.mls as
+      | { code: string; reasons: { code: string; ruleIds: string[] }[] }
+      | null
+      | undefined;
+    const why = mls?.reasons.map((r) => [r.code, ...r.ruleIds].join(' ')).join('; ');
+    const mlsCode = mls ? `MLS ${mls.code}${why ? `: ${why}` : ''}` : undefined;
+    const given = mlsCode ?? (detail.responseCode ? String(detail.responseCode) : undefined);
+    const code = given ? ` (${given})` : '';
     return `e-invoice ${String(detail.status ?? '?')}${code}${detail.final ? ' final' : ''}`;
   }
   const intakeNote = eshopOrderNote(detailType, detail);

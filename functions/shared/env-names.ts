@@ -87,4 +87,6 @@ export const ENV = {
   /** The route's dead-letter queue URL: invalid events are sent there on their first receive. */
   actionsDeadLetterQueueUrl: 'ACTIONS_DEAD_LETTER_QUEUE_URL',
   actionsReferenceLookbackSeconds: 'ACTIONS_REFERENCE_LOOKBACK_SECONDS',
+  /** The bucket bank statements are dropped into (`bank-statements/<connection>/…`; functions/handlers/import-bank-statements.ts). */
+  bankStatementsBucket: 'BANK_STATEMENTS_BUCKET',
 } as const;

@@ -7,7 +7,18 @@ export const INTAKE_ENV = {
   shopifySecret: 'INTAKE_SHOPIFY_SECRET',
   woocommerceSecret: 'INTAKE_WOOCOMMERCE_SECRET',
   genericSecret: 'INTAKE_GENERIC_SECRET',
-  /** On AWS: Secrets Manager secret (ARN or name) holding the three secrets above as JSON keys. */
+  /** Shoptet's webhook signature key (`POST /api/webhooks/renew-signature-key`). */
+  shoptetSignatureKey: 'INTAKE_SHOPTET_SIGNATURE_KEY',
+  /** Shoptet's API base URL (default Shoptet's own) and the token its orders are fetched with. */
+  shoptetApiUrl: 'INTAKE_SHOPTET_API_URL',
+  shoptetToken: 'INTAKE_SHOPTET_TOKEN',
+  /** `private` (a Premium shop's private API token) or `access` (an add-on's access token). */
+  shoptetTokenKind: 'INTAKE_SHOPTET_TOKEN_KIND',
+  /** The reconciliation sweep: how often, where the shop's webhooks should point, and whether to re-register them. */
+  shoptetSweepSeconds: 'INTAKE_SHOPTET_SWEEP_SECONDS',
+  shoptetWebhookUrl: 'INTAKE_SHOPTET_WEBHOOK_URL',
+  shoptetReregister: 'INTAKE_SHOPTET_REREGISTER_WEBHOOKS',
+  /** On AWS: Secrets Manager secret (ARN or name) holding the secrets above as JSON keys. */
   secretsSecret: 'INTAKE_SECRETS_SECRET',
   /** How long the secrets read from Secrets Manager are reused before they are read again. */
   secretsCacheSeconds: 'INTAKE_SECRETS_CACHE_SECONDS',

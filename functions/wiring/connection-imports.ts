@@ -14,9 +14,11 @@ import { connectionEventSource } from '../core/connection.js';
 import type { RateLimit } from '../core/connections/connection-entry.js';
 import type { ConnectionRegistry } from '../core/connections/registry.js';
 import { type ImportDeps, importOrder } from '../core/intake/import-order.js';
+import { importShoptetNotice } from '../core/intake/import-shoptet.js';
 import { OrderClaimCheckError, withClaimedOrder } from '../core/intake/order-claim-check.js';
 import { createReferenceCache, type ReferenceCache } from '../core/intake/references.js';
 import { intakeMessageSchema } from '../core/intake/shop-order.js';
+import { isShoptetNoticeMessage, shoptetNoticeMessageSchema } from '../core/intake/shoptet-notification.js';
 import type { Clock, Logger, ObjectStore } from '../core/ports.js';
 import { type ConnectionClients, DEFAULT_MAX_CLIENTS } from './connection-clients.js';
 
@@ -70,7 +72,22 @@ export type ImportEntry = (raw: unknown, options?: RunOptions) => Promise<EntryR
  * cannot be read back as stored (`orderStore`: where the endpoint put it).
  */
 export function createImportEntry(imports: ConnectionImports, orderStore?: ObjectStore): ImportEntry {
+  const invalid = (issues: string[], options: RunOptions): EntryResult => {
+    if (options.logInvalid !== false) imports.logger.error('invalid intake message', { issues });
+    return { status: 'invalid', reason: issues.join('; ').slice(0, 500) };
+  };
   return async (raw, options = {}) => {
+    if (isShoptetNoticeMessage(raw)) {
+      // A Shoptet notice: the order is fetched from the shop, then imported like any other.
+      const notice = shoptetNoticeMessageSchema.safeParse(raw);
+      if (!notice.success) {
+        return invalid(
+          notice.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`),
+          options,
+        );
+      }
+      return importShoptetNotice(await imports.depsFor(notice.data.connection), notice.data, options);
+    }
     let message: unknown;
     try {
       message = await withClaimedOrder(raw, orderStore);
@@ -82,9 +99,10 @@ export function createImportEntry(imports: ConnectionImports, orderStore?: Objec
     }
     const parsed = intakeMessageSchema.safeParse(message);
     if (!parsed.success) {
-      const issues = parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`);
-      if (options.logInvalid !== false) imports.logger.error('invalid intake message', { issues });
-      return { status: 'invalid', reason: issues.join('; ').slice(0, 500) };
+      return invalid(
+        parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`),
+        options,
+      );
     }
     return importOrder(await imports.depsFor(parsed.data.connection), parsed.data, options);
   };

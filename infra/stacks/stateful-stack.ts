@@ -212,6 +212,12 @@ export class StatefulStack extends Stack implements StatefulResources {
       // Accounting records: the bucket is never deleted with the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    // Bank statements dropped under bank-statements/ are imported on their `Object Created` event
+    // (the stateless stack's rule on the default bus). The CloudFormation property, not
+    // `eventBridgeEnabled`, which adds a custom resource and its function.
+    (bucket.node.defaultChild as s3.CfnBucket).notificationConfiguration = {
+      eventBridgeConfiguration: { eventBridgeEnabled: true },
+    };
     if (archiveTransitions.length > 0) {
       // CloudFormation types ObjectSizeGreaterThan as a string (a long); the L2 writes a number.
       (bucket.node.defaultChild as s3.CfnBucket).addPropertyOverride(

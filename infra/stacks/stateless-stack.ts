@@ -20,6 +20,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { deployedTargetChecks, parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
 import { ACTION_FAILED } from '../../functions/core/events/action-events.js';
+import { BANK_TRANSACTION_RECEIVED } from '../../functions/core/events/bank-events.js';
 import type { Route, ScheduledAction } from '../../functions/core/routes.js';
 import { namePrefix, ruleSourcesOf } from '../config/names.js';
 import type { InfraConfig } from '../config/schema.js';
@@ -42,6 +43,11 @@ import {
   scheduledAction,
 } from './stateless/action-routes.js';
 import { statelessAlarms } from './stateless/alarms.js';
+import {
+  type BankStatementDrop,
+  bankStatementDrop,
+  IMPORT_BANK_STATEMENTS_HANDLER,
+} from './stateless/bank-statements.js';
 import { FunctionFactory } from './stateless/function-factory.js';
 import { connectionPollingOf, singleConnectionPoller } from './stateless/poller.js';
 import { deadLetterQueue } from './stateless/queues.js';
@@ -81,6 +87,8 @@ export class StatelessStack extends Stack {
   readonly signedDeliveries: SignedDeliveries | undefined;
   /** API destinations to the configured HTTP consumers (`deliveryVia=api-destination`). */
   readonly httpDeliveries: HttpDeliveries | undefined;
+  /** Bank statements dropped into S3 → their transactions on the bus (when a route takes them). */
+  readonly bankStatements: BankStatementDrop | undefined;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -126,6 +134,9 @@ export class StatelessStack extends Stack {
       actionRoute(this, functions, { route, config, eventBus }),
     );
 
+    // --- bank statements dropped into S3 → `BankTransaction.Received`, when a route liquidates them
+    this.bankStatements = this.statementDrop(props);
+
     // --- e-shop order intake: HTTP API → verify → FIFO queue → import
     if (config.intakeEnabled) this.orderIntake = this.intake(config, resources);
 
@@ -152,10 +163,21 @@ export class StatelessStack extends Stack {
       eventBus,
       actionFailedRule: this.actionFailedRule,
       routes: this.routeResources,
+      bankStatements: this.bankStatements,
       scheduledFunctions: this.scheduledFunctions,
     });
     this.dashboard = config.dashboard ? this.operationsDashboard(config) : undefined;
     this.outputs(prefix);
+  }
+
+  private statementDrop(props: StatelessStackProps): BankStatementDrop | undefined {
+    if (!takesBankTransactions(props.routes)) return undefined;
+    const { config, resources } = props;
+    return bankStatementDrop(this, {
+      config,
+      resources,
+      connectionsTable: this.connectionPolling?.connectionsTable,
+    });
   }
 
   private intake(config: InfraConfig, resources: StatefulResources): OrderIntake {
@@ -251,10 +273,18 @@ export class StatelessStack extends Stack {
   }
 }
 
+/** Whether a route of the table takes `BankTransaction.Received` (the payment action's). */
+function takesBankTransactions(routes: readonly Route[]): boolean {
+  return routes.some((r) => r.pattern['detail-type'].includes(BANK_TRANSACTION_RECEIVED));
+}
+
 /** Bundling needs every handler module: names all the missing ones at once. */
 function assertHandlersPresent(props: StatelessStackProps): void {
   const wanted = [
     { handler: POLLER_HANDLER, usedBy: 'the poller' },
+    ...(takesBankTransactions(props.routes)
+      ? [{ handler: IMPORT_BANK_STATEMENTS_HANDLER, usedBy: 'the bank statement drop' }]
+      : []),
     ...props.routes.map((r) => ({ handler: r.handler, usedBy: `route '${r.id}'` })),
     ...props.scheduledActions.map((a) => ({ handler: a.handler, usedBy: `scheduled action '${a.id}'` })),
   ];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
 import { actionOutcomeEntries } from '../../functions/core/actions/registry.js';
+import { einvoicingPolicy } from '../../functions/core/actions/send-invoice/channel-policy.js';
 import { matchesPattern } from '../../functions/core/event-pattern.js';
 import { actionFailedEntry } from '../../functions/core/events/action-events.js';
 
@@ -83,12 +84,35 @@ describe('routing table', () => {
       'transfer-received-order',
       'transfer-issue-slip',
       'archive-isdoc',
+      'send-einvoice',
+      'send-einvoice-fixed',
       'liquidate-payments',
     ]);
   });
 
+  it('e-invoices under the Slovak mandate by default: every new invoice reaches the sending, updates too', () => {
+    const config = loadActionsConfig({});
+    expect(einvoicingPolicy(config)).toBe('mandate-sk');
+    expect(einvoicingPolicy(loadActionsConfig({ ACCOUNTING_SERVICE_VARIANT: 'cz' }))).toBe('lists');
+    const built = buildRoutes(config);
+    expect(built.find((x) => x.id === 'send-einvoice')?.pattern).toEqual({
+      source: ['accounting.default'],
+      'detail-type': ['IssuedInvoice.Created'],
+    });
+    expect(built.find((x) => x.id === 'send-einvoice-fixed')?.pattern).toEqual({
+      source: ['accounting.default'],
+      'detail-type': ['IssuedInvoice.Updated'],
+    });
+    expect(buildScheduledActions(config).map((s) => s.handler)).toEqual(['track-einvoices']);
+    const off = loadActionsConfig({ ACTIONS_EINVOICING: 'off' });
+    expect(buildRoutes(off).map((x) => x.id)).not.toContain('send-einvoice');
+    expect(buildScheduledActions(off)).toEqual([]);
+    expect(() => loadActionsConfig({ ACTIONS_EINVOICING: 'mandate' })).toThrow(/ACTIONS_EINVOICING/);
+  });
+
   it('switches each step by configuration and filters sending by configured partners', () => {
     const config = loadActionsConfig({
+      ACTIONS_EINVOICING: 'lists',
       ACTIONS_TRANSFER_RECEIVED_ORDER_TO_ISSUE_SLIP: 'false',
       ACTIONS_TRANSFER_ISSUED_OFFER_TO_RECEIVED_ORDER: 'true',
       ACTIONS_ISDOC_ARCHIVE: 'off',
@@ -100,6 +124,7 @@ describe('routing table', () => {
       'transfer-issue-slip',
       'transfer-issued-offer',
       'send-einvoice',
+      'send-einvoice-fixed',
       'send-email',
       'liquidate-payments',
     ]);
@@ -111,13 +136,14 @@ describe('routing table', () => {
     });
     for (const route of built) expect(route.pattern.source).toEqual(['accounting.default']);
     expect(buildScheduledActions(config).map((s) => s.handler)).toEqual(['track-einvoices']);
-    expect(buildScheduledActions(loadActionsConfig({}))).toEqual([]);
+    expect(buildScheduledActions(loadActionsConfig({ ACTIONS_EINVOICING: 'lists' }))).toEqual([]);
   });
 });
 
 describe('routing table with the event-pattern matcher', () => {
   const config = loadActionsConfig({
     ACCOUNTING_CONNECTION: 'acme',
+    ACTIONS_EINVOICING: 'lists',
     ACTIONS_EINVOICE_PARTNERS: '12345678',
     ACTIONS_EMAIL_PARTNERS: '55555555',
   });
@@ -157,6 +183,7 @@ describe('routing table with the event-pattern matcher', () => {
     };
     expect(matching(byRef('ReceivedOrder'))).toEqual(['transfer-received-order']);
     expect(matching(byRef('IssuedInvoice'))).toEqual(['archive-isdoc', 'send-einvoice', 'send-email']);
+    expect(matching(byRef('IssuedInvoice', 'Updated'))).toEqual(['archive-isdoc', 'send-einvoice-fixed']);
   });
 
   it('sends new invoices of configured partners to their channel, and every invoice version to the archive', () => {
@@ -170,6 +197,10 @@ describe('routing table with the event-pattern matcher', () => {
     ]);
     expect(matching(recordEvent('IssuedInvoice', invoice('99999999')))).toEqual(['archive-isdoc']);
     expect(matching(recordEvent('IssuedInvoice', invoice('12345678'), { change: 'Updated' }))).toEqual([
+      'archive-isdoc',
+      'send-einvoice-fixed',
+    ]);
+    expect(matching(recordEvent('IssuedInvoice', invoice('55555555'), { change: 'Updated' }))).toEqual([
       'archive-isdoc',
     ]);
     expect(matching(recordEvent('IssuedAdvanceInvoice', invoice(null)))).toEqual(['archive-isdoc']);
@@ -192,6 +223,7 @@ describe('action event catalog', () => {
       'IssuedInvoice.EmailSent',
       'IssuedInvoice.SendingHeld',
       'IssuedInvoice.SendingReleased',
+      'IssuedInvoice.EInvoiceBlocked',
       'IssuedInvoice.EInvoiceStatusChanged',
       'IssuedInvoice.PaymentReminderSent',
       'IssuedAdvanceInvoice.PaymentReminderSent',

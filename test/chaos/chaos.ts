@@ -156,7 +156,7 @@ async function crashes(sandbox: Sandbox, dataDir: string, eventsFile: string, en
 }
 
 const SETTLE_ROUNDS = 30;
-const SETTLE_ROUND_DURATION = '10s';
+const SETTLE_ROUND_DURATION = '20s';
 
 /** Journaled events some subscriber has not handled yet (the bus journal's files in the data directory). */
 async function backlog(dataDir: string): Promise<number> {

@@ -57,7 +57,7 @@ describe('a scheduled action for every connection', () => {
       entry('alpha'),
       entry('beta'),
       entry('gamma', { paused: true }),
-      entry('delta', { actions: { ACTIONS_EINVOICE_PARTNERS: '' } }),
+      entry('delta', { actions: { ACTIONS_EINVOICING: 'off' } }),
       entry('omega'),
     ]);
     const sendings = createMemoryCheckpointStore<OpenSendings>();

@@ -7,7 +7,8 @@
  * - DynamoDB → dynalite (wire protocol passed through);
  * - S3 → s3rver (path-style), answering a missing key with 403 unless the caller may list the
  *   bucket without a prefix (as S3 does), with conditional writes (`If-None-Match`), which s3rver
- *   ignores, checked here, and the SDK's aws-chunked uploads decoded;
+ *   ignores, checked here, and the SDK's aws-chunked uploads decoded; a new object of a bucket
+ *   whose template enables EventBridge notifications is an `Object Created` event on the default bus;
  * - EventBridge PutEvents → the template's rules (./rule-pattern.ts: the local bus's pattern
  *   semantics, the envelope's fields too, and a refusal of what it does not implement) → their
  *   targets: SQS queues (through the queue's resource policy for `events.amazonaws.com` with the
@@ -125,7 +126,10 @@ const s3Error = (res: ServerResponse, status: number, code: string, message: str
 };
 
 export class AwsStandIn {
+  /** Events the deployment's functions put on a bus. */
   readonly published: PublishedEvent[] = [];
+  /** Events AWS services sent to the default bus (S3's `Object Created`). */
+  readonly serviceEvents: PublishedEvent[] = [];
   readonly deliveries: Delivery[] = [];
   /** Calls to a service or operation this stand-in does not serve. */
   readonly unsupported: string[] = [];
@@ -502,8 +506,71 @@ export class AwsStandIn {
     });
     const payload = Buffer.from(await upstream.arrayBuffer());
     if (method !== 'HEAD') out['content-length'] = String(payload.length);
+    const created =
+      upstream.ok &&
+      key &&
+      ((method === 'PUT' && !q.has('tagging') && !q.has('uploadId')) ||
+        (method === 'POST' && q.has('uploadId')));
+    if (created)
+      await this.objectCreated(bucket, key, {
+        size: body.length,
+        reason: method === 'POST' ? 'CompleteMultipartUpload' : 'PutObject',
+        requester: ACCOUNT,
+      });
     res.writeHead(upstream.status, out);
     res.end(method === 'HEAD' ? undefined : payload);
+  }
+
+  /**
+   * An object written by someone outside the deployment (a person, a bank's export) — as S3 does
+   * it: stored, then its `Object Created` event when the bucket sends events to EventBridge.
+   */
+  async putObjectFromOutside(bucket: string, key: string, body: Uint8Array): Promise<void> {
+    const url = `${this.deps.s3Endpoint}/${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+    const upstream = await fetch(url, { method: 'PUT', body });
+    if (!upstream.ok) throw new Error(`s3 PUT ${bucket}/${key}: ${upstream.status} ${await upstream.text()}`);
+    await upstream.arrayBuffer().catch(() => undefined);
+    await this.objectCreated(bucket, key, {
+      size: body.length,
+      reason: 'PutObject',
+      requester: '123456789012',
+    });
+  }
+
+  /**
+   * S3's EventBridge notification of a new object: sent to the default bus only when the bucket's
+   * template says `NotificationConfiguration.EventBridgeConfiguration.EventBridgeEnabled`.
+   */
+  private async objectCreated(
+    bucket: string,
+    key: string,
+    object: { size: number; reason: string; requester: string },
+  ): Promise<void> {
+    const resource = this.deps.assembly.byType('AWS::S3::Bucket').find((b) => b.ref === bucket);
+    const config = resource && this.deps.assembly.props(resource).NotificationConfiguration;
+    const enabled = config?.EventBridgeConfiguration?.EventBridgeEnabled;
+    if (enabled !== true && String(enabled) !== 'true') return;
+    const event: PublishedEvent['event'] = {
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'Object Created',
+      source: 'aws.s3',
+      account: ACCOUNT,
+      time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      region: REGION,
+      resources: [`arn:aws:s3:::${bucket}`],
+      detail: {
+        version: '0',
+        bucket: { name: bucket },
+        object: { key, size: object.size, sequencer: Date.now().toString(16).toUpperCase() },
+        'request-id': randomUUID().replace(/-/g, '').slice(0, 16).toUpperCase(),
+        requester: object.requester,
+        'source-ip-address': '127.0.0.1',
+        reason: object.reason,
+      },
+    };
+    this.serviceEvents.push({ caller: 's3.amazonaws.com', event });
+    await this.route(this.busArn(undefined), event);
   }
 
   // ---- EventBridge ------------------------------------------------------------------------

@@ -24,10 +24,11 @@ const TIMED_OUT = 'RoutetransferreceivedorderFunction';
 
 /** What this file's flows do not run, and why. */
 const OUT_OF_FLOW: OutOfFlow = {
-  Routeliquidatepayments:
-    'bank statements reach the bus only locally (`bank import`, the watched folder of `run`); their S3 drop on AWS is not built yet',
+  Routeliquidatepayments: 'the bank statements dropped into S3 are run in one-connection.test.ts',
+  BankStatements: 'the bank statements dropped into S3 are run in one-connection.test.ts',
   OrderIntake: 'the intake is run in one-connection.test.ts',
-  ActionFailedRule: 'an invalid event is dead-lettered, not failed; Action.Failed is run in test/actions',
+  ActionFailedRule:
+    'an invalid event is dead-lettered, not failed; Action.Failed (a liquidation whose outcome is unknown) is run in one-connection.test.ts',
 };
 
 beforeAll(async () => {

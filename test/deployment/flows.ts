@@ -246,3 +246,66 @@ export async function idempotencyMismatches(d: Deployment, seconds: number): Pro
         `${table.logicalId} record ${id} expires ${Math.round(expiration - nowSeconds)} s from now; the deployment's replay horizon is ${seconds} s (ACTIONS_IDEMPOTENCY_EXPIRES_SECONDS of the functions that wrote it)`,
     );
 }
+
+/** An open invoice of the sandbox: what is left to pay and its variable symbol. */
+export interface OpenInvoice {
+  readonly id: string;
+  readonly variableSymbol: string;
+  readonly rest: number;
+}
+
+/**
+ * Issued invoices of the sandbox with something left to pay, in the home currency, each with a
+ * variable symbol no other open invoice has (so a payment names one invoice).
+ */
+export function openInvoices(d: Deployment, homeCurrency: string): OpenInvoice[] {
+  const state = d.sandbox.state;
+  const home = state
+    .list('Currencies', { pageSize: 1000, pageNumber: 1 })
+    .items.find((c) => c.Code === homeCurrency)?.Id;
+  const open = state
+    .list('IssuedInvoices', { pageSize: 100_000, pageNumber: 1 })
+    .items.filter((r) => !r.CurrencyId || r.CurrencyId === home)
+    .map((r) => ({
+      id: String(r.Id),
+      variableSymbol: String(r.VariableSymbol ?? ''),
+      rest: d.sandbox.server.domain.liquidations.paymentStatus('IssuedInvoices', r).RestToPay as number,
+    }))
+    .filter((i) => i.rest > 1 && /^[1-9]\d{0,9}$/.test(i.variableSymbol));
+  const bySymbol = new Map<string, number>();
+  for (const i of open) bySymbol.set(i.variableSymbol, (bySymbol.get(i.variableSymbol) ?? 0) + 1);
+  return open.filter((i) => bySymbol.get(i.variableSymbol) === 1);
+}
+
+/** A camt.053.001.02 statement of credit transactions, as a bank exports it (symbols in `EndToEndId`). */
+export function camt053(
+  iban: string,
+  currency: string,
+  transactions: readonly { id: string; amount: number; variableSymbol: string }[],
+): Uint8Array {
+  const entries = transactions.map(
+    (
+      t,
+    ) => `<Ntry><Amt Ccy="${currency}">${t.amount.toFixed(2)}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts>
+<BookgDt><Dt>2026-11-27</Dt></BookgDt><ValDt><Dt>2026-11-27</Dt></ValDt><AcctSvcrRef>${t.id}</AcctSvcrRef>
+<NtryDtls><TxDtls><Refs><AcctSvcrRef>${t.id}</AcctSvcrRef><EndToEndId>/VS/${t.variableSymbol}</EndToEndId></Refs></TxDtls></NtryDtls></Ntry>`,
+  );
+  return new TextEncoder().encode(`<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>DEPLOYED</MsgId><CreDtTm>2026-11-27T18:00:00</CreDtTm></GrpHdr>
+<Stmt><Id>DEPLOYED-1</Id><CreDtTm>2026-11-27T18:00:00</CreDtTm><Acct><Id><IBAN>${iban}</IBAN></Id><Ccy>${currency}</Ccy></Acct>
+${entries.join('\n')}
+</Stmt></BkToCstmrStmt></Document>`);
+}
+
+/** Drops a statement into the archive bucket as a bank's export would arrive, and runs what follows. */
+export async function dropStatement(d: Deployment, key: string, bytes: Uint8Array): Promise<void> {
+  const bucket = d.assembly.byType('AWS::S3::Bucket').find((b) => b.logicalId.startsWith('ArchiveBucket'));
+  if (!bucket) throw new Error('no archive bucket');
+  const sent = d.standIn.serviceEvents.length;
+  await d.standIn.putObjectFromOutside(bucket.ref, key, bytes);
+  if (d.standIn.serviceEvents.length === sent)
+    throw new Error(
+      `${bucket.logicalId} NotificationConfiguration.EventBridgeConfiguration: the bucket sent no Object Created event for ${key}, so no statement is imported`,
+    );
+  await d.settle();
+}

@@ -14,13 +14,16 @@ import { largeShopifyOrder } from '../intake/support-orders.js';
 import { type Deployment, deploy } from './deployment.js';
 import {
   callReport,
+  camt053,
   deadLetters,
   deliverySecrets,
   detailTypes,
+  dropStatement,
   failedInvocations,
   idempotencyMismatches,
   invoicedPartner,
   objectKeys,
+  openInvoices,
   postGenericOrder,
   type Receiver,
   requestsSince,
@@ -43,11 +46,7 @@ import {
 let d: Deployment;
 
 /** What this file's flows do not run, and why. */
-const OUT_OF_FLOW: OutOfFlow = {
-  Routeliquidatepayments:
-    'bank statements reach the bus only locally (`bank import`, the watched folder of `run`); their S3 drop on AWS is not built yet',
-  ActionFailedRule: 'no action fails in these flows (the failure paths are in failure-paths.test.ts)',
-};
+const OUT_OF_FLOW: OutOfFlow = {};
 let consumer: Receiver;
 const intakeSecret = webhookSecret();
 const shopifySecret = randomBytes(32).toString('hex');
@@ -151,13 +150,71 @@ describe('one connection, deployed', () => {
     expect(deadLetters(d)).toEqual({});
   }, 180_000);
 
+  it('a bank statement dropped into S3 liquidates the invoices it pays once, even dropped twice; an unknown outcome is not repeated', async () => {
+    const liquidations = () => d.sandbox.server.domain.liquidations.payments.length;
+    const calls = () =>
+      Object.entries(d.sandbox.requestCounts().byEndpoint)
+        .filter(([endpoint]) => endpoint.endsWith('createReceiptWithLiquidation'))
+        .reduce((sum, [, n]) => sum + n, 0);
+    const [full, part, later] = openInvoices(d, 'EUR');
+    if (!full || !part || !later) throw new Error('the sandbox has fewer than 3 open invoices');
+    const iban = 'SK3112000000198742637541';
+    const statement = camt053(iban, 'EUR', [
+      { id: 'DEPLOYED-T1', amount: full.rest, variableSymbol: full.variableSymbol },
+      { id: 'DEPLOYED-T2', amount: Math.round(part.rest * 50) / 100, variableSymbol: part.variableSymbol },
+      { id: 'DEPLOYED-T3', amount: 12.34, variableSymbol: '9999999991' },
+    ]);
+    const before = liquidations();
+    await dropStatement(d, 'bank-statements/default/2026-11-27.xml', statement);
+    expect(failedInvocations(d)).toBe('');
+    const types = () => detailTypes(d);
+    expect(types()['BankTransaction.Received'], JSON.stringify(types())).toBe(3);
+    expect(types()['IssuedInvoice.PaymentRecorded']).toBe(2);
+    expect(types()['BankTransaction.Unmatched']).toBe(1);
+    expect(liquidations() - before).toBe(2);
+    expect(calls()).toBe(2);
+    // The same statement again (the bank sent it twice): received again, liquidated nothing twice.
+    await dropStatement(d, 'bank-statements/default/2026-11-27-again.xml', statement);
+    expect(types()['BankTransaction.Received']).toBe(6);
+    expect(types()['IssuedInvoice.PaymentRecorded']).toBe(2);
+    expect(liquidations() - before).toBe(2);
+    expect(calls()).toBe(2);
+    // The service drops the connection on the liquidation: its outcome is unknown, so it is not
+    // repeated but reported (Action.Failed, to the outcomes log), and not repeated when the
+    // statement comes again either.
+    const next = camt053(iban, 'EUR', [
+      { id: 'DEPLOYED-T4', amount: later.rest, variableSymbol: later.variableSymbol },
+    ]);
+    d.sandbox.setFaults({ connectionResetRate: 1, pathPattern: 'WithLiquidation' });
+    try {
+      await dropStatement(d, 'bank-statements/default/2026-11-28.xml', next);
+    } finally {
+      d.sandbox.setFaults({ connectionResetRate: 0, pathPattern: '^/v1/' });
+    }
+    expect(calls()).toBe(3);
+    const failed = d.standIn.published.filter((p) => p.event['detail-type'] === 'Action.Failed');
+    expect(failed.map((p) => p.event.detail.problem?.kind)).toEqual(['outcomeUnknown']);
+    await dropStatement(d, 'bank-statements/default/2026-11-28-again.xml', next);
+    expect(calls()).toBe(3);
+    expect(failedInvocations(d)).toBe('');
+    expect(describeDenials(d.authorizer.denied())).toBe('');
+    expect(deadLetters(d)).toEqual({});
+  }, 180_000);
+
   it('an idle tick makes one request per polled collection, and one more per payable one', async () => {
     // Five minutes on, the e-invoice tracker runs again (it sees the first tick's sendings change).
     await d.advance(5 * 60_000);
     // The first tick's transfers made documents: the next ticks publish those, then nothing.
     await tickUntilIdle(d, 'Poller');
     // By now (the transfers' documents polled too) every rule matched an event and reached each target.
-    expect(unmatchedRules(d, OUT_OF_FLOW)).toBe('');
+    // But the blocked e-invoice route: the first invoice update comes from the later flows (checked
+    // after the file, as every rule not listed out of flow).
+    expect(
+      unmatchedRules(d, {
+        ...OUT_OF_FLOW,
+        Routesendeinvoicefixed: 'no invoice is updated before the later flows of this file',
+      }),
+    ).toBe('');
     const before = d.invocations.length;
     const requestsBefore = { ...d.sandbox.requestCounts().byEndpoint };
     await d.tick();

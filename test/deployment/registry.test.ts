@@ -30,20 +30,23 @@ let d: Deployment;
 
 /** What this file's flows do not run, and why. */
 const OUT_OF_FLOW: OutOfFlow = {
-  Routeliquidatepayments:
-    'bank statements reach the bus only locally (`bank import`, the watched folder of `run`); their S3 drop on AWS is not built yet',
-  ActionFailedRule: 'no action fails in these flows (the failure paths are in failure-paths.test.ts)',
+  Routeliquidatepayments: 'the bank statements dropped into S3 are run in one-connection.test.ts',
+  BankStatements: 'the bank statements dropped into S3 are run in one-connection.test.ts',
+  ActionFailedRule:
+    'no action fails in these flows (a liquidation whose outcome is unknown fails in one-connection.test.ts)',
+  Routesendeinvoicefixed:
+    'no invoice the e-invoicing pre-flight blocked is fixed in these flows; that flow is run in einvoicing.test.ts',
   OrderIntake: 'the intake is run in one-connection.test.ts',
-  ConnectionsUnhealthyRule:
-    'no connection becomes unhealthy in these flows (its refusal is tested in test/local)',
 };
 let consumer: Receiver;
 const CONNECTIONS = ['acme', 'globex'] as const;
+let registry: ReturnType<typeof createDynamoDbConnectionRegistry>;
 
 beforeAll(async () => {
   consumer = await startReceiver();
   d = await deploy({
-    sandbox: { companies: 2, sizes: { documents: 40, partners: 8, perCollection: {} } },
+    // A third company for the connection whose credentials are an SSM parameter.
+    sandbox: { companies: 3, sizes: { documents: 40, partners: 8, perCollection: { ReceivedOrders: 4 } } },
     config: async (sandbox) => ({
       connectionRegistry: true,
       // Payment detection on: the poller of shards runs it for every connection, under IAM.
@@ -60,7 +63,7 @@ beforeAll(async () => {
     .byType('AWS::DynamoDB::Table')
     .find((t) => t.logicalId.startsWith('ConnectionsTable'));
   if (!table) throw new Error('no registry table');
-  const registry = createDynamoDbConnectionRegistry({ client: d.servers.dynamoDb, tableName: table.ref });
+  registry = createDynamoDbConnectionRegistry({ client: d.servers.dynamoDb, tableName: table.ref });
   for (const [i, name] of CONNECTIONS.entries()) {
     const secretName = `accounting-events-prod/connections/${name}`;
     d.standIn.secretStore.put(secretName, JSON.stringify({ apiKey: d.sandbox.credentialsOf(i + 1).apiKey }));
@@ -155,5 +158,61 @@ describe('connection registry, deployed', () => {
       expect(n, endpoint).toBe(payable.includes(endpoint) ? 2 * CONNECTIONS.length : CONNECTIONS.length);
     }
     expect(d.authorizer.denied()).toEqual([]);
+  }, 180_000);
+
+  it('a connection whose key is an SSM SecureString is polled with it (decrypted with aws/ssm through SSM); one whose key the service refuses is unhealthy, and logged', async () => {
+    const parameter = (name: string) => `/accounting-events-prod/connections/${name}`;
+    d.standIn.ssmAndKms.put(
+      parameter('initech'),
+      JSON.stringify({ apiKey: d.sandbox.credentialsOf(3).apiKey }),
+      'SecureString',
+    );
+    d.standIn.ssmAndKms.put(
+      parameter('hooli'),
+      JSON.stringify({ apiKey: 'a-key-the-service-refuses' }),
+      'SecureString',
+    );
+    for (const name of ['initech', 'hooli'])
+      await registry.add(
+        parseConnectionEntry(
+          {
+            name,
+            baseUrl: d.sandbox.baseUrl,
+            authUrl: d.sandbox.authUrl,
+            credentialsSecret: `ssm:${parameter(name)}`,
+          },
+          name,
+        ),
+      );
+    const calls = d.authorizer.calls.length;
+    const published = d.standIn.published.length;
+    await d.tick();
+    expect(failedInvocations(d)).toBe('');
+    expect(describeDenials(d.authorizer.denied())).toBe('');
+    const events = d.standIn.published.slice(published).map((p) => p.event);
+    // initech: polled with the key read from SSM, its documents published and acted on.
+    const initech = events.filter((e) => e.source === 'accounting.initech');
+    expect(initech.filter((e) => e['detail-type'] === 'IssuedInvoice.Created').length).toBeGreaterThan(0);
+    const made = d.authorizer.calls.slice(calls);
+    const reads = made.filter((c) => c.action === 'ssm:GetParameters');
+    expect(reads.some((c) => c.resource.endsWith(parameter('initech')))).toBe(true);
+    expect(reads.every((c) => c.decision === 'Allowed')).toBe(true);
+    // The SecureString is decrypted through SSM with the AWS managed key, on the caller's behalf.
+    const decrypts = made.filter((c) => c.action === 'kms:Decrypt');
+    expect(decrypts.length).toBeGreaterThan(0);
+    expect(decrypts.every((c) => c.decision === 'Allowed')).toBe(true);
+    // hooli: refused by the service, so unhealthy — once — and the unhealthy rule logged it.
+    const unhealthy = events.filter((e) => e['detail-type'] === 'Connection.Unhealthy');
+    expect(unhealthy.map((e) => [e.detail.connection, e.detail.reason])).toEqual([
+      ['hooli', 'authentication'],
+    ]);
+    expect(
+      events.filter((e) => e.source === 'accounting.hooli' && e['detail-type'] !== 'Connection.Unhealthy'),
+    ).toEqual([]);
+    const rule = d.assembly
+      .byType('AWS::Events::Rule')
+      .find((r) => r.logicalId.startsWith('ConnectionsUnhealthyRule'));
+    expect(d.usage.targetDeliveries.get(`${rule?.logicalId}#Targets[0]`)).toBe(1);
+    expect(deadLetters(d)).toEqual({});
   }, 180_000);
 });

@@ -203,12 +203,15 @@ describe('a default single-company deployment, counted', () => {
     const alarms = alarmsOf(lean);
     expect(alarms.map((a) => a.name)).toEqual([
       'ActionFailedAlarm',
+      'BankStatements-DlqAlarm',
       'IntakeApi5xxAlarm',
       'IntakeDlqAlarm',
       'PollerErrorsAlarm',
       'PollerLagAlarm',
       'Route-archive-isdoc-DlqAlarm',
       'Route-liquidate-payments-DlqAlarm',
+      'Route-send-einvoice-DlqAlarm',
+      'Route-send-einvoice-fixed-DlqAlarm',
       'Route-transfer-issue-slip-DlqAlarm',
       'Route-transfer-received-order-DlqAlarm',
       'ScheduleDlqAlarm',

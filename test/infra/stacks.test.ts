@@ -81,8 +81,8 @@ describe('functions', () => {
       expect.arrayContaining(['transfer-documents', 'archive-isdoc', 'send-invoice']),
     );
     expect(t.scheduledActions.map((a) => a.handler)).toEqual(['track-einvoices']);
-    // … and the order intake's two (test/infra/intake.test.ts).
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(1 + t.routes.length + t.scheduledActions.length + 2);
+    // … the order intake's two (test/infra/intake.test.ts) and the bank statement import (the payment route takes its events).
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(1 + t.routes.length + t.scheduledActions.length + 3);
   });
 
   it('every function: Node 24, ARM64, its memory and timeout, no tracing by default, its own log group', () => {
@@ -129,7 +129,8 @@ describe('functions', () => {
     custom.statelessTemplate.resourcePropertiesCountIs(
       'AWS::Lambda::Function',
       { MemorySize: 256 },
-      custom.routes.length + 2, // the intake's two functions run at the action memory too
+      // The scheduled actions, the intake's two functions and the bank statement import run at the action memory too.
+      custom.routes.length + custom.scheduledActions.length + 3,
     );
   });
 
@@ -274,8 +275,8 @@ describe('least privilege per function', () => {
         [st.Action].flat().includes('events:PutEvents'),
       ).map((st) => [id, st] as const),
     );
-    // The poller, every route and scheduled function, the intake's two.
-    expect(putEvents.length).toBe(functionPaths().length + 2);
+    // The poller, every route and scheduled function, the intake's two, the bank statement import.
+    expect(putEvents.length).toBe(functionPaths().length + 3);
     for (const [id, st] of putEvents) {
       const condition = st.Condition as Record<string, Record<string, unknown>>;
       expect(condition.Null, id).toEqual({ 'events:source': 'false', 'events:detail-type': 'false' });
@@ -480,7 +481,7 @@ describe('routes', () => {
 
   it('every route: event source with bounded concurrency and partial batch failures', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(t.routes.length + 1); // + the intake's import queue
+    expect(mappings).toHaveLength(t.routes.length + 2); // + the intake's import queue and the bank statements'
     for (const route of t.routes) {
       t.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         FunctionName: { Ref: functionId(`Route-${route.id}`) },

@@ -17,7 +17,7 @@ function flipOneByte(text: string, at: number): Buffer {
 }
 
 describe('webhook signatures', () => {
-  for (const source of ['shopify', 'woocommerce'] as const) {
+  for (const source of ['shopify', 'woocommerce', 'shoptet'] as const) {
     it(`${source}: the HMAC of the exact bytes passes; one flipped bit, another secret or no header fails`, () => {
       fc.assert(
         fc.property(secret, secret, body, fc.nat(), (key, other, text, at) => {

@@ -39,8 +39,14 @@ const percentOfType: Record<string, number> = {
 const round = (x: number) => Math.sign(x) * Math.round(Math.abs(x) + 1e-7);
 const dec = (cents: number) => (cents / 100).toFixed(2);
 
-/** What the service computes for the request: the sandbox's items and recapitulation. */
-export function servicePricing(request: CreateReceivedOrderRequest): OrderTotals {
+/** What the service computes for the request: the sandbox's items and recapitulation (sk, or cz rates). */
+export function servicePricing(
+  request: CreateReceivedOrderRequest,
+  variant: 'sk' | 'cz' = 'sk',
+): OrderTotals {
+  const national = variant === 'sk' ? SLOVAK : nationalData('cz');
+  const percents: Record<string, number> =
+    variant === 'sk' ? percentOfType : { BasicVatRate: 21, FirstReducedVatRate: 12, ZeroVatRate: 0 };
   const items = request.Items.map((wrapped, i) => {
     const item = ('TextItem' in wrapped ? wrapped.TextItem : wrapped.PriceListItem) as {
       Text?: string | null;
@@ -50,7 +56,7 @@ export function servicePricing(request: CreateReceivedOrderRequest): OrderTotals
       VatRateType?: string | null;
       DiscountPercentage?: number | null;
     };
-    return buildItem({ vatRateIds: {}, national: SLOVAK } as unknown as ReferenceData, `i${i}`, {
+    return buildItem({ vatRateIds: {}, national } as unknown as ReferenceData, `i${i}`, {
       Text: item.Text ?? '',
       Quantity: item.Quantity ?? 0,
       UnitPrice: item.UnitPrice ?? 0,
@@ -66,7 +72,7 @@ export function servicePricing(request: CreateReceivedOrderRequest): OrderTotals
   return {
     total: recap.TotalPrice,
     vatByRate: recap.VatRateSums.map((s) => ({
-      ratePercent: percentOfType[s.VatRateType] ?? -1,
+      ratePercent: percents[s.VatRateType] ?? -1,
       vat: s.Vat,
     })),
   };

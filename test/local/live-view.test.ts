@@ -29,6 +29,14 @@ describe('live view helpers', () => {
         final: true,
       }),
     ).toBe('e-invoice Delivered (AP) final');
+    expect(
+      outcomeNote('IssuedInvoice.EInvoiceStatusChanged', {
+        status: 'Rejected',
+        responseCode: null,
+        mls: { code: 'RE', reasons: [{ code: 'BV', ruleIds: ['BR-CO-10', 'PEPPOL-EN16931-R120'] }] },
+        final: true,
+      }),
+    ).toBe('e-invoice Rejected (MLS RE: BV BR-CO-10 PEPPOL-EN16931-R120) final');
   });
 });
 

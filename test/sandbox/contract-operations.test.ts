@@ -351,30 +351,63 @@ describe('section 4.5: sending, liquidation, bank documents', () => {
     );
   });
 
-  it('sends through the e-invoicing network; the status moves over time and keeps its history', async () => {
-    const inv = (await h.getJson('/v1/IssuedInvoices?PageSize=20&PageNumber=1')).Items.find(
-      (i: { BusinessPartnerAddress: { IdentificationNumber: string | null } }) =>
-        i.BusinessPartnerAddress.IdentificationNumber,
-    );
-    const sent = await post(`/v1/IssuedInvoices/${inv.Id}/Send/EInvoice`);
+  it('sends through the e-invoicing network (Invoice Response, outside Slovakia); the status moves over time and keeps its history', async () => {
+    const cz = await harness({
+      eInvoicing: {
+        statuses: 'invoiceResponse',
+        stepMs: 1000,
+        transportFailureProbability: 0,
+        responseWeights: { AP: 1, RE: 0, CA: 0, UQ: 0 },
+        paidProbability: 1,
+      },
+    });
+    try {
+      const inv = (await cz.getJson('/v1/IssuedInvoices?PageSize=20&PageNumber=1')).Items.find(
+        (i: { BusinessPartnerAddress: { IdentificationNumber: string | null } }) =>
+          i.BusinessPartnerAddress.IdentificationNumber,
+      );
+      const sent = await jsonOf(
+        await cz.api(`/v1/IssuedInvoices/${inv.Id}/Send/EInvoice`, { method: 'POST' }),
+      );
+      expect(sent.Status).toBe('Queued');
+      const status = () => cz.getJson(`/v1/EInvoicing/Sendings/${sent.SendingId}`);
+      expect((await status()).Status).toBe('Queued');
+      cz.clock.advance(2000);
+      expect((await status()).Status).toBe('Delivered');
+      cz.clock.advance(10_000);
+      const final = await status();
+      expect(final.History.map((s: { ResponseCode: string | null }) => s.ResponseCode)).toEqual([
+        null,
+        null,
+        null,
+        'AB',
+        'IP',
+        'AP',
+        'PD',
+      ]);
+      expect(final.IsFinal).toBe(true);
+      expect(final).not.toHaveProperty('MessageLevelStatus');
+    } finally {
+      await cz.sandbox.close();
+    }
+  });
+
+  it('sk: the network answers with Message Level Status, no Invoice Response', async () => {
+    const truth = await jsonOf(await fetch(`${h.sandbox.baseUrl}/_sandbox/einvoicing`));
+    const clean = truth.invoices.find((i: { b2b: boolean; verdict: unknown }) => i.b2b && i.verdict === null);
+    const sent = await post(`/v1/IssuedInvoices/${clean.id}/Send/EInvoice`);
     expect(sent.status).toBe(200);
     expect(sent.body.Status).toBe('Queued');
-    const status = () => h.getJson(`/v1/EInvoicing/Sendings/${sent.body.SendingId}`);
-    expect((await status()).Status).toBe('Queued');
-    h.clock.advance(2000);
-    expect((await status()).Status).toBe('Delivered');
     h.clock.advance(10_000);
-    const final = await status();
-    expect(final.History.map((s: { ResponseCode: string | null }) => s.ResponseCode)).toEqual([
-      null,
-      null,
-      null,
-      'AB',
-      'IP',
-      'AP',
-      'PD',
-    ]);
+    const final = await h.getJson(`/v1/EInvoicing/Sendings/${sent.body.SendingId}`);
     expect(final.IsFinal).toBe(true);
+    expect(['AP', 'AB']).toContain(final.MessageLevelStatus);
+    expect(final.ResponseCode).toBeNull();
+    expect(final.History.map((s: { Status: string }) => s.Status).slice(0, 3)).toEqual([
+      'Queued',
+      'Sent',
+      'Delivered',
+    ]);
     expect((await h.api('/v1/EInvoicing/Sendings/3f2504e0-4f89-41d3-9a0c-0305e82c3301')).status).toBe(404);
     const order = (await h.getJson('/v1/ReceivedOrders?PageSize=1&PageNumber=1')).Items[0];
     expect((await post(`/v1/ReceivedOrders/${order.Id}/Send/EInvoice`)).status).toBe(422);

@@ -255,8 +255,10 @@ describe('options', () => {
     }
   });
 
-  it('reports TransportFailed when the network cannot deliver', async () => {
-    const o = await harness({ eInvoicing: { stepMs: 100, transportFailureProbability: 1 } });
+  it('reports TransportFailed when the network cannot deliver (Invoice Response networks)', async () => {
+    const o = await harness({
+      eInvoicing: { stepMs: 100, transportFailureProbability: 1, statuses: 'invoiceResponse' },
+    });
     try {
       const sent = await sendFirstPartnerInvoice(o);
       o.clock.advance(1000);

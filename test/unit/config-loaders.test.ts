@@ -100,6 +100,18 @@ describe('one error per function kind, from two sections', () => {
     ).toEqual(['EVENT_BUS_NAME', 'POLLER_CHECKPOINTS_TABLE', 'CLAIM_CHECK_BUCKET', 'LOG_LEVEL']);
   });
 
+  it('the poller of shards keeps at least as many clients as connections it polls at once', () => {
+    const env = { EVENT_BUS_NAME: 'bus', POLLER_CHECKPOINTS_TABLE: 'c', CLAIM_CHECK_BUCKET: 'b' };
+    // A full pool closes its oldest client: one still polling if the pool were smaller.
+    expect(loadConnectionPollerConfig(env).maxClients).toBe(100);
+    expect(loadConnectionPollerConfig({ ...env, POLLER_PARALLEL_CONNECTIONS: '10' }).maxClients).toBe(64);
+    expect(loadConnectionPollerConfig({ ...env, POLLER_MAX_CLIENTS: '150' }).maxClients).toBe(150);
+    const error = configErrorOf(() => loadConnectionPollerConfig({ ...env, POLLER_MAX_CLIENTS: '64' }));
+    expect(error.problems).toEqual([
+      'POLLER_MAX_CLIENTS: expected at least POLLER_PARALLEL_CONNECTIONS (the connections polled at once)',
+    ]);
+  });
+
   it('action: the action settings and the accounting client, without any secret in the error', () => {
     const apiKey = 'api-key-that-must-not-leak-4711';
     const clientSecret = 'client-secret-that-must-not-leak-0815';

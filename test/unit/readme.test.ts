@@ -9,9 +9,11 @@ const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 describe('README', () => {
   it('documents every environment variable the functions read, and no other', () => {
     const documented = new Set(
-      [...readme.matchAll(/`((?:ACCOUNTING|POLLER|EVENT|ACTIONS|SANDBOX|CLAIM|LOG)_[A-Z0-9_]+)`/g)].map(
-        (m) => m[1],
-      ),
+      [
+        ...readme.matchAll(
+          /`((?:ACCOUNTING|POLLER|EVENT|ACTIONS|SANDBOX|CLAIM|LOG|BANK_STATEMENTS)_[A-Z0-9_]+)`/g,
+        ),
+      ].map((m) => m[1]),
     );
     const names = new Set<string>([...Object.values(ENV), ...actionSettingNames]);
     expect([...names].filter((n) => !documented.has(n))).toEqual([]);

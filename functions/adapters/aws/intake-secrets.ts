@@ -1,6 +1,6 @@
 /**
  * The intake's signing secrets from one Secrets Manager secret holding JSON
- * `{ "shopify"?: "…", "woocommerce"?: "…", "generic"?: "whsec_…" }`: by source for the rotating
+ * `{ "shopify"?: "…", "woocommerce"?: "…", "generic"?: "whsec_…", "shoptet"?: "…" }`: by source for the rotating
  * cache of the endpoint (core/intake/rotating-secrets.ts), or under their environment names
  * (`INTAKE_*_SECRET`) so the same config loader reads both. No error carries a value.
  */
@@ -15,6 +15,7 @@ const secretSchema = z.object({
   shopify: z.string().min(1).optional(),
   woocommerce: z.string().min(1).optional(),
   generic: z.string().min(1).optional(),
+  shoptet: z.string().min(1).optional(),
 });
 
 export class IntakeSecretFormatError extends Error {
@@ -39,7 +40,7 @@ export async function readSigningSecrets(
   const parsed = secretSchema.safeParse(json);
   if (!parsed.success) {
     throw new IntakeSecretFormatError(
-      `secret '${secretId}': expected {"shopify"?, "woocommerce"?, "generic"?} with non-empty strings`,
+      `secret '${secretId}': expected {"shopify"?, "woocommerce"?, "generic"?, "shoptet"?} with non-empty strings`,
     );
   }
   const values: SigningSecretValues = {};
@@ -64,6 +65,7 @@ export function signingSecretsAsEnv(values: SigningSecretValues): Record<string,
     ...(values.shopify ? { [INTAKE_ENV.shopifySecret]: values.shopify } : {}),
     ...(values.woocommerce ? { [INTAKE_ENV.woocommerceSecret]: values.woocommerce } : {}),
     ...(values.generic ? { [INTAKE_ENV.genericSecret]: values.generic } : {}),
+    ...(values.shoptet ? { [INTAKE_ENV.shoptetSignatureKey]: values.shoptet } : {}),
   };
 }
 

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { EnqueueOptions, IntakeQueue } from '../../core/intake/ports.js';
-import type { IntakeMessage } from '../../core/intake/shop-order.js';
+import type { QueuedIntakeMessage } from '../../core/intake/shop-order.js';
 
 /** SQS allows 128 characters of `[A-Za-z0-9!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~]`: longer or other ids are hashed. */
 function sqsId(value: string): string {
@@ -16,7 +16,7 @@ function sqsId(value: string): string {
 
 export function createSqsIntakeQueue(options: { client: SQSClient; queueUrl: string }): IntakeQueue {
   return {
-    async send(message: IntakeMessage, enqueue: EnqueueOptions): Promise<void> {
+    async send(message: QueuedIntakeMessage, enqueue: EnqueueOptions): Promise<void> {
       await options.client.send(
         new SendMessageCommand({
           QueueUrl: options.queueUrl,

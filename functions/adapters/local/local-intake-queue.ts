@@ -82,7 +82,11 @@ async function handleWithRetries(
       if (attempt >= maxAttempts) {
         options.logger.warn('intake message dead-lettered', {
           source: message.source,
-          ...('order' in message ? { shopOrderId: message.order.id } : { orderRef: message.orderRef.key }),
+          ...('order' in message
+            ? { shopOrderId: message.order.id }
+            : 'notice' in message
+              ? { shopOrderId: message.notice.code }
+              : { orderRef: message.orderRef.key }),
           reason,
         });
         dead.push({ message, reason });

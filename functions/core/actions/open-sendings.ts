@@ -35,6 +35,8 @@ export const openSendingSchema = z.object({
   emitted: z.number().int().nonnegative(),
   lastStatus: z.string().nullable(),
   lastCode: z.string().nullable(),
+  /** The last Message Level Status seen (Slovak leg); absent in items written before it was kept. */
+  lastMls: z.string().nullable().optional(),
 });
 export type OpenSending = z.infer<typeof openSendingSchema>;
 

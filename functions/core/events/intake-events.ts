@@ -11,7 +11,7 @@ import { actionIdempotencyKey } from './action-events.js';
 import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
 
 /** The shop platforms the intake speaks (`/intake/<connection>/<source>`, `/intake/<source>`). */
-export const intakeSources = ['shopify', 'woocommerce', 'generic'] as const;
+export const intakeSources = ['shopify', 'woocommerce', 'generic', 'shoptet'] as const;
 
 /** What can happen to a shop order: accepted for import, imported, or rejected. */
 export const intakeChanges = ['Received', 'Imported', 'Rejected'] as const;

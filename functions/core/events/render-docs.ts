@@ -10,6 +10,13 @@ import { type CatalogEntry, EVENT_CATALOG_VERSION } from './catalog-entry.js';
 /** Catalog changelog, newest first (rendered into docs/events.md). */
 export const catalogChangelog: readonly { version: number; changes: readonly string[] }[] = [
   {
+    version: 7,
+    changes: [
+      '`IssuedInvoice.EInvoiceStatusChanged` may carry `mls`: the Message Level Status of the step on the Slovak leg (`code` AP, AB or RE; `reasons` with `code` SV, BV, BW or FD, the `ruleIds` and the `description` the network gives), null when the network gives none. `responseCode` keeps the Invoice Response code where a network gives one. Additive: a version 6 detail, without `mls`, is still valid.',
+      'New: `IssuedInvoice.EInvoiceBlocked`: the e-invoicing pre-flight kept an issued invoice from the network (the rules, the fields to fix, the partner; docs/einvoicing.md). Additive: no existing detail-type changed.',
+    ],
+  },
+  {
     version: 6,
     changes: [
       "New: `IssuedInvoice.PaymentReminderSent` and `IssuedAdvanceInvoice.PaymentReminderSent`: a payment reminder (stage 1 or 2) of an overdue document was handed to the service's e-mail sending (opt-in `ACTIONS_PAYMENT_REMINDERS`, docs/payments.md). Additive: no existing detail-type changed.",

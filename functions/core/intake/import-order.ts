@@ -21,7 +21,7 @@ import type { IntakeConfig } from './intake-config.js';
 import { type IntakeEventOrigin, publishIntakeEvent } from './intake-events-out.js';
 import { type MappedOrder, MappingError, mapOrder, orderMarker } from './map-order.js';
 import { normaliseTotals, TotalsMismatchError, totalsDifferences } from './order-totals.js';
-import type { ImportAttempts } from './ports.js';
+import type { ImportAttempts, ShoptetApi } from './ports.js';
 import type { ReferenceCache } from './references.js';
 import { serviceTotals } from './service-totals.js';
 import { type IntakeMessage, intakeRecordId } from './shop-order.js';
@@ -37,6 +37,8 @@ export interface ImportDeps {
   clock: Clock;
   logger: Logger;
   references: ReferenceCache;
+  /** Where Shoptet orders are fetched (a Shoptet notice names only the order's code). */
+  shoptet?: ShoptetApi | undefined;
   config: Pick<IntakeConfig, 'mapping' | 'lookbackSeconds' | 'eventSource'> &
     Partial<Pick<IntakeConfig, 'replayHorizonSeconds'>>;
 }

@@ -51,6 +51,9 @@ export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** SQS's message size: a larger queue message is claim-checked (core/intake/order-claim-check.ts). */
 export const MAX_QUEUE_MESSAGE_BYTES = 256 * 1024;
 
+/** Shoptet's API (the fetcher's default base URL). */
+export const DEFAULT_SHOPTET_API_URL = 'https://api.myshoptet.com';
+
 const secret = z.string().min(16, { error: 'expected at least 16 characters' }).optional();
 
 const envSchema = z.object({
@@ -67,6 +70,25 @@ const envSchema = z.object({
       ctx.addIssue({ code: 'custom', message: (error as Error).message });
     }
   }),
+  [INTAKE_ENV.shoptetSignatureKey]: secret,
+  [INTAKE_ENV.shoptetApiUrl]: z
+    .url({ protocol: /^https?$/, error: 'expected an http(s) URL' })
+    .default(DEFAULT_SHOPTET_API_URL),
+  [INTAKE_ENV.shoptetToken]: secret,
+  [INTAKE_ENV.shoptetTokenKind]: z
+    .enum(['private', 'access'], { error: 'expected private or access' })
+    .default('private'),
+  [INTAKE_ENV.shoptetSweepSeconds]: z.coerce
+    .number({ error: 'expected a whole number of seconds (0 = no sweep)' })
+    .int({ error: 'expected a whole number of seconds (0 = no sweep)' })
+    .min(0, { error: 'expected a whole number of seconds (0 = no sweep)' })
+    .default(900),
+  [INTAKE_ENV.shoptetWebhookUrl]: z
+    .url({ protocol: /^https?$/, error: 'expected an http(s) URL' })
+    .optional(),
+  [INTAKE_ENV.shoptetReregister]: z
+    .enum(['true', 'false'], { error: 'expected true or false' })
+    .default('false'),
   [INTAKE_ENV.maxBodyBytes]: bytesUpTo(MAX_BODY_BYTES, MAX_BODY_BYTES, 'a Lambda invocation carries 6 MB'),
   [INTAKE_ENV.maxQueueMessageBytes]: bytesUpTo(
     MAX_QUEUE_MESSAGE_BYTES,
@@ -128,6 +150,21 @@ export interface MappingOptions {
   vatNumberFields: string[];
 }
 
+/** Where Shoptet orders are fetched from (a notification carries only the order's code). */
+export interface ShoptetApiSettings {
+  baseUrl: string;
+  /** The private API token (Premium) or an add-on's access token; unset = no fetching. Never logged. */
+  token?: string;
+  /** `private` → `Shoptet-Private-API-Token`, `access` → `Shoptet-Access-Token`. */
+  tokenKind: 'private' | 'access';
+  /** How often the reconciliation sweep runs (0 = never). */
+  sweepSeconds: number;
+  /** The intake's URL the shop's webhooks should point at (`…/intake/shoptet`); unset = not checked. */
+  webhookUrl?: string;
+  /** The sweep registers missing webhooks (else it only reports them). */
+  reregisterWebhooks: boolean;
+}
+
 export interface IntakeConfig {
   connection: string;
   /** `source` of the intake's events: `EVENT_SOURCE`, else `accounting.<connection>`. */
@@ -135,6 +172,7 @@ export interface IntakeConfig {
   /** Sources with a secret; the others answer 404. Never logged. */
   secrets: Partial<Record<IntakeSource, string>>;
   maxBodyBytes: number;
+  shoptet: ShoptetApiSettings;
   /** A queue message over this is claim-checked: the order goes to the object store. */
   maxQueueMessageBytes: number;
   mapping: MappingOptions;
@@ -169,12 +207,22 @@ export function loadIntakeConfig(env: Env): IntakeConfig {
   if (e[INTAKE_ENV.shopifySecret]) secrets.shopify = e[INTAKE_ENV.shopifySecret];
   if (e[INTAKE_ENV.woocommerceSecret]) secrets.woocommerce = e[INTAKE_ENV.woocommerceSecret];
   if (e[INTAKE_ENV.genericSecret]) secrets.generic = e[INTAKE_ENV.genericSecret];
+  if (e[INTAKE_ENV.shoptetSignatureKey]) secrets.shoptet = e[INTAKE_ENV.shoptetSignatureKey];
+  const token = e[INTAKE_ENV.shoptetToken];
   const match = e[INTAKE_ENV.partnerMatch];
   return {
     connection: e[ENV.connection],
     eventSource: connectionEventSource({ name: e[ENV.connection], source: e[ENV.eventSource] }),
     secrets,
     maxBodyBytes: e[INTAKE_ENV.maxBodyBytes],
+    shoptet: {
+      baseUrl: e[INTAKE_ENV.shoptetApiUrl].replace(/\/+$/, ''),
+      ...(token ? { token } : {}),
+      tokenKind: e[INTAKE_ENV.shoptetTokenKind],
+      sweepSeconds: e[INTAKE_ENV.shoptetSweepSeconds],
+      ...(e[INTAKE_ENV.shoptetWebhookUrl] ? { webhookUrl: e[INTAKE_ENV.shoptetWebhookUrl] } : {}),
+      reregisterWebhooks: e[INTAKE_ENV.shoptetReregister] === 'true',
+    },
     maxQueueMessageBytes: e[INTAKE_ENV.maxQueueMessageBytes],
     mapping: {
       orderNumberField,

@@ -26,3 +26,34 @@ export interface ImportAttempts {
   /** `true` when no attempt was recorded for `key` before this one. */
   begin(key: string): Promise<boolean>;
 }
+
+/** One order of Shoptet's order list: its code and when it last changed. */
+export interface ShoptetOrderSummary {
+  code: string;
+  changeTime: string | null;
+}
+
+/** A webhook registered at the shop. */
+export interface ShoptetWebhook {
+  id: number;
+  event: string;
+  url: string;
+}
+
+/**
+ * Shoptet's REST API as the intake uses it (an HTTP adapter on Shoptet's or the sandbox twin's
+ * URL). Rate limits are the adapter's: at most 3 requests in flight per token, `Retry-After` on
+ * 429 and 423 honoured; a request it cannot finish within its budget fails with `RetryLaterError`.
+ */
+export interface ShoptetApi {
+  /** `data.order` of `GET /api/orders/{code}`, or undefined when the shop has no such order (404). */
+  getOrder(code: string): Promise<unknown>;
+  /** One page of `GET /api/orders?changeTimeFrom=…` (1-based). */
+  listOrders(query: {
+    changeTimeFrom: string;
+    page: number;
+  }): Promise<{ orders: ShoptetOrderSummary[]; page: number; pageCount: number }>;
+  listWebhooks(): Promise<ShoptetWebhook[]>;
+  /** `POST /api/webhooks`: a write, never repeated after an unknown outcome. */
+  registerWebhooks(hooks: readonly { event: string; url: string }[]): Promise<ShoptetWebhook[]>;
+}

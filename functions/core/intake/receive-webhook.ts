@@ -17,13 +17,14 @@
  * a header value (the topic name excepted) or a secret.
  */
 import { createHash } from 'node:crypto';
-import type * as z from 'zod';
 import type { Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
 import type { IntakeConfig } from './intake-config.js';
 import type { IntakeConnections, IntakeTarget } from './intake-connections.js';
 import { publishIntakeEvent } from './intake-events-out.js';
+import { IGNORED, type IntakeLog, type IntakeResponse, issuesOf, reply } from './intake-response.js';
 import { queueOrder } from './order-claim-check.js';
 import type { IntakeQueue } from './ports.js';
+import { acceptShoptetNotification } from './receive-shoptet.js';
 import type { RotatingSecrets } from './rotating-secrets.js';
 import {
   type IntakeMessage,
@@ -36,6 +37,8 @@ import { type PlatformFieldNames, shopifyOrderSchema, shopifyToShopOrder } from 
 import { type Headers, SignatureError, verifySignature } from './signatures.js';
 import { wooOrderSchema, wooToShopOrder } from './woocommerce-order.js';
 
+export type { IntakeResponse } from './intake-response.js';
+
 export interface IntakeRequest {
   method: string;
   /** The `<source>` path segment. */
@@ -47,12 +50,6 @@ export interface IntakeRequest {
   body: Buffer;
   /** Set when the transport stopped reading because the body exceeded the limit. */
   truncated?: boolean;
-}
-
-export interface IntakeResponse {
-  status: number;
-  body: Record<string, unknown>;
-  headers?: Record<string, string>;
 }
 
 export interface ReceiveDeps {
@@ -72,7 +69,7 @@ export interface ReceiveDeps {
   signingSecrets?: RotatingSecrets;
 }
 
-const DELIVERY_HEADERS: Record<IntakeSource, string> = {
+const DELIVERY_HEADERS: Record<Exclude<IntakeSource, 'shoptet'>, string> = {
   shopify: 'x-shopify-webhook-id',
   woocommerce: 'x-wc-webhook-delivery-id',
   generic: 'webhook-id',
@@ -82,21 +79,6 @@ export const TOPIC_HEADERS: Partial<Record<IntakeSource, [string, string]>> = {
   shopify: ['x-shopify-topic', 'orders/create'],
   woocommerce: ['x-wc-webhook-topic', 'order.created'],
 };
-
-/** The log reason of a signed delivery of a topic the intake does not import. */
-const IGNORED = 'topic ignored';
-
-const reply = (status: number, body: Record<string, unknown>, headers?: Record<string, string>) => ({
-  status,
-  body,
-  ...(headers ? { headers } : {}),
-});
-
-function issuesOf(error: z.ZodError, prefix = ''): string[] {
-  return error.issues
-    .slice(0, 50)
-    .map((i) => `${prefix}${i.path.map(String).join('.') || '(body)'}: ${i.message}`);
-}
 
 /** The platform payload → the shop order, or the problems (field: expectation). */
 function toShopOrder(
@@ -233,8 +215,15 @@ async function acceptSigned(
   target: IntakeTarget,
   source: IntakeSource,
   request: IntakeRequest,
-  log: (status: number, reason: string, data?: Record<string, unknown>) => void,
+  log: IntakeLog,
 ): Promise<IntakeResponse> {
+  if (source === 'shoptet') {
+    return acceptShoptetNotification(
+      { queue: deps.queue, clock: deps.clock, connection: target.connection },
+      request,
+      log,
+    );
+  }
   const { config } = deps;
   const deliveryId =
     request.headers[DELIVERY_HEADERS[source]]?.trim().slice(0, 128) ||

@@ -13,6 +13,7 @@ import * as z from 'zod';
 import { connectionSchema } from '../connection.js';
 
 import { intakeSources } from '../events/intake-events.js';
+import type { ShoptetNoticeMessage } from './shoptet-notification.js';
 
 export { intakeSources };
 /** Most lines one order may have (a queued order over the queue's message size is claim-checked). */
@@ -129,8 +130,8 @@ export type OrderRef = z.infer<typeof orderRefSchema>;
 export const claimCheckedMessageSchema = z.object({ ...messageFields, orderRef: orderRefSchema });
 export type ClaimCheckedMessage = z.infer<typeof claimCheckedMessageSchema>;
 
-/** What travels on the queue: the order itself, or a reference to it. */
-export type QueuedIntakeMessage = IntakeMessage | ClaimCheckedMessage;
+/** What travels on the queue: the order itself, a reference to it, or a Shoptet order to fetch. */
+export type QueuedIntakeMessage = IntakeMessage | ClaimCheckedMessage | ShoptetNoticeMessage;
 
 /** The key of one shop order: connection, source and the shop's order id. */
 export function intakeRecordId(source: IntakeSource, shopOrderId: string): string {

@@ -2,6 +2,8 @@
  * Signature checks on the raw body, before anything is parsed.
  * - Shopify `X-Shopify-Hmac-Sha256` and WooCommerce `X-WC-Webhook-Signature`: base64 of
  *   HMAC-SHA256(secret, raw body), compared in constant time;
+ * - Shoptet `Shoptet-Webhook-Signature`: hex of HMAC-SHA1(signature key, raw body), compared in
+ *   constant time;
  * - generic: the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`,
  *   `webhook-signature: v1,<base64>`) through its reference library, with its 5-minute tolerance.
  * Every failure is a `SignatureError` whose message names the check, never a value.
@@ -27,17 +29,23 @@ export type Headers = Readonly<Record<string, string | undefined>>;
 export const SIGNATURE_HEADERS: Record<Exclude<IntakeSource, 'generic'>, string> = {
   shopify: 'x-shopify-hmac-sha256',
   woocommerce: 'x-wc-webhook-signature',
+  shoptet: 'shoptet-webhook-signature',
 };
 
 export function hmacBase64(secret: string, body: Buffer | string): string {
   return createHmac('sha256', secret).update(body).digest('base64');
 }
 
-function verifyHmac(secret: string, body: Buffer, given: string | undefined): void {
+/** Shoptet's signature: HMAC-SHA1 of the raw body with the shop's signature key, lower-case hex. */
+export function hmacSha1Hex(secret: string, body: Buffer | string): string {
+  return createHmac('sha1', secret).update(body).digest('hex');
+}
+
+function verifyHmac(expectedText: string, given: string | undefined): void {
   if (!given) throw new SignatureError('missing', 'signature header missing');
-  const expected = Buffer.from(hmacBase64(secret, body), 'utf8');
+  const expected = Buffer.from(expectedText, 'utf8');
   const actual = Buffer.from(given.trim(), 'utf8');
-  // Equal lengths first (timingSafeEqual requires it); the length of a base64 SHA-256 is public.
+  // Equal lengths first (timingSafeEqual requires it); the length of the digest's encoding is public.
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
     throw new SignatureError('mismatch', 'signature does not match the body');
   }
@@ -72,7 +80,9 @@ function verifyStandard(secret: string, body: Buffer, headers: Headers): void {
 /** Throws `SignatureError` unless `body` is signed with `secret` the way `source` signs. */
 export function verifySignature(source: IntakeSource, secret: string, body: Buffer, headers: Headers): void {
   if (source === 'generic') verifyStandard(secret, body, headers);
-  else verifyHmac(secret, body, headers[SIGNATURE_HEADERS[source]]);
+  else if (source === 'shoptet')
+    verifyHmac(hmacSha1Hex(secret, body), headers[SIGNATURE_HEADERS.shoptet]?.toLowerCase());
+  else verifyHmac(hmacBase64(secret, body), headers[SIGNATURE_HEADERS[source]]);
 }
 
 /** Headers that sign `body` as `source` would (the `intake send` command and tests use it). */
@@ -89,6 +99,7 @@ export function signHeaders(
       'webhook-signature': new Webhook(secret).sign(options.deliveryId, options.now, body),
     };
   }
+  if (source === 'shoptet') return { 'shoptet-webhook-signature': hmacSha1Hex(secret, body) };
   if (source === 'shopify') {
     return {
       'x-shopify-hmac-sha256': hmacBase64(secret, body),
@@ -111,7 +122,7 @@ export function signHeaders(
 
 /** The Standard Webhooks secret's least key length in bytes (the scheme recommends 24 to 64). */
 export const MIN_STANDARD_SECRET_BYTES = 24;
-/** The least length of a Shopify or WooCommerce signing secret. */
+/** The least length of a Shopify, WooCommerce or Shoptet signing secret. */
 export const MIN_HMAC_SECRET_CHARS = 16;
 
 /**

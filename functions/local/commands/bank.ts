@@ -5,9 +5,10 @@ import { DEFAULT_SERVICE_VARIANT, serviceVariants } from '../../accounting/colle
 import { DataDirLockedError } from '../../adapters/local/data-dir-lock.js';
 import { StatementFormatError } from '../../core/bank/bank-transaction.js';
 import { parseStatement } from '../../core/bank/parse-statement.js';
+import { homeCurrencyOf } from '../../core/bank/statement-drop.js';
 import { systemClock } from '../../shared/clock.js';
 import { ENV } from '../../shared/env-names.js';
-import { homeCurrencyOf, importStatementFile, statementsDir } from '../bank-statements.js';
+import { importStatementFile, statementsDir } from '../bank-statements.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { UsageError } from '../usage-error.js';

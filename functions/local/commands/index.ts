@@ -6,6 +6,7 @@ import { checkpointsCommand } from './checkpoints.js';
 import { connectionsCommand } from './connections.js';
 import { deliveriesCommand } from './deliveries.js';
 import { dlqCommand } from './dlq.js';
+import { einvoiceCommand } from './einvoice.js';
 import { eventsCommand } from './events.js';
 import { holdsCommand } from './holds.js';
 import { intakeCommand } from './intake.js';
@@ -28,6 +29,7 @@ export const commands = [
   checkpointsCommand,
   connectionsCommand,
   deliveriesCommand,
+  einvoiceCommand,
   intakeCommand,
   bankCommand,
   dlqCommand,

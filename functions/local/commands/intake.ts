@@ -3,12 +3,13 @@ import { resolve } from 'node:path';
 import * as z from 'zod';
 import { type IntakeSource, intakeSources } from '../../core/intake/shop-order.js';
 import { INTAKE_ENV } from '../../shared/intake-env-names.js';
-import { defineCommand } from '../command.js';
+import { type CommandContext, defineCommand } from '../command.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { TERMINAL_COLUMNS } from '../format-table.js';
 import { sampleOrder } from '../intake-samples.js';
 import { postSignedOrder } from '../intake-send.js';
+import { registerIntakeWebhooks, sendShoptetOrder } from '../shoptet-send.js';
 import { UsageError } from '../usage-error.js';
 import { wrapText } from '../wrap-text.js';
 
@@ -18,6 +19,7 @@ const SECRET_VARIABLE: Record<IntakeSource, string> = {
   shopify: INTAKE_ENV.shopifySecret,
   woocommerce: INTAKE_ENV.woocommerceSecret,
   generic: INTAKE_ENV.genericSecret,
+  shoptet: INTAKE_ENV.shoptetSignatureKey,
 };
 
 export const intakeCommand = defineCommand({
@@ -29,7 +31,18 @@ export const intakeCommand = defineCommand({
     'Prints one line per delivery: status, source, delivery id, milliseconds. Exit 1 if any was refused.',
   ].join('\n'),
   flags: {
-    source: { type: 'string', value: 'SOURCE', description: 'shopify, woocommerce or generic.' },
+    source: {
+      type: 'string',
+      value: 'SOURCE',
+      description: 'shopify, woocommerce, generic or shoptet (through the Shoptet twin, --shop).',
+    },
+    shop: {
+      type: 'string',
+      value: 'URL',
+      description: 'shoptet: the Shoptet twin (`sandbox --shoptet-port N`); default INTAKE_SHOPTET_API_URL.',
+    },
+    country: { type: 'string', value: 'cz|sk', description: 'shoptet: a Czech (CZK) or Slovak (EUR) shop.' },
+    lines: { type: 'string', value: 'N', description: 'shoptet: lines per order, 1-300 (default random).' },
     file: {
       type: 'string',
       value: 'FILE',
@@ -50,7 +63,7 @@ export const intakeCommand = defineCommand({
     json: { type: 'boolean', description: 'One JSON object per delivery.' },
   },
   schema: z.object({
-    source: z.enum(intakeSources, { error: 'expected shopify, woocommerce or generic' }),
+    source: z.enum(intakeSources, { error: 'expected shopify, woocommerce, generic or shoptet' }),
     file: z.string().min(1, { message: 'expected a file path' }).optional(),
     count: z.coerce
       .number({ error: 'expected a whole number 1-1000' })
@@ -60,10 +73,19 @@ export const intakeCommand = defineCommand({
       .default(1),
     url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).default(DEFAULT_INTAKE_URL),
     json: z.boolean().default(false),
+    shop: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+    country: z.enum(['cz', 'sk'], { error: 'expected cz or sk' }).optional(),
+    lines: z.coerce
+      .number({ error: 'expected a whole number 1-300' })
+      .int({ error: 'expected a whole number 1-300' })
+      .min(1, { error: 'expected a whole number 1-300' })
+      .max(300, { error: 'expected a whole number 1-300' })
+      .optional(),
     positionals: z.tuple([z.literal('send')], { error: 'expected "send"' }),
   }),
   async run(options, ctx) {
     loadDotEnv(ctx.env, ctx.cwd);
+    if (options.source === 'shoptet') return playShoptet(options, ctx);
     const variable = SECRET_VARIABLE[options.source];
     const secret = ctx.env[variable];
     if (!secret)
@@ -115,6 +137,55 @@ export const intakeCommand = defineCommand({
     return refused > 0 ? EXIT.failure : EXIT.ok;
   },
 });
+
+/** Plays a Shoptet shop through the twin: its notifications are signed with the twin's key. */
+async function playShoptet(
+  options: {
+    url: string;
+    count: number;
+    json: boolean;
+    shop?: string;
+    country?: 'cz' | 'sk';
+    lines?: number;
+  },
+  ctx: CommandContext,
+): Promise<number> {
+  const shop = options.shop ?? ctx.env[INTAKE_ENV.shoptetApiUrl];
+  const token = ctx.env[INTAKE_ENV.shoptetToken];
+  if (!shop)
+    throw new UsageError(
+      `--shop: the Shoptet twin's URL is required (or ${INTAKE_ENV.shoptetApiUrl})`,
+      'intake',
+    );
+  if (!token)
+    throw new UsageError(`${INTAKE_ENV.shoptetToken}: required to register the webhooks, not set`, 'intake');
+  const intakeUrl = `${options.url.replace(/\/+$/, '')}/intake/shoptet`;
+  try {
+    await registerIntakeWebhooks(shop, token, intakeUrl);
+  } catch (error) {
+    ctx.stderr.write(`error: cannot register the intake at the shop ${shop}: ${(error as Error).message}\n`);
+    return EXIT.failure;
+  }
+  const base = Math.floor(Date.now() / 1000) % 1_000_000;
+  let refused = 0;
+  for (let i = 0; i < options.count && !ctx.signal.aborted; i += 1) {
+    const sent = await sendShoptetOrder(shop, {
+      seed: base * 10 + i,
+      ...(options.country ? { country: options.country } : {}),
+      ...(options.lines ? { lines: options.lines } : {}),
+    }).catch((error: unknown) => {
+      ctx.stderr.write(`error: ${(error as Error).message}\n`);
+      return undefined;
+    });
+    if (!sent) return EXIT.failure;
+    if (sent.status < 200 || sent.status >= 300) refused += 1;
+    const line = options.json
+      ? JSON.stringify({ source: 'shoptet', ...sent, ms: Math.round(sent.ms) })
+      : `${sent.status} shoptet order ${sent.code} ${sent.lines} items ${sent.total} ${sent.currency} ${sent.ms.toFixed(0)} ms`;
+    ctx.stdout.write(`${line}\n`);
+  }
+  return refused > 0 ? EXIT.failure : EXIT.ok;
+}
 
 /** Why no intake answered at `url`, and what to do: `run --intake-port 0` prints the port it took. */
 function unreachable(url: string, error: unknown): string {

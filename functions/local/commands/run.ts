@@ -1,11 +1,12 @@
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import { DEFAULT_SERVICE_VARIANT, serviceVariants } from '../../accounting/collections.js';
+import { homeCurrencyOf } from '../../core/bank/statement-drop.js';
 import { DeliveryTargetError, parseTargetSpecs } from '../../core/delivery/delivery-targets.js';
 import type { Logger } from '../../core/ports.js';
 import { systemClock } from '../../shared/clock.js';
 import { ENV } from '../../shared/env-names.js';
-import { fioTokenOf, homeCurrencyOf, pollFio, watchStatements } from '../bank-statements.js';
+import { fioTokenOf, pollFio, watchStatements } from '../bank-statements.js';
 import { defineCommand, durationFlag, noPositionals } from '../command.js';
 import { type ConsoleFeed, createConsoleFeed } from '../console/console-feed.js';
 import { openConsole } from '../console/open-console.js';

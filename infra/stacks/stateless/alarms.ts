@@ -17,6 +17,7 @@ import type { AppFunction } from '../../constructs/app-function.js';
 import { METRIC, METRICS_NAMESPACE } from '../../constructs/metric-names.js';
 import { scheduledFunctionAlarms } from '../../constructs/scheduled-function-alarms.js';
 import type { RouteResources } from './action-routes.js';
+import type { BankStatementDrop } from './bank-statements.js';
 
 export interface StatelessAlarmsProps {
   readonly config: InfraConfig;
@@ -26,6 +27,8 @@ export interface StatelessAlarmsProps {
   readonly eventBus: events.IEventBus;
   readonly actionFailedRule: events.Rule;
   readonly routes: readonly RouteResources[];
+  /** The bank statement drop's queue, dead-letter queue and function, alarmed as a route's. */
+  readonly bankStatements: BankStatementDrop | undefined;
   readonly scheduledFunctions: readonly AppFunction[];
 }
 
@@ -44,13 +47,19 @@ export function statelessAlarms(scope: Construct, props: StatelessAlarmsProps): 
   pollerAlarms(scope, props);
   topic.notify(actionFailedEventsAlarm(scope, props));
   const operational = props.config.operationalAlarms;
-  for (const { route, queue, deadLetterQueue, fn } of props.routes) {
-    dlqAlarm(scope, topic, `Route-${route.id}-DlqAlarm`, deadLetterQueue, `Route ${route.id}`);
+  const fed = [
+    ...props.routes.map((r) => ({ id: `Route-${r.route.id}`, what: `Route ${r.route.id}`, ...r })),
+    ...(props.bankStatements
+      ? [{ id: 'BankStatements', what: 'Bank statements', ...props.bankStatements }]
+      : []),
+  ];
+  for (const { id, what, queue, deadLetterQueue, fn } of fed) {
+    dlqAlarm(scope, topic, `${id}-DlqAlarm`, deadLetterQueue, what);
     if (!operational) continue;
     topic.notify(
-      new cloudwatch.Alarm(scope, `Route-${route.id}-AgeAlarm`, {
-        alarmName: topic.alarmName(`Route-${route.id}-AgeAlarm`),
-        alarmDescription: `Route ${route.id}: the oldest waiting message is older than ${props.config.queueAgeAlarmSeconds} s`,
+      new cloudwatch.Alarm(scope, `${id}-AgeAlarm`, {
+        alarmName: topic.alarmName(`${id}-AgeAlarm`),
+        alarmDescription: `${what}: the oldest waiting message is older than ${props.config.queueAgeAlarmSeconds} s`,
         metric: queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
         threshold: props.config.queueAgeAlarmSeconds,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -58,9 +67,7 @@ export function statelessAlarms(scope: Construct, props: StatelessAlarmsProps): 
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
     );
-    topic.notify(
-      actionFailuresAlarm(scope, props, `Route-${route.id}-FailuresAlarm`, fn, `Route ${route.id}`),
-    );
+    topic.notify(actionFailuresAlarm(scope, props, `${id}-FailuresAlarm`, fn, what));
   }
   if (!operational) return;
   for (const fn of props.scheduledFunctions) {

@@ -504,6 +504,37 @@ export const DEFECTS: readonly Defect[] = [
     apply: (a) => revokeFromRoles(a, 'RoutearchiveisdocRole', (x) => x === 's3:PutObject'),
   },
   {
+    id: 'archive-bucket-without-events',
+    category: 'trigger',
+    description:
+      'the archive bucket sends no events to EventBridge (statements dropped there are never imported)',
+    file: ONE,
+    names: ['ArchiveBucket', 'EventBridgeConfiguration'],
+    apply: (a) => each(a, 'AWS::S3::Bucket', 'ArchiveBucket', (p) => delete p.NotificationConfiguration),
+  },
+  {
+    id: 'statements-rule-other-prefix',
+    category: 'rule',
+    description: "the bank statements rule's key prefix misspelt",
+    file: ONE,
+    names: ['BankStatementsRule', 'EventPattern'],
+    apply: (a) =>
+      each(
+        a,
+        'AWS::Events::Rule',
+        'BankStatementsRule',
+        (p) => (p.EventPattern.detail.object.key = [{ prefix: 'bank-statement/' }]),
+      ),
+  },
+  {
+    id: 'statements-without-getobject',
+    category: 'IAM',
+    description: 'the bank statements function role without s3:GetObject',
+    file: ONE,
+    names: ['BankStatements', 's3:GetObject'],
+    apply: (a) => revokeFromRoles(a, 'BankStatementsFunction', (x) => x === 's3:GetObject'),
+  },
+  {
     id: 'poller-without-secret',
     category: 'IAM',
     description: 'the poller role without secretsmanager:GetSecretValue',

@@ -13,11 +13,14 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { BUNDLE_CACHE_ENV } from '../../../scripts/bundle-function.mjs';
 import { MUTATION_ENV } from './apply.js';
 import { DEFECTS, type Defect } from './defects.js';
 
 /** A defect must be caught within this (2 min; `DEPLOYMENT_MUTATION_LIMIT_S` on a machine under load). */
 const LIMIT_MS = 1000 * Number(process.env.DEPLOYMENT_MUTATION_LIMIT_S ?? 120);
+/** Where the defects' syntheses keep their bundles (reused while their sources are unchanged). */
+const BUNDLE_CACHE = 'node_modules/.cache/accounting-events-bundles/deployment';
 /** Each defect's test output, for a miss's post-mortem. */
 const REPORTS = 'reports/deployment-mutations';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes in vitest's output
@@ -37,7 +40,13 @@ function runOne(defect: Defect): Promise<Outcome> {
       process.execPath,
       ['node_modules/vitest/vitest.mjs', 'run', defect.file, '--bail=1'],
       {
-        env: { ...process.env, [MUTATION_ENV]: defect.id, FORCE_COLOR: '0' },
+        env: {
+          ...process.env,
+          [MUTATION_ENV]: defect.id,
+          FORCE_COLOR: '0',
+          // The bundles of an unchanged project are built once and reused by every defect's synthesis.
+          [BUNDLE_CACHE_ENV]: process.env[BUNDLE_CACHE_ENV] ?? BUNDLE_CACHE,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
       },

@@ -1,7 +1,8 @@
 /**
  * Outcomes of the invoice sending action, declared beside it: `IssuedInvoice.EmailSent` (handed
- * to the service's e-mail sending), `IssuedInvoice.SendingHeld` (left for a person) and
- * `IssuedInvoice.SendingReleased` (a person released it). They enter the catalog through the
+ * to the service's e-mail sending), `IssuedInvoice.SendingHeld` (left for a person),
+ * `IssuedInvoice.SendingReleased` (a person released it) and `IssuedInvoice.EInvoiceBlocked` (the
+ * pre-flight kept it from the network). They enter the catalog through the
  * action's registry entry.
  */
 import * as z from 'zod';
@@ -111,5 +112,85 @@ export const sendingReleasedEntry: CatalogEntry<typeof SENDING_RELEASED, typeof 
     heldAt: '2026-03-04T16:41:00Z',
     releasedBy: 'jana',
     via: 'cli',
+  },
+};
+
+/** Detail-type of an invoice the e-invoicing pre-flight kept from the network. */
+export const EINVOICE_BLOCKED = 'IssuedInvoice.EInvoiceBlocked';
+
+export const einvoiceBlockedSchema = z
+  .object({
+    ...actionBase(z.literal('IssuedInvoice'), 'EInvoiceBlocked'),
+    findings: z
+      .array(
+        z.object({
+          rule: z
+            .string()
+            .min(1)
+            .describe(
+              'Official rule id: BR-…, BR-CO-…, PEPPOL-EN16931-R… (SK-… for the Slovak address requirement).',
+            ),
+          flag: z.enum(['fatal', 'warning']),
+          field: z
+            .string()
+            .min(1)
+            .describe("The service document's field to fix, e.g. `BusinessPartnerAddress.Street`."),
+          message: z.string(),
+        }),
+      )
+      .min(1)
+      .describe('Every rule the invoice breaks, with the field.'),
+    notChecked: z
+      .array(z.string())
+      .describe("Rules about the seller, checked by the network (the seller is the service's set-up)."),
+    partner: z
+      .object({
+        id: recordIdSchema.nullable().describe('`Id` of the address-book entry, when the invoice links one.'),
+        name: z.string().nullable(),
+        country: z.string().nullable(),
+        dic: z.string().nullable().describe('The DIČ the participant id is derived from.'),
+        participantId: z.string().nullable().describe('Peppol participant id `0245:<DIČ>`.'),
+        from: z.enum(['addressBook', 'invoice']).describe('Where the partner data were read.'),
+      })
+      .describe('The partner the invoice was to go to.'),
+  })
+  .describe(
+    'The invoice was not sent as an e-invoice: it breaks rules the network would reject it for. Fixed in the service, it is checked again and sent.',
+  );
+export type EInvoiceBlockedDetail = z.infer<typeof einvoiceBlockedSchema>;
+
+export const einvoiceBlockedEntry: CatalogEntry<typeof EINVOICE_BLOCKED, typeof einvoiceBlockedSchema> = {
+  detailType: EINVOICE_BLOCKED,
+  description:
+    'An issued invoice was kept from the e-invoicing network by the pre-flight: the rules it breaks, the fields to fix, the partner.',
+  schema: einvoiceBlockedSchema,
+  example: {
+    ...exampleActionBase(
+      'IssuedInvoice',
+      exampleIds.invoice,
+      'EInvoiceBlocked',
+      'send.einvoice',
+      'FV2026000042',
+    ),
+    recordType: 'IssuedInvoice',
+    change: 'EInvoiceBlocked',
+    findings: [
+      {
+        rule: 'PEPPOL-EN16931-R010',
+        flag: 'fatal',
+        field: 'BusinessPartnerAddress.TaxIdentificationNumber',
+        message:
+          "BusinessPartnerAddress.TaxIdentificationNumber is empty: the buyer's DIČ gives its electronic address 0245:<DIČ>",
+      },
+    ],
+    notChecked: ['BR-06', 'BR-08', 'BR-09', 'SK-SELLER-ADDRESS', 'BR-S-02', 'PEPPOL-EN16931-R020'],
+    partner: {
+      id: '3b5e7d9f-1c2a-4e6b-8d0f-2a4c6e8b0d05',
+      name: 'Tatra Trade s.r.o.',
+      country: 'SK',
+      dic: '2021234567',
+      participantId: '0245:2021234567',
+      from: 'addressBook',
+    },
   },
 };

@@ -1,10 +1,13 @@
 /**
  * The sending action: it reads the invoice from the service first and acts only on that record —
  * the channel, the recipient and whether the invoice still exists come from the service, never
- * from the event's copy. A new issued invoice of a partner configured for e-invoicing goes through
- * the network (`Documents.sendEInvoice`) and is registered for status tracking; one of a partner
- * configured for e-mail is sent by `Documents.sendEmail`. The channel is chosen by the partner
- * key (`ACTIONS_PARTNER_FIELD` of the invoice) — the same settings the routing table filters on.
+ * from the event's copy. The channel follows the connection's e-invoicing policy
+ * (`channel-policy.ts`): under `mandate-sk` (the default of `sk`) a Slovak partner with a DIČ —
+ * read from the address book, else the invoice's partner block — receives the e-invoice; the partner
+ * lists (`ACTIONS_PARTNER_FIELD` of the invoice) are overrides, and the only rule under `lists`.
+ * An e-invoice goes through the network (`Documents.sendEInvoice`) only when the pre-flight
+ * (`core/einvoicing`) finds no rule broken; else `IssuedInvoice.EInvoiceBlocked`, and the invoice's
+ * `Updated` event checks it again (`einvoice-blocks.ts`). An e-mail goes by `Documents.sendEmail`.
  *
  * Sending carries no idempotency key at the service and leaves no domain state we can read back,
  * so a sending is guarded by an idempotency record keyed by channel + invoice id and, once the
@@ -18,6 +21,7 @@
  */
 import type { ApiRecord } from '../../../accounting/api.js';
 import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
+import { brokenRules } from '../../einvoicing/preflight.js';
 import type { SourceRef } from '../../events/action-events.js';
 import { recordDetailType } from '../../events/envelope.js';
 import { nestedFilter, type RouteSpec, recordOrClaimCheck } from '../../route-spec.js';
@@ -29,11 +33,12 @@ import { type ActionOutcome, outcomeBase, problemOf, publishFailure, publishOutc
 import { heldForPerson } from '../sending-hold.js';
 import { claimSending, type SentKey, settleSending } from '../sent-ledger.js';
 import { EINVOICE_ACTION } from '../track-einvoices/einvoice-tracking.js';
-import { emailSentEntry } from './events.js';
+import { channelFor, needsPartner, partnerOf } from './channel-policy.js';
+import { preflightOf, readBlock, writeBlock } from './einvoice-blocks.js';
+import { einvoiceBlockedEntry, emailSentEntry } from './events.js';
 import { endSending, sendEInvoiceOnce } from './send-einvoice.js';
 import {
   announce,
-  type Channel,
   reportOutcomeUnknown,
   type SendDeps,
   type SendRecordResult,
@@ -44,16 +49,6 @@ import {
 export type { Channel, SendDeps } from './sending-run.js';
 
 export const EMAIL_ACTION = 'send.email';
-
-/** Which channel the settings choose for this invoice, if any. */
-export function channelFor(config: Pick<ActionsConfig, 'sending'>, record: ApiRecord): Channel | undefined {
-  const key = stringField(record, config.sending.partnerField);
-  if (key === null) return undefined;
-  if (config.sending.einvoicePartners.includes(key)) return { kind: 'einvoice' };
-  const email = config.sending.emailPartners.find((p) => p.key === key);
-  if (email) return email.to ? { kind: 'email', to: email.to } : { kind: 'email' };
-  return undefined;
-}
 
 /** The invoice as the service holds it and its channel: the run, or why nothing is sent. */
 async function startRun(deps: SendDeps, event: ActionEvent): Promise<SendRun | ActionOutcome> {
@@ -79,7 +74,8 @@ async function startRun(deps: SendDeps, event: ActionEvent): Promise<SendRun | A
       fields: differing,
     });
   }
-  const channel = channelFor(deps.config, record);
+  const partner = needsPartner(deps.config, record) ? await partnerOf(deps.api, record) : undefined;
+  const channel = channelFor(deps.config, record, partner);
   if (!channel) return { status: 'skipped', reason: 'partner not configured for sending' };
   const action = channel.kind === 'einvoice' ? EINVOICE_ACTION : EMAIL_ACTION;
   const documentNumber = stringField(record, 'DocumentNumber');
@@ -94,12 +90,71 @@ async function startRun(deps: SendDeps, event: ActionEvent): Promise<SendRun | A
     event,
     record,
     channel,
+    ...(channel.kind === 'einvoice' ? { partner: partner ?? (await partnerOf(deps.api, record)) } : {}),
     documentNumber,
     source,
     ctx: { action, event, source },
     log: { action, recordId: envelope.id, eventId: event.eventId },
     params: { collection: 'IssuedInvoices', id: envelope.id },
   };
+}
+
+/**
+ * The pre-flight of an e-invoice (`core/einvoicing`): an invoice that breaks a rule is not sent,
+ * `IssuedInvoice.EInvoiceBlocked` names the rules, fields and partner, and the block is kept so
+ * that the invoice's `Updated` event checks it again. An update of an invoice never blocked sends
+ * nothing. Returns the outcome when the invoice does not go now.
+ */
+async function checkBeforeSending(run: SendRun): Promise<ActionOutcome | undefined> {
+  const { deps, event } = run;
+  const { connection, id } = event.envelope;
+  const store = deps.blocks!;
+  const before = await readBlock(store, connection, id);
+  if (event.envelope.change !== 'Created' && before?.mark.status !== 'blocked') {
+    return { status: 'skipped', reason: 'an update sends only a blocked e-invoice' };
+  }
+  const result = await preflightOf(deps.api, run.record);
+  const now = deps.clock.now().toISOString();
+  if (result.passed) {
+    if (before?.mark.status === 'blocked') {
+      await writeBlock(store, connection, id, { status: 'cleared', rules: [], at: now }, before.version);
+      deps.logger.info('einvoice pre-flight passed after a fix', run.log);
+    }
+    return undefined;
+  }
+  const rules = brokenRules(result);
+  const same = before?.mark.status === 'blocked' && before.mark.rules.join(' ') === rules.join(' ');
+  if (!same) {
+    await writeBlock(store, connection, id, { status: 'blocked', rules, at: now }, before?.version);
+    const partner = run.partner!;
+    await publishOutcome(
+      deps.publisher,
+      event.source,
+      einvoiceBlockedEntry,
+      {
+        ...outcomeBase(
+          run.ctx,
+          'EInvoiceBlocked',
+          deps.clock,
+          rules.join(' '),
+          event.envelope.modifiedDate ?? '',
+        ),
+        findings: result.findings.map(({ rule, flag, field, message }) => ({ rule, flag, field, message })),
+        notChecked: result.notChecked,
+        partner: {
+          id: partner.id,
+          name: partner.name,
+          country: partner.country,
+          dic: partner.dic,
+          participantId: partner.participantId,
+          from: partner.from,
+        },
+      },
+      deps.clock.now(),
+    );
+  }
+  deps.logger.warn('einvoice blocked by the pre-flight', { ...run.log, rules });
+  return { status: 'skipped', reason: `e-invoice blocked: ${rules.join(', ')}` };
 }
 
 /** The guarded e-mail sending, then its `EmailSent`. */
@@ -213,6 +268,12 @@ export async function sendInvoice(
   if (envelope.recordType !== 'IssuedInvoice') {
     return { status: 'skipped', reason: `sending is for issued invoices, not ${envelope.recordType}` };
   }
+  // An update matters only for an invoice the pre-flight blocked: others are left unread.
+  if (envelope.change !== 'Created') {
+    const block = deps.blocks ? await readBlock(deps.blocks, envelope.connection, envelope.id) : undefined;
+    if (block?.mark.status !== 'blocked')
+      return { status: 'skipped', reason: 'an update sends only a blocked e-invoice' };
+  }
   const run = await startRun(deps, event);
   if ('status' in run) return run;
   let recipients: string[] = [];
@@ -228,8 +289,16 @@ export async function sendInvoice(
     }
     recipients = [to];
   }
-  if (run.channel.kind === 'einvoice' && !deps.sendings) {
+  if (run.channel.kind === 'einvoice' && (!deps.sendings || !deps.blocks)) {
     throw new Error('e-invoicing needs the open-sendings store (ACTIONS_STATE_TABLE)');
+  }
+  // An update sends only an invoice the pre-flight blocked before; its fix is checked again.
+  if (envelope.change !== 'Created' && run.channel.kind !== 'einvoice') {
+    return { status: 'skipped', reason: 'an update sends only a blocked e-invoice' };
+  }
+  if (run.channel.kind === 'einvoice') {
+    const blocked = await checkBeforeSending(run);
+    if (blocked) return blocked;
   }
   // Input a shop's customer typed never decides who is sent anything: such an invoice waits.
   const held = await heldForPerson(
@@ -255,20 +324,26 @@ export async function sendInvoice(
   }
 }
 
-/** A sending route: new issued invoices of the given partners (by the partner field). */
+/**
+ * A sending route: new issued invoices (of the given partners by the partner field, or all of
+ * them), or their updates (`change`: `Updated`, which send only an invoice the pre-flight blocked).
+ */
 export function sendingRoute(
   config: ActionsConfig,
   id: string,
   description: string,
-  partners: string[],
+  partners: string[] | 'all',
+  change: 'Created' | 'Updated' = 'Created',
 ): RouteSpec {
   return {
     id,
     description,
     pattern: {
       source: eventSourceOf(config),
-      'detail-type': [recordDetailType('IssuedInvoice', 'Created')],
-      detail: recordOrClaimCheck(nestedFilter(config.sending.partnerField, partners)),
+      'detail-type': [recordDetailType('IssuedInvoice', change)],
+      ...(partners === 'all'
+        ? {}
+        : { detail: recordOrClaimCheck(nestedFilter(config.sending.partnerField, partners)) }),
     },
     maxConcurrency: 2,
     maxReceiveCount: 5,

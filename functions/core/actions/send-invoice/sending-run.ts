@@ -10,6 +10,10 @@ import type { CheckpointStore, Clock, EventPublisher, Logger } from '../../ports
 import type { ActionEvent } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';
 import type { OpenSendings } from '../open-sendings.js';
+import type { Channel, PartnerFacts } from './channel-policy.js';
+
+export type { Channel } from './channel-policy.js';
+
 import { type OutcomeContext, problemOf, publishFailure } from '../outcomes.js';
 import type { IdempotencyGuard } from '../ports.js';
 
@@ -21,15 +25,18 @@ export interface SendDeps {
   guard: IdempotencyGuard;
   /** Open sendings for the tracker (required for e-invoicing). */
   sendings?: CheckpointStore<OpenSendings>;
+  /** Invoices the e-invoicing pre-flight blocked (required for e-invoicing; the same state table). */
+  blocks?: CheckpointStore<unknown>;
   /**
    * The action state: holds for a person (`sending-hold.ts`) and what was sent (`sent-ledger.ts`);
    * the open sendings' store when absent.
    */
   state?: CheckpointStore<unknown>;
-  config: Pick<ActionsConfig, 'sending' | 'eventSource' | 'connection' | 'referenceLookbackSeconds'>;
+  config: Pick<
+    ActionsConfig,
+    'sending' | 'variant' | 'eventSource' | 'connection' | 'referenceLookbackSeconds'
+  >;
 }
-
-export type Channel = { kind: 'einvoice' } | { kind: 'email'; to?: string };
 
 /** What the idempotency record stores for a completed sending (JSON). */
 export interface SendRecordResult {
@@ -43,6 +50,8 @@ export interface SendRun {
   event: ActionEvent;
   record: ApiRecord;
   channel: Channel;
+  /** The invoice's partner as the service knows it (read for the e-invoicing channel). */
+  partner?: PartnerFacts;
   documentNumber: string | null;
   source: SourceRef;
   ctx: OutcomeContext;

@@ -13,6 +13,19 @@ export interface EmailPartner {
   to?: string;
 }
 
+/**
+ * How a connection chooses the e-invoicing channel: `mandate-sk` (Slovakia from 2027: a domestic
+ * partner with a DIČ gets the e-invoice, the partner lists override), `lists` (only the partners
+ * listed), `off` (no e-invoicing).
+ */
+export const einvoicingPolicies = ['mandate-sk', 'lists', 'off'] as const;
+export type EInvoicingPolicy = (typeof einvoicingPolicies)[number];
+
+/** The policy of a variant when the connection sets none: the mandate in Slovakia, the lists elsewhere. */
+export function defaultEInvoicingPolicy(variant: string): EInvoicingPolicy {
+  return variant === 'sk' ? 'mandate-sk' : 'lists';
+}
+
 export const DEFAULT_PARTNER_FIELD = 'BusinessPartnerAddress.IdentificationNumber';
 export const DEFAULT_EMAIL_SUBJECT = 'Invoice {DocumentNumber}';
 
@@ -37,10 +50,23 @@ const emailPartners = list.transform((entries, ctx) => {
 export const sendingSettings = defineActionSettings(
   'sending',
   {
+    ACTIONS_EINVOICING: {
+      schema: z
+        .enum(einvoicingPolicies, { error: `expected one of ${einvoicingPolicies.join(', ')}` })
+        .optional(),
+      default: '`mandate-sk` for `sk`, `lists` for `cz`',
+      description:
+        'how the e-invoicing channel is chosen: `mandate-sk` (Slovak partners with a DIČ, after the pre-flight), `lists`, `off` (docs/einvoicing.md)',
+    },
+    ACTIONS_EINVOICING_FALLBACK: {
+      schema: z.enum(['email', 'none'], { error: 'expected email or none' }).default('none'),
+      default: '`none`',
+      description: 'under `mandate-sk`, what a partner without a DIČ or abroad gets: `email` or `none`',
+    },
     ACTIONS_EINVOICE_PARTNERS: {
       schema: list,
-      default: '— (locally: every partner)',
-      description: 'partner keys whose invoices go through e-invoicing',
+      default: '— (locally under `lists`: every partner)',
+      description: 'partner keys whose invoices go through e-invoicing (overrides under `mandate-sk`)',
     },
     ACTIONS_EMAIL_PARTNERS: {
       schema: emailPartners,
@@ -76,6 +102,10 @@ export const sendingSettings = defineActionSettings(
   (e) => ({
     /** Dotted path of the partner key in an invoice record. */
     partnerField: e.ACTIONS_PARTNER_FIELD ?? DEFAULT_PARTNER_FIELD,
+    /** The e-invoicing policy the connection sets (`einvoicingPolicy` adds the variant's default). */
+    einvoicing: e.ACTIONS_EINVOICING as EInvoicingPolicy | undefined,
+    /** Under `mandate-sk`, what a partner without a DIČ or abroad gets. */
+    mandateFallback: e.ACTIONS_EINVOICING_FALLBACK,
     einvoicePartners: e.ACTIONS_EINVOICE_PARTNERS,
     emailPartners: e.ACTIONS_EMAIL_PARTNERS,
     emailSubject: e.ACTIONS_EMAIL_SUBJECT ?? DEFAULT_EMAIL_SUBJECT,

@@ -1,6 +1,7 @@
 import { ACTION_FAILED } from '../../events/action-events.js';
 import { offers } from '../../route-spec.js';
 import { defineScheduledAction } from '../action-definition.js';
+import { einvoicingActive } from '../send-invoice/channel-policy.js';
 import { sendingSettings } from '../send-invoice/settings.js';
 import { type TrackActionDeps, trackEInvoices } from './einvoice-tracking.js';
 import { EINVOICE_STATUS_CHANGED, einvoiceStatusChangedEntry } from './events.js';
@@ -23,7 +24,7 @@ export const trackEInvoicesAction = defineScheduledAction({
   }),
   run: (deps: TrackActionDeps) => () => trackEInvoices(deps, deps.connection),
   schedules: (config) =>
-    config.sending.einvoicePartners.length > 0 && offers(config, 'EInvoicing.status')
+    einvoicingActive(config) && offers(config, 'EInvoicing.status')
       ? [
           {
             id: 'track-einvoices',

@@ -6,6 +6,7 @@ import { createMemoryCheckpointStore } from '../../../adapters/local/memory-chec
 import { createManualClock } from '../../../shared/clock.js';
 import { type OpenSending, type OpenSendings, sendingKey } from '../open-sendings.js';
 import { trackEInvoices } from './einvoice-tracking.js';
+import { einvoiceStatusChangedEntry, einvoiceStatusChangedSchema } from './events.js';
 
 /** The shard of the invoice below. */
 const KEY = sendingKey('acme', '1f000000-0000-4000-8000-000000000001');
@@ -100,5 +101,96 @@ describe('e-invoice tracking without a status history', () => {
       ['51000000-0000-4000-8000-000000000001', 1, 'Sent'],
       ['51000000-0000-4000-8000-000000000002', 0, null],
     ]);
+  });
+});
+
+describe('e-invoice tracking on the Slovak leg (Message Level Status)', () => {
+  it('maps AB then AP with a warning, keeps RE with its reason and rule ids, and closes on AP or RE', async () => {
+    const other = { ...sending, sendingId: '51000000-0000-4000-8000-000000000002' };
+    const byId: Record<string, unknown[]> = {
+      [sending.sendingId]: [
+        { Status: 'Sent', MessageLevelStatus: null, MessageLevelReasons: [] },
+        { Status: 'Delivered', MessageLevelStatus: 'AB', MessageLevelReasons: [] },
+        {
+          Status: 'Delivered',
+          MessageLevelStatus: 'AP',
+          MessageLevelReasons: [{ Code: 'BW', RuleIds: ['PEPPOL-EN16931-R002'], Description: 'One note.' }],
+        },
+      ],
+      [other.sendingId]: [
+        {
+          Status: 'Rejected',
+          MessageLevelStatus: 'RE',
+          MessageLevelReasons: [
+            {
+              Code: 'BV',
+              RuleIds: ['BR-CO-10', 'PEPPOL-EN16931-R120'],
+              Description: 'Business rules failed',
+            },
+          ],
+        },
+      ],
+    };
+    const api = rawAnswersApi(async (_operation, input) => {
+      const id = JSON.stringify(input).includes(other.sendingId) ? other.sendingId : sending.sendingId;
+      const list = byId[id] as unknown[];
+      return list.length > 1 ? list.shift() : list[0];
+    });
+    const sendings = createMemoryCheckpointStore<OpenSendings>();
+    await sendings.put(KEY, { sendings: [sending, other] }, undefined);
+    const publisher = recordingPublisher();
+    const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
+
+    for (let i = 0; i < 4; i += 1) await trackEInvoices(deps, 'acme');
+
+    const changes = publisher.ofType('IssuedInvoice.EInvoiceStatusChanged').map((e) => {
+      const parsed = einvoiceStatusChangedSchema.parse(e.detail);
+      return [parsed.sendingId.slice(-1), parsed.status, parsed.responseCode, parsed.mls, parsed.final];
+    });
+    expect(changes).toEqual([
+      ['1', 'Sent', null, null, false],
+      [
+        '2',
+        'Rejected',
+        null,
+        {
+          code: 'RE',
+          reasons: [
+            {
+              code: 'BV',
+              ruleIds: ['BR-CO-10', 'PEPPOL-EN16931-R120'],
+              description: 'Business rules failed',
+            },
+          ],
+        },
+        true,
+      ],
+      ['1', 'Delivered', null, { code: 'AB', reasons: [] }, false],
+      [
+        '1',
+        'Delivered',
+        null,
+        { code: 'AP', reasons: [{ code: 'BW', ruleIds: ['PEPPOL-EN16931-R002'], description: 'One note.' }] },
+        true,
+      ],
+    ]);
+    expect((await sendings.get(KEY))?.value.sendings).toEqual([]);
+  });
+
+  it('refuses an MLS code outside AP, AB, RE, naming the field, and changes nothing', async () => {
+    const api = rawAnswersApi(async () => ({ Status: 'Delivered', MessageLevelStatus: 'XX' }));
+    const sendings = createMemoryCheckpointStore<OpenSendings>();
+    await sendings.put(KEY, { sendings: [sending] }, undefined);
+    const publisher = recordingPublisher();
+    const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
+    await expect(trackEInvoices(deps, 'acme')).rejects.toThrow(/MessageLevelStatus/);
+    expect(publisher.ofType('IssuedInvoice.EInvoiceStatusChanged')).toEqual([]);
+    expect((await sendings.get(KEY))?.value.sendings).toEqual([sending]);
+  });
+
+  it('a detail of catalog version 6 (no mls) is still valid', () => {
+    const { mls: _mls, ...v6 } = einvoiceStatusChangedEntry.example;
+    expect(einvoiceStatusChangedSchema.safeParse(v6).success).toBe(true);
+    expect(einvoiceStatusChangedSchema.safeParse(einvoiceStatusChangedEntry.example).success).toBe(true);
   });
 });

@@ -4,8 +4,13 @@
  * connection, each written with optimistic concurrency), and a scheduled tracker reads them all,
  * polls the status of every open sending, emits `IssuedInvoice.EInvoiceStatusChanged` for each transition in order,
  * and drops the sending once it is final or past its deadline (then `Action.Failed`).
+ *
+ * A network answers with the Invoice Response (outside Slovakia: AB, IP, UQ, CA, RE, AP, PD, kept
+ * as `responseCode`) or, on the Slovak leg, with the Message Level Status (`mls`: AP, AB or RE with
+ * the reasons SV, BV, BW, FD and the rule ids it gives). RE and AP of either end a sending; an MLS
+ * AB does not, as the receiver's confirmation (AP) may follow.
  */
-import type { SendingStatus } from '../../../accounting/answers.js';
+import type { MlsReasonAnswer, SendingStatus } from '../../../accounting/answers.js';
 import type { AccountingApi } from '../../../accounting/api.js';
 import { NotFoundError } from '../../../accounting/errors.js';
 import { actionFailedEntry, actionFailedSchema } from '../../events/action-events.js';
@@ -22,15 +27,26 @@ import {
   updateOpenSendings,
 } from '../open-sendings.js';
 import { type OutcomeEvent, outcomeEnvelope, publishOutcomes } from '../outcomes.js';
-import { einvoiceStatusChangedEntry, einvoiceStatusChangedSchema } from './events.js';
+import { einvoiceStatusChangedEntry, einvoiceStatusChangedSchema, type MlsStatus } from './events.js';
 
 export const EINVOICE_ACTION = 'send.einvoice';
 
 /** Final without the service saying so: transport failure, rejected, accepted, paid. */
 const FINAL_CODES = new Set(['RE', 'AP', 'PD']);
-export function isFinalStep(status: string, code: string | null | undefined, isFinal?: boolean): boolean {
+/** Final Message Level Statuses: rejected, delivered and confirmed (AB may still become AP). */
+const FINAL_MLS = new Set(['RE', 'AP']);
+export function isFinalStep(
+  status: string,
+  code: string | null | undefined,
+  isFinal?: boolean,
+  mls?: string | null,
+): boolean {
   if (isFinal !== undefined) return isFinal;
-  return status === 'TransportFailed' || (code !== null && code !== undefined && FINAL_CODES.has(code));
+  return (
+    status === 'TransportFailed' ||
+    (code !== null && code !== undefined && FINAL_CODES.has(code)) ||
+    (mls !== null && mls !== undefined && FINAL_MLS.has(mls))
+  );
 }
 
 export interface TrackerDeps {
@@ -53,18 +69,36 @@ export interface TrackResult {
 interface Step {
   status: string;
   code: string | null;
+  mls: MlsStatus | null;
   date: string | null;
+}
+
+/** The MLS of an answer or step, as the event carries it; null where the network gives none. */
+export function mlsOf(answer: {
+  MessageLevelStatus?: MlsStatus['code'] | null;
+  MessageLevelReasons?: MlsReasonAnswer[] | null;
+}): MlsStatus | null {
+  if (!answer.MessageLevelStatus) return null;
+  return {
+    code: answer.MessageLevelStatus,
+    reasons: (answer.MessageLevelReasons ?? []).map((r) => ({
+      code: r.Code,
+      ruleIds: r.RuleIds ?? [],
+      description: r.Description ?? null,
+    })),
+  };
 }
 
 function stepsOf(answer: SendingStatus): Step[] {
   const history = answer.History?.map((h) => ({
     status: h.Status,
     code: h.ResponseCode ?? null,
+    mls: mlsOf(h),
     date: h.Date ?? null,
   }));
   return history && history.length > 0
     ? history
-    : [{ status: answer.Status, code: answer.ResponseCode ?? null, date: null }];
+    : [{ status: answer.Status, code: answer.ResponseCode ?? null, mls: mlsOf(answer), date: null }];
 }
 
 function base(sending: OpenSending, change: string, clock: Clock, ...keyParts: string[]) {
@@ -103,14 +137,20 @@ function transitionsOf(deps: TrackerDeps, sending: OpenSending, answer: SendingS
   const steps = stepsOf(answer);
   const fresh: Step[] = answer.History?.length
     ? steps.slice(sending.emitted)
-    : steps.filter((s) => s.status !== sending.lastStatus || s.code !== sending.lastCode);
+    : steps.filter(
+        (s) =>
+          s.status !== sending.lastStatus ||
+          s.code !== sending.lastCode ||
+          (s.mls?.code ?? null) !== (sending.lastMls ?? null),
+      );
   const events: OutcomeEvent[] = [];
   let { lastStatus, lastCode, emitted } = sending;
+  let lastMls = sending.lastMls ?? null;
   let final = false;
   fresh.forEach((step, i) => {
     const isLast = i === fresh.length - 1;
     emitted += 1;
-    final = isFinalStep(step.status, step.code, isLast ? answer.IsFinal : false);
+    final = isFinalStep(step.status, step.code, isLast ? answer.IsFinal : false, step.mls?.code);
     events.push({
       source: sending.eventSource,
       entry: einvoiceStatusChangedEntry,
@@ -121,6 +161,7 @@ function transitionsOf(deps: TrackerDeps, sending: OpenSending, answer: SendingS
         status: step.status,
         previousStatus: lastStatus,
         responseCode: step.code,
+        mls: step.mls,
         final,
         sequence: emitted,
         statusDate: step.date,
@@ -128,9 +169,17 @@ function transitionsOf(deps: TrackerDeps, sending: OpenSending, answer: SendingS
     });
     lastStatus = step.status;
     lastCode = step.code;
+    lastMls = step.mls?.code ?? null;
   });
-  if (fresh.length === 0) final = isFinalStep(answer.Status, answer.ResponseCode, answer.IsFinal);
-  return { events, count: fresh.length, final, state: { ...sending, emitted, lastStatus, lastCode } };
+  if (fresh.length === 0) {
+    final = isFinalStep(answer.Status, answer.ResponseCode, answer.IsFinal, answer.MessageLevelStatus);
+  }
+  return {
+    events,
+    count: fresh.length,
+    final,
+    state: { ...sending, emitted, lastStatus, lastCode, ...(lastMls ? { lastMls } : {}) },
+  };
 }
 
 /** The transitions of one sending and, past its deadline without a final status, `Action.Failed`. */

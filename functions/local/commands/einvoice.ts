@@ -1,0 +1,143 @@
+import * as z from 'zod';
+import type { ApiRecord } from '../../accounting/api.js';
+import { createAccountingClient } from '../../accounting/client.js';
+import { loadActionsConfig } from '../../core/actions/actions-config.js';
+import {
+  channelFor,
+  einvoicingPolicy,
+  partnerFromBook,
+} from '../../core/actions/send-invoice/channel-policy.js';
+import { vatPercentFrom } from '../../core/einvoicing/preflight.js';
+import { type ReadinessReport, readinessReport } from '../../core/einvoicing/readiness.js';
+import { systemClock } from '../../shared/clock.js';
+import { createLogger } from '../../shared/logger.js';
+import { defineCommand } from '../command.js';
+import { loadDotEnv } from '../environment.js';
+import { EXIT } from '../exit-codes.js';
+import { formatReadiness } from '../readiness-text.js';
+import { accountingConfigFor } from '../runtime-options.js';
+import { checkedSettings } from './runtime-command.js';
+import { connectionFlags, connectionSchemaShape, toConnection } from './shared-flags.js';
+
+const DAY_MS = 86_400_000;
+
+/** `90d`, `12w` or `48h`: a period back from now, from an hour to ten years. */
+const sinceSchema = z.string().transform((text, ctx) => {
+  const match = /^(\d+)\s*([dhw])$/.exec(text.trim());
+  const ms = match
+    ? Number(match[1]) * { h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS }[match[2] as 'h' | 'd' | 'w']
+    : NaN;
+  if (!(ms >= 3_600_000 && ms <= 3653 * DAY_MS)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected a period such as 90d, 12w or 48h (up to 10 years), got "${text}"`,
+    });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+export const einvoiceCommand = defineCommand({
+  name: 'einvoice',
+  summary:
+    'readiness: which issued invoices of a period the e-invoicing policy would send, which the pre-flight would block and by which rule, the partners to fix first and those without a DIČ.',
+  description:
+    'Reads the issued invoices of the period, the address book and the VAT rates of the connection (the sandbox by default), and checks each invoice as the sending would, without sending anything. Exits 0 whenever it produces the report.',
+  positionalsHelp: 'readiness',
+  flags: {
+    ...connectionFlags,
+    since: {
+      type: 'string',
+      value: 'PERIOD',
+      description: 'Invoices issued in this period back from today (90d, 12w, 48h).',
+      defaultHelp: '90d',
+    },
+    json: { type: 'boolean', description: 'Print the report as JSON.' },
+  },
+  schema: z.object({
+    ...connectionSchemaShape,
+    since: sinceSchema.default(90 * DAY_MS),
+    positionals: z.tuple([z.literal('readiness', { error: 'expected the subcommand readiness' })]),
+  }),
+  async run(o, ctx) {
+    const connection = toConnection(o);
+    loadDotEnv(ctx.env, ctx.cwd);
+    const settings = await checkedSettings(
+      { command: 'einvoice', connection, intervalMs: 0, actions: false, activity: false },
+      ctx,
+    );
+    const now = systemClock.now();
+    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    let sandbox: import('../../../sandbox/index.js').Sandbox | undefined;
+    if (connection.sandbox) {
+      const { startSandbox } = await import('../../../sandbox/index.js');
+      // Seeded invoices dated in the year up to today, so a period back from today finds them.
+      sandbox = await startSandbox({ ...settings, seedAnchor: new Date(today + DAY_MS).toISOString() });
+    }
+    try {
+      const logger = createLogger({
+        level: 'warn',
+        format: 'json',
+        service: 'accounting-events',
+        sink: (line) => ctx.stderr.write(`${line}\n`),
+      });
+      const config = accountingConfigFor(
+        { env: ctx.env, baseUrl: connection.baseUrl, authUrl: connection.authUrl } as Parameters<
+          typeof accountingConfigFor
+        >[0],
+        sandbox,
+      );
+      const api = createAccountingClient(config, { logger, clock: systemClock });
+      try {
+        const report = await readiness(
+          api,
+          ctx.env,
+          new Date(today - o.since + DAY_MS),
+          now,
+          sandbox ? 'sandbox' : undefined,
+        );
+        ctx.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : formatReadiness(report));
+        return EXIT.ok;
+      } finally {
+        await api.close();
+      }
+    } finally {
+      await sandbox?.close();
+    }
+  },
+});
+
+async function readiness(
+  api: ReturnType<typeof createAccountingClient>,
+  env: Record<string, string | undefined>,
+  from: Date,
+  to: Date,
+  connectionName: string | undefined,
+): Promise<ReadinessReport> {
+  const actions = loadActionsConfig(env);
+  const collect = async (collection: 'VatRates' | 'BusinessPartners' | 'IssuedInvoices', since?: string) => {
+    const out: ApiRecord[] = [];
+    for await (const item of api.listItems(collection, since ? { modifiedSince: since } : {})) out.push(item);
+    return out;
+  };
+  const [rates, partners, invoices] = await Promise.all([
+    collect('VatRates'),
+    collect('BusinessPartners'),
+    // An invoice issued in the period was last changed in it or later.
+    collect('IssuedInvoices', from.toISOString()),
+  ]);
+  const book = new Map(partners.map((p) => [p.Id.toLowerCase(), p]));
+  return readinessReport({
+    connection: connectionName ?? actions.connection,
+    policy: einvoicingPolicy(actions),
+    from,
+    to,
+    invoices,
+    vatPercent: vatPercentFrom(rates),
+    partnerOf: (invoice) => partnerFromBook(invoice as ApiRecord, book),
+    channelOf: (invoice, partner) => {
+      const facts = partnerFromBook(invoice as ApiRecord, book);
+      return channelFor(actions, invoice as ApiRecord, { ...facts, ...partner })?.kind ?? 'none';
+    },
+  });
+}
