@@ -100,7 +100,12 @@ export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Runni
   return {
     bus: r.bus,
     stores: r.stores,
-    api: (r.primary as ConnectionPoller).api,
+    // A registry whose connections are all paused has no client until one is resumed.
+    get api() {
+      if (!r.primary)
+        throw new Error('no connection is polled yet: every connection of the registry is paused');
+      return r.primary.api;
+    },
     sandbox: r.sandbox,
     connection: r.primary?.name ?? '',
     collections: r.primary?.plan().collections ?? [],

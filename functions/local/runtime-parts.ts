@@ -4,6 +4,7 @@
  * sandbox's companies, or a registry file), the bus with its journal, subscribers and actions, and
  * the intake.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Sandbox } from '../../sandbox/index.js';
 import type { AccountingApi } from '../accounting/api.js';
@@ -189,9 +190,17 @@ export async function planConnections(
       cause: error,
     });
   }
+  if (options.connectionsFile !== undefined && initial.length === 0)
+    throw new LocalRuntimeConfigError(noConnectionsMessage(options.connectionsFile));
   for (const plan of initial) checkCollections(plan.variant, plan.collections);
   const many = options.connectionsFile !== undefined || options.companies !== undefined;
   return { source, initial, many, service };
+}
+
+/** Why a registry file cannot be run, and the command that fixes it. */
+function noConnectionsMessage(path: string): string {
+  const what = existsSync(path) ? 'holds no connections' : 'does not exist';
+  return `--connections ${path}: ${what}; add one first: accounting-events connections add --connections ${path} --name NAME --credentials-secret env:NAME_CREDENTIALS (docs/connections.md)`;
 }
 
 /** The poller's settings from the environment (POLLER_*), as on AWS; flags and the sandbox win. */
@@ -308,6 +317,7 @@ export async function openIntake(
   },
 ): Promise<LocalIntake | undefined> {
   if (!options.intake) return undefined;
+  const { port } = options.intake;
   const intake = await startLocalIntake({
     ...options.intake,
     api: parts.api,
@@ -324,6 +334,12 @@ export async function openIntake(
     eventSource: parts.eventSource,
     clock: ctx.clock,
     logger: ctx.logger,
+  }).catch((error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRINUSE' && code !== 'EACCES') throw error;
+    throw new LocalRuntimeConfigError(`--intake-port: cannot listen on 127.0.0.1:${port} (${code})`, {
+      cause: error,
+    });
   });
   ctx.onClose(() => intake.close());
   return intake;
