@@ -80,7 +80,7 @@ const pollerEnvSchema = z.object({
   [ENV.pollerReferenceIntervalSeconds]: count('a number of seconds ≥ 0').default(
     POLLER_DEFAULTS.referenceIntervalSeconds,
   ),
-  [ENV.pollerPayments]: z.enum(['true', 'false'], { error: 'expected true or false' }).default('false'),
+  [ENV.pollerPayments]: z.enum(['true', 'false'], { error: 'expected true or false' }).default('true'),
   [ENV.pollerPaymentIntervalSeconds]: count('a number of seconds ≥ 0 (0 = every cycle)').default(
     POLLER_DEFAULTS.paymentIntervalSeconds,
   ),

@@ -13,6 +13,7 @@ import { createMemoryObjectStore } from '../adapters/local/memory-object-store.j
 import { pollConnection } from '../core/connections/poll-connection.js';
 import type { BusEvent, Logger } from '../core/ports.js';
 import { checkpointKey } from '../core/sync/checkpoint-state.js';
+import { paymentCheckpointKey } from '../core/sync/payment-state.js';
 import { pollOptionsSchema } from '../core/sync/poll-options.js';
 import { loadPollerSettings } from '../handlers/poller-config.js';
 import { systemClock } from '../shared/clock.js';
@@ -119,10 +120,15 @@ async function copySavedCheckpoints(
   const stores = await startLocalStores(dataDir, 'sync --dry-run');
   try {
     let n = 0;
-    for (const c of collections) {
-      const saved = await stores.checkpoints.get(checkpointKey(connection, c));
+    // The change detector's checkpoint of each collection, and the payment detector's of a payable one.
+    const keys = collections.flatMap((c) => [
+      checkpointKey(connection, c),
+      paymentCheckpointKey(connection, c),
+    ]);
+    for (const key of keys) {
+      const saved = await stores.checkpoints.get(key);
       if (!saved) continue;
-      await target.put(checkpointKey(connection, c), saved.value, undefined);
+      await target.put(key, saved.value, undefined);
       n += 1;
     }
     return n;

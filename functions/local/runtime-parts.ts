@@ -79,8 +79,8 @@ export async function startService(
     activity: {
       enabled: true,
       ratePerSecond: 0.5,
-      // Payments too, so payment events (POLLER_PAYMENTS=true) have something to show.
-      weights: { createOrder: 0.45, editDocument: 0.25, issueInvoice: 0.2, payInvoice: 0.1 },
+      // Payments too, so a two-minute run shows each payment event (Paid, PartiallyPaid, Overdue).
+      weights: { createOrder: 0.35, editDocument: 0.15, issueInvoice: 0.2, payInvoice: 0.3 },
     },
     ...(given.options ?? {}),
     ...(options.companies !== undefined ? { companies: options.companies } : {}),

@@ -228,7 +228,7 @@ export const baseInfraConfigSchema = z.object({
   /** Custom metrics per connection (`connection` dimension, four metrics each; docs/deploy.md has the cost). */
   perConnectionMetrics: flag().default(false),
   /** Payment detection (`Paid`, `PartiallyPaid`, `Overdue` of issued invoices; docs/payments.md). */
-  payments: flag().default(false),
+  payments: flag().default(true),
   /** Steady requests per second the intake API accepts (stage throttling); more answer 429. */
   intakeThrottleRate: intIn(1, 10000).default(20),
   /** Burst of requests the intake API accepts. */

@@ -1,6 +1,6 @@
 /**
- * Payment detection on the deployed poller: off by default; with `payments` on, the poller is told
- * (`POLLER_PAYMENTS=true`) and may publish the payment detail-types, and nothing more.
+ * Payment detection on the deployed poller: on by default, the poller is told (`POLLER_PAYMENTS=true`)
+ * and may publish the payment detail-types, and nothing more; `payments=false` turns it off.
  */
 import { describe, expect, it } from 'vitest';
 import { buildTestApp } from './support.js';
@@ -29,19 +29,19 @@ function poller(t: ReturnType<typeof buildTestApp>) {
 }
 
 describe('payment detection in the stack', () => {
-  it('is off by default and granted only the record events', () => {
+  it('is on by default: the poller is told and may publish Paid, PartiallyPaid and Overdue', () => {
     const p = poller(buildTestApp());
-    expect(p.env.POLLER_PAYMENTS).toBe('false');
-    expect(p.putEvents['ForAllValues:StringLike']).toEqual({
-      'events:detail-type': ['*.Created', '*.Updated', '*.Deleted'],
-    });
-  });
-
-  it('with payments on, the poller is told and may publish Paid, PartiallyPaid and Overdue', () => {
-    const p = poller(buildTestApp({ payments: true }));
     expect(p.env.POLLER_PAYMENTS).toBe('true');
     expect(p.putEvents['ForAllValues:StringLike']).toEqual({
       'events:detail-type': ['*.Created', '*.Updated', '*.Deleted', '*.Paid', '*.PartiallyPaid', '*.Overdue'],
+    });
+  });
+
+  it('turned off (payments=false), the poller is told and granted only the record events', () => {
+    const p = poller(buildTestApp({ payments: false }));
+    expect(p.env.POLLER_PAYMENTS).toBe('false');
+    expect(p.putEvents['ForAllValues:StringLike']).toEqual({
+      'events:detail-type': ['*.Created', '*.Updated', '*.Deleted'],
     });
   });
 });

@@ -287,7 +287,16 @@ describe('least privilege per function', () => {
     expect(statementsOf('Poller').find((st) => st.Action === 'events:PutEvents')?.Condition).toEqual({
       Null: { 'events:source': 'false', 'events:detail-type': 'false' },
       'ForAllValues:StringEquals': { 'events:source': ['accounting.default'] },
-      'ForAllValues:StringLike': { 'events:detail-type': ['*.Created', '*.Updated', '*.Deleted'] },
+      'ForAllValues:StringLike': {
+        'events:detail-type': [
+          '*.Created',
+          '*.Updated',
+          '*.Deleted',
+          '*.Paid',
+          '*.PartiallyPaid',
+          '*.Overdue',
+        ],
+      },
     });
   });
 

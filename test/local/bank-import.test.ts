@@ -58,7 +58,7 @@ describe('run watches <data dir>/bank-statements/<connection>/', () => {
         '--data-dir',
         data,
         '--duration',
-        '8s',
+        '20s',
         '--no-console',
         '--json',
         '--collections',

@@ -46,21 +46,28 @@ describe('sync --once --dry-run and checkpoints', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(rows).toEqual([
-      expect.objectContaining({
-        connection: 'sandbox',
-        collection: 'IssuedInvoices',
-        watermark: expect.any(String),
-        lagMs: expect.any(Number),
-        lastPollAt: expect.any(String),
-      }),
-    ]);
+    // The change detector's checkpoint, and the payment detector's (on by default) of the same collection.
+    expect(rows).toEqual(
+      ['IssuedInvoices', 'IssuedInvoices/Unpaid'].map((collection) =>
+        expect.objectContaining({
+          connection: 'sandbox',
+          collection,
+          watermark: expect.any(String),
+          lagMs: expect.any(Number),
+          lastPollAt: expect.any(String),
+        }),
+      ),
+    );
     const preview = await cli(['sync', '--once', '--dry-run', ...flags()], { cwd: dir });
-    expect(preview.stdout).toContain('from 1 saved checkpoints');
+    expect(preview.stdout).toContain('from 2 saved checkpoints');
     expect(preview.stdout).toContain('dry run: 0 events would be published');
     expect(preview.stdout.split('\n').every((l) => l.length <= 80)).toBe(true);
     const after = await cli(['checkpoints', '--json', '--data-dir', data()]);
-    expect(JSON.parse(after.stdout.trim()).watermark).toBe(rows[0]!.watermark);
+    const rowsAfter = after.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rowsAfter.map((r) => r.watermark)).toEqual(rows.map((r) => r.watermark));
   });
 
   it('checkpoints while another process holds the directory: the figures of its last poll, with a note', async () => {

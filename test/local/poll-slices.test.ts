@@ -89,7 +89,8 @@ describe('local poller: a backfill in time-boxed slices', () => {
     // and a budget counted from the start would read no page at all.
     const runtime = await startRuntime({
       sandbox: { instance: sandbox },
-      env: { POLLER_PAGE_SIZE: '100' },
+      // Only the change detector's pages are counted: the payment detector's baseline is off here.
+      env: { POLLER_PAGE_SIZE: '100', POLLER_PAYMENTS: 'false' },
       dataDir: join(dataDir, 'zero-budget'),
       collections: ['IssuedInvoices'],
       intervalMs: 60_000,

@@ -307,9 +307,15 @@ describe('pollCollection: runs, budgets, state', () => {
       Object.assign(new Error('403 Forbidden'), { status: 403 }),
     );
     const summary = await pollAll(t.deps, t.options, ['ReceivedOrders', 'IssuedInvoices', 'IssuedOrders'], 2);
-    expect(summary.collections.map((c) => c.status)).toEqual(['ok', 'failed', 'ok']);
+    // The payment detector (on by default) reads the failing collection too, and fails with it.
+    expect(summary.collections.map((c) => [c.collection, c.status])).toEqual([
+      ['ReceivedOrders', 'ok'],
+      ['IssuedInvoices', 'failed'],
+      ['IssuedOrders', 'ok'],
+      ['IssuedInvoices/Unpaid', 'failed'],
+    ]);
     expect(summary.collections[1]?.error?.status).toBe(403);
-    expect(summary.failed).toBe(1);
+    expect(summary.failed).toBe(2);
   });
 
   it('stores a too-large record in the object store and the event carries recordRef', async () => {

@@ -22,6 +22,8 @@ function pollerFor(t: ReturnType<typeof setup>, env: Record<string, string> = {}
       ACCOUNTING_CONNECTION: 'acme',
       POLLER_COLLECTIONS: 'ReceivedOrders,IssuedInvoices',
       POLLER_RECONCILE_INTERVAL_SECONDS: '0',
+      // The fake service has no payment lists: these tests are about the change detector.
+      POLLER_PAYMENTS: 'false',
       ...env,
     },
     { metrics },

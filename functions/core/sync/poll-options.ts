@@ -49,7 +49,7 @@ export const pollOptionsSchema = z.object({
    * Payment detection (`Paid`, `PartiallyPaid`, `Overdue` of issued invoices and advance invoices):
    * off unless turned on (docs/payments.md). It runs for the payable collections that are polled.
    */
-  payments: z.boolean().default(false),
+  payments: z.boolean().default(true),
   /** Payment state is checked at most this often (our clock); 0 = every poll cycle. */
   paymentIntervalMs: z.number().int().nonnegative().default(0),
   /**

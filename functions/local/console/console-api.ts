@@ -9,6 +9,7 @@ import type { IsdocSchema } from '../../core/actions/ports.js';
 import { NoHoldError } from '../../core/actions/sending-hold.js';
 import type { DetailType } from '../../core/event-catalog.js';
 import type { ObjectStore } from '../../core/ports.js';
+import { systemClock } from '../../shared/clock.js';
 import type { CheckpointRow } from '../commands/checkpoints.js';
 import { deadLetterKey, redriveDeadLetters } from '../dead-letter-redrive.js';
 import type { LocalHolds } from '../holds.js';
@@ -22,6 +23,12 @@ import {
 } from './console-requests.js';
 import { fieldDocs, parseEventFilter, selectEvents } from './event-query.js';
 import { readIsdocView } from './isdoc-view.js';
+import {
+  assignBodySchema,
+  assignmentEvent,
+  PaymentAssignmentError,
+  unmatchedPayments,
+} from './payment-assignments.js';
 
 export interface ConsoleSources {
   feed: ConsoleFeed;
@@ -114,6 +121,7 @@ export async function answerGet(src: ConsoleSources, path: string, url: URL): Pr
   if (path === '/api/deliveries') return { status: 200, json: [...src.feed.attempts()].reverse() };
   if (path === '/api/checkpoints') return { status: 200, json: await src.checkpoints() };
   if (path === '/api/holds') return { status: 200, json: src.holds ? await src.holds.list() : [] };
+  if (path === '/api/payments/unmatched') return { status: 200, json: unmatchedPayments(src.feed.events()) };
   if (path === '/api/dead-letters')
     return { status: 200, json: (await src.deadLetters.list()).map(letterOf) };
   if (path === '/api/archive') {
@@ -165,6 +173,19 @@ export async function answerPost(src: ConsoleSources, path: string, body: unknow
       return { status: 200, json: { released: hold.id, documentNumber: hold.documentNumber } };
     } catch (error) {
       if (error instanceof NoHoldError) throw new ConsoleRequestError(404, error.message, { cause: error });
+      throw error;
+    }
+  }
+  if (path === '/api/payments/assign') {
+    const input = assignBodySchema.parse(body);
+    try {
+      const event = assignmentEvent(src.feed.events(), input, systemClock);
+      await src.bus.publish([event]);
+      return { status: 200, json: { assigned: input.id, target: input.target } };
+    } catch (error) {
+      if (error instanceof PaymentAssignmentError) {
+        throw new ConsoleRequestError(error.status, error.message, { cause: error });
+      }
       throw error;
     }
   }

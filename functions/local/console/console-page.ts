@@ -56,6 +56,7 @@ const BODY = `
     <a href="#archive" data-tab="archive">Archive</a>
     <a href="#deliveries" data-tab="deliveries">Deliveries</a>
     <a href="#holds" data-tab="holds">Holds</a>
+    <a href="#payments" data-tab="payments">Payments</a>
   </nav>
   <span id="live" data-testid="live">connecting…</span>
 </header>
@@ -111,6 +112,11 @@ const BODY = `
     <p class="muted">Invoices held for a person: their partner was matched on data the customer typed at checkout. Nothing contacts the partner (sending, reminders) until a person releases it here or with <span class="mono">holds release</span>.</p>
     <table><thead><tr><th>status</th><th>connection</th><th>document</th><th>from order</th><th>held</th><th>released</th><th></th></tr></thead>
       <tbody id="holds" data-testid="holds"></tbody></table>
+  </section>
+  <section id="tab-payments">
+    <p class="muted">Bank transactions the payment action could not match to one open invoice (newest first; since this run started). Assign one to an invoice: the payment action liquidates it once, as if it had matched. An overpayment's surplus is shown, not assignable: refund it or issue a credit note.</p>
+    <table><thead><tr><th>booked</th><th>connection</th><th class="num">amount</th><th>VS</th><th>from</th><th>message</th><th>reason</th><th>assign to</th></tr></thead>
+      <tbody id="payments" data-testid="payments"></tbody></table>
   </section>
 </main>
 <div id="toast"></div>

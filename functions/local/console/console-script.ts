@@ -286,7 +286,35 @@ function loadHolds() {
   });
 }
 
-var loaders = { holds: loadHolds, events: loadEvents, connections: loadConnections, checkpoints: loadCheckpoints, 'dead-letters': loadDeadLetters, archive: loadArchive, deliveries: loadDeliveries };
+/* Payments: an unmatched transaction assigned by a person to a candidate or to an invoice id typed in. */
+function assignPayment(x, target) {
+  post('/api/payments/assign', { connection: x.connection, id: x.id, target: target })
+    .then(function () { toast('assigned: the payment action liquidates it'); loadPayments(); }, function (err) { toast(err.message); });
+}
+function loadPayments() {
+  return get('/api/payments/unmatched').then(function (list) {
+    fill('payments', list.map(function (x) {
+      var assign = [];
+      if (x.assignable) {
+        x.candidates.forEach(function (c) {
+          assign.push(h('button', { class: 'primary', 'data-testid': 'assign-candidate', onclick: function () { assignPayment(x, { recordType: c.recordType, id: c.id }); } },
+            (c.documentNumber || c.id) + ' (rest ' + c.restToPay + ')'));
+        });
+        var kind = h('select', {}, h('option', { value: 'IssuedInvoice' }, 'invoice'), h('option', { value: 'IssuedAdvanceInvoice' }, 'advance invoice'));
+        var id = h('input', { size: '36', placeholder: 'the invoice Id in the service', 'data-testid': 'assign-id' });
+        assign.push(h('span', {}, kind, id, h('button', { 'data-testid': 'assign', onclick: function () {
+          if (id.value.trim()) assignPayment(x, { recordType: kind.value, id: id.value.trim() });
+        } }, 'Assign')));
+      }
+      return h('tr', {}, h('td', { class: 'mono' }, x.bookingDate), h('td', {}, x.connection),
+        h('td', { class: 'num' }, x.amount + ' ' + x.currency), h('td', { class: 'mono' }, x.variableSymbol || '-'),
+        h('td', {}, x.counterparty || '-'), h('td', { class: 'note' }, x.message || ''),
+        h('td', {}, badge(x.reason, x.assignable ? 'pending' : 'paused')), h('td', {}, assign));
+    }));
+  });
+}
+
+var loaders = { payments: loadPayments, holds: loadHolds, events: loadEvents, connections: loadConnections, checkpoints: loadCheckpoints, 'dead-letters': loadDeadLetters, archive: loadArchive, deliveries: loadDeliveries };
 
 /* Live stream: a change reloads the open view (at most every 2 s; not while the page is hidden). */
 var reloadTimer = null;
