@@ -75,14 +75,14 @@ module.exports = {
       severity: 'error',
       comment: 'shared/ holds clock, env names and the logger; it imports no other layer.',
       from: { path: fn('shared') },
-      to: { path: '^(functions/(accounting|core|adapters|handlers|local)|infra|sandbox)/' },
+      to: { path: '^(functions/(accounting|core|adapters|handlers|local|wiring)|infra|sandbox)/' },
     },
     {
       name: 'accounting-is-a-leaf',
       severity: 'error',
       comment: 'The API client may use shared/ only; core uses it, never the reverse.',
       from: { path: fn('accounting') },
-      to: { path: '^(functions/(core|adapters|handlers|local)|infra|sandbox)/' },
+      to: { path: '^(functions/(core|adapters|handlers|local|wiring)|infra|sandbox)/' },
     },
     {
       name: 'core-is-pure',
@@ -90,7 +90,7 @@ module.exports = {
       comment:
         'core receives its ports; it never imports adapters, handlers, the local runtime, infra or the sandbox.',
       from: { path: fn('core'), pathNot: TESTS },
-      to: { path: '^(functions/(adapters|handlers|local)|infra|sandbox)/' },
+      to: { path: '^(functions/(adapters|handlers|local|wiring)|infra|sandbox)/' },
     },
     {
       name: 'core-has-no-io',
@@ -107,7 +107,7 @@ module.exports = {
       severity: 'error',
       comment: 'Adapters implement ports; they do not call handlers or the local runtime.',
       from: { path: fn('adapters') },
-      to: { path: '^(functions/(handlers|local)|infra|sandbox)/' },
+      to: { path: '^(functions/(handlers|local|wiring)|infra|sandbox)/' },
     },
     {
       name: 'handlers-are-not-local',
@@ -117,18 +117,27 @@ module.exports = {
       to: { path: '^(functions/local|infra|sandbox)/' },
     },
     {
-      name: 'local-reuses-no-handler-internals',
+      name: 'local-imports-no-handler',
       severity: 'error',
-      comment: 'The local runtime composes core and adapters; infra is CDK only.',
+      comment:
+        'The local runtime composes core, adapters and the shared wiring (functions/wiring/); it never imports a Lambda handler module, and infra is CDK only.',
       from: { path: fn('local') },
-      to: { path: '^infra/' },
+      to: { path: '^(functions/handlers|infra)/' },
+    },
+    {
+      name: 'wiring-is-shared-by-both-runtimes',
+      severity: 'error',
+      comment:
+        'functions/wiring/ joins core and adapters for the Lambda handlers and the local runtime alike; it imports neither of them.',
+      from: { path: fn('wiring') },
+      to: { path: '^(functions/(handlers|local)|infra|sandbox)/' },
     },
     {
       name: 'sandbox-stands-alone',
       severity: 'error',
       comment: 'The twin reads the endpoint catalog only; it never imports our core, adapters or handlers.',
       from: { path: '^sandbox/' },
-      to: { path: '^functions/(core|adapters|handlers|local)/' },
+      to: { path: '^functions/(core|adapters|handlers|local|wiring)/' },
     },
     {
       name: 'infra-imports-no-runtime',
@@ -136,7 +145,7 @@ module.exports = {
       comment:
         'CDK reads the routing table and catalog from core; it does not import adapters, handlers or the local runtime.',
       from: { path: '^infra/' },
-      to: { path: '^functions/(adapters|handlers|local)/' },
+      to: { path: '^functions/(adapters|handlers|local|wiring)/' },
     },
   ],
   options: {

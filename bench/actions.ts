@@ -82,7 +82,7 @@ export async function measureActions(options: {
     await poller.close();
 
     const actions = await startLocalActions({
-      connections: oneLocalConnection({ name: 'bench', api, env: {} }),
+      connections: oneLocalConnection({ name: 'bench', api }),
       stores,
       logger: silentLogger,
       clock: systemClock,

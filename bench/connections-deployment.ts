@@ -25,14 +25,11 @@ import { parseConnectionEntry } from '../functions/core/connections/connection-e
 import { CONNECTION_SECRET_CACHE_SECONDS } from '../functions/core/connections/connection-secret.js';
 import type { ConnectionRegistry } from '../functions/core/connections/registry.js';
 import type { Clock } from '../functions/core/ports.js';
-import {
-  connectionClientBuilder,
-  createConnectionClients,
-} from '../functions/handlers/connection-clients.js';
 import { SHARD_DEFAULTS } from '../functions/handlers/connections-config.js';
 import { type ConnectionPollerDeps, pollerLimiter } from '../functions/handlers/poll-connections.js';
-import { loadPollerSettings } from '../functions/handlers/poller-config.js';
 import { silentLogger } from '../functions/shared/logger.js';
+import { connectionClientBuilder, createConnectionClients } from '../functions/wiring/connection-clients.js';
+import { loadPollerSettings } from '../functions/wiring/poller-config.js';
 import { type Sandbox, startSandbox } from '../sandbox/index.js';
 import {
   type CountingPublisher,

@@ -17,12 +17,13 @@ import {
   createIdempotencyTable,
   startEmbeddedServers,
 } from '../functions/adapters/local/embedded-servers.js';
+import { parseConnectionEntry } from '../functions/core/connections/connection-entry.js';
 import type { BusEvent } from '../functions/core/ports.js';
 import { sampleOrder } from '../functions/local/intake-samples.js';
 import { postSignedOrder } from '../functions/local/intake-send.js';
-import { localEntry } from '../functions/local/local-entry.js';
 import { startLocalIntake } from '../functions/local/local-intake.js';
 import { systemClock } from '../functions/shared/clock.js';
+import { registryOfOne } from '../functions/wiring/connection-clients.js';
 import { startSandbox } from '../sandbox/index.js';
 import { percentile, round } from './stats.js';
 
@@ -42,6 +43,11 @@ async function main(): Promise<void> {
   const api = createAccountingClient(
     parseAccountingConfig({ baseUrl: sandbox.baseUrl, apiKey: sandbox.credentials.apiKey }),
   );
+  const connection = parseConnectionEntry({
+    name: 'bench',
+    variant: DEFAULT_SERVICE_VARIANT,
+    credentialsSecret: 'deployment',
+  });
   const imported: number[] = [];
   const publisher = {
     async publish(events: readonly BusEvent[]) {
@@ -54,12 +60,11 @@ async function main(): Promise<void> {
   let gate: Promise<void> = Promise.resolve();
   const intake = await startLocalIntake({
     port: 0,
-    api,
+    connections: registryOfOne(connection, api),
     idempotency: { client: servers.dynamoDb, tableName: 'bench-intake' },
     publisher,
     env: { INTAKE_SHOPIFY_SECRET: SECRET },
-    connection: localEntry({ name: 'bench', variant: DEFAULT_SERVICE_VARIANT, collections: [] }),
-    eventSource: 'accounting.bench',
+    connection,
     clock: systemClock,
     logger: quiet,
     gate: () => gate,

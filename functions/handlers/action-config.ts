@@ -8,7 +8,6 @@
  * of every section.
  */
 import * as z from 'zod';
-import type { AccountingConfig } from '../accounting/config.js';
 import { loadAccountingConfig } from '../accounting/config.js';
 import { type AdapterConfig, loadAdapterConfig } from '../adapters/aws/adapter-config.js';
 import type { ActionResource } from '../core/actions/action-definition.js';
@@ -38,16 +37,12 @@ export interface ActionFunctionConfig {
   logLevel: LogLevel;
   /** The route's DLQ for invalid events (SQS actions; infra sets it on every route function). */
   deadLetterQueueUrl?: string;
-  /** The credentials live in Secrets Manager (read after this, at cold start). */
-  credentialsFromSecret: boolean;
   /**
    * Every connection of the registry (`POLLER_CONNECTIONS_TABLE` set): each event's connection is
    * read from this table, its credentials from its own secret, and its requests draw from its
    * bucket in the rate-limit table (`POLLER_RATE_LIMIT_TABLE`, when set).
    */
   registry?: { connectionsTable: string; rateLimitTable?: string };
-  /** The accounting client's config, with the secret's values when the credentials live there. */
-  accounting(secretValues?: Record<string, string>): AccountingConfig;
 }
 
 /** The route's dead-letter queue URL (`undefined` when unset); throws `ConfigError` when malformed. */
@@ -92,10 +87,8 @@ export function loadActionFunctionConfig(
     adapters,
     logLevel,
     ...(deadLetterQueueUrl ? { deadLetterQueueUrl } : {}),
-    credentialsFromSecret,
     ...(connectionsTable
       ? { registry: { connectionsTable, ...(rateLimitTable ? { rateLimitTable } : {}) } }
       : {}),
-    accounting: (secretValues = {}) => loadAccountingConfig({ ...env, ...secretValues }),
   };
 }

@@ -3,34 +3,28 @@
  * (functions/core/actions/registry.ts) to `defineSqsAction` or `defineScheduledActionHandler`; the
  * environment is read once at cold start (`loadActionFunctionConfig`: every problem in one error).
  * Every function acts through the one per-connection path of core (`core/connection-actions.ts`),
- * whether the deployment has one connection or a registry of many: only the registry port and the
- * way a connection's client is built differ. One connection: the environment-backed registry of
- * one (`adapters/env-connection-registry.ts`) and the client of the environment (its key, or its
- * secret's credentials). Many: the DynamoDB registry and each connection's own secret and bucket
- * (`connection-actions.ts`).
+ * whether the deployment has one connection or a registry of many: only the registry port differs.
+ * One connection: the environment-backed registry of one (`adapters/env-connection-registry.ts`),
+ * whose entry uses the deployment's credentials (the environment's, or its secret's). Many: the
+ * DynamoDB registry and each connection's own secret and bucket. Every client comes from the one
+ * client builder (`connection-actions.ts`, `wiring/connection-clients.ts`).
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { createAccountingClient } from '../accounting/client.js';
-import { type AwsAdapters, createAwsAdapters } from '../adapters/aws/adapter-config.js';
+import { createAwsAdapters } from '../adapters/aws/adapter-config.js';
 import { addLambdaContext, LambdaLogger } from '../adapters/aws/lambda-logger.js';
 import { instrumentClient } from '../adapters/aws/lambda-tracer.js';
 import { createSqsDeadLetterSink } from '../adapters/aws/sqs-dead-letter-sink.js';
-import { createEnvConnectionRegistry } from '../adapters/env-connection-registry.js';
-import {
-  type ActionCapabilities,
-  type ActionContext,
-  type ActionPorts,
-  type ActionResource,
-  actionPorts,
-  type EventActionDefinition,
-  type ScheduledActionDefinition,
+import type {
+  ActionCapabilities,
+  ActionResource,
+  EventActionDefinition,
+  ScheduledActionDefinition,
 } from '../core/actions/action-definition.js';
-import type { ActionSettings } from '../core/actions/action-settings.js';
 import type { ActionsConfig } from '../core/actions/config.js';
 import type { DeadLetterSink } from '../core/actions/dead-letter-sink.js';
 import { type ActionEntry, createActionEntry } from '../core/actions/run-action.js';
 import { connectionActionEntry, scheduledForEachConnection, settingsOf } from '../core/connection-actions.js';
-import type { Logger, SecretSource } from '../core/ports.js';
+import type { Logger } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
 import type { AppLogger } from '../shared/logger.js';
@@ -39,7 +33,6 @@ import {
   deadLetterQueueUrlOf,
   loadActionFunctionConfig,
 } from './action-config.js';
-import { awsStores } from './action-stores.js';
 import { type ConnectionActionDeps, connectionActionDepsFromConfig } from './connection-actions.js';
 import { createInvocationDeadline, type InvocationDeadline } from './invocation-deadline.js';
 import { createSqsActionHandler, type SqsActionHandler, type SqsHandlerDeps } from './sqs-action-handler.js';
@@ -47,17 +40,6 @@ import { createSqsActionHandler, type SqsActionHandler, type SqsHandlerDeps } fr
 export type { SqsActionHandler, SqsHandlerDeps } from './sqs-action-handler.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/** What every action handler builds from the environment once per container. */
-export interface ActionEnvironment {
-  config: ActionFunctionConfig;
-  logger: AppLogger;
-  aws: AwsAdapters;
-  /** The connection's context and the stores the action uses, built on first use. */
-  ports: ActionPorts<ActionResource>;
-  /** The current invocation's time left; bounds the client's deadlines. */
-  deadline: InvocationDeadline;
-}
 
 /**
  * The route's DLQ from `ACTIONS_DEAD_LETTER_QUEUE_URL` (set by infra on every SQS action function);
@@ -84,50 +66,6 @@ function deadLetterSinkOf(
     return undefined;
   }
   return createSqsDeadLetterSink({ client: client ?? instrumentClient(new SQSClient({})), queueUrl });
-}
-
-/** The credentials of the secret, read again past its cache, with the environment's other settings. */
-export async function credentialsFrom(
-  config: Pick<ActionFunctionConfig, 'accounting'>,
-  secrets: SecretSource,
-) {
-  const values = secrets.refresh ? await secrets.refresh() : await secrets.get();
-  return config.accounting(values).credentials;
-}
-
-/**
- * Reads the environment (one error for every problem), then builds the logger, the AWS adapters,
- * the accounting client (key, or the secret's credentials) and the ports of `action`.
- */
-export async function loadActionEnvironment(
-  env: Env,
-  action: { name: string; uses: readonly ActionResource[]; settings?: ActionSettings },
-  config: ActionFunctionConfig = loadActionFunctionConfig(env, action.uses, settingsOf(action)),
-  capabilities: ActionCapabilities = {},
-): Promise<ActionEnvironment> {
-  const logger = new LambdaLogger({ level: config.logLevel, service: action.name });
-  const clock = systemClock;
-  const aws = createAwsAdapters(config.adapters, { clock, logger, instrument: instrumentClient });
-  const secrets = config.credentialsFromSecret ? aws.secretSource() : undefined;
-  const secretValues = secrets ? await secrets.get() : {};
-  const deadline = createInvocationDeadline();
-  const api = createAccountingClient(config.accounting(secretValues), {
-    clock,
-    logger,
-    remainingMs: deadline.remainingMs,
-    // After an authentication failure: the secret again, past its cache (it may have been replaced).
-    ...(secrets ? { reloadCredentials: async () => credentialsFrom(config, secrets) } : {}),
-  });
-  const context: ActionContext = {
-    ...capabilities,
-    config: config.actions,
-    api,
-    publisher: aws.publisher(),
-    clock,
-    logger,
-  };
-  const ports = actionPorts(context, awsStores(config.actions, aws));
-  return { config, logger, aws, ports, deadline };
 }
 
 /**
@@ -162,9 +100,9 @@ export function defineSqsAction<
 }
 
 /**
- * The deps of the per-connection path from the function's configuration: with
- * `POLLER_CONNECTIONS_TABLE`, the DynamoDB registry and each connection's own client; without, the
- * environment-backed registry of one and the client of the environment.
+ * The deps of the per-connection path from the function's configuration: the registry (the
+ * DynamoDB table, or the environment's registry of one) and each connection's client from the one
+ * client builder (`connection-actions.ts`).
  */
 async function connectionDepsFromEnv(
   env: Env,
@@ -172,31 +110,12 @@ async function connectionDepsFromEnv(
   config: ActionFunctionConfig,
   capabilities: ActionCapabilities = {},
 ): Promise<ConnectionActionDeps & { logger: AppLogger; deadline: InvocationDeadline }> {
-  if (config.registry) {
-    const parts = registryParts(action.name, { ...config, registry: config.registry });
-    return { ...connectionActionDepsFromConfig(env, parts, capabilities), deadline: parts.deadline };
-  }
-  const registry = createEnvConnectionRegistry(env);
-  const e = await loadActionEnvironment(env, action, config, capabilities);
-  const { api, publisher, clock } = e.ports;
-  const { logger } = e;
-  const stores = awsStores(config.actions, e.aws);
-  return {
-    env,
-    registry,
-    logger,
-    // The registry of one has one entry: the environment's client serves it.
-    portsFor: async (_entry, settings) =>
-      actionPorts({ ...capabilities, config: settings, api, publisher, clock, logger }, stores),
-    deadline: e.deadline,
-  };
+  const parts = functionParts(action.name, config);
+  return { ...connectionActionDepsFromConfig(env, parts, capabilities), deadline: parts.deadline };
 }
 
-/** What a function serving every connection builds once per container. */
-export function registryParts(
-  name: string,
-  config: ActionFunctionConfig & { registry: NonNullable<ActionFunctionConfig['registry']> },
-) {
+/** What an action function builds once per container: its logger, clock, AWS clients and deadline. */
+export function functionParts(name: string, config: ActionFunctionConfig) {
   const logger = new LambdaLogger({ level: config.logLevel, service: name });
   const clock = systemClock;
   const aws = createAwsAdapters(config.adapters, { clock, logger, instrument: instrumentClient });

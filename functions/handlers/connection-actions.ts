@@ -1,7 +1,7 @@
 /**
- * The adapters of the per-connection action path for a deployment with the connection registry
- * (`POLLER_CONNECTIONS_TABLE` set): one action function serves the events of every registered
- * connection. Per event the core (`core/connection-actions.ts`) reads the connection's entry and
+ * The adapters of the per-connection action path, for a deployment with the connection registry
+ * (`POLLER_CONNECTIONS_TABLE` set: one action function serves the events of every registered
+ * connection) and for a single-company deployment (its registry of one, from the environment). Per event the core (`core/connection-actions.ts`) reads the connection's entry and
  * refuses an unknown, paused or switched-off one; the action then runs on that connection's ports,
  * built here: its
  * client — credentials from its own secret (cached, read again after a refusal), every request
@@ -15,6 +15,7 @@ import type { AwsAdapters } from '../adapters/aws/adapter-config.js';
 import { createDynamoDbConnectionRegistry } from '../adapters/aws/dynamodb-connection-registry.js';
 import { createDynamoDbRateLimiter } from '../adapters/aws/dynamodb-rate-limiter.js';
 import { createConnectionSecretResolver } from '../adapters/connection-secrets.js';
+import { createEnvConnectionRegistry } from '../adapters/env-connection-registry.js';
 import {
   type ActionCapabilities,
   type ActionResource,
@@ -28,13 +29,13 @@ import type { ConnectionRegistry, RegistryScanner } from '../core/connections/re
 import type { RateLimiter } from '../core/connections/token-bucket.js';
 import type { Clock, EventPublisher, Logger } from '../core/ports.js';
 import type { AppLogger } from '../shared/logger.js';
-import type { ActionFunctionConfig } from './action-config.js';
-import { awsStores } from './action-stores.js';
 import {
   type ConnectionClients,
   connectionClientBuilder,
   createConnectionClients,
-} from './connection-clients.js';
+} from '../wiring/connection-clients.js';
+import type { ActionFunctionConfig } from './action-config.js';
+import { awsStores } from './action-stores.js';
 import type { InvocationDeadline } from './invocation-deadline.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -94,11 +95,18 @@ export function connectionActionClients(options: {
   });
 }
 
-/** What a function serving every connection builds from its configuration (AWS clients from `aws`). */
+/**
+ * What an action function builds from its configuration (AWS clients from `aws`): with
+ * `POLLER_CONNECTIONS_TABLE`, the DynamoDB registry, each connection's own secret and, with the
+ * rate-limit table, its token bucket; without, a single-company deployment: its registry of one from
+ * the environment, whose entry alone may use the deployment's credentials (the environment's, or
+ * the secret `ACCOUNTING_CREDENTIALS_SECRET` names). Either way each connection's client comes from
+ * the one client builder.
+ */
 export function connectionPortsFromConfig(
   env: Env,
   parts: {
-    config: ActionFunctionConfig & { registry: NonNullable<ActionFunctionConfig['registry']> };
+    config: ActionFunctionConfig;
     aws: AwsAdapters;
     clock: Clock;
     logger: AppLogger;
@@ -106,7 +114,8 @@ export function connectionPortsFromConfig(
   },
 ) {
   const { config, aws, clock, logger, deadline } = parts;
-  const { connectionsTable, rateLimitTable } = config.registry;
+  const connectionsTable = config.registry?.connectionsTable;
+  const rateLimitTable = config.registry?.rateLimitTable;
   const limiter = rateLimitTable
     ? createDynamoDbRateLimiter({ client: aws.clients.dynamoDb, tableName: rateLimitTable, clock })
     : undefined;
@@ -115,10 +124,13 @@ export function connectionPortsFromConfig(
     clock,
     ttlMs: config.adapters.credentialsCacheMs,
     secretsManager: aws.clients.secretsManager,
+    deploymentCredentials: !connectionsTable,
   });
   return {
     env,
-    registry: createDynamoDbConnectionRegistry({ client: aws.clients.dynamoDb, tableName: connectionsTable }),
+    registry: connectionsTable
+      ? createDynamoDbConnectionRegistry({ client: aws.clients.dynamoDb, tableName: connectionsTable })
+      : createEnvConnectionRegistry(env),
     clients: connectionActionClients({
       env,
       clock,

@@ -12,8 +12,8 @@ import type { ShardPollSettings } from '../core/connections/poll-shard.js';
 import { type Env, loadLogLevel, loadSections, parseEnvSection } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
 import type { LogLevel } from '../shared/logger.js';
-import { DEFAULT_MAX_CLIENTS } from './connection-clients.js';
-import { loadPollerSettings } from './poller-config.js';
+import { DEFAULT_MAX_CLIENTS } from '../wiring/connection-clients.js';
+import { loadPollerSettings } from '../wiring/poller-config.js';
 
 export const SHARD_DEFAULTS = {
   /**

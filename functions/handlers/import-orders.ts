@@ -11,54 +11,25 @@ import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambd
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { AwsAdapters } from '../adapters/aws/adapter-config.js';
 import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
-import { createEnvConnectionRegistry } from '../adapters/env-connection-registry.js';
 import type { ActionResource } from '../core/actions/action-definition.js';
 import { type ActionsConfig, requireSetting } from '../core/actions/config.js';
 import { RetryLaterError } from '../core/actions/errors.js';
-import type { EntryResult, RunOptions } from '../core/actions/run-action.js';
-import { importOrder } from '../core/intake/import-order.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
-import { OrderClaimCheckError, withClaimedOrder } from '../core/intake/order-claim-check.js';
-import { intakeMessageSchema } from '../core/intake/shop-order.js';
 import type { Clock, ObjectStore } from '../core/ports.js';
 import { loadSections } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
+import {
+  type ConnectionImports,
+  connectionImports,
+  createImportEntry,
+} from '../wiring/connection-imports.js';
 import { type ActionFunctionConfig, loadActionFunctionConfig } from './action-config.js';
-import { loadActionEnvironment, registryParts } from './action-runtime.js';
+import { functionParts } from './action-runtime.js';
 import { connectionPortsFromConfig } from './connection-actions.js';
-import { type ConnectionImports, clientOfOne, connectionImports } from './connection-imports.js';
 import { lazyHandler } from './lazy-handler.js';
 
 /** The stores the importer uses: the idempotency table (its guard and its import attempts). */
 const IMPORT_USES: readonly ActionResource[] = ['idempotency'];
-
-export type ImportEntry = (raw: unknown, options?: RunOptions) => Promise<EntryResult>;
-
-/**
- * One queued message (parsed JSON) → the import into the connection it names, read from the
- * registry (`imports`); `invalid` when it is not an intake message or its claim-checked order
- * cannot be read back as stored (`orderStore`: where the endpoint put it).
- */
-export function createImportEntry(imports: ConnectionImports, orderStore?: ObjectStore): ImportEntry {
-  return async (raw, options = {}) => {
-    let message: unknown;
-    try {
-      message = await withClaimedOrder(raw, orderStore);
-    } catch (error) {
-      if (!(error instanceof OrderClaimCheckError)) throw error;
-      if (options.logInvalid !== false)
-        imports.logger.error('invalid intake message', { issues: [error.message] });
-      return { status: 'invalid', reason: error.message.slice(0, 500) };
-    }
-    const parsed = intakeMessageSchema.safeParse(message);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`);
-      if (options.logInvalid !== false) imports.logger.error('invalid intake message', { issues });
-      return { status: 'invalid', reason: issues.join('; ').slice(0, 500) };
-    }
-    return importOrder(await imports.depsFor(parsed.data.connection), parsed.data, options);
-  };
-}
 
 export class InvalidIntakeMessageError extends Error {
   override readonly name = 'InvalidIntakeMessageError';
@@ -118,28 +89,14 @@ function orderStoreOf(aws: AwsAdapters, env: Readonly<Record<string, string | un
 }
 
 /**
- * The connections the importer serves and what it shares between them: with
- * `POLLER_CONNECTIONS_TABLE`, the DynamoDB registry and each connection's own client; without, the
- * environment's registry of one (`adapters/env-connection-registry.ts`) and the client of the
- * environment, as the action functions have them.
+ * The connections the importer serves and what it shares between them: the registry (the DynamoDB
+ * table, or the environment's registry of one) and each connection's client from the one client
+ * builder, as the action functions have them.
  */
-async function importConnections(
-  env: Readonly<Record<string, string | undefined>>,
-  config: ActionFunctionConfig,
-) {
-  if (config.registry) {
-    const parts = registryParts('import-orders', { ...config, registry: config.registry });
-    const c = connectionPortsFromConfig(env, parts);
-    return { ...c, guard: c.stores.idempotency, aws: parts.aws };
-  }
-  const registry = createEnvConnectionRegistry(env);
-  const { ports, aws } = await loadActionEnvironment(
-    env,
-    { name: 'import-orders', uses: IMPORT_USES },
-    config,
-  );
-  const { api, clock, logger, publisher } = ports;
-  return { registry, clients: clientOfOne(api), clock, logger, publisher, guard: ports.idempotency, aws };
+function importConnections(env: Readonly<Record<string, string | undefined>>, config: ActionFunctionConfig) {
+  const parts = functionParts('import-orders', config);
+  const c = connectionPortsFromConfig(env, parts);
+  return { ...c, guard: c.stores.idempotency, aws: parts.aws };
 }
 
 export async function handlerFromEnv(env: Readonly<Record<string, string | undefined>>) {
@@ -149,7 +106,7 @@ export async function handlerFromEnv(env: Readonly<Record<string, string | undef
     intake: () => loadIntakeConfig(env),
   });
   // Every order into the connection its message names, read from the registry (of one, or of many).
-  const c = await importConnections(env, actionConfig);
+  const c = importConnections(env, actionConfig);
   const { clock, logger, publisher, guard } = c;
   const attempts = importAttempts(c.aws, actionConfig.actions, clock);
   return createHandler(

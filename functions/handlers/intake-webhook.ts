@@ -1,16 +1,20 @@
 /**
- * Intake endpoint Lambda behind the HTTP API (`ANY /intake/{source}`, payload format 2.0): only
- * verifies, validates, queues and answers 202; the import Lambda creates the order. The raw body
+ * Intake endpoint Lambda behind the HTTP API (`ANY /intake/{connection}/{source}` and `ANY
+ * /intake/{source}`, payload format 2.0): only verifies, validates, queues and answers 202; the
+ * import Lambda creates the order. The connection is looked up in the deployment's registry: the
+ * DynamoDB table (`POLLER_CONNECTIONS_TABLE`), or its own connection only. The raw body
  * (base64-decoded when API Gateway encoded it) is what the signature is checked on. An order too
  * large for a queue message is claim-checked in the claim-check bucket (`CLAIM_CHECK_BUCKET`).
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createAwsAdapters, loadAdapterConfig } from '../adapters/aws/adapter-config.js';
+import { createDynamoDbConnectionRegistry } from '../adapters/aws/dynamodb-connection-registry.js';
 import { readSigningSecrets, signingSecretsAsEnv } from '../adapters/aws/intake-secrets.js';
 import { createSqsIntakeQueue } from '../adapters/aws/sqs-intake-queue.js';
 import { requireSetting } from '../core/actions/config.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
+import { ownConnectionRegistry, registryIntakeConnections } from '../core/intake/intake-connections.js';
 import { type ReceiveDeps, receiveWebhook } from '../core/intake/receive-webhook.js';
 import { createRotatingSecrets } from '../core/intake/rotating-secrets.js';
 import { systemClock } from '../shared/clock.js';
@@ -38,6 +42,9 @@ export function createHandler(deps: ReceiveDeps): IntakeHttpHandler {
     const response = await receiveWebhook(deps, {
       method: event.requestContext.http.method,
       source: event.pathParameters?.source ?? '',
+      ...(event.pathParameters?.connection !== undefined
+        ? { connection: event.pathParameters.connection }
+        : {}),
       headers,
       body,
     });
@@ -78,8 +85,13 @@ export async function handlerFromEnv(
       })
     : undefined;
   const claimCheckBucket = env[ENV.claimCheckBucket];
+  const connectionsTable = env[ENV.connectionsTable]?.trim();
+  const registry = connectionsTable
+    ? createDynamoDbConnectionRegistry({ client: aws.clients.dynamoDb, tableName: connectionsTable })
+    : ownConnectionRegistry(config);
   return createHandler({
     config,
+    connections: registryIntakeConnections(registry, config.connection),
     queue: createSqsIntakeQueue({ client: new SQSClient({}), queueUrl }),
     ...(claimCheckBucket ? { orderStore: aws.objectStore(claimCheckBucket) } : {}),
     publisher: aws.publisher(),

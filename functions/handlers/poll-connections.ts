@@ -4,7 +4,7 @@
  * takes the shard's lease (a conditional write, and one more to give it back: a late or retried
  * tick that finds it held polls nothing), reads the shard's connections from the registry — the DynamoDB table's scan segment, or
  * the single-company deployment's registry of one built from its environment — and polls the due,
- * unpaused ones side by side through the core's `pollShard`: each with its own client (cached per
+ * unpaused ones side by side through the core's shard cycle (`runShardCycle`): each with its own client (cached per
  * container), checkpoints, event source, health, budget and errors.
  *
  * Polling writes nothing of its own per connection: the shard's poller owns its connections, so
@@ -22,11 +22,8 @@
  * one line per connection that published, failed, changed health or has work left; none for an
  * idle one.
  */
-import { randomUUID } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import * as z from 'zod';
 import { createAwsAdapters } from '../adapters/aws/adapter-config.js';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { createDynamoDbConnectionRegistry } from '../adapters/aws/dynamodb-connection-registry.js';
@@ -38,57 +35,29 @@ import { createConnectionSecretResolver } from '../adapters/connection-secrets.j
 import { createEnvConnectionRegistry } from '../adapters/env-connection-registry.js';
 import { createMemoryRateLimiter } from '../adapters/local/memory-rate-limiter.js';
 import { createCheckpointCache } from '../core/connections/checkpoint-cache.js';
-import type { ConnectionEntry } from '../core/connections/connection-entry.js';
-import type { HealthState } from '../core/connections/health.js';
-import { pollShard, type ShardPollSettings } from '../core/connections/poll-shard.js';
-import type { RegistryScanner } from '../core/connections/registry.js';
 import {
-  dueConnections,
-  ONE_SHARD,
-  type Shard,
-  type ShardLease,
-  shardSchema,
-  slotOf,
-} from '../core/connections/shard.js';
+  parseShardTick,
+  runShardCycle,
+  type ShardCycle,
+  type ShardCycleDeps,
+  type ShardTick,
+  ShardTickError,
+} from '../core/connections/shard-cycle.js';
 import type { RateLimiter } from '../core/connections/token-bucket.js';
-import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
+import type { Clock } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
-import {
-  type ConnectionClient,
-  type ConnectionClients,
-  connectionClientBuilder,
-  createConnectionClients,
-} from './connection-clients.js';
+import { connectionClientBuilder, createConnectionClients } from '../wiring/connection-clients.js';
 import { loadConnectionPollerConfig } from './connections-config.js';
 import { lazyHandler } from './lazy-handler.js';
 import { createPowertoolsPollMetrics, type PollMetrics, pollMetricsOptionsFromEnv } from './poll-metrics.js';
-import { reportShardCycle, type ShardCycle } from './shard-report.js';
+import { reportShardCycle } from './shard-report.js';
 
 export { createPowertoolsPollMetrics, type PollMetrics } from './poll-metrics.js';
 
-export interface ConnectionPollerDeps {
-  registry: RegistryScanner;
-  lease: ShardLease;
-  clients: ConnectionClients;
-  checkpoints: CheckpointStore<unknown>;
-  publisher: EventPublisher;
-  objectStore?: ObjectStore;
-  clock: Clock;
-  logger: Logger;
-  settings: ShardPollSettings;
+export interface ConnectionPollerDeps extends ShardCycleDeps {
   metrics?: PollMetrics;
   /** Per-connection metrics (one set of custom metrics per connection); default off. */
   perConnectionMetrics?: boolean;
-  /** This container's name on the shards' leases; a random id per container when absent. */
-  holder?: string;
-  /** The checkpoints as this container last read or wrote them; dropped when another container polled the shard. */
-  checkpointCache?: { clear(): void };
-  /** Announced health states of the connections this container polled (skips the health read). */
-  healthKnown?: Map<string, HealthState>;
-  /** Per connection, the collections its service answered 404 (reported once, then skipped). */
-  unavailableKnown?: Map<string, Set<string>>;
-  /** The poller's token buckets, told each connection's limit before its poll. */
-  limiter?: { setLimit(connection: string, limit: ConnectionEntry['rateLimit']): void };
 }
 
 export interface LambdaContextLike {
@@ -97,148 +66,33 @@ export interface LambdaContextLike {
   abortSignal?: AbortSignal;
 }
 
-export type { ConnectionPollOutcome, ShardCycle } from './shard-report.js';
+export type { ConnectionPollOutcome, ShardCycle } from '../core/connections/shard-cycle.js';
 
-const inputSchema = z.looseObject({
-  shard: z.number({ error: 'expected a shard index' }).optional(),
-  shards: z.number({ error: 'expected a shard count' }).optional(),
-  scheduledTime: z.iso.datetime({ offset: true, error: 'expected an ISO date-time' }).optional(),
-});
-
-/** This container's name on the shards' leases (a Lambda container lives as long as its module). */
-const CONTAINER = randomUUID();
-
-/** Time kept back at the end of an invocation for logs and metrics. */
-const ABORT_MARGIN_MS = 3_000;
-
-function parseInput(event: unknown, logger: Logger): { shard: Shard; scheduledTime?: string } {
-  const input = inputSchema.safeParse(event ?? {});
-  const shard = input.success
-    ? shardSchema.safeParse(
-        input.data.shard === undefined && input.data.shards === undefined
-          ? ONE_SHARD
-          : { index: input.data.shard ?? 0, count: input.data.shards ?? 1 },
-      )
-    : undefined;
-  if (!input.success || !shard?.success) {
-    const issues = (input.success ? (shard?.error?.issues ?? []) : input.error.issues).map(
-      (i) => `${i.path.join('.')}: ${i.message}`,
-    );
-    logger.error('poll input rejected', { issues });
-    throw new Error(`invalid poll input: ${issues.join('; ')}`);
-  }
-  return {
-    shard: shard.data,
-    ...(input.data.scheduledTime ? { scheduledTime: input.data.scheduledTime } : {}),
-  };
-}
-
-/** One cycle of one shard: lease, registry, due connections, their polls, one report. */
+/** One cycle of the tick's shard (core `runShardCycle`), reported as metrics and log lines. */
 export async function pollShardCycle(
   deps: ConnectionPollerDeps,
   event: unknown,
   context?: LambdaContextLike,
 ): Promise<ShardCycle> {
-  const { shard, scheduledTime } = parseInput(event, deps.logger);
-  const nowMs = deps.clock.now().getTime();
-  const slot = slotOf(scheduledTime ? Date.parse(scheduledTime) : nowMs);
-  const cycle: ShardCycle = {
-    shard,
-    slot,
-    leased: false,
-    registered: 0,
-    malformed: 0,
-    paused: 0,
-    due: 0,
-    published: 0,
-    requests: 0,
-    failed: 0,
-    outcomes: [],
-  };
-  const until = nowMs + (context ? context.getRemainingTimeInMillis() : 15 * 60_000);
-  const lease = await deps.lease.acquire(shard, nowMs, until, deps.holder ?? CONTAINER);
-  if (lease === undefined) {
-    deps.logger.info('shard busy', { shard: `${shard.index}/${shard.count}`, slot });
-    return cycle;
-  }
-  cycle.leased = true;
-  const { token } = lease;
-  // Another container polled the shard since this one did: what this one remembers may be old.
-  if (lease.previousHolder !== (deps.holder ?? CONTAINER)) {
-    deps.checkpointCache?.clear();
-    deps.healthKnown?.clear();
-  }
+  let tick: ShardTick;
   try {
-    await pollLeased(deps, cycle, slot, context);
-  } finally {
-    await deps.lease.release(shard, token).catch((error: unknown) =>
-      // It ends at the invocation's end anyway: the next tick polls the shard then.
-      deps.logger.warn('shard lease not released', { error: error instanceof Error ? error.name : 'Error' }),
-    );
+    tick = parseShardTick(event);
+  } catch (error) {
+    if (error instanceof ShardTickError) deps.logger.error('poll input rejected', { issues: error.issues });
+    throw error;
   }
-  reportShardCycle(deps, cycle);
-  return cycle;
-}
-
-/** The cycle of a shard whose lease is held: registry, due connections, their polls. */
-async function pollLeased(
-  deps: ConnectionPollerDeps,
-  cycle: ShardCycle,
-  slot: number,
-  context: LambdaContextLike | undefined,
-): Promise<void> {
-  const { shard } = cycle;
-  const { entries, malformed } = await deps.registry.scan(shard);
-  for (const item of malformed) {
-    deps.logger.error('registry item skipped', {
-      key: item.key,
-      fields: item.problems.map((p) => p.split(': ')[0]),
-      problems: item.problems,
-    });
-  }
-  const due = dueConnections(entries, slot);
-  Object.assign(cycle, {
-    registered: entries.length,
-    malformed: malformed.length,
-    paused: entries.filter((e) => e.paused).length,
-    due: due.length,
-  });
-  const signal = context
-    ? (context.abortSignal ??
-      AbortSignal.timeout(Math.max(0, context.getRemainingTimeInMillis() - ABORT_MARGIN_MS)))
-    : undefined;
-  // Every request of the shard's polls listens to it: more than Node's default of 10 is expected.
-  if (signal) setMaxListeners(0, signal);
-  const clients = new Map<string, { client: ConnectionClient; before?: { rateLimited: number } }>();
-  const summary = await pollShard(
-    {
-      checkpoints: deps.checkpoints,
-      publisher: deps.publisher,
-      clock: deps.clock,
-      logger: deps.logger,
-      ...(deps.objectStore ? { objectStore: deps.objectStore } : {}),
-      ...(deps.healthKnown ? { healthKnown: deps.healthKnown } : {}),
-      ...(deps.unavailableKnown ? { unavailableKnown: deps.unavailableKnown } : {}),
-      ...(context ? { remainingTimeMs: () => context.getRemainingTimeInMillis() } : {}),
-      ...(signal ? { signal } : {}),
-      apiFor: async (entry) => {
-        deps.limiter?.setLimit(entry.name, entry.rateLimit);
-        const client = await deps.clients.apiFor(entry);
-        const stats = client.stats?.();
-        clients.set(entry.name, { client, ...(stats ? { before: stats } : {}) });
-        return client;
-      },
-    },
-    due,
-    deps.settings,
+  const cycle = await runShardCycle(
+    deps,
+    tick,
+    context
+      ? {
+          remainingTimeMs: () => context.getRemainingTimeInMillis(),
+          ...(context.abortSignal ? { signal: context.abortSignal } : {}),
+        }
+      : {},
   );
-  cycle.outcomes = summary.outcomes.map((o) => {
-    const held = clients.get(o.connection);
-    const after = held?.client.stats?.();
-    const rateLimited = held?.before && after ? after.rateLimited - held.before.rateLimited : 0;
-    return { ...o, rateLimited };
-  });
-  Object.assign(cycle, { published: summary.published, requests: summary.requests, failed: summary.failed });
+  if (cycle.leased) reportShardCycle(deps, cycle);
+  return cycle;
 }
 
 export type ConnectionPollerHandler = (event: unknown, context?: LambdaContextLike) => Promise<ShardCycle>;

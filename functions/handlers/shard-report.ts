@@ -1,32 +1,11 @@
 /**
- * What one cycle of a shard did (`ShardCycle`) and how it is reported: pipeline-wide metrics, the
+ * How what one cycle of a shard did (core `ShardCycle`) is reported: pipeline-wide metrics, the
  * per-connection ones when opted in, a log line per connection that did anything but an idle,
  * healthy poll, and one line for the shard.
  */
-import type { ConnectionOutcome } from '../core/connections/poll-shard.js';
-import type { Shard } from '../core/connections/shard.js';
+import type { ConnectionPollOutcome, ShardCycle } from '../core/connections/shard-cycle.js';
 import type { Logger } from '../core/ports.js';
 import type { PollMetrics } from './poll-metrics.js';
-
-/** One connection's outcome with the 429s its client met. */
-export interface ConnectionPollOutcome extends ConnectionOutcome {
-  rateLimited: number;
-}
-
-export interface ShardCycle {
-  shard: Shard;
-  slot: number;
-  /** The lease was taken: false when another invocation still polls the shard (nothing was done). */
-  leased: boolean;
-  registered: number;
-  malformed: number;
-  paused: number;
-  due: number;
-  published: number;
-  requests: number;
-  failed: number;
-  outcomes: ConnectionPollOutcome[];
-}
 
 /** Pipeline-wide metrics (the worst lag per collection over the shard's connections). */
 function reportTotals(m: PollMetrics, cycle: ShardCycle): void {

@@ -6,21 +6,19 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Sandbox, SandboxOptions } from '../../sandbox/index.js';
-import { createAccountingClient } from '../accounting/client.js';
 import type { CollectionName } from '../accounting/collections.js';
 import { createMemoryCheckpointStore } from '../adapters/local/memory-checkpoint-store.js';
 import { createMemoryObjectStore } from '../adapters/local/memory-object-store.js';
-import { pollConnection } from '../core/connections/poll-connection.js';
+import { collectionsOf } from '../core/connections/poll-connection.js';
 import type { BusEvent, Logger } from '../core/ports.js';
 import { checkpointKey } from '../core/sync/checkpoint-state.js';
 import { paymentCheckpointKey } from '../core/sync/payment-state.js';
-import { pollOptionsSchema } from '../core/sync/poll-options.js';
-import { loadPollerSettings } from '../handlers/poller-config.js';
 import { systemClock } from '../shared/clock.js';
-import { ENV } from '../shared/env-names.js';
-import { localEntry } from './local-entry.js';
-import { LOCAL_RESOURCES, startLocalStores } from './local-stores.js';
-import { accountingConfigFor } from './runtime.js';
+import { loadPollerSettings } from '../wiring/poller-config.js';
+import { openLocalConnections } from './local-connections.js';
+import { createLocalPolling } from './local-polling.js';
+import { startLocalStores } from './local-stores.js';
+import { accountingConfigFor, ONCE_POLL_BUDGET_MS } from './runtime-options.js';
 import { connectionOfUrl } from './runtime-settings.js';
 
 export interface DryRunInput {
@@ -44,6 +42,10 @@ export interface DryRunResult {
   resumed: number;
 }
 
+/**
+ * The cycle of `sync --once` over stores in memory: the one connection's collections read to
+ * their end, cycle after cycle while a collection has work left.
+ */
 export async function dryRunSync(input: DryRunInput): Promise<DryRunResult> {
   let sandbox: Sandbox | undefined;
   if (input.sandbox !== false) {
@@ -51,29 +53,35 @@ export async function dryRunSync(input: DryRunInput): Promise<DryRunResult> {
     sandbox = await startSandbox(input.sandbox);
   }
   try {
-    const config = accountingConfigFor(
-      { env: input.env, baseUrl: input.baseUrl, authUrl: input.authUrl } as Parameters<
-        typeof accountingConfigFor
-      >[0],
+    const settings = loadPollerSettings(input.env);
+    const connections = await openLocalConnections({
+      env: input.env,
+      clock: systemClock,
+      logger: input.logger,
+      emit: () => {},
+      settings,
+      intervalMs: 0,
+      collections: input.collections,
       sandbox,
-    );
-    const api = createAccountingClient(config, { logger: input.logger, clock: systemClock });
+      configured: () =>
+        accountingConfigFor(
+          { env: input.env, baseUrl: input.baseUrl, authUrl: input.authUrl } as Parameters<
+            typeof accountingConfigFor
+          >[0],
+          sandbox,
+        ),
+      configuredName: (config) => (sandbox ? 'sandbox' : connectionOfUrl(config.baseUrl)),
+    });
     try {
-      const settings = loadPollerSettings(input.env);
-      const connection =
-        input.env[ENV.connection]?.trim() || (sandbox ? 'sandbox' : connectionOfUrl(config.baseUrl));
-      const collections = [...(input.collections ?? settings.collections)];
-      const options = pollOptionsSchema.parse({
-        ...settings.options,
-        connection,
-        claimBucket: LOCAL_RESOURCES.archiveBucket,
-      });
+      const [entry] = (await connections.registry.scan()).entries;
+      if (!entry) throw new Error('dry run: no connection');
       const checkpoints = createMemoryCheckpointStore();
-      const resumed = await copySavedCheckpoints(input.dataDir, connection, collections, checkpoints);
+      const collections = collectionsOf(entry);
+      const resumed = await copySavedCheckpoints(input.dataDir, entry.name, collections, checkpoints);
       const events: BusEvent[] = [];
-      // The core's poll of one connection (the Lambda poller's path), every effect in memory.
-      const deps = {
-        apiFor: async () => api,
+      // The local runtime's cycle (the Lambda poller's core path), every effect in memory.
+      const polling = createLocalPolling({
+        connections,
         checkpoints,
         publisher: {
           async publish(batch: readonly BusEvent[]) {
@@ -83,25 +91,24 @@ export async function dryRunSync(input: DryRunInput): Promise<DryRunResult> {
         objectStore: createMemoryObjectStore(),
         clock: systemClock,
         logger: input.logger,
-        unavailable: new Set<string>(),
-      };
-      const entry = localEntry({
-        name: connection,
-        variant: options.variant,
-        collections,
-        source: options.source,
+        emit: () => {},
+        halt: input.signal,
+        settings,
+        budgetMs: ONCE_POLL_BUDGET_MS,
+        maxConcurrent: 1,
       });
-      const before = api.stats().requests;
+      let requests = 0;
       let failed = 0;
       for (;;) {
-        const { summary } = await pollConnection(deps, entry, { options, concurrency: settings.concurrency });
-        failed += summary ? summary.failed + summary.conflicts : collections.length;
-        if (!summary?.more || input.signal.aborted) break;
+        const summary = await polling.once();
+        // Every request the client made (detail reads and retries included), as the poller counts them.
+        requests += summary.requests;
+        failed += summary.failed + summary.conflicts;
+        if (!summary.more || input.signal.aborted) break;
       }
-      // Every request the client made (detail reads and retries included), as the poller counts them.
-      return { events, requests: api.stats().requests - before, failed, connection, resumed };
+      return { events, requests, failed, connection: entry.name, resumed };
     } finally {
-      await api.close();
+      await connections.close();
     }
   } finally {
     await sandbox?.close();

@@ -14,6 +14,8 @@ export interface SentDelivery {
 export async function postSignedOrder(options: {
   baseUrl: string;
   source: IntakeSource;
+  /** The connection the order is for (`/intake/<connection>/<source>`); else the intake's own. */
+  connection?: string;
   secret: string;
   body: string;
   deliveryId?: string;
@@ -29,7 +31,8 @@ export async function postSignedOrder(options: {
     }),
   };
   const started = performance.now();
-  const res = await request(`${options.baseUrl.replace(/\/$/, '')}/intake/${options.source}`, {
+  const path = options.connection ? `${options.connection}/${options.source}` : options.source;
+  const res = await request(`${options.baseUrl.replace(/\/$/, '')}/intake/${path}`, {
     method: 'POST',
     headers,
     body: options.body,

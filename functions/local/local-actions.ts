@@ -9,7 +9,7 @@
 
 import type { Sandbox } from '../../sandbox/index.js';
 import type { AccountingApi } from '../accounting/api.js';
-import { DEFAULT_SERVICE_VARIANT, type ServiceVariant, serviceVariants } from '../accounting/collections.js';
+import { DEFAULT_SERVICE_VARIANT, type ServiceVariant } from '../accounting/collections.js';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
 import { createLazyIsdocSchema } from '../adapters/isdoc/lazy-isdoc-schema.js';
@@ -23,16 +23,22 @@ import { eventActions, scheduledActionDefinitions } from '../core/actions/regist
 import type { ActionEntry } from '../core/actions/run-action.js';
 import { DEFAULT_PARTNER_FIELD } from '../core/actions/send-invoice/settings.js';
 import {
-  type ActionConnection,
   type ActionConnectionScanner,
   connectionActionEntry,
   connectionActionsConfig,
   type EachConnectionDeps,
   scheduledForEachConnection,
 } from '../core/connection-actions.js';
+import {
+  CONNECTION_DEFAULTS,
+  type ConnectionEntry,
+  DEPLOYMENT_CREDENTIALS,
+} from '../core/connections/connection-entry.js';
 import type { BusEvent, Clock, EventPublisher, Logger } from '../core/ports.js';
 import { buildRoutes, type Route } from '../core/routes.js';
 import { ENV } from '../shared/env-names.js';
+import { registryOfOne } from '../wiring/connection-clients.js';
+import type { LocalConnections } from './local-connections.js';
 import { LOCAL_RESOURCES, type LocalStores } from './local-stores.js';
 
 /** A publisher with per-route dead-letter sinks (the local bus). */
@@ -54,53 +60,40 @@ export interface LocalActions {
   close(): Promise<void>;
 }
 
-/** One connection as the local actions see it: its plan and its client. */
-export interface LocalConnection {
-  readonly name: string;
-  readonly paused: boolean;
-  readonly variant: ServiceVariant;
-  /** The environment its actions read: the process's, with its entry's `ACTIONS_*` over it. */
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** Its service (the client opens on first use). */
-  readonly api: AccountingApi;
-  /** The sandbox company it is, when it is one (its partners are the demo's e-invoicing partners). */
-  readonly sandbox?: Sandbox | undefined;
-}
-
-/** The connections of the local runtime: the registry port of the one action path. */
-export interface LocalConnections {
-  get(name: string): LocalConnection | undefined;
-  list(): LocalConnection[];
-}
+/**
+ * The connections of the local runtime as the action path reads them: the registry (entries as
+ * last scanned), each connection's client (the one client builder), and the sandbox company a
+ * connection is, when it is one.
+ */
+export type ActionConnectionSource = Pick<LocalConnections, 'registry' | 'apiFor' | 'sandboxOf'>;
 
 export interface LocalActionsOptions {
-  connections: LocalConnections;
+  connections: ActionConnectionSource;
   stores: LocalStores;
   logger: Logger;
   clock: Clock;
 }
 
-/** A registry of one connection (a plain `run`, the benchmark). */
+/** A registry of one connection whose client is built already (the benchmark). */
 export function oneLocalConnection(connection: {
   name: string;
   api: AccountingApi;
-  env: Readonly<Record<string, string | undefined>>;
+  variant?: ServiceVariant;
   sandbox?: Sandbox | undefined;
-}): LocalConnections {
-  const one: LocalConnection = {
+}): ActionConnectionSource {
+  const entry: ConnectionEntry = {
     name: connection.name,
+    variant: connection.variant ?? DEFAULT_SERVICE_VARIANT,
+    credentialsSecret: DEPLOYMENT_CREDENTIALS,
+    actions: {},
+    pollIntervalSeconds: CONNECTION_DEFAULTS.pollIntervalSeconds,
     paused: false,
-    variant: serviceVariantOf(connection.env),
-    env: connection.env,
-    api: connection.api,
-    sandbox: connection.sandbox,
+    rateLimit: CONNECTION_DEFAULTS.rateLimit,
   };
-  return { get: (name) => (name === one.name ? one : undefined), list: () => [one] };
-}
-
-function serviceVariantOf(env: Readonly<Record<string, string | undefined>>): ServiceVariant {
-  const value = env[ENV.serviceVariant]?.trim();
-  return serviceVariants.find((v) => v === value) ?? DEFAULT_SERVICE_VARIANT;
+  return {
+    ...registryOfOne(entry, connection.api),
+    sandboxOf: (name) => (name === entry.name ? connection.sandbox : undefined),
+  };
 }
 
 const partnersOfSandbox = new WeakMap<Sandbox, Map<string, string>>();
@@ -134,30 +127,20 @@ const LOCAL_DEPLOYMENT_ENV = {
 } as const;
 
 /**
- * A connection as a registry entry of the action path: its `ACTIONS_*` settings (the embedded
- * resources stay the runtime's), and with the sandbox, its partners as e-invoicing partners unless
- * a sending channel is configured; its custom event source when `EVENT_SOURCE` names one.
+ * A connection's entry for the action path: its `ACTIONS_*` settings (the embedded resources stay
+ * the runtime's), and with the sandbox, its partners as e-invoicing partners unless a sending
+ * channel is configured.
  */
-function entryOf(connection: LocalConnection): ActionConnection {
-  const { sandbox } = connection;
+function entryOf(entry: ConnectionEntry, sandbox: Sandbox | undefined): ConnectionEntry {
   const actions: Record<string, string> = {};
-  for (const [key, value] of Object.entries(connection.env)) {
-    if (key.startsWith('ACTIONS_') && !(key in LOCAL_DEPLOYMENT_ENV) && value !== undefined) {
-      actions[key] = value;
-    }
+  for (const [key, value] of Object.entries(entry.actions)) {
+    if (!(key in LOCAL_DEPLOYMENT_ENV)) actions[key] = value;
   }
   if (sandbox && !actions.ACTIONS_EINVOICE_PARTNERS && !actions.ACTIONS_EMAIL_PARTNERS) {
     const field = actions.ACTIONS_PARTNER_FIELD || DEFAULT_PARTNER_FIELD;
     actions.ACTIONS_EINVOICE_PARTNERS = sandboxEInvoicePartners(sandbox, field);
   }
-  const eventSource = connection.env[ENV.eventSource]?.trim();
-  return {
-    name: connection.name,
-    paused: connection.paused,
-    variant: connection.variant,
-    actions,
-    ...(eventSource ? { eventSource } : {}),
-  };
+  return { ...entry, actions };
 }
 
 /** The stores of every connection's actions, on the embedded servers (keys name the connection). */
@@ -193,8 +176,8 @@ function mergeRoutes(perConnection: readonly Route[][]): Route[] {
 
 /** One pass of every scheduled action over every connection; a failed pass is logged. */
 function localSchedules(
-  deps: Omit<EachConnectionDeps<ActionResource, ActionConnection>, 'registry'> & {
-    registry: ActionConnectionScanner;
+  deps: Omit<EachConnectionDeps<ActionResource, ConnectionEntry>, 'registry'> & {
+    registry: ActionConnectionScanner<ConnectionEntry>;
   },
 ) {
   let running: Promise<void> | undefined;
@@ -228,8 +211,19 @@ function localSchedules(
 export async function startLocalActions(options: LocalActionsOptions): Promise<LocalActions> {
   const { logger, connections } = options;
   const env: Record<string, string | undefined> = { ...LOCAL_DEPLOYMENT_ENV };
-  const configOf = (c: LocalConnection) => connectionActionsConfig(env, entryOf(c), actionSettingsOfRegistry);
-  const initial = connections.list();
+  const registry = {
+    get: async (name: string) => {
+      const entry = await connections.registry.get(name);
+      return entry ? entryOf(entry, connections.sandboxOf(name)) : undefined;
+    },
+    scan: async () => ({
+      entries: (await connections.registry.scan()).entries.map((e) =>
+        entryOf(e, connections.sandboxOf(e.name)),
+      ),
+    }),
+  };
+  const configOf = (entry: ConnectionEntry) => connectionActionsConfig(env, entry, actionSettingsOfRegistry);
+  const initial = (await registry.scan()).entries;
   const first = initial[0];
   if (!first) throw new Error('local actions: no connection');
   const config = configOf(first);
@@ -242,21 +236,10 @@ export async function startLocalActions(options: LocalActionsOptions): Promise<L
   };
   const stores = localStores(options.stores, config);
   const isdocSchema = createLazyIsdocSchema();
-  const portsFor = async (entry: ActionConnection, settings: ActionsConfig) => {
-    const connection = connections.get(entry.name);
-    if (!connection) throw new Error(`local actions: no client for connection '${entry.name}'`);
+  const portsFor = async (entry: ConnectionEntry, settings: ActionsConfig) => {
+    const api = await connections.apiFor(entry);
     const { clock } = options;
-    return actionPorts(
-      { config: settings, api: connection.api, publisher, clock, logger, isdocSchema },
-      stores,
-    );
-  };
-  const registry = {
-    get: async (name: string) => {
-      const connection = connections.get(name);
-      return connection ? entryOf(connection) : undefined;
-    },
-    scan: async () => ({ entries: connections.list().map(entryOf) }),
+    return actionPorts({ config: settings, api, publisher, clock, logger, isdocSchema }, stores);
   };
   const deps = { registry, env, portsFor, logger };
   const entries = new Map<string, ActionEntry>(

@@ -4,26 +4,29 @@
  * intake records in the embedded DynamoDB beside the actions' idempotency records.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { AccountingApi } from '../accounting/api.js';
 import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
 import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
 import { createLocalIntakeQueue, type LocalIntakeQueue } from '../adapters/local/local-intake-queue.js';
 import type { EntryResult } from '../core/actions/run-action.js';
+import { connectionEventSource } from '../core/connection.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 import { type IntakeConfig, loadIntakeConfig } from '../core/intake/intake-config.js';
+import { registryIntakeConnections } from '../core/intake/intake-connections.js';
 import { type IntakeSource, intakeSources, type QueuedIntakeMessage } from '../core/intake/shop-order.js';
 import type { Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
-import { clientOfOne, connectionImports } from '../handlers/connection-imports.js';
-import { createImportEntry } from '../handlers/import-orders.js';
 import { ENV } from '../shared/env-names.js';
+import { connectionImports, createImportEntry } from '../wiring/connection-imports.js';
+import type { LocalConnections } from './local-connections.js';
 import { createIntakeHttpServerFor } from './local-intake-server.js';
 
 export interface LocalIntake {
-  /** Base URL; sources post to `<url>/intake/<source>`. */
+  /** Base URL; sources post to `<url>/intake/<connection>/<source>`, or `<url>/intake/<source>` (the connection of `connection`). */
   readonly url: string;
   readonly port: number;
   /** Sources with a secret (the others answer 404). */
   readonly sources: readonly IntakeSource[];
+  /** Many connections: `/intake/<source>` means none, each path names its connection. */
+  readonly named: boolean;
   readonly config: IntakeConfig;
   readonly queue: LocalIntakeQueue;
   /** Stops accepting, then waits until every queued order was imported (or dead-lettered). */
@@ -33,14 +36,16 @@ export interface LocalIntake {
 export async function startLocalIntake(options: {
   port: number;
   host?: string;
-  api: AccountingApi;
+  /** The registry whose connections' orders it imports, and their clients. */
+  connections: Pick<LocalConnections, 'registry' | 'apiFor'>;
   /** Where the intake records live (the local runtime: its idempotency table in dynalite). */
   idempotency: { client: DynamoDBClient; tableName: string };
   publisher: EventPublisher;
   env: Record<string, string | undefined>;
-  /** The one connection whose orders it imports: its registry of one (its client is `api`). */
+  /** The connection `/intake/<source>` means (`/intake/<connection>/<source>` names any of the registry). */
   connection: ConnectionEntry;
-  eventSource: string;
+  /** `false`: a run of many, where `/intake/<source>` means none (the connection must be named). */
+  ownConnection?: boolean;
   clock: Clock;
   logger: Logger;
   /** Where orders too large for a queue message are claim-checked (the local runtime: its object store). */
@@ -52,11 +57,11 @@ export async function startLocalIntake(options: {
     result: EntryResult | { status: 'dead-lettered'; reason: string },
   ) => void;
 }): Promise<LocalIntake> {
-  const { api, clock, logger, publisher } = options;
+  const { clock, logger, publisher } = options;
   const config = loadIntakeConfig({
     ...options.env,
     [ENV.connection]: options.connection.name,
-    [ENV.eventSource]: options.eventSource,
+    [ENV.eventSource]: connectionEventSource(options.connection),
   });
   const expiresAfterSeconds = Number(options.env[ENV.actionsIdempotencyExpiresSeconds]) || 7 * 24 * 3600;
   const guard = createPowertoolsGuard({
@@ -65,13 +70,12 @@ export async function startLocalIntake(options: {
     expiresAfterSeconds,
   });
   const attempts = createDynamoDbImportAttempts({ ...options.idempotency, expiresAfterSeconds, clock });
-  // The import reads the connection a message names from the registry, here the one of this runtime.
-  const one = options.connection;
-  const registry = { get: async (name: string) => (name === one.name ? one : undefined) };
+  // The import reads the connection a message names from the registry, with that connection's client.
+  const { registry, apiFor } = options.connections;
   const entry = createImportEntry(
     connectionImports(
       { guard, attempts, publisher, clock, logger, config },
-      { registry, clients: clientOfOne(api), clock, referenceCacheSeconds: config.referenceCacheSeconds },
+      { registry, clients: { apiFor }, clock, referenceCacheSeconds: config.referenceCacheSeconds },
     ),
     options.orderStore,
   );
@@ -87,6 +91,10 @@ export async function startLocalIntake(options: {
     ...(options.host ? { host: options.host } : {}),
     deps: {
       config,
+      connections: registryIntakeConnections(
+        registry,
+        options.ownConnection === false ? undefined : config.connection,
+      ),
       queue,
       publisher,
       clock,
@@ -98,6 +106,7 @@ export async function startLocalIntake(options: {
     url: server.url,
     port: server.port,
     sources: intakeSources.filter((s) => config.secrets[s] !== undefined),
+    named: options.ownConnection === false,
     config,
     queue,
     async close() {

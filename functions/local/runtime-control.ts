@@ -1,55 +1,40 @@
 /**
- * The running runtime: `pollOnce` (every connection once), `run` (each connection's loop until a
- * signal or a duration), `stop` (the polls in flight end, the deliveries in flight finish, what is
- * still queued stays journaled for the next start, everything closes),
- * and the first backfill's progress of a one-connection run.
+ * The running runtime: `pollOnce` (one cycle of every connection), `run` (the cycles on the timer
+ * until a signal or a duration), `stop` (the polls in flight end, the deliveries in flight finish,
+ * what is still queued stays journaled for the next start, everything closes), and the first
+ * backfill's progress of a run of one connection.
  */
 import type { DeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import type { LocalBus } from '../adapters/local/local-bus.js';
+import type { ConnectionEntry } from '../core/connections/connection-entry.js';
+import { collectionsOf } from '../core/connections/poll-connection.js';
 import { checkpointKey } from '../core/sync/checkpoint-state.js';
-import type { ConnectionActions } from './connection-actions.js';
-import { runConnectionLoops } from './connection-loops.js';
-import type { ConnectionPlan } from './connection-plans.js';
-import type { ConnectionPoller } from './connection-poller.js';
 import type { HttpDelivery } from './http-delivery.js';
+import type { LocalActions } from './local-actions.js';
+import type { LocalConnections } from './local-connections.js';
 import type { LocalIntake } from './local-intake.js';
+import type { LocalPolling } from './local-polling.js';
 import type { LocalStores } from './local-stores.js';
 import type { PollSummary } from './poll-summary.js';
-import { DEFAULT_MAX_CONCURRENT_POLLS, type Runtime, type RuntimeOptions } from './runtime-options.js';
-import type { Connections, RuntimeContext } from './runtime-parts.js';
+import type { Runtime, RuntimeOptions } from './runtime-options.js';
+import type { RuntimeContext } from './runtime-parts.js';
 
 export interface Running {
   sandbox: Runtime['sandbox'];
   stores: LocalStores;
-  connections: Connections;
+  connections: LocalConnections;
   closeAll: () => Promise<void>;
   halt: AbortController;
-  /** Stops requests held back by the rate limit (many connections). */
-  haltLimiter?: (() => void) | undefined;
   bus: LocalBus;
-  pollers: Map<string, ConnectionPoller>;
-  pollerFor(plan: ConnectionPlan): Promise<ConnectionPoller>;
-  actions: ConnectionActions | undefined;
+  polling: LocalPolling;
+  actions: LocalActions | undefined;
   intake: LocalIntake | undefined;
   deliveries: HttpDelivery | undefined;
   deadLetterStore: DeadLetterStore;
-  primary: ConnectionPoller | undefined;
-}
-
-/** The summaries of several connections' polls as one. */
-function sum(summaries: readonly PollSummary[]): PollSummary {
-  const total = (key: 'published' | 'requests' | 'rateLimited' | 'failed' | 'conflicts' | 'unavailable') =>
-    summaries.reduce((n, s) => n + s[key], 0);
-  return {
-    published: total('published'),
-    requests: total('requests'),
-    rateLimited: total('rateLimited'),
-    failed: total('failed'),
-    conflicts: total('conflicts'),
-    unavailable: total('unavailable'),
-    more: summaries.some((s) => s.more),
-    collections: summaries.flatMap((s) => s.collections),
-  };
+  /** The first unpaused connection at the start. */
+  primary: ConnectionEntry | undefined;
+  /** The unpaused connections at the start. */
+  initial: readonly string[];
 }
 
 export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Running): Runtime {
@@ -62,11 +47,7 @@ export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Runni
     counts.set(event['detail-type'], (counts.get(event['detail-type']) ?? 0) + 1);
   });
   const pollOnce = async () => {
-    const all = (async () => {
-      const summaries: PollSummary[] = [];
-      for (const poller of r.pollers.values()) summaries.push(await poller.poll());
-      return sum(summaries);
-    })();
+    const all = r.polling.once();
     polling = all;
     try {
       return await all;
@@ -86,7 +67,7 @@ export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Runni
       await r.intake?.close();
       // Backoff and rate-limit waits end now: what is not delivered stays journaled for the next start.
       r.deliveries?.halt();
-      r.haltLimiter?.();
+      r.connections.limiter.halt();
       await r.actions?.close();
       // The deliveries in flight finish (what they publish is journaled); queued ones, and one
       // waiting to retry, stay in the journal for the next start.
@@ -100,33 +81,26 @@ export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Runni
   return {
     bus: r.bus,
     stores: r.stores,
-    // A registry whose connections are all paused has no client until one is resumed.
-    get api() {
-      if (!r.primary)
-        throw new Error('no connection is polled yet: every connection of the registry is paused');
-      return r.primary.api;
-    },
     sandbox: r.sandbox,
     connection: r.primary?.name ?? '',
-    collections: r.primary?.plan().collections ?? [],
+    collections: r.primary ? collectionsOf(r.primary) : [],
     deliveries: r.deliveries,
     deadLetterStore: r.deadLetterStore,
     intake: r.intake,
-    connections: () => [...r.pollers.keys()],
+    connections: () => [...new Set([...r.initial, ...r.polling.polled()])],
     routes: () => r.actions?.routes ?? [],
     counts: () => counts,
     pollOnce,
     drain: () => r.bus.drain(),
     stop,
     run: (runOptions = {}) =>
-      runLoops(options, ctx, r, { ...runOptions, stopper: loopsStop, stop, inFlight: (p) => (polling = p) }),
+      runLoops(options, r, { ...runOptions, stopper: loopsStop, stop, inFlight: (p) => (polling = p) }),
   };
 }
 
-/** Each connection's loop until the signal aborts or the duration passes, then a clean stop. */
+/** The cycles on the timer until the signal aborts or the duration passes, then a clean stop. */
 async function runLoops(
   options: RuntimeOptions,
-  ctx: RuntimeContext,
   r: Running,
   run: {
     signal?: AbortSignal;
@@ -147,17 +121,7 @@ async function runLoops(
   const timer = run.durationMs !== undefined ? setTimeout(() => stopper.abort(), run.durationMs) : undefined;
   r.actions?.startTimers(options.trackerIntervalMs ?? options.intervalMs);
   try {
-    const loops = runConnectionLoops(
-      {
-        source: r.connections.source,
-        pollerFor: r.pollerFor,
-        clock: ctx.clock,
-        emit: ctx.emit,
-        maxConcurrent: options.maxConcurrentPolls ?? DEFAULT_MAX_CONCURRENT_POLLS,
-        refreshMs: options.intervalMs,
-      },
-      stopper.signal,
-    );
+    const loops = r.polling.run(stopper.signal);
     run.inFlight(loops);
     await loops;
   } finally {
@@ -175,22 +139,26 @@ async function isFirstRun(stores: LocalStores, connection: string, collections: 
 }
 
 /**
- * The first backfill's progress of a one-connection run: how many records there are, counted once
- * and cheaply (one 1-item page each), then moved on by every poll. Answers the poller to use.
+ * The first backfill's progress of a run of one connection: how many records there are, counted
+ * once and cheaply (one 1-item page each), then moved on by every poll's summary. Nothing when the
+ * connection has been polled before, its client cannot be had, or the progress is off.
  */
-export async function withBackfillProgress(
-  poller: ConnectionPoller,
+export async function backfillProgress(
+  connections: LocalConnections,
+  entry: ConnectionEntry,
   options: RuntimeOptions,
   ctx: RuntimeContext,
   stores: LocalStores,
-): Promise<ConnectionPoller> {
-  const collections = poller.plan().collections;
-  if (options.backfillProgress === false || !(await isFirstRun(stores, poller.name, collections)))
-    return poller;
+): Promise<((connection: string, summary: PollSummary) => void) | undefined> {
+  const collections = collectionsOf(entry);
+  if (options.backfillProgress === false || !(await isFirstRun(stores, entry.name, collections)))
+    return undefined;
+  const api = await connections.apiFor(entry).catch(() => undefined);
+  if (!api) return undefined;
   let total = 0;
   for (const c of collections) {
     try {
-      for await (const page of poller.api.listPages(c, {
+      for await (const page of api.listPages(c, {
         pageSize: 1,
         ...(options.startFrom ? { modifiedSince: options.startFrom } : {}),
       })) {
@@ -207,17 +175,11 @@ export async function withBackfillProgress(
   }
   let backfill: { done: number; total: number } | undefined = { done: 0, total };
   ctx.emit({ kind: 'backfill', done: 0, total });
-  return {
-    ...poller,
-    async poll() {
-      const summary = await poller.poll();
-      if (backfill) {
-        backfill.done = Math.min(backfill.total, backfill.done + summary.published);
-        if (!summary.more) backfill.done = backfill.total;
-        ctx.emit({ kind: 'backfill', ...backfill });
-        if (!summary.more) backfill = undefined;
-      }
-      return summary;
-    },
+  return (connection, summary) => {
+    if (!backfill || connection !== entry.name) return;
+    backfill.done = Math.min(backfill.total, backfill.done + summary.published);
+    if (!summary.more) backfill.done = backfill.total;
+    ctx.emit({ kind: 'backfill', ...backfill });
+    if (!summary.more) backfill = undefined;
   };
 }

@@ -1,6 +1,5 @@
 /** The local runtime's options and settings that its parts share (`runtime.ts` starts it). */
 import type { Sandbox, SandboxOptions } from '../../sandbox/index.js';
-import type { AccountingApi } from '../accounting/api.js';
 import type { CollectionName } from '../accounting/collections.js';
 import { type AccountingConfig, parseAccountingConfig } from '../accounting/config.js';
 import type { DeadLetterStore } from '../adapters/local/dead-letter-store.js';
@@ -59,7 +58,7 @@ export interface RuntimeOptions {
   deliveryPolicy?: Partial<DeliveryPolicy>;
   /** How often the e-invoice status tracker runs locally; default: the poll interval. */
   trackerIntervalMs?: number;
-  /** Serve the e-shop order intake (`POST /intake/<source>`) on this port (0 = ephemeral). */
+  /** Serve the e-shop order intake (`POST /intake/<connection>/<source>`, `/intake/<source>`) on this port (0 = ephemeral). */
   intake?: { port: number; host?: string };
   onUpdate?: (update: RuntimeUpdate) => void;
   logger?: Logger;
@@ -69,8 +68,6 @@ export interface RuntimeOptions {
 export interface Runtime {
   readonly bus: LocalBus;
   readonly stores: LocalStores;
-  /** The service of the (first) connection. */
-  readonly api: AccountingApi;
   readonly sandbox: Sandbox | undefined;
   /** The (first) connection's name. */
   readonly connection: string;

@@ -4,42 +4,27 @@
  * sandbox's companies, or a registry file), the bus with its journal, subscribers and actions, and
  * the intake.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Sandbox } from '../../sandbox/index.js';
-import type { AccountingApi } from '../accounting/api.js';
-import { type CollectionName, isCollectionOf } from '../accounting/collections.js';
-import type { AccountingConfig } from '../accounting/config.js';
 import { openFileJournal } from '../adapters/local/bus-journal.js';
 import { type DeadLetterStore, openFileDeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
+import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 import type { Clock, Logger } from '../core/ports.js';
-import { loadPollerSettings, type PollerSettings } from '../handlers/poller-config.js';
 import { ENV } from '../shared/env-names.js';
-import type { ConnectionActions } from './connection-actions.js';
-import {
-  type ConnectionPlan,
-  type ConnectionSource,
-  companiesSource,
-  fileSource,
-} from './connection-plans.js';
+import { loadPollerSettings, type PollerSettings } from '../wiring/poller-config.js';
 import { httpDeliverySubscribers } from './delivery-subscriber.js';
 import { type EventsOut, openEventsOut } from './events-out.js';
 import type { HttpDelivery } from './http-delivery.js';
 import { SharedSigningSecretError } from './http-delivery.js';
-import { localEntry } from './local-entry.js';
+import type { LocalActions } from './local-actions.js';
+import { type LocalConnections, openLocalConnections } from './local-connections.js';
 import { type LocalIntake, startLocalIntake } from './local-intake.js';
 import { LOCAL_RESOURCES, type LocalStores, startLocalStores } from './local-stores.js';
 import { accountingConfigFor, BUS_DIR, DEAD_LETTERS_FILE, type RuntimeOptions } from './runtime-options.js';
 import { connectionOfUrl, LocalRuntimeConfigError } from './runtime-settings.js';
 import { outcomeNote, type RuntimeUpdate } from './runtime-update.js';
 import { probeService } from './service-probe.js';
-
-/**
- * The rate limit of each sandbox company: generous (the sandbox runs on this machine), yet the
- * poller, actions and intake of a company still share one bucket.
- */
-const SANDBOX_RATE_LIMIT = { requestsPerSecond: 50, burst: 100 };
 
 /** Pause of the local bus between receives of a failed delivery (unless the error says how long). */
 const RETRY_DELAY_MS = 1000;
@@ -116,91 +101,30 @@ export async function openStores(options: RuntimeOptions, ctx: RuntimeContext): 
   return stores;
 }
 
-export interface Connections {
-  source: ConnectionSource;
-  initial: ConnectionPlan[];
-  /** More than one connection (or a registry): health, names in updates, a limiter. */
-  many: boolean;
-  /** The service the view names. */
-  service: string;
-}
-
-function checkCollections(variant: ConnectionPlan['variant'], collections: readonly CollectionName[]): void {
-  const foreign = collections.filter((c) => !isCollectionOf(variant, c));
-  if (foreign.length > 0) {
-    throw new LocalRuntimeConfigError(
-      `collections ${foreign.join(', ')} are not in service variant ${variant} (${ENV.serviceVariant})`,
-    );
-  }
-}
-
-/** The one connection of a plain run: as configured, its client's settings checked now. */
-function singleConnection(options: RuntimeOptions, sandbox: Sandbox | undefined, settings: PollerSettings) {
-  const config: AccountingConfig = configError(() => accountingConfigFor(options, sandbox));
-  const name = options.env[ENV.connection]?.trim() || (sandbox ? 'sandbox' : connectionOfUrl(config.baseUrl));
-  const plan: ConnectionPlan = {
-    name,
-    revision: 'configured',
-    paused: false,
-    intervalMs: options.intervalMs,
-    variant: settings.options.variant,
-    collections: options.collections ?? settings.collections,
-    env: options.env,
-    ...(sandbox ? { sandbox } : {}),
-    config: async () => config,
-  };
-  return { plan, service: sandbox ? sandbox.baseUrl : config.baseUrl };
-}
-
 /** 3. The connections: one as configured, the sandbox's companies, or the registry file. */
-export async function planConnections(
+export async function openConnections(
   options: RuntimeOptions,
   sandbox: Sandbox | undefined,
   settings: PollerSettings,
-  clock: Clock,
-): Promise<Connections> {
-  let source: ConnectionSource;
-  let service: string;
-  if (options.connectionsFile !== undefined) {
-    source = fileSource({
-      path: options.connectionsFile,
-      env: options.env,
-      clock,
-      intervalMs: options.intervalFromFlag ? options.intervalMs : undefined,
-    });
-    service = `registry ${options.connectionsFile}`;
-  } else if (sandbox && options.companies !== undefined) {
-    source = companiesSource(sandbox, {
-      env: options.env,
-      intervalMs: options.intervalMs,
-      collections: options.collections,
-      rateLimit: SANDBOX_RATE_LIMIT,
-    });
-    service = sandbox.baseUrl;
-  } else {
-    const single = singleConnection(options, sandbox, settings);
-    source = { list: async () => [single.plan] };
-    service = single.service;
-  }
-  let initial: ConnectionPlan[];
-  try {
-    initial = await source.list();
-  } catch (error) {
-    throw new LocalRuntimeConfigError(error instanceof Error ? error.message : String(error), {
-      cause: error,
-    });
-  }
-  if (options.connectionsFile !== undefined && initial.length === 0)
-    throw new LocalRuntimeConfigError(noConnectionsMessage(options.connectionsFile));
-  for (const plan of initial) checkCollections(plan.variant, plan.collections);
-  const many = options.connectionsFile !== undefined || options.companies !== undefined;
-  return { source, initial, many, service };
-}
-
-/** Why a registry file cannot be run, and the command that fixes it. */
-function noConnectionsMessage(path: string): string {
-  const what = existsSync(path) ? 'holds no connections' : 'does not exist';
-  return `--connections ${path}: ${what}; add one first: accounting-events connections add --connections ${path} --name NAME --credentials-secret env:NAME_CREDENTIALS (docs/connections.md)`;
+  ctx: RuntimeContext,
+): Promise<LocalConnections> {
+  const connections = await openLocalConnections({
+    env: options.env,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    emit: ctx.emit,
+    settings,
+    intervalMs: options.intervalMs,
+    intervalFromFlag: options.intervalFromFlag,
+    collections: options.collections,
+    connectionsFile: options.connectionsFile,
+    companies: options.companies,
+    sandbox,
+    configured: () => configError(() => accountingConfigFor(options, sandbox)),
+    configuredName: (config) => (sandbox ? 'sandbox' : connectionOfUrl(config.baseUrl)),
+  });
+  ctx.onClose(() => connections.close());
+  return connections;
 }
 
 /** The poller's settings from the environment (POLLER_*), as on AWS; flags and the sandbox win. */
@@ -220,9 +144,10 @@ export async function openBus(
   options: RuntimeOptions,
   ctx: RuntimeContext,
   stores: LocalStores,
-  actions: ConnectionActions | undefined,
+  actions: LocalActions | undefined,
   source: string,
-  many: boolean,
+  /** Whether the view names each event's connection (more than one). */
+  named: () => boolean,
 ): Promise<BusParts> {
   let eventsOut: EventsOut | undefined;
   if (options.eventsOut) {
@@ -260,7 +185,7 @@ export async function openBus(
   });
   ctx.onClose(() => bus.close());
   actions?.bindPublisher(bus);
-  reportBusUpdates(bus, ctx, many);
+  reportBusUpdates(bus, ctx, named);
   return { bus, deliveries, deadLetterStore };
 }
 
@@ -276,7 +201,7 @@ function documentNumberOf(detail: Record<string, unknown>): string | undefined {
 }
 
 /** Every published event and every failed delivery, as updates for the view. */
-function reportBusUpdates(bus: LocalBus, ctx: RuntimeContext, many: boolean): void {
+function reportBusUpdates(bus: LocalBus, ctx: RuntimeContext, named: () => boolean): void {
   bus.onEvent((event: EventBridgeEvent) => {
     const detail = (event.detail ?? {}) as Record<string, unknown>;
     ctx.emit({
@@ -286,7 +211,7 @@ function reportBusUpdates(bus: LocalBus, ctx: RuntimeContext, many: boolean): vo
       documentNumber: documentNumberOf(detail),
       note: outcomeNote(event['detail-type'], detail),
       modifiedDate: typeof detail.modifiedDate === 'string' ? detail.modifiedDate : undefined,
-      ...(many && typeof detail.connection === 'string' ? { connection: detail.connection } : {}),
+      ...(named() && typeof detail.connection === 'string' ? { connection: detail.connection } : {}),
       at: ctx.clock.now(),
     });
   });
@@ -303,35 +228,31 @@ function reportBusUpdates(bus: LocalBus, ctx: RuntimeContext, many: boolean): vo
   });
 }
 
-/** 5. The e-shop order intake of the one connection (`run --intake-port`). */
+/** 5. The e-shop order intake (`run --intake-port`): orders go into the connections of the registry. */
 export async function openIntake(
   options: RuntimeOptions,
   ctx: RuntimeContext,
   parts: {
-    api: AccountingApi;
+    connections: LocalConnections;
     stores: LocalStores;
     bus: LocalBus;
-    /** The one connection: the intake's registry of one. */
-    connection: ConnectionPlan;
-    eventSource: string;
+    /** The connection `/intake/{source}` means, unless `named`. */
+    primary: ConnectionEntry;
+    /** Many connections: each order's path names its connection (`/intake/{connection}/{source}`). */
+    named: boolean;
   },
 ): Promise<LocalIntake | undefined> {
   if (!options.intake) return undefined;
   const { port } = options.intake;
   const intake = await startLocalIntake({
     ...options.intake,
-    api: parts.api,
+    connections: parts.connections,
     idempotency: { client: parts.stores.servers.dynamoDb, tableName: LOCAL_RESOURCES.idempotencyTable },
     orderStore: parts.stores.archive,
     publisher: parts.bus,
     env: options.env,
-    connection: localEntry({
-      name: parts.connection.name,
-      variant: parts.connection.variant,
-      collections: parts.connection.collections,
-      source: parts.eventSource,
-    }),
-    eventSource: parts.eventSource,
+    connection: parts.primary,
+    ownConnection: !parts.named,
     clock: ctx.clock,
     logger: ctx.logger,
   }).catch((error: unknown) => {

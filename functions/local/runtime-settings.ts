@@ -10,9 +10,9 @@ import { loadActionsConfig } from '../core/actions/actions-config.js';
 import { SigningSecretError, signingSecretOf } from '../core/delivery/delivery-signature.js';
 import { loadIntakeConfig } from '../core/intake/intake-config.js';
 import { pollOptionsSchema } from '../core/sync/poll-options.js';
-import { loadPollerSettings } from '../handlers/poller-config.js';
 import { ConfigError, issuesOf, loadSections } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
+import { loadPollerSettings } from '../wiring/poller-config.js';
 import { accountingInputFromEnv, cliFieldName } from './environment.js';
 import { LOCAL_RESOURCES } from './local-stores.js';
 

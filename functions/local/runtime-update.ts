@@ -40,8 +40,8 @@ export type RuntimeUpdate =
       /** The connections polled (one for a plain run). */
       connections?: readonly string[];
       s3Endpoint?: string;
-      /** The e-shop order intake: base URL and the sources with a secret. */
-      intake?: { url: string; sources: readonly string[] };
+      /** The e-shop order intake: base URL, the sources with a secret, and whether paths name the connection. */
+      intake?: IntakeStart;
     }
   | EventUpdate
   | {
@@ -119,11 +119,21 @@ function eshopOrderNote(detailType: string, detail: Record<string, unknown>): st
   return `${shop} received`;
 }
 
-/** `intake POST <url>/intake/<source> (shopify, …)`, or nothing without an intake. */
-export function intakeText(intake: { url: string; sources: readonly string[] } | undefined): string {
+/** What the start says of the intake; `named`: many connections, each path names one. */
+export interface IntakeStart {
+  url: string;
+  sources: readonly string[];
+  named?: boolean;
+}
+
+/**
+ * `intake POST <url>/intake/<source> (shopify, …)` (with many connections
+ * `<url>/intake/<connection>/<source>`), or nothing without an intake.
+ */
+export function intakeText(intake: IntakeStart | undefined): string {
   if (!intake) return '';
   const sources = intake.sources.length > 0 ? intake.sources.join(', ') : 'none: set INTAKE_*_SECRET';
-  return `intake POST ${intake.url}/intake/<source> (${sources})`;
+  return `intake POST ${intake.url}/intake/${intake.named ? '<connection>/' : ''}<source> (${sources})`;
 }
 
 /** What the actions and the intake's importer publish about what they did, from the catalog. */

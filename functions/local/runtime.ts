@@ -9,7 +9,7 @@
  *
  * One connection by default (as configured). With `companies` (the sandbox's, `sandbox-1` …
  * `sandbox-N`) or `connectionsFile` (a registry file) each connection is polled as its own loop
- * with its own client, rate limit, checkpoints, event source and health (`connection-loops.ts`).
+ * with its own client, rate limit, checkpoints, event source and health (`local-polling.ts`).
  *
  * `stop()` stops cleanly: no new poll, the running ones finish (their checkpoints are saved after
  * the bus journaled their events on disk), the deliveries in flight finish (queued ones stay
@@ -19,32 +19,35 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Sandbox } from '../../sandbox/index.js';
-import type { LocalBus } from '../adapters/local/local-bus.js';
-import { createMemoryRateLimiter } from '../adapters/local/memory-rate-limiter.js';
-import { sourceOf } from '../core/connections/poll-connection.js';
+import { connectionEventSource } from '../core/connection.js';
+import type { ConnectionEntry } from '../core/connections/connection-entry.js';
+import { ConnectionEntryError } from '../core/connections/connection-entry.js';
+import { ConnectionSecretError } from '../core/connections/connection-secret.js';
+import { collectionsOf } from '../core/connections/poll-connection.js';
 import type { Logger } from '../core/ports.js';
 import { checkpointKey, emptyCheckpoint } from '../core/sync/checkpoint-state.js';
-import type { PollerSettings } from '../handlers/poller-config.js';
 import { systemClock } from '../shared/clock.js';
+import { ConfigError } from '../shared/config.js';
 import { ENV } from '../shared/env-names.js';
-import { type ConnectionActions, startConnectionActions } from './connection-actions.js';
-import type { ConnectionPlan } from './connection-plans.js';
-import {
-  type ConnectionPoller,
-  CredentialsUnavailableError,
-  createConnectionPoller,
-} from './connection-poller.js';
+import type { PollerSettings } from '../wiring/poller-config.js';
+import { type LocalActions, startLocalActions } from './local-actions.js';
+import type { LocalConnections } from './local-connections.js';
 import type { LocalIntake } from './local-intake.js';
+import { createLocalPolling } from './local-polling.js';
 import type { LocalStores } from './local-stores.js';
 import { createPollStatusWriter } from './poll-status.js';
-import { runtimeOf, withBackfillProgress } from './runtime-control.js';
-import { DEFAULT_POLL_BUDGET_MS, type Runtime, type RuntimeOptions } from './runtime-options.js';
+import { backfillProgress, runtimeOf } from './runtime-control.js';
 import {
-  type Connections,
+  DEFAULT_MAX_CONCURRENT_POLLS,
+  DEFAULT_POLL_BUDGET_MS,
+  type Runtime,
+  type RuntimeOptions,
+} from './runtime-options.js';
+import {
   openBus,
+  openConnections,
   openIntake,
   openStores,
-  planConnections,
   pollerSettingsOf,
   type RuntimeContext,
   startService,
@@ -72,8 +75,6 @@ function checkManyConnections(options: RuntimeOptions): void {
     problems.push('--companies polls the sandbox’s companies: it needs the sandbox (drop --no-sandbox)');
   if (options.env[ENV.eventSource]?.trim())
     problems.push(`${ENV.eventSource}: with many connections each publishes as accounting.<connection>`);
-  if (options.intake)
-    problems.push('--intake-port serves one connection: run it without --companies or --connections');
   if (problems.length > 0) throw new LocalRuntimeConfigError(`invalid settings:\n  ${problems.join('\n  ')}`);
 }
 
@@ -105,7 +106,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const sandbox = await startService(options, ctx);
     const settings = pollerSettingsOf(options.env);
     // The connections before the stores: a registry that cannot be run creates no data directory.
-    const connections = await planConnections(options, sandbox, settings, ctx.clock);
+    const connections = await openConnections(options, sandbox, settings, ctx);
     const stores = await openStores(options, ctx);
     return await assemble(options, ctx, { sandbox, stores, settings, connections, closeAll });
   } catch (error) {
@@ -118,85 +119,76 @@ interface Assembly {
   sandbox: Sandbox | undefined;
   stores: LocalStores;
   settings: PollerSettings;
-  connections: Connections;
+  connections: LocalConnections;
   closeAll: () => Promise<void>;
 }
 
-/** The pollers (one per connection, made when it is first polled), their actions, the bus, the intake. */
+/** The actions, the bus, the polling (the core's shard cycle on a timer), the intake. */
 async function assemble(options: RuntimeOptions, ctx: RuntimeContext, a: Assembly): Promise<Runtime> {
-  const { many } = a.connections;
+  const { connections } = a;
   const halt = new AbortController();
   // Every request in flight of every connection listens to it: no leak, however many there are.
   setMaxListeners(0, halt.signal);
-  let bus: LocalBus | undefined;
-  const limiter = many ? createMemoryRateLimiter({ clock: ctx.clock }) : undefined;
-  const pollStatus = createPollStatusWriter(a.stores.dataDir);
-  const pollers = new Map<string, ConnectionPoller>();
-  let actions: ConnectionActions | undefined;
-  const make = (plan: ConnectionPlan) => {
-    if (plan.rateLimit) limiter?.setLimit(plan.name, plan.rateLimit);
-    const poller = createConnectionPoller(plan, {
-      ...ctx,
-      stores: a.stores,
-      bus: () => bus as LocalBus,
-      pollStatus,
-      halt: halt.signal,
-      budgetMs: options.pollBudgetMs ?? DEFAULT_POLL_BUDGET_MS,
-      settings: a.settings,
-      poll: { ...(options.startFrom ? { startFrom: options.startFrom } : {}), ...(options.poll ?? {}) },
-      limiter,
-      many,
-    });
-    pollers.set(plan.name, poller);
-    return poller;
-  };
-  for (const plan of a.connections.initial) if (!plan.paused) make(plan);
-  ctx.onClose(async () => {
-    await Promise.all([...pollers.values()].map((p) => p.close().catch(() => {})));
-  });
-  const primary = pollers.values().next().value as ConnectionPoller | undefined;
-  // One connection: its client now, so a bad setting stops the start (exit code 2), as always.
-  const client = !many && primary ? await openOrConfigError(primary) : undefined;
-  if (options.actions && pollers.size > 0)
-    actions = await startConnectionActions([...pollers.values()], { ...ctx, stores: a.stores });
-  const eventSource = primary
-    ? sourceOf({ name: primary.name, source: a.settings.options.source })
-    : 'accounting.local';
-  const parts = await openBus(options, ctx, a.stores, actions, many ? 'accounting.local' : eventSource, many);
-  bus = parts.bus;
-  const intake =
-    primary && client
-      ? await openIntake(options, ctx, {
-          api: client,
-          stores: a.stores,
-          bus,
-          connection: primary.plan(),
-          eventSource,
-        })
+  const initial = (await connections.registry.scan()).entries;
+  const primary = initial.find((e) => !e.paused);
+  // The configured connection: its client now, so a bad setting stops the start (exit code 2).
+  if (connections.configured && primary) await openOrConfigError(connections, primary);
+  const actions =
+    options.actions && primary
+      ? await startLocalActions({ connections, stores: a.stores, logger: ctx.logger, clock: ctx.clock })
       : undefined;
-  announceStart(options, ctx, a, { primary, actions, intake, connections: [...pollers.keys()] });
-  // `pollerFor` of the loops: a connection that appears later gets its poller and actions then.
-  const pollerFor = async (plan: ConnectionPlan) => {
-    const known = pollers.get(plan.name);
-    if (known) return known;
-    const poller = make(plan);
-    await actions?.add(poller);
-    return poller;
-  };
-  if (!many && primary)
-    pollers.set(primary.name, await withBackfillProgress(primary, options, ctx, a.stores));
+  const eventSource = primary ? connectionEventSource(primary) : 'accounting.local';
+  const named = () => connections.size() > 1;
+  const parts = await openBus(
+    options,
+    ctx,
+    a.stores,
+    actions,
+    initial.length === 1 ? eventSource : 'accounting.local',
+    named,
+  );
+  const { bus } = parts;
+  const intake = primary
+    ? await openIntake(options, ctx, {
+        connections,
+        stores: a.stores,
+        bus,
+        primary,
+        named: initial.length > 1,
+      })
+    : undefined;
+  announceStart(options, ctx, a, { primary, actions, intake, initial });
+  const progress =
+    initial.length === 1 && primary
+      ? await backfillProgress(connections, primary, options, ctx, a.stores)
+      : undefined;
+  const polling = createLocalPolling({
+    connections,
+    checkpoints: a.stores.checkpoints,
+    publisher: bus,
+    objectStore: a.stores.archive,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    emit: ctx.emit,
+    pollStatus: createPollStatusWriter(a.stores.dataDir),
+    halt: halt.signal,
+    settings: a.settings,
+    poll: { ...(options.startFrom ? { startFrom: options.startFrom } : {}), ...(options.poll ?? {}) },
+    budgetMs: options.pollBudgetMs ?? DEFAULT_POLL_BUDGET_MS,
+    maxConcurrent: options.maxConcurrentPolls ?? DEFAULT_MAX_CONCURRENT_POLLS,
+    ...(progress ? { onSummary: progress } : {}),
+  });
   return runtimeOf(options, ctx, {
     ...a,
     halt,
-    haltLimiter: limiter?.halt,
     bus,
-    pollers,
-    pollerFor,
+    polling,
     actions,
     intake,
     deliveries: parts.deliveries,
     deadLetterStore: parts.deadLetterStore,
     primary,
+    initial: initial.filter((e) => !e.paused).map((e) => e.name),
   });
 }
 
@@ -205,10 +197,10 @@ function announceStart(
   ctx: RuntimeContext,
   a: Assembly,
   parts: {
-    primary: ConnectionPoller | undefined;
-    actions: ConnectionActions | undefined;
+    primary: ConnectionEntry | undefined;
+    actions: LocalActions | undefined;
     intake: LocalIntake | undefined;
-    connections: string[];
+    initial: readonly ConnectionEntry[];
   },
 ): void {
   const { primary, actions, intake } = parts;
@@ -217,22 +209,26 @@ function announceStart(
     service: a.connections.service,
     sandbox: a.sandbox !== undefined,
     dataDir: a.stores.dataDir,
-    collections: primary?.plan().collections ?? [],
+    collections: primary ? collectionsOf(primary) : [],
     intervalMs: options.intervalMs,
     actions: actions?.routes.map((r) => r.id) ?? [],
-    connections: parts.connections,
+    connections: parts.initial.filter((e) => !e.paused).map((e) => e.name),
     s3Endpoint: a.stores.servers.s3Endpoint,
-    ...(intake ? { intake: { url: intake.url, sources: intake.sources } } : {}),
+    ...(intake ? { intake: { url: intake.url, sources: intake.sources, named: intake.named } } : {}),
   });
 }
 
-async function openOrConfigError(poller: ConnectionPoller) {
+/** The configured connection's client, or the runtime's configuration error (exit code 2). */
+async function openOrConfigError(connections: LocalConnections, entry: ConnectionEntry) {
   try {
-    return await poller.open();
+    return await connections.apiFor(entry);
   } catch (error) {
-    if (!(error instanceof CredentialsUnavailableError)) throw error;
-    const cause = error.cause instanceof Error ? error.cause : error;
-    throw new LocalRuntimeConfigError(cause.message, { cause });
+    const setting =
+      error instanceof ConfigError ||
+      error instanceof ConnectionSecretError ||
+      error instanceof ConnectionEntryError;
+    if (!setting) throw error;
+    throw new LocalRuntimeConfigError(error.message, { cause: error });
   }
 }
 

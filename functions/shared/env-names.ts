@@ -35,7 +35,7 @@ export const ENV = {
   pollerCheckpointsTable: 'POLLER_CHECKPOINTS_TABLE',
   claimCheckBucket: 'CLAIM_CHECK_BUCKET',
   credentialsCacheSeconds: 'ACCOUNTING_CREDENTIALS_CACHE_SECONDS',
-  // Poller (functions/handlers/poller-config.ts, docs/poller.md)
+  // Poller (functions/wiring/poller-config.ts, docs/poller.md)
   eventSource: 'EVENT_SOURCE',
   pollerCollections: 'POLLER_COLLECTIONS',
   pollerConcurrency: 'POLLER_CONCURRENCY',

@@ -128,8 +128,7 @@ export class ConnectionPolling extends Construct {
    */
   grantConnectionAccess(fn: AppFunction): void {
     const { config, resources } = this.props;
-    this.connectionsTable.grant(fn.function, 'dynamodb:GetItem');
-    fn.setEnv(ENV.connectionsTable, this.connectionsTable.tableName);
+    this.grantRegistryRead(fn);
     resources.rateLimitTable?.grant(fn.function, 'dynamodb:GetItem', 'dynamodb:PutItem');
     fn.setEnv(ENV.rateLimitTable, resources.rateLimitTable?.tableName ?? '');
     fn.setEnv(ENV.credentialsCacheSeconds, String(CONNECTION_SECRET_CACHE_SECONDS));
@@ -162,6 +161,12 @@ export class ConnectionPolling extends Construct {
       parameters,
       `Each connection's credentials may be an SSM parameter of its own under /${connectionSecretsPrefix(config)} (docs/deploy.md); the function may read those and no other parameter.`,
     );
+  }
+
+  /** A registry entry by name, and nothing of the connections' credentials (the intake endpoint). */
+  grantRegistryRead(fn: AppFunction): void {
+    this.connectionsTable.grant(fn.function, 'dynamodb:GetItem');
+    fn.setEnv(ENV.connectionsTable, this.connectionsTable.tableName);
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * The e-shop order intake on AWS:
  *
- *   HTTP API `ANY /intake/{source}` (stage throttling, access logs)
+ *   HTTP API `ANY /intake/{connection}/{source}`, `ANY /intake/{source}` (stage throttling, access logs)
  *     → intake-webhook Lambda: verify, validate, queue, 202 (it never calls the accounting service)
  *     → SQS FIFO queue (dedupe by delivery id, one group per shop order) + FIFO DLQ
  *     → import-orders Lambda: one received order per shop order (idempotency table)
@@ -23,6 +23,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { CONNECTION_SOURCE_PREFIX } from '../../functions/core/connection.js';
 import { intakeDetailType } from '../../functions/core/events/intake-events.js';
 import { ORDER_CLAIM_PREFIX } from '../../functions/core/intake/order-claim-check.js';
 import { ENV } from '../../functions/shared/env-names.js';
@@ -47,10 +48,14 @@ export interface OrderIntakeProps {
   readonly resources: StatefulResources;
   readonly alarmTopic: AlarmTopic;
   /**
-   * With the connection registry: grants the importer every connection's registry entry, secret
-   * and token bucket, instead of the deployment's credentials secret.
+   * With the connection registry: the endpoint reads a connection's registry entry, and the
+   * importer every connection's entry, secret and token bucket instead of the deployment's
+   * credentials secret; both publish as any connection (`accounting.*`).
    */
-  readonly connectionAccess?: (fn: AppFunction) => void;
+  readonly connections?: {
+    grantRegistryRead(fn: AppFunction): void;
+    grantConnectionAccess(fn: AppFunction): void;
+  };
 }
 
 export class OrderIntake extends Construct {
@@ -104,8 +109,11 @@ export class OrderIntake extends Construct {
     });
     useSecret(this.receiver, this.secret, INTAKE_ENV.secretsSecret);
     useQueueSend(this.receiver, this.queue, INTAKE_ENV.queueUrl);
+    // Its own connection's source, or with the registry any connection's (the path names it).
+    const source = props.connections ? `${CONNECTION_SOURCE_PREFIX}*` : eventSourceOf(config);
+    props.connections?.grantRegistryRead(this.receiver);
     useEventBus(this.receiver, resources.eventBus, FUNCTION_ENV.eventBusName, {
-      source: eventSourceOf(config),
+      source,
       detailTypes: [intakeDetailType('Received'), intakeDetailType('Rejected')],
     });
 
@@ -114,7 +122,7 @@ export class OrderIntake extends Construct {
       memorySize: config.actionMemoryMb,
       timeout: IMPORT_TIMEOUT,
     });
-    if (props.connectionAccess) props.connectionAccess(this.importer);
+    if (props.connections) props.connections.grantConnectionAccess(this.importer);
     else {
       useSecret(this.importer, resources.credentialsSecret, FUNCTION_ENV.credentialsSecret);
       this.importer.setEnv(FUNCTION_ENV.serviceVariant, config.serviceVariant);
@@ -125,7 +133,7 @@ export class OrderIntake extends Construct {
     this.claimCheckGrants(resources);
     this.importer.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(idempotencyExpirySeconds(config)));
     useEventBus(this.importer, resources.eventBus, FUNCTION_ENV.eventBusName, {
-      source: eventSourceOf(config),
+      source,
       detailTypes: [intakeDetailType('Imported'), intakeDetailType('Rejected')],
     });
     useQueueConsume(this.importer, this.queue, { batchSize: 10, maxConcurrency: 2 });
@@ -178,17 +186,17 @@ export class OrderIntake extends Construct {
       removalPolicy,
     });
     const api = new apigwv2.HttpApi(this, 'Api', {
-      description: 'E-shop order intake: POST /intake/{source} (shopify, woocommerce, generic)',
+      description: 'E-shop order intake: POST /intake/{connection}/{source} or /intake/{source}',
       createDefaultStage: false,
     });
-    api.addRoutes({
-      path: '/intake/{source}',
-      // Every method reaches the function, so a wrong one is answered 405 (not 404).
-      methods: [apigwv2.HttpMethod.ANY],
-      integration: new HttpLambdaIntegration('Receive', this.receiver.function, {
-        payloadFormatVersion: apigwv2.PayloadFormatVersion.VERSION_2_0,
-      }),
+    const integration = new HttpLambdaIntegration('Receive', this.receiver.function, {
+      payloadFormatVersion: apigwv2.PayloadFormatVersion.VERSION_2_0,
     });
+    // Any source name reaches the function (which answers 404 for one it does not serve), so a new
+    // source needs no route; every method too, so a wrong one is answered 405 (not 404).
+    for (const path of ['/intake/{source}', '/intake/{connection}/{source}']) {
+      api.addRoutes({ path, methods: [apigwv2.HttpMethod.ANY], integration });
+    }
     const stage = new apigwv2.HttpStage(this, 'Stage', {
       httpApi: api,
       stageName: '$default',

@@ -164,7 +164,7 @@ export class StatelessStack extends Stack {
       config,
       resources,
       alarmTopic: this.alarmTopic,
-      ...(polling ? { connectionAccess: (fn: AppFunction) => polling.grantConnectionAccess(fn) } : {}),
+      ...(polling ? { connections: polling } : {}),
     });
     new CfnOutput(this, 'IntakeUrl', { value: `${intake.api.apiEndpoint}/intake/` });
     new CfnOutput(this, 'IntakeSecretArn', { value: intake.secret.secretArn });

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodePosition } from '../../functions/adapters/local/bus-position.js';
-import { loadPollerSettings } from '../../functions/handlers/poller-config.js';
+import { loadPollerSettings } from '../../functions/wiring/poller-config.js';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

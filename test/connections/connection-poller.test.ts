@@ -24,9 +24,9 @@ import { dueConnections, isDue } from '../../functions/core/connections/shard.js
 import { parseDetail } from '../../functions/core/event-catalog.js';
 import type { BusEvent } from '../../functions/core/ports.js';
 import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
-import { createConnectionClients } from '../../functions/handlers/connection-clients.js';
 import { pollShardCycle, type ShardCycle } from '../../functions/handlers/poll-connections.js';
 import { createManualClock } from '../../functions/shared/clock.js';
+import { createConnectionClients } from '../../functions/wiring/connection-clients.js';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
 import { recordingLogger } from '../actions/support.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';

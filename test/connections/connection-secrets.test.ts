@@ -14,12 +14,12 @@ import {
   ConnectionSecretError,
   connectionAccountingConfig,
 } from '../../functions/core/connections/connection-secret.js';
+import { createManualClock } from '../../functions/shared/clock.js';
+import { silentLogger } from '../../functions/shared/logger.js';
 import {
   connectionClientBuilder,
   createConnectionClients,
-} from '../../functions/handlers/connection-clients.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { silentLogger } from '../../functions/shared/logger.js';
+} from '../../functions/wiring/connection-clients.js';
 
 const SECRET = 'live-key-3f9a-never-print';
 const secretsManager = mockClient(SecretsManagerClient);

@@ -17,11 +17,14 @@ import {
 import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
 import { actionSettingsOfRegistry } from '../../functions/core/actions/actions-config.js';
 import { connectionActionsConfig } from '../../functions/core/connection-actions.js';
-import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
+import {
+  type ConnectionEntry,
+  parseConnectionEntry,
+} from '../../functions/core/connections/connection-entry.js';
 import { ENVELOPE_VERSION } from '../../functions/core/events/catalog-entry.js';
 import { idempotencyKey } from '../../functions/core/events/envelope.js';
 import type { BusEvent } from '../../functions/core/ports.js';
-import { type LocalConnection, startLocalActions } from '../../functions/local/local-actions.js';
+import { startLocalActions } from '../../functions/local/local-actions.js';
 import { type LocalStores, startLocalStores } from '../../functions/local/local-stores.js';
 import { systemClock } from '../../functions/shared/clock.js';
 import { ConfigError } from '../../functions/shared/config.js';
@@ -82,13 +85,27 @@ describe('the local runtime acts through the per-connection path', () => {
   it('refuses unknown, paused and foreign-source events before reading anything', async () => {
     const calls: string[] = [];
     const logger = recordingLogger();
-    const env = { ACTIONS_ISDOC_ARCHIVE: 'true' };
-    const connections = new Map<string, LocalConnection>([
-      ['alpha', { name: 'alpha', paused: false, variant: 'sk', env, api: untouchableApi(calls) }],
-      ['beta', { name: 'beta', paused: false, variant: 'sk', env, api: untouchableApi(calls) }],
+    const entry = (name: string) =>
+      parseConnectionEntry({
+        name,
+        variant: 'sk',
+        baseUrl: 'https://api.example.sk',
+        credentialsSecret: `env:${name.toUpperCase()}_CREDENTIALS`,
+        actions: { ACTIONS_ISDOC_ARCHIVE: 'true' },
+      });
+    const connections = new Map<string, ConnectionEntry>([
+      ['alpha', entry('alpha')],
+      ['beta', entry('beta')],
     ]);
     const actions = await startLocalActions({
-      connections: { get: (name) => connections.get(name), list: () => [...connections.values()] },
+      connections: {
+        registry: {
+          get: async (name) => connections.get(name),
+          scan: async () => ({ entries: [...connections.values()], malformed: [] }),
+        },
+        apiFor: async () => untouchableApi(calls),
+        sandboxOf: () => undefined,
+      },
       stores,
       logger,
       clock: systemClock,
@@ -109,7 +126,7 @@ describe('the local runtime acts through the per-connection path', () => {
     if (!route) throw new Error('no archive route');
 
     // Paused while running (the registry file changed): refused, as on AWS.
-    connections.set('beta', { ...(connections.get('beta') as LocalConnection), paused: true });
+    connections.set('beta', { ...(connections.get('beta') as ConnectionEntry), paused: true });
     await actions.deliver(route, invoiceEvent('beta'));
     await actions.deliver(route, invoiceEvent('gamma'));
     // The source must be the connection's own: an event of one connection cannot act for another.

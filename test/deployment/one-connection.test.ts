@@ -219,7 +219,8 @@ describe('one connection, deployed', () => {
       'x-shopify-topic': 'orders/create',
       ...signHeaders('shopify', shopifySecret, body, { deliveryId: randomUUID(), now: new Date() }),
     };
-    const response = await d.http('POST', '/intake/shopify', headers, body);
+    // The path naming the deployment's own connection (the other order took `/intake/{source}`).
+    const response = await d.http('POST', '/intake/default/shopify', headers, body);
     expect(response.status, `${response.via}: ${JSON.stringify(response.error ?? response.body)}`).toBe(202);
     await d.settle();
     expect(failedInvocations(d)).toBe('');

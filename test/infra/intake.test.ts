@@ -33,11 +33,10 @@ const policyOf = (fnId: string) => {
 };
 
 describe('order intake stack', () => {
-  it('an HTTP API with ANY /intake/{source} to the verify function, throttled, with access logs', () => {
+  it('an HTTP API with ANY /intake/{connection}/{source} and ANY /intake/{source} to the verify function, throttled, with access logs', () => {
     t.statelessTemplate.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
-    t.statelessTemplate.hasResourceProperties('AWS::ApiGatewayV2::Route', {
-      RouteKey: 'ANY /intake/{source}',
-    });
+    const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey);
+    expect(routes.sort()).toEqual(['ANY /intake/{connection}/{source}', 'ANY /intake/{source}']);
     t.statelessTemplate.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
       IntegrationType: 'AWS_PROXY',
       PayloadFormatVersion: '2.0',
@@ -82,6 +81,32 @@ describe('order intake stack', () => {
       ]),
     );
     expect(Object.keys(env.Variables)).not.toContain('ACCOUNTING_CREDENTIALS_SECRET');
+  });
+
+  it('with the connection registry: the endpoint reads registry entries (and no connection secret), both functions publish as any connection', () => {
+    const registry = buildTestApp({ connectionRegistry: true });
+    const resources = Object.entries(
+      registry.statelessTemplate.toJSON().Resources as Record<string, Resource>,
+    );
+    const fn = (part: string) => {
+      const hit = resources.find(
+        ([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(`OrderIntake${part}`),
+      );
+      if (!hit) throw new Error(`no function ${part}`);
+      const role = (hit[1].Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+      const policy = resources
+        .filter(([, p]) => p.Type === 'AWS::IAM::Policy')
+        .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === role))
+        .map(([, p]) => p.Properties.PolicyDocument);
+      const env = (hit[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      return { policy: JSON.stringify(policy), env };
+    };
+    const receiver = fn('Receiver');
+    expect(receiver.policy).toContain('dynamodb:GetItem');
+    expect(receiver.policy).not.toMatch(/dynamodb:(PutItem|Scan|Query|UpdateItem|DeleteItem)/);
+    expect(receiver.policy).not.toContain('connections/');
+    expect(receiver.env).toHaveProperty('POLLER_CONNECTIONS_TABLE');
+    for (const f of [receiver, fn('Importer')]) expect(f.policy).toContain('"accounting.*"');
   });
 
   it('least privilege: the import uses the idempotency table, the credentials, puts Imported/Rejected only', () => {

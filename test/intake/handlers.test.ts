@@ -11,7 +11,7 @@ import { createHandler as createWebhookHandler } from '../../functions/handlers/
 import { sampleOrder } from '../../functions/local/intake-samples.js';
 import { systemClock } from '../../functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
-import { importsOfOne } from './one-connection.js';
+import { importsOfOne, intakeOfOne } from './one-connection.js';
 import { SECRETS } from './support.js';
 
 function recordingQueue(): IntakeQueue & {
@@ -68,8 +68,10 @@ describe('intake-webhook handler (API Gateway HTTP API 2.0)', () => {
     const queue = recordingQueue();
     const publisher = recordingPublisher();
     const logger = recordingLogger();
+    const config = loadIntakeConfig(env);
     const handler = createWebhookHandler({
-      config: loadIntakeConfig(env),
+      config,
+      connections: intakeOfOne(config.connection),
       queue,
       publisher,
       clock: systemClock,
@@ -98,8 +100,8 @@ describe('intake-webhook handler (API Gateway HTTP API 2.0)', () => {
     }
     expect(queue.sent).toHaveLength(2);
     expect(queue.sent[0]?.options).toEqual({
-      deduplicationId: 'shopify:w-1',
-      groupId: `shopify:${String(sampleOrder('shopify', 3).id)}`,
+      deduplicationId: 'default:shopify:w-1',
+      groupId: `default:shopify:${String(sampleOrder('shopify', 3).id)}`,
     });
     expect(publisher.ofType('EshopOrder.Received')).toHaveLength(2);
   });

@@ -1,14 +1,23 @@
 /** The one connection the intake tests import into, and the import through its registry of one. */
+import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
 import type { ImportDeps } from '../../functions/core/intake/import-order.js';
 import {
-  type ConnectionImports,
-  clientOfOne,
-  connectionImports,
-} from '../../functions/handlers/connection-imports.js';
-import { localEntry } from '../../functions/local/local-entry.js';
+  type IntakeConnections,
+  registryIntakeConnections,
+} from '../../functions/core/intake/intake-connections.js';
+import { registryOfOne } from '../../functions/wiring/connection-clients.js';
+import { type ConnectionImports, connectionImports } from '../../functions/wiring/connection-imports.js';
+import { memoryRegistry } from '../connections/support.js';
 
 /** The connection the intake tests import into, as its registry of one holds it. */
-export const ACME = localEntry({ name: 'acme', variant: 'sk', collections: ['ReceivedOrders'] });
+const ACME_INPUT = {
+  name: 'acme',
+  variant: 'sk',
+  baseUrl: 'https://api.example.sk',
+  collections: ['ReceivedOrders'],
+  credentialsSecret: 'deployment',
+};
+export const ACME = parseConnectionEntry(ACME_INPUT);
 
 /**
  * The import of `deps`'s one connection through its registry of one (`ACME`), as the importer
@@ -19,10 +28,19 @@ export function importsOfOne(
   referenceCacheSeconds = 300,
 ): ConnectionImports {
   const { api: _api, ...shared } = deps;
+  const one = registryOfOne(ACME, deps.api);
   return connectionImports(shared, {
-    registry: { get: async (name) => (name === ACME.name ? ACME : undefined) },
-    clients: clientOfOne(deps.api),
+    registry: one.registry,
+    clients: one,
     clock: deps.clock,
     referenceCacheSeconds,
   });
+}
+
+/**
+ * The intake endpoint's connections of a deployment of one: `name` (the intake configuration's
+ * connection, `default` unless set) as a registered connection; `/intake/{source}` means it.
+ */
+export function intakeOfOne(name: string): IntakeConnections {
+  return registryIntakeConnections(memoryRegistry([parseConnectionEntry({ ...ACME_INPUT, name })]), name);
 }

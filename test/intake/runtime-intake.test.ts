@@ -123,3 +123,73 @@ describe('e-shop order intake in the local runtime', () => {
     }
   }, 120_000);
 });
+
+describe('e-shop order intake of many connections in the local runtime', () => {
+  let sandbox: Sandbox;
+  let dataDir: string;
+  let runtime: Runtime | undefined;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'accounting-events-intake-many-'));
+    sandbox = await startSandbox({ companies: 2, sizes: { documents: 0, partners: 3, perCollection: {} } });
+  });
+  afterAll(async () => {
+    await runtime?.stop();
+    await sandbox?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('imports an order into the company its path names; /intake/<source> names none of many', async () => {
+    const started = await startRuntime({
+      sandbox: { instance: sandbox },
+      companies: 2,
+      env: { ...SECRETS },
+      dataDir: join(dataDir, 'data'),
+      intervalMs: 150,
+      actions: true,
+      backfillProgress: false,
+      poll: { lookbackMs: 1000 },
+      intake: { port: 0 },
+    });
+    runtime = started;
+    const intake = started.intake;
+    if (!intake) throw new Error('no intake');
+    expect(intake.named).toBe(true);
+    const stopper = new AbortController();
+    const running = started.run({ signal: stopper.signal });
+    const imported = new Map<string, { source: string; connection: unknown }>();
+    started.bus.onEvent((e) => {
+      const d = e.detail as { shopOrderId?: string; connection?: string };
+      if (e['detail-type'] === 'EshopOrder.Imported' && d.shopOrderId)
+        imported.set(d.shopOrderId, { source: e.source, connection: d.connection });
+    });
+    const post = (n: number, connection?: string) =>
+      postSignedOrder({
+        baseUrl: intake.url,
+        source: 'generic',
+        ...(connection ? { connection } : {}),
+        secret: SECRETS.INTAKE_GENERIC_SECRET,
+        body: JSON.stringify(sampleOrder('generic', n)),
+      });
+    const unnamed = await post(20);
+    expect(unnamed.status).toBe(404);
+    expect(unnamed.body).toContain('/intake/<connection>/<source>');
+    expect((await post(21, 'sandbox-3')).status).toBe(404);
+    expect((await post(22, 'sandbox-2')).status).toBe(202);
+    expect((await post(23, 'sandbox-1')).status).toBe(202);
+    const deadline = Date.now() + BOUND_MS;
+    try {
+      while (imported.size < 2) {
+        if (Date.now() > deadline) throw new Error(`timed out: imported ${[...imported.keys()]}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      stopper.abort();
+      await running;
+    }
+    const id = (n: number) => String(sampleOrder('generic', n).id);
+    expect(imported.get(id(22))).toEqual({ source: 'accounting.sandbox-2', connection: 'sandbox-2' });
+    expect(imported.get(id(23))).toEqual({ source: 'accounting.sandbox-1', connection: 'sandbox-1' });
+    expect(imported.has(id(20))).toBe(false);
+  }, 120_000);
+});

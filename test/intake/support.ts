@@ -3,6 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
 import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
 import { type LocalIntake, startLocalIntake } from '../../functions/local/local-intake.js';
+import { registryOfOne } from '../../functions/wiring/connection-clients.js';
 import {
   type RecordingLogger,
   type RecordingPublisher,
@@ -64,13 +65,12 @@ export async function startIntake(
       : createS3ObjectStore({ client: bed.servers.s3, bucket: await bed.servers.bucket('intake-orders') });
   const intake = await startLocalIntake({
     port: 0,
-    api: options.api ?? bed.sb.client,
+    connections: registryOfOne(ACME, options.api ?? bed.sb.client),
     ...(orderStore ? { orderStore } : {}),
     idempotency: { client: bed.servers.dynamoDb, tableName },
     publisher,
     env: { ...SECRETS, ...(options.env ?? {}) },
     connection: ACME,
-    eventSource: 'accounting.acme',
     clock: { now: () => new Date(), sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 50))) },
     logger,
   });

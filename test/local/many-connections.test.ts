@@ -301,7 +301,6 @@ describe('the run command with many connections', () => {
     [['run', '--companies', '0'], '--companies: expected a number of companies, 1-10000'],
     [['run', '--companies', '2', '--connections', 'c.json'], '--companies and --connections: choose one'],
     [['run', '--companies', '2', '--no-sandbox'], '--companies polls the sandbox'],
-    [['run', '--companies', '2', '--intake-port', '0'], '--intake-port serves one connection'],
   ])('refuses %j with exit code 2', async (argv, message) => {
     const cwd = await mkdtemp(join(tmpdir(), 'accounting-events-companies-usage-'));
     try {

@@ -23,6 +23,7 @@ import { sampleOrder } from '../../functions/local/intake-samples.js';
 import { createManualClock } from '../../functions/shared/clock.js';
 import { ConfigError } from '../../functions/shared/config.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
+import { intakeOfOne } from '../intake/one-connection.js';
 
 const OLD = 'old-leaked-shopify-secret-0001';
 const NEW = 'new-shopify-secret-after-rotation-0002';
@@ -35,6 +36,7 @@ function endpoint(store: { values: SigningSecretValues; reads: number }) {
   const config = loadIntakeConfig({ INTAKE_SHOPIFY_SECRET: store.values.shopify });
   const deps: ReceiveDeps = {
     config,
+    connections: intakeOfOne(config.connection),
     queue,
     publisher: recordingPublisher(),
     clock,

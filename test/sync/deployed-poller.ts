@@ -5,10 +5,10 @@
  */
 import { createEnvConnectionRegistry } from '../../functions/adapters/env-connection-registry.js';
 import { createMemoryShardLease } from '../../functions/core/connections/shard.js';
-import { createConnectionClients } from '../../functions/handlers/connection-clients.js';
 import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
 import { type ConnectionPollerDeps, createHandler } from '../../functions/handlers/poll-connections.js';
 import type { PollMetrics } from '../../functions/handlers/poll-metrics.js';
+import { createConnectionClients } from '../../functions/wiring/connection-clients.js';
 import type { setup } from './harness.js';
 
 /**

@@ -8,7 +8,7 @@ import type { ApiRecord, ListOptions } from '../../functions/accounting/api.js';
 import type { CollectionName } from '../../functions/accounting/collections.js';
 import { apiErrorFor } from '../../functions/accounting/errors.js';
 import type { Logger } from '../../functions/core/ports.js';
-import { loadPollerSettings } from '../../functions/handlers/poller-config.js';
+import { loadPollerSettings } from '../../functions/wiring/poller-config.js';
 import { deployedPoller, recordingMetrics } from './deployed-poller.js';
 import { setup } from './harness.js';
 

@@ -1,5 +1,6 @@
 /**
- * The local intake endpoint: `POST /intake/<source>` on node:http, the raw body read up to the
+ * The local intake endpoint: `POST /intake/<connection>/<source>` and `POST /intake/<source>` on
+ * node:http (any source name: the use case says which it serves), the raw body read up to the
  * limit and handed with the lower-case headers to the same use case the Lambda runs. A body
  * declared or grown over the limit answers 413 at once and its socket is closed: it is not read to
  * its end. Any other path answers 404. A request must arrive whole in time (headers within
@@ -17,7 +18,8 @@ export interface IntakeHttpServer {
   close(): Promise<void>;
 }
 
-const PATH = /^\/intake\/([A-Za-z0-9_-]{1,32})\/?$/;
+/** `/intake/<source>` or `/intake/<connection>/<source>`: groups 1 (the connection, if any) and 2. */
+const PATH = /^\/intake\/(?:([A-Za-z0-9_-]{1,40})\/)?([A-Za-z0-9_-]{1,32})\/?$/;
 
 /** How long a request may take to arrive and how many sockets may be open (a shop posts a few kB at a time). */
 export const INTAKE_SERVER_LIMITS = {
@@ -102,7 +104,10 @@ export async function startIntakeHttpServer(options: {
     const match = PATH.exec(path);
     if (!match) {
       req.resume();
-      send(res, { status: 404, body: { error: 'not found; POST /intake/<source>' } });
+      send(res, {
+        status: 404,
+        body: { error: 'not found; POST /intake/<connection>/<source> or /intake/<source>' },
+      });
       return;
     }
     const declared = Number(req.headers['content-length'] ?? Number.NaN);
@@ -123,7 +128,8 @@ export async function startIntakeHttpServer(options: {
         }
         return options.handle({
           method: req.method ?? 'GET',
-          source: match[1] ?? '',
+          source: match[2] ?? '',
+          ...(match[1] !== undefined ? { connection: match[1] } : {}),
           headers,
           body,
         });

@@ -124,19 +124,37 @@ function failedOutcome(connection: string, durationMs: number, error: unknown): 
   };
 }
 
-/** The connection's deadline: its budget, within the invocation's own time and signal. */
+/**
+ * The connection's deadline: its budget, within the cycle's own time and signal. The budget starts
+ * when the poll first asks for its time, just before its first page: the setup before it
+ * (checkpoints, credentials) takes what it takes on a busy machine, and counting it would let a
+ * budget end before a single page was read, so a backfill would never move. The first ask gets the
+ * whole budget: every cycle reads at least one page of each connection. Its requests still running
+ * `minRemainingMs` past the budget are aborted.
+ */
 function connectionDeadline(deps: ShardPollDeps, settings: ShardPollSettings) {
   const started = deps.clock.now().getTime();
   const reserve = settings.options.minRemainingMs;
-  const endsAt = started + settings.budgetMs;
+  const overrun = new AbortController();
+  let endsAt: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   // The poll starts no page once less than `reserve` is left: that is when its budget is spent.
-  const own = () => endsAt + reserve - deps.clock.now().getTime();
+  const own = () => {
+    const now = deps.clock.now().getTime();
+    if (endsAt === undefined) {
+      endsAt = now + settings.budgetMs;
+      timer = setTimeout(
+        () => overrun.abort(new DOMException('the connection overran its budget', 'TimeoutError')),
+        Math.max(0, settings.budgetMs + reserve),
+      );
+    }
+    return endsAt + reserve - now;
+  };
   const remainingTimeMs = () => Math.min(own(), deps.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY);
-  const timeout = AbortSignal.timeout(Math.max(0, settings.budgetMs + reserve));
-  const signal = deps.signal ? AbortSignal.any([deps.signal, timeout]) : timeout;
+  const signal = deps.signal ? AbortSignal.any([deps.signal, overrun.signal]) : overrun.signal;
   // Every request of the connection's collections listens to it: more than Node's default of 10.
   setMaxListeners(0, signal);
-  return { started, remainingTimeMs, signal };
+  return { started, remainingTimeMs, signal, done: () => clearTimeout(timer) };
 }
 
 async function pollOne(
@@ -144,7 +162,7 @@ async function pollOne(
   entry: ConnectionEntry,
   settings: ShardPollSettings,
 ): Promise<ConnectionOutcome> {
-  const { started, remainingTimeMs, signal } = connectionDeadline(deps, settings);
+  const { started, remainingTimeMs, signal, done } = connectionDeadline(deps, settings);
   let outcome: ConnectionOutcome;
   let result: ConnectionPollResult | undefined;
   try {
@@ -158,6 +176,8 @@ async function pollOne(
       error: outcome.error?.name,
       message: outcome.error?.message,
     });
+  } finally {
+    done();
   }
   await report(deps.logger, deps.onPolled, outcome, result);
   return outcome;

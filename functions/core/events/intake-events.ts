@@ -10,7 +10,7 @@ import { connectionSchema } from '../connection.js';
 import { actionIdempotencyKey } from './action-events.js';
 import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
 
-/** The shop platforms the intake speaks (`/intake/<source>`). */
+/** The shop platforms the intake speaks (`/intake/<connection>/<source>`, `/intake/<source>`). */
 export const intakeSources = ['shopify', 'woocommerce', 'generic'] as const;
 
 /** What can happen to a shop order: accepted for import, imported, or rejected. */

@@ -3,8 +3,13 @@
  * --intake-port`): check the source, method, content type and size, verify the signature on the
  * raw body, only then parse and validate, queue the order for the import and answer 202.
  *
+ * The connection is the path's (`/intake/{connection}/{source}`), or the deployment's own for
+ * `/intake/{source}` (`intake-connections.ts`); it is looked up once the signature is verified.
+ *
  * Answers: 404 unknown or disabled source (no secret) · 405 not POST · 415 not JSON · 413 body
- * over the limit · 401 missing, wrong or stale signature · 400 a Shopify or WooCommerce delivery
+ * over the limit · 401 missing, wrong or stale signature · 404 a connection not in the registry
+ * (or none named where there are several) ·
+ * 503 a paused connection (the shop delivers again later) · 400 a Shopify or WooCommerce delivery
  * without its topic header · 200 `{ignored: true}` a signed delivery
  * of a topic the intake does not import (a shop retries, then drops, a webhook that keeps failing)
  * · 400 malformed JSON · 422 schema failure (the problems listed) · 202 queued. Nothing is queued
@@ -15,6 +20,7 @@ import { createHash } from 'node:crypto';
 import type * as z from 'zod';
 import type { Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
 import type { IntakeConfig } from './intake-config.js';
+import type { IntakeConnections, IntakeTarget } from './intake-connections.js';
 import { publishIntakeEvent } from './intake-events-out.js';
 import { queueOrder } from './order-claim-check.js';
 import type { IntakeQueue } from './ports.js';
@@ -34,6 +40,8 @@ export interface IntakeRequest {
   method: string;
   /** The `<source>` path segment. */
   source: string;
+  /** The `<connection>` path segment of `/intake/<connection>/<source>`; absent for `/intake/<source>`. */
+  connection?: string;
   /** Lower-case header names. */
   headers: Headers;
   body: Buffer;
@@ -48,10 +56,9 @@ export interface IntakeResponse {
 }
 
 export interface ReceiveDeps {
-  config: Pick<
-    IntakeConfig,
-    'connection' | 'eventSource' | 'secrets' | 'maxBodyBytes' | 'maxQueueMessageBytes' | 'mapping'
-  >;
+  config: Pick<IntakeConfig, 'secrets' | 'maxBodyBytes' | 'maxQueueMessageBytes' | 'mapping'>;
+  /** The connection a request is for, from the registry. */
+  connections: IntakeConnections;
   queue: IntakeQueue;
   /** Where an order too large for a queue message is claim-checked. */
   orderStore?: ObjectStore;
@@ -204,11 +211,26 @@ export async function receiveWebhook(deps: ReceiveDeps, request: IntakeRequest):
     log(401, `signature ${refused.reason}`);
     return reply(401, { error: refused.message });
   }
-  return acceptSigned(deps, source, request, log);
+  const target = await deps.connections.resolve(request.connection);
+  if (target === 'unnamed') {
+    log(404, 'connection not named');
+    return reply(404, { error: 'several connections: POST /intake/<connection>/<source>' });
+  }
+  if (target === 'unknown') {
+    log(404, 'unknown connection');
+    return reply(404, { error: 'no intake for this connection' });
+  }
+  if (target === 'paused') {
+    // Nothing is queued; the shop delivers again, and the order is imported once it is resumed.
+    log(503, 'connection paused', { connection: request.connection });
+    return reply(503, { error: 'the connection is paused; deliver again later' }, { 'retry-after': '300' });
+  }
+  return acceptSigned(deps, target, source, request, log);
 }
 
 async function acceptSigned(
   deps: ReceiveDeps,
+  target: IntakeTarget,
   source: IntakeSource,
   request: IntakeRequest,
   log: (status: number, reason: string, data?: Record<string, unknown>) => void,
@@ -247,8 +269,8 @@ async function acceptSigned(
     const shopOrderId = idOf(json);
     if (shopOrderId) {
       await publishIntakeEvent(
-        { ...deps, eventSource: config.eventSource },
-        { connection: config.connection, source, shopOrderId, orderNumber: null },
+        { ...deps, eventSource: target.eventSource },
+        { connection: target.connection, source, shopOrderId, orderNumber: null },
         'Rejected',
         { stage: 'validation', reasons: result.problems },
         deliveryId,
@@ -259,7 +281,7 @@ async function acceptSigned(
   const { order } = result;
   const message: IntakeMessage = {
     version: 1,
-    connection: config.connection,
+    connection: target.connection,
     source,
     deliveryId,
     receivedAt: deps.clock.now().toISOString(),
@@ -268,16 +290,21 @@ async function acceptSigned(
   const queued = await queueOrder(
     { queue: deps.queue, orderStore: deps.orderStore, maxMessageBytes: config.maxQueueMessageBytes },
     message,
-    { deduplicationId: `${source}:${deliveryId}`, groupId: `${source}:${order.id}` },
+    // Per connection: two shops may number their orders and deliveries alike.
+    {
+      deduplicationId: `${target.connection}:${source}:${deliveryId}`,
+      groupId: `${target.connection}:${source}:${order.id}`,
+    },
   );
   await publishIntakeEvent(
-    { ...deps, eventSource: config.eventSource },
-    { connection: config.connection, source, shopOrderId: order.id, orderNumber: order.number },
+    { ...deps, eventSource: target.eventSource },
+    { connection: target.connection, source, shopOrderId: order.id, orderNumber: order.number },
     'Received',
     { deliveryId, lineCount: order.lines.length, currency: order.currency },
     deliveryId,
   );
   log(202, 'queued', {
+    connection: target.connection,
     deliveryId,
     shopOrderId: order.id,
     lineCount: order.lines.length,

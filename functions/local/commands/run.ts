@@ -95,7 +95,7 @@ export const runCommand = defineCommand({
       type: 'string',
       value: 'PORT',
       description:
-        'Serve the e-shop order intake: POST /intake/<source> on 127.0.0.1:PORT (0 = any free port); sources with INTAKE_*_SECRET set.',
+        'Serve the e-shop order intake: POST /intake/<connection>/<source> (or /intake/<source>: the only connection) on 127.0.0.1:PORT (0 = any free port); sources with INTAKE_*_SECRET set.',
     },
   },
   schema: z

@@ -2,18 +2,22 @@
  * The order import through the connection registry, for one connection and for many: each queued
  * order is imported into the connection its message names, with that connection's client. With
  * the DynamoDB registry, its own secret and every request drawn from its token bucket, the one its
- * poller and actions draw from; a single-company deployment (or the local runtime) is a registry
- * of one whose client is built already (`clientOfOne`). An order of a connection that is not
+ * poller and actions draw from; a single-company deployment is a registry of one, whose client
+ * the same builder makes from the deployment's credentials. An order of a connection that is not
  * registered or is paused is not imported: it is retried, and after the queue's receives it waits
  * in the intake DLQ (alarmed) to be redriven.
  */
 import type { AccountingApi } from '../accounting/api.js';
 import { RetryLaterError } from '../core/actions/errors.js';
+import type { EntryResult, RunOptions } from '../core/actions/run-action.js';
+import { connectionEventSource } from '../core/connection.js';
 import type { RateLimit } from '../core/connections/connection-entry.js';
 import type { ConnectionRegistry } from '../core/connections/registry.js';
-import type { ImportDeps } from '../core/intake/import-order.js';
+import { type ImportDeps, importOrder } from '../core/intake/import-order.js';
+import { OrderClaimCheckError, withClaimedOrder } from '../core/intake/order-claim-check.js';
 import { createReferenceCache, type ReferenceCache } from '../core/intake/references.js';
-import type { Clock, Logger } from '../core/ports.js';
+import { intakeMessageSchema } from '../core/intake/shop-order.js';
+import type { Clock, Logger, ObjectStore } from '../core/ports.js';
 import { type ConnectionClients, DEFAULT_MAX_CLIENTS } from './connection-clients.js';
 
 /** The import's dependencies for the connection a message names. */
@@ -22,16 +26,11 @@ export interface ConnectionImports {
   depsFor(connection: string): Promise<ImportDeps>;
 }
 
-/** The clients of a registry of one: its one connection's client, built already. */
-export function clientOfOne(api: AccountingApi): ConnectionClients {
-  return { apiFor: async () => api, size: () => 1, close: async () => {} };
-}
-
 export function connectionImports(
   shared: Omit<ImportDeps, 'api' | 'references'>,
   deps: {
     registry: Pick<ConnectionRegistry, 'get'>;
-    clients: ConnectionClients;
+    clients: Pick<ConnectionClients, 'apiFor'>;
     limiter?: { setLimit(connection: string, limit: RateLimit): void };
     clock: Clock;
     referenceCacheSeconds: number;
@@ -56,7 +55,37 @@ export function connectionImports(
       }
       references.set(connection, held); // most recently used last
       if (references.size > DEFAULT_MAX_CLIENTS) references.delete(references.keys().next().value as string);
-      return { ...shared, api, references: held.cache };
+      // Its events carry the connection's own source, as its poller's and actions' do.
+      const config = { ...shared.config, eventSource: connectionEventSource(entry) };
+      return { ...shared, config, api, references: held.cache };
     },
+  };
+}
+
+export type ImportEntry = (raw: unknown, options?: RunOptions) => Promise<EntryResult>;
+
+/**
+ * One queued message (parsed JSON) → the import into the connection it names, read from the
+ * registry (`imports`); `invalid` when it is not an intake message or its claim-checked order
+ * cannot be read back as stored (`orderStore`: where the endpoint put it).
+ */
+export function createImportEntry(imports: ConnectionImports, orderStore?: ObjectStore): ImportEntry {
+  return async (raw, options = {}) => {
+    let message: unknown;
+    try {
+      message = await withClaimedOrder(raw, orderStore);
+    } catch (error) {
+      if (!(error instanceof OrderClaimCheckError)) throw error;
+      if (options.logInvalid !== false)
+        imports.logger.error('invalid intake message', { issues: [error.message] });
+      return { status: 'invalid', reason: error.message.slice(0, 500) };
+    }
+    const parsed = intakeMessageSchema.safeParse(message);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`);
+      if (options.logInvalid !== false) imports.logger.error('invalid intake message', { issues });
+      return { status: 'invalid', reason: issues.join('; ').slice(0, 500) };
+    }
+    return importOrder(await imports.depsFor(parsed.data.connection), parsed.data, options);
   };
 }

@@ -106,3 +106,14 @@ export function connectionClientBuilder(options: ConnectionClientBuilderOptions)
     });
   };
 }
+
+/** A registry of one connection whose client is built already (a benchmark, a test's service). */
+export function registryOfOne(entry: ConnectionEntry, api: AccountingApi) {
+  return {
+    registry: {
+      get: async (name: string) => (name === entry.name ? structuredClone(entry) : undefined),
+      scan: async () => ({ entries: [structuredClone(entry)], malformed: [] }),
+    },
+    apiFor: async (_entry: ConnectionEntry): Promise<ConnectionClient> => api,
+  };
+}
