@@ -6,7 +6,8 @@
  * settings) only when the connection is registered, not paused, the event comes from that
  * connection's own event source, and its settings route the event to this action. An unknown,
  * paused or switched-off connection is refused the same way everywhere: the outcome is `skipped`
- * and a warning names the connection and the reason. An event whose `source` is not its
+ * and a log line names the connection and the reason (a warning for an unknown or paused one; at
+ * info for an action its settings switch off, which is configuration, not a fault). An event whose `source` is not its
  * connection's is invalid (dead-lettered): the idempotency and archive keys are built from
  * `detail.connection`, so a replay naming another connection must not act.
  *
@@ -117,13 +118,17 @@ export function actionForEachConnection<R extends ActionResource, D, C extends A
 ): ActionFn {
   const refuse = (event: ActionEvent, refusal: ConnectionRefusal): ActionOutcome => {
     const { connection } = event.envelope;
-    deps.logger.warn('action refused for connection', {
+    const data = {
       action: action.name,
       connection,
       refusal,
       eventId: event.eventId,
       detailType: event.detailType,
-    });
+    };
+    // An action off for this connection by its own settings is what was asked for: counted as a
+    // skipped outcome, logged at info, not a warning. An unknown or paused connection is one.
+    if (refusal === 'switched-off') deps.logger.info('action switched off for connection', data);
+    else deps.logger.warn('action refused for connection', data);
     return { status: 'skipped', reason: `connection '${connection}' ${REFUSALS[refusal]}` };
   };
   return async (event, options) => {

@@ -7,6 +7,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { DataDirUnusableError } from '../adapters/local/data-dir.js';
 import { DataDirLockedError } from '../adapters/local/data-dir-lock.js';
 import { type Command, type CommandContext, commandHelp, parseCommandArgs, wrapHelp } from './command.js';
 import { commands } from './commands/index.js';
@@ -60,6 +61,10 @@ export async function runCli(argv: readonly string[], ctx: CommandContext): Prom
     }
     return await command.run(parsed.options, ctx, rest);
   } catch (error) {
+    if (error instanceof DataDirUnusableError) {
+      ctx.stderr.write(`error: ${error.message}\n`);
+      return EXIT.usage;
+    }
     if (error instanceof UsageError) {
       ctx.stderr.write(`error: ${error.message}\nRun '${PROGRAM} ${command.name} --help' for usage.\n`);
       return EXIT.usage;

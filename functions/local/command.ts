@@ -149,6 +149,7 @@ export function parseCommandArgs<T>(
   }
   const parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: false, tokens: true });
   const flagProblems = flagTokenProblems(parsed.tokens, options);
+  const positionals = positionalsOf(parsed.tokens, options);
   const values: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(parsed.values)) {
     const spec = options[name];
@@ -158,7 +159,7 @@ export function parseCommandArgs<T>(
     values[name] = value;
   }
   if (parsed.values.help === true && flagProblems.length === 0) return { help: true };
-  const result = command.schema.safeParse({ ...values, positionals: parsed.positionals });
+  const result = command.schema.safeParse({ ...values, positionals });
   const messages = flagProblems.map((p) => p.message);
   if (!result.success) {
     // A flag already reported (no value given) is not reported again as "required".
@@ -185,7 +186,9 @@ function flagTokenProblems(
     if (token.kind !== 'option') continue;
     const spec = options[token.name];
     if (!spec) {
-      problems.push({ message: `Unknown option '${token.rawName}'.` });
+      const near = nearestFlag(token.name, Object.keys(options));
+      const hint = near ? ` (did you mean --${near}?)` : '';
+      problems.push({ message: `Unknown option '${token.rawName}'${hint}.` });
       continue;
     }
     if (
@@ -199,6 +202,52 @@ function flagTokenProblems(
     }
   }
   return problems;
+}
+
+/**
+ * The positionals, less the word right after an unknown flag: that word is the flag's value
+ * (`--intervl 5s`), reported with the flag, not again as an argument.
+ */
+function positionalsOf(tokens: ParsedTokens, options: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  let previous: NonNullable<ParsedTokens>[number] | undefined;
+  for (const token of tokens ?? []) {
+    const valueOfUnknown =
+      previous?.kind === 'option' && !options[previous.name] && previous.inlineValue === undefined;
+    if (token.kind === 'positional' && !valueOfUnknown) out.push(token.value);
+    previous = token;
+  }
+  return out;
+}
+
+/** The known flag within two edits of `name` (a typo), if exactly one is nearest. */
+export function nearestFlag(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  let tie = false;
+  for (const candidate of known) {
+    const d = editDistance(name, candidate);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+      tie = false;
+    } else if (d === bestDistance) tie = true;
+  }
+  return tie ? undefined : best;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions). */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      next[j] = Math.min((row[j] ?? 0) + 1, (next[j - 1] ?? 0) + 1, (row[j - 1] ?? 0) + cost);
+    }
+    row = next;
+  }
+  return row[b.length] ?? 0;
 }
 
 /** `--interval: expected a duration such as 5s, 500ms or 2m, got "soon"` — one line per issue. */

@@ -108,7 +108,9 @@ export async function testConnection(
 export function describeProbe(r: ProbeResult): string {
   switch (r.result) {
     case 'answered':
-      return r.records === undefined ? 'answered' : `answered (${r.records} records)`;
+      return r.records === undefined
+        ? 'answered'
+        : `answered (${r.records} ${r.records === 1 ? 'record' : 'records'})`;
     case 'not-found':
       return '404 (not offered by this service)';
     case 'refused':

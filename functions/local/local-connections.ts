@@ -13,6 +13,7 @@
  * Every connection's requests draw from its own token bucket (its entry's `rateLimit`), shared by
  * its poller, actions and intake.
  */
+import { existsSync } from 'node:fs';
 import type { Sandbox } from '../../sandbox/index.js';
 import {
   type CollectionName,
@@ -236,6 +237,12 @@ function sourceOf(input: LocalConnectionsInput): Source {
   return configuredSource(input, input.configured());
 }
 
+/** Why a registry file cannot be run, and the command that fixes it. */
+function noConnectionsMessage(path: string): string {
+  const what = existsSync(path) ? 'holds no connections' : 'does not exist';
+  return `--connections ${path}: ${what}; add one first: accounting-events connections add --connections ${path} --name NAME --credentials-secret env:NAME_CREDENTIALS (docs/connections.md)`;
+}
+
 /** The registry of the local runtime; its entries are read (and their collections checked) once now. */
 export async function openLocalConnections(input: LocalConnectionsInput): Promise<LocalConnections> {
   const source = sourceOf(input);
@@ -247,6 +254,8 @@ export async function openLocalConnections(input: LocalConnectionsInput): Promis
       cause: error,
     });
   }
+  if (input.connectionsFile !== undefined && initial.length === 0)
+    throw new LocalRuntimeConfigError(noConnectionsMessage(input.connectionsFile));
   for (const entry of initial) checkCollections(entry);
   const { clock, logger } = input;
   const limiter = createMemoryRateLimiter({ clock });

@@ -243,6 +243,7 @@ export async function openIntake(
   },
 ): Promise<LocalIntake | undefined> {
   if (!options.intake) return undefined;
+  const { port } = options.intake;
   const intake = await startLocalIntake({
     ...options.intake,
     connections: parts.connections,
@@ -254,6 +255,12 @@ export async function openIntake(
     ownConnection: !parts.named,
     clock: ctx.clock,
     logger: ctx.logger,
+  }).catch((error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRINUSE' && code !== 'EACCES') throw error;
+    throw new LocalRuntimeConfigError(`--intake-port: cannot listen on 127.0.0.1:${port} (${code})`, {
+      cause: error,
+    });
   });
   ctx.onClose(() => intake.close());
   return intake;

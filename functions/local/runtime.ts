@@ -104,9 +104,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (options.companies !== undefined || options.connectionsFile !== undefined) checkManyConnections(options);
   try {
     const sandbox = await startService(options, ctx);
-    const stores = await openStores(options, ctx);
     const settings = pollerSettingsOf(options.env);
+    // The connections before the stores: a registry that cannot be run creates no data directory.
     const connections = await openConnections(options, sandbox, settings, ctx);
+    const stores = await openStores(options, ctx);
     return await assemble(options, ctx, { sandbox, stores, settings, connections, closeAll });
   } catch (error) {
     await closeAll();

@@ -60,10 +60,34 @@ export function isSensitiveKey(key: string): boolean {
   return SENSITIVE_SUFFIXES.some((s) => k.endsWith(s));
 }
 
+/** Characters of a name (`sandbox-1`, `shop_eu`): a secret is masked where it stands whole, not inside one. */
+const NAME_CHAR = /[A-Za-z0-9_-]/;
+
+/**
+ * Each occurrence of `secret` in `text` that is not part of a longer name: `sandbox` is masked in
+ * `key=sandbox&`, `"sandbox"` or `Bearer sandbox`, and left alone in the connection name `sandbox-1`.
+ */
+function maskWhole(text: string, secret: string): string {
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + 1)) {
+    if (at < from) continue;
+    const before = text[at - 1];
+    const after = text[at + secret.length];
+    const insideName =
+      (before !== undefined && NAME_CHAR.test(before) && NAME_CHAR.test(secret[0] ?? '')) ||
+      (after !== undefined && NAME_CHAR.test(after) && NAME_CHAR.test(secret.at(-1) ?? ''));
+    if (insideName) continue;
+    out += `${text.slice(from, at)}${REDACTED}`;
+    from = at + secret.length;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
 function replaceAll(text: string, values: Iterable<string>): string {
   let out = text;
   for (const v of values) {
-    if (v.length >= MIN_SECRET_LENGTH && out.includes(v)) out = out.split(v).join(REDACTED);
+    if (v.length >= MIN_SECRET_LENGTH && out.includes(v)) out = maskWhole(out, v);
   }
   return out;
 }

@@ -39,8 +39,11 @@ export const DEFAULT_REGION = 'eu-central-1';
 export const ARCHIVE_RETENTION_MODES = ['COMPLIANCE', 'GOVERNANCE', 'OFF'] as const;
 export type ArchiveRetentionMode = (typeof ARCHIVE_RETENTION_MODES)[number];
 
-/** The stage whose archive is locked unless told otherwise. */
+/** The stage whose archive is locked unless told otherwise: only when named (`-c stage=prod`). */
 export const PRODUCTION_STAGE = 'prod';
+
+/** The stage of a deployment that names none: a trial, never production by omission. */
+export const DEFAULT_STAGE = 'trial';
 
 /** The archive's Object Lock mode when none is configured: `GOVERNANCE` for `prod`, else `OFF`. */
 export function defaultArchiveRetentionMode(stage: string): ArchiveRetentionMode {
@@ -55,7 +58,7 @@ export const baseInfraConfigSchema = z.object({
   stage: z
     .string()
     .regex(/^[a-z][a-z0-9-]{0,19}$/, 'expected lowercase letters, digits and dashes, starting with a letter')
-    .default(PRODUCTION_STAGE),
+    .default(DEFAULT_STAGE),
   /** Connection name: the event source becomes `accounting.<connection>`. */
   connection: z
     .string()

@@ -304,7 +304,15 @@ describe('refused connections: nothing happens, and the outcome says why', () =>
     expect(d.publisher.events).toEqual([]);
     expect(
       d.logger.lines.filter((l) => l.message === 'action refused for connection').map((l) => l.data?.refusal),
-    ).toEqual(['paused', 'unknown', 'switched-off']);
+    ).toEqual(['paused', 'unknown']);
+    // Switched off by the connection's own settings: what was asked for, not a warning.
+    expect(d.logger.lines.filter((l) => l.data?.refusal === 'switched-off')).toEqual([
+      expect.objectContaining({ level: 'info', message: 'action switched off for connection' }),
+    ]);
+    expect(d.logger.lines.filter((l) => l.level === 'warn').map((l) => l.data?.refusal)).toEqual([
+      'paused',
+      'unknown',
+    ]);
     await d.close();
   });
 });

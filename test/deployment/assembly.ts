@@ -156,7 +156,11 @@ export interface SynthOptions {
 export function synthesize(options: SynthOptions): Assembly {
   const outdir = mkdtempSync(join(tmpdir(), 'deployment-'));
   const app = new App({ outdir, context: CDK_JSON_CONTEXT });
-  buildApp(app, { env: TEST_ENV, nag: false, config: defaultInfraConfig(options.config) });
+  buildApp(app, {
+    env: TEST_ENV,
+    nag: false,
+    config: defaultInfraConfig({ stage: 'prod', ...options.config }),
+  });
   const cloudAssembly = app.synth();
   const templates = cloudAssembly.stacks.map((s) => ({
     stack: s.stackName,

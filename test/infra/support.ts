@@ -23,7 +23,7 @@ export const TEST_BASE_URL = 'https://api.example.sk';
 
 /** The defaults with the given settings, and `TEST_BASE_URL` where they name no `accountingBaseUrl`. */
 export function testInfraConfig(overrides: Partial<InfraConfigInput> = {}): InfraConfig {
-  return defaultInfraConfig({ accountingBaseUrl: TEST_BASE_URL, ...overrides });
+  return defaultInfraConfig({ stage: 'prod', accountingBaseUrl: TEST_BASE_URL, ...overrides });
 }
 
 export interface TestApp extends BuiltApp {

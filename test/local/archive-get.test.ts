@@ -50,6 +50,39 @@ describe('cli: archive ls and get', () => {
     expect(wide.stdout).toContain(KEY);
   });
 
+  it('get takes a key as ls shows it at 80 columns, cut in the middle', async () => {
+    const listed = await cli(['archive', 'ls', '--prefix', 'isdoc/', '--data-dir', join(dir, 'data')]);
+    const shown = listed.stdout
+      .split('\n')
+      .map((l) => l.split(/\s+/)[0] ?? '')
+      .find((k) => k.startsWith('isdoc/'));
+    expect(shown).toContain('…');
+    const printed = await cli(['archive', 'get', shown as string, '--data-dir', join(dir, 'data')]);
+    expect(printed.code).toBe(EXIT.ok);
+    expect(printed.stdout).toBe(XML);
+  });
+
+  it('a cut key that stands for two objects is refused, pointing at --wide', async () => {
+    for (const month of ['11', '12'])
+      await stores.archive.put({
+        key: `twins/2025/${month}/FA2025000001_1.isdoc`,
+        body: Buffer.from(XML),
+        contentType: 'application/xml',
+      });
+    const run = await cli([
+      'archive',
+      'get',
+      'twins/…/FA2025000001_1.isdoc',
+      '--data-dir',
+      join(dir, 'data'),
+    ]);
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.stderr).toBe(
+      `error: "twins/…/FA2025000001_1.isdoc" stands for 2 objects; copy the whole key from 'archive ls --wide'\n`,
+    );
+    expect(run.stdout).toBe('');
+  });
+
   it('get KEY prints the ISDOC, --out writes it to a file byte for byte', async () => {
     const printed = await cli(['archive', 'get', KEY, '--data-dir', join(dir, 'data')]);
     expect(printed.code).toBe(EXIT.ok);

@@ -69,6 +69,13 @@ describe('dlq', () => {
     expect(table.stdout).toContain('archive-isdoc');
     expect(table.stdout).toContain('FA1 rec-e1');
     expect(table.stdout).toContain('2 dead letters');
+    // 80 columns, the route whole (what --route takes); --wide: the time in full and the receives.
+    expect(Math.max(...table.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
+    expect(table.stdout).toMatch(/^AT \(UTC\)\s+ROUTE\s+DETAIL-TYPE\s+RECORD\s+ERROR$/m);
+    expect(table.stdout).toMatch(/^02-01 10:01:00 {2}send-einvoice /m);
+    const wide = await cli(['dlq', 'ls', '--wide', '--data-dir', dir]);
+    expect(wide.stdout).toMatch(/^AT\s+ROUTE\s+DETAIL-TYPE\s+RECORD\s+RECEIVES\s+ERROR$/m);
+    expect(wide.stdout).toContain('2026-02-01T10:01:00.000Z');
     const json = await cli(['dlq', 'ls', '--json', '--route', 'send-einvoice', '--data-dir', dir]);
     const rows = json.stdout
       .trim()

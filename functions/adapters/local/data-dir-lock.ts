@@ -6,9 +6,10 @@
  * so it can say it plainly.
  */
 import { randomUUID } from 'node:crypto';
-import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { prepareDataDir } from './data-dir.js';
 import { createLockFile, type LockFileState, readLockFile, removeStaleLock } from './lock-file.js';
 
 /** Name of the lock file inside the data directory. */
@@ -124,9 +125,7 @@ export async function acquireDataDirLock(
   command?: string,
   identity: LockIdentity = { pid: process.pid, host: hostname() },
 ): Promise<DataDirLock> {
-  const dir = resolve(dataDir);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await chmod(dir, 0o700);
+  const dir = await prepareDataDir(dataDir);
   const path = join(dir, LOCK_FILE);
   const token = randomUUID();
   const self = identity.pid === process.pid && identity.host === hostname();

@@ -81,7 +81,21 @@ async function getObject(
   out: string | undefined,
   ctx: CommandContext,
 ): Promise<number> {
-  const body: Readable | undefined = reader.exists ? await reader.archive.get(key) : undefined;
+  let body: Readable | undefined = reader.exists ? await reader.archive.get(key) : undefined;
+  if (!body && reader.exists && key.includes(CUT)) {
+    // A key as `archive ls` shows it, cut in the middle: the one object it stands for.
+    const found = await keysMatchingCut(reader, key);
+    if (found.length > 1) {
+      ctx.stderr.write(
+        `error: "${key}" stands for ${found.length} objects; copy the whole key from 'archive ls --wide'\n`,
+      );
+      return EXIT.usage;
+    }
+    if (found[0] !== undefined) {
+      key = found[0];
+      body = await reader.archive.get(key);
+    }
+  }
   if (!body) {
     ctx.stderr.write(`error: no object "${key}" in the archive (list them with 'archive ls')\n`);
     return EXIT.failure;
@@ -101,6 +115,22 @@ async function getObject(
     return EXIT.failure;
   }
   return EXIT.ok;
+}
+
+/** What `archive ls` puts where it cuts a key (`truncateMiddle`). */
+const CUT = '…';
+
+/** The keys a middle-cut key can stand for: those with its head and its tail. */
+async function keysMatchingCut(reader: ArchiveReader, cut: string): Promise<string[]> {
+  const at = cut.indexOf(CUT);
+  const head = cut.slice(0, at);
+  const tail = cut.slice(at + CUT.length);
+  const found: string[] = [];
+  for await (const info of reader.archive.list(head)) {
+    if (info.key.endsWith(tail) && info.key.length >= head.length + tail.length) found.push(info.key);
+    if (found.length > 1) break;
+  }
+  return found;
 }
 
 async function listObjects(

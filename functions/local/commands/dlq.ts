@@ -39,11 +39,17 @@ export const dlqCommand = defineCommand({
       type: 'boolean',
       description: 'ls: one JSON object per line (the whole dead letter, event included).',
     },
+    wide: {
+      type: 'boolean',
+      description:
+        'ls: every column whole (the time in full, receives, the whole error), however wide; without it the table fits 80 columns and keeps the route whole.',
+    },
   },
   schema: z.object({
     'data-dir': z.string().min(1, { message: 'expected a directory path' }).default(DEFAULT_DATA_DIR),
     route: z.string().min(1, { message: 'expected a route id' }).optional(),
     json: z.boolean().default(false),
+    wide: z.boolean().default(false),
     positionals: z.union([z.tuple([z.literal('ls')]), z.tuple([z.literal('redrive')])], {
       error: SUBCOMMANDS,
     }),
@@ -57,7 +63,7 @@ export const dlqCommand = defineCommand({
     const wanted = (l: DeadLetter) => options.route === undefined || l.routeId === options.route;
     if (options.positionals[0] === 'ls') {
       // Read-only: the file is only appended to and replaced whole, so it can be read while `run` runs.
-      listLetters((await store.list()).filter(wanted), options.json, ctx);
+      listLetters((await store.list()).filter(wanted), options, ctx);
       return EXIT.ok;
     }
     return redrive(dataDir, store, wanted, ctx);
@@ -71,12 +77,21 @@ function recordOf(letter: DeadLetter): string {
   return `${number}${typeof detail.id === 'string' ? detail.id : letter.event.id}`;
 }
 
-function listLetters(letters: DeadLetter[], json: boolean, ctx: CommandContext): void {
-  if (json) {
+/** `11-28 04:38:01`: when, to the second, in the 80-column table (UTC, as the ISO time of --wide). */
+function shortTime(at: Date): string {
+  return at.toISOString().slice(5, 19).replace('T', ' ');
+}
+
+function listLetters(
+  letters: DeadLetter[],
+  options: { json: boolean; wide: boolean },
+  ctx: CommandContext,
+): void {
+  if (options.json) {
     for (const l of letters) ctx.stdout.write(`${JSON.stringify({ ...l, at: l.at.toISOString() })}\n`);
     return;
   }
-  if (letters.length > 0) {
+  if (letters.length > 0 && options.wide) {
     ctx.stdout.write(
       formatTable(
         ['AT', 'ROUTE', 'DETAIL-TYPE', 'RECORD', 'RECEIVES', 'ERROR'],
@@ -86,12 +101,24 @@ function listLetters(letters: DeadLetter[], json: boolean, ctx: CommandContext):
           l.event['detail-type'],
           recordOf(l),
           l.attempts,
-          l.error.length > 80 ? `${l.error.slice(0, 79)}…` : l.error,
+          l.error,
         ]),
+        { maxWidth: Number.POSITIVE_INFINITY },
+      ),
+    );
+  } else if (letters.length > 0) {
+    // 80 columns: the route whole (what --route takes), the error cut at its end, the rest in the middle.
+    ctx.stdout.write(
+      formatTable(
+        ['AT (UTC)', 'ROUTE', 'DETAIL-TYPE', 'RECORD', 'ERROR'],
+        letters.map((l) => [shortTime(l.at), l.routeId, l.event['detail-type'], recordOf(l), l.error]),
+        { keepWhole: [0, 1], cutAtEnd: [4] },
       ),
     );
   }
-  ctx.stdout.write(`${letters.length} dead letters\n`);
+  ctx.stdout.write(
+    `${letters.length} dead letters${options.wide || letters.length === 0 ? '' : ' (--wide: every column whole)'}\n`,
+  );
 }
 
 async function redrive(
