@@ -150,6 +150,10 @@ describe('many connections: least privilege', () => {
           '*.Created',
           '*.Updated',
           '*.Deleted',
+          // Payment detection is on by default.
+          '*.Paid',
+          '*.PartiallyPaid',
+          '*.Overdue',
           'Connection.Unhealthy',
           'Connection.Recovered',
         ],
