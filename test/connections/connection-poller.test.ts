@@ -143,7 +143,10 @@ async function harness(keys: Record<string, number | 'refused' | 'missing'>) {
       flush: () => {},
     },
     settings: {
-      options: pollOptionsSchema.omit({ connection: true, variant: true, source: true }).parse({}),
+      // The change detector's requests are counted: the payment detector (on by default) is off.
+      options: pollOptionsSchema
+        .omit({ connection: true, variant: true, source: true })
+        .parse({ payments: false }),
       concurrency: 2,
       parallel: 10,
       budgetMs: 60_000,

@@ -77,7 +77,8 @@ function harness(keys: Record<string, string | Error>, pageSize = 100) {
   const settings = (budgetMs: number) => ({
     options: pollOptionsSchema
       .omit({ connection: true, variant: true, source: true })
-      .parse({ pageSize, minRemainingMs: 0, lookbackMs: 0 }),
+      // The change detector's pages and budget are counted: the payment detector (on by default) is off.
+      .parse({ pageSize, minRemainingMs: 0, lookbackMs: 0, payments: false }),
     concurrency: 2,
     parallel: 10,
     budgetMs,

@@ -253,7 +253,24 @@ describe('sandbox, sk variant: the Slovak company, unchanged', () => {
     expect(currencyCode(sk, sk.sandbox.state.refs.homeCurrency)).toBe('EUR');
     expect(sk.sandbox.credentials.scope).toBe('Service.OpenApi.Access.Sk');
     const rates23 = percents(sk);
-    for (const d of all(sk, 'IssuedInvoices')) expectConsistentTotals(d, rates23);
+    // Every issued invoice adds up, but the few seeded with a typed-over line net (an e-invoicing
+    // defect for the pre-flight to catch, sandbox/einvoice-defects.ts): those are domestic B2B only.
+    const invoices = all(sk, 'IssuedInvoices');
+    const defective = invoices.filter((d) => {
+      try {
+        expectConsistentTotals(d, rates23);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    const b2b = invoices.filter((d) => {
+      const a = d.BusinessPartnerAddress as { Country?: unknown; TaxIdentificationNumber?: unknown } | null;
+      return a?.Country === 'SK' && typeof a.TaxIdentificationNumber === 'string';
+    });
+    for (const d of defective) expect(b2b, String(d.DocumentNumber)).toContain(d);
+    expect(defective.length).toBeLessThanOrEqual(Math.ceil(b2b.length * 0.2));
+    expect(invoices.length - defective.length).toBeGreaterThan(0);
   });
 
   it('seeds the same records for a seed as before the Czech company existed', () => {

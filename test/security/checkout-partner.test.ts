@@ -94,7 +94,12 @@ describe('finding 1: customer-typed data never decides who is invoiced or sent a
       ico,
     );
 
-    const config = loadActionsConfig({ ACCOUNTING_CONNECTION: CONNECTION, ACTIONS_EINVOICE_PARTNERS: ico });
+    // The partner list decides the channel here (sk defaults to the mandate's policy).
+    const config = loadActionsConfig({
+      ACCOUNTING_CONNECTION: CONNECTION,
+      ACTIONS_EINVOICING: 'lists',
+      ACTIONS_EINVOICE_PARTNERS: ico,
+    });
     const publisher = recordingPublisher();
     const entry = sendEntry({
       api: sb.client,
@@ -108,6 +113,11 @@ describe('finding 1: customer-typed data never decides who is invoiced or sent a
         expiresAfterSeconds: 3600,
       }),
       sendings: createDynamoDbCheckpointStore<OpenSendings>({
+        client: servers.dynamoDb,
+        tableName: await servers.checkpointTable(),
+      }),
+      // The pre-flight's blocked invoices share the action state store, as deployed.
+      blocks: createDynamoDbCheckpointStore<unknown>({
         client: servers.dynamoDb,
         tableName: await servers.checkpointTable(),
       }),

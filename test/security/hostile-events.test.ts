@@ -85,7 +85,7 @@ async function armedEntries(actions: ActionsConfig): Promise<Record<string, Acti
   return {
     'transfer-documents': transferEntry({ ...base, guard }),
     'archive-isdoc': archiveEntry({ ...base, objects, schema: createXsdIsdocSchema() }),
-    'send-invoice': sendEntry({ ...base, guard, sendings }),
+    'send-invoice': sendEntry({ ...base, guard, sendings, blocks: sendings as never }),
   };
 }
 
@@ -96,6 +96,8 @@ beforeAll(async () => {
   expect(invoices.length).toBeGreaterThan(1);
   config = loadActionsConfig({
     ACCOUNTING_CONNECTION: CONNECTION,
+    // The partner lists decide the channel here (sk defaults to the mandate's policy).
+    ACTIONS_EINVOICING: 'lists',
     ACTIONS_EMAIL_PARTNERS: partnerOf(invoices[0]!)!,
     // One partner per channel: the other partners' invoices are not for sending.
     ACTIONS_EINVOICE_PARTNERS: String(invoices.map(partnerOf).find((p) => p !== partnerOf(invoices[0]!))),

@@ -117,6 +117,8 @@ describe('finding 2: one hold for everything that contacts the partner', () => {
     const invoice = await invoiceFromCheckout(ico);
     const config = loadActionsConfig({
       ACCOUNTING_CONNECTION: CONNECTION,
+      // The partner list decides the channel here (sk defaults to the mandate's policy).
+      ACTIONS_EINVOICING: 'lists',
       ACTIONS_EINVOICE_PARTNERS: ico,
       ACTIONS_PAYMENT_REMINDERS: 'true',
     });
@@ -131,7 +133,7 @@ describe('finding 2: one hold for everything that contacts the partner', () => {
     });
     const publisher = recordingPublisher();
     const base = { api: bed.sb.client, publisher, clock, logger: recordingLogger(), config, guard };
-    const send = sendEntry({ ...base, state, sendings: state as never });
+    const send = sendEntry({ ...base, state, sendings: state as never, blocks: state as never });
     const reminders = { ...base, state };
     const mails = () =>
       bed.sb.sandbox.server.domain.outbox.filter((m: { DocumentId: string }) => m.DocumentId === invoice.Id)
