@@ -18,9 +18,10 @@ let d: Deployment;
 
 /** What this file's flows do not run, and why. */
 const OUT_OF_FLOW: OutOfFlow = {
-  Routeliquidatepayments:
-    'bank statements reach the bus only locally (`bank import`, the watched folder of `run`); their S3 drop on AWS is not built yet',
-  ActionFailedRule: 'no action fails in these flows (the failure paths are in failure-paths.test.ts)',
+  Routeliquidatepayments: 'the bank statements dropped into S3 are run in one-connection.test.ts',
+  BankStatements: 'the bank statements dropped into S3 are run in one-connection.test.ts',
+  ActionFailedRule:
+    'no action fails in these flows (a liquidation whose outcome is unknown fails in one-connection.test.ts)',
   OrderIntake: 'the intake is run in one-connection.test.ts',
 };
 
