@@ -11,6 +11,7 @@ import { request } from 'undici';
 import * as z from 'zod';
 import { RetryLaterError } from '../../core/actions/errors.js';
 import type { ShoptetApi, ShoptetWebhook } from '../../core/intake/ports.js';
+import { createSemaphore } from '../../shared/semaphore.js';
 
 /** Shoptet's concurrent connections per token. */
 export const SHOPTET_MAX_IN_FLIGHT = 3;
@@ -30,33 +31,13 @@ export class ShoptetApiError extends Error {
   }
 }
 
-/** A small semaphore: at most `limit` holders at a time, the others wait in arrival order. */
-function semaphore(limit: number) {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return {
-    async acquire(): Promise<void> {
-      if (active < limit) {
-        active += 1;
-        return;
-      }
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    },
-    release(): void {
-      const next = waiting.shift();
-      if (next) next();
-      else active -= 1;
-    },
-  };
-}
-
 /** The slots of each token (by its digest) in this process. */
-const slotsByToken = new Map<string, ReturnType<typeof semaphore>>();
+const slotsByToken = new Map<string, ReturnType<typeof createSemaphore>>();
 function slotsOf(token: string) {
   const key = createHash('sha256').update(token).digest('hex');
   let slots = slotsByToken.get(key);
   if (!slots) {
-    slots = semaphore(SHOPTET_MAX_IN_FLIGHT);
+    slots = createSemaphore(SHOPTET_MAX_IN_FLIGHT);
     slotsByToken.set(key, slots);
   }
   return slots;

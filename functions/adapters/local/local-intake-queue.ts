@@ -10,6 +10,7 @@ import type { EntryResult } from '../../core/actions/run-action.js';
 import type { EnqueueOptions, IntakeQueue } from '../../core/intake/ports.js';
 import type { QueuedIntakeMessage } from '../../core/intake/shop-order.js';
 import type { Clock, Logger } from '../../core/ports.js';
+import { createSemaphore } from '../../shared/semaphore.js';
 
 export const DEDUPLICATION_WINDOW_MS = 5 * 60_000;
 
@@ -38,26 +39,6 @@ export interface LocalIntakeQueue extends IntakeQueue {
 }
 
 type DeadLetter = { message: QueuedIntakeMessage; reason: string };
-
-/** A small semaphore: at most `limit` holders at a time, the others wait in arrival order. */
-function createSemaphore(limit: number) {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return {
-    async acquire(): Promise<void> {
-      if (active < limit) {
-        active += 1;
-        return;
-      }
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    },
-    release(): void {
-      const next = waiting.shift();
-      if (next) next();
-      else active -= 1;
-    },
-  };
-}
 
 const reasonOf = (error: unknown): string =>
   error instanceof RetryLaterError ? error.reason : error instanceof Error ? error.message : String(error);
