@@ -5,13 +5,13 @@
  * rest of its message group in the batch (FIFO order within one shop order is kept); other
  * groups go on. Each order goes into the connection its message names, read from the connection
  * registry — the DynamoDB table, or a single-company deployment's registry of one — with that
- * connection's client (`connection-imports.ts`); an unknown or paused one is retried.
+ * connection's client (`connection-imports.ts`); an unknown or paused one is retried. With
+ * Shoptet, its schedule invokes it for the reconciliation sweep too (`shoptet-on-aws.ts`).
  */
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { AwsAdapters } from '../adapters/aws/adapter-config.js';
 import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
-import { shoptetApiOf } from '../adapters/http/shoptet-api.js';
 import type { ActionResource } from '../core/actions/action-definition.js';
 import { type ActionsConfig, requireSetting } from '../core/actions/config.js';
 import { RetryLaterError } from '../core/actions/errors.js';
@@ -28,6 +28,7 @@ import { type ActionFunctionConfig, loadActionFunctionConfig } from './action-co
 import { functionParts } from './action-runtime.js';
 import { connectionPortsFromConfig } from './connection-actions.js';
 import { lazyHandler } from './lazy-handler.js';
+import { createShoptetSweepRun, isShoptetSweepEvent, shoptetApiOnAws } from './shoptet-on-aws.js';
 
 /** The stores the importer uses: the idempotency table (its guard and its import attempts). */
 const IMPORT_USES: readonly ActionResource[] = ['idempotency'];
@@ -100,6 +101,10 @@ function importConnections(env: Readonly<Record<string, string | undefined>>, co
   return { ...c, guard: c.stores.idempotency, aws: parts.aws };
 }
 
+/**
+ * The queue's batches, and (with Shoptet) the sweep its schedule invokes the function for: the
+ * fetch and the sweep run in the import's role, with the same token.
+ */
 export async function handlerFromEnv(env: Readonly<Record<string, string | undefined>>) {
   // The action function's sections and the intake's, in one error.
   const { action: actionConfig, intake: config } = loadSections({
@@ -110,21 +115,20 @@ export async function handlerFromEnv(env: Readonly<Record<string, string | undef
   const c = importConnections(env, actionConfig);
   const { clock, logger, publisher, guard } = c;
   const attempts = importAttempts(c.aws, actionConfig.actions, clock);
-  return createHandler(
+  const shoptet = shoptetApiOnAws(env, config, { aws: c.aws, clock });
+  const batches = createHandler(
     connectionImports(
-      {
-        guard,
-        attempts,
-        publisher,
-        clock,
-        logger,
-        config,
-        shoptet: shoptetApiOf(config.shoptet, clock.sleep),
-      },
+      { guard, attempts, publisher, clock, logger, config, shoptet },
       { ...c, referenceCacheSeconds: config.referenceCacheSeconds },
     ),
     orderStoreOf(c.aws, env),
   );
+  let sweep: ReturnType<typeof createShoptetSweepRun> | undefined;
+  return async (event: SQSEvent | { shoptetSweep: unknown }, context: Context) => {
+    if (!isShoptetSweepEvent(event)) return batches(event as SQSEvent, context);
+    sweep ??= createShoptetSweepRun(env, config, { shoptet, aws: c.aws, clock, logger });
+    return sweep(event);
+  };
 }
 
 export const handler = lazyHandler(() => handlerFromEnv(process.env));

@@ -18,7 +18,9 @@ export const INTAKE_ENV = {
   shoptetSweepSeconds: 'INTAKE_SHOPTET_SWEEP_SECONDS',
   shoptetWebhookUrl: 'INTAKE_SHOPTET_WEBHOOK_URL',
   shoptetReregister: 'INTAKE_SHOPTET_REREGISTER_WEBHOOKS',
-  /** On AWS: Secrets Manager secret (ARN or name) holding the secrets above as JSON keys. */
+  /** On AWS: Secrets Manager secret (ARN or name) holding the Shoptet API token as `{"token": "…"}`. */
+  shoptetTokenSecret: 'INTAKE_SHOPTET_TOKEN_SECRET',
+  /** On AWS: Secrets Manager secret (ARN or name) holding the signing secrets above as JSON keys. */
   secretsSecret: 'INTAKE_SECRETS_SECRET',
   /** How long the secrets read from Secrets Manager are reused before they are read again. */
   secretsCacheSeconds: 'INTAKE_SECRETS_CACHE_SECONDS',

@@ -215,6 +215,11 @@ export const baseInfraConfigSchema = z.object({
   /** The e-shop order intake (HTTP API → verify → FIFO queue → import); `false` leaves it out. */
   intakeEnabled: flag().default(true),
   /**
+   * Shoptet on the intake: the API token's secret (read by the import) and the reconciliation
+   * sweep on a schedule (`INTAKE_SHOPTET_SWEEP_SECONDS` of `intakeSettings`; docs/intake.md).
+   */
+  intakeShoptet: flag().default(false),
+  /**
    * Many connections: the connection registry table and the rate-limit table; the poller polls the
    * registry in shards, one Scheduler schedule per shard every minute (docs/deploy.md). Without it
    * the same poller polls the deployment's one connection, its registry of one.

@@ -7,7 +7,7 @@
  *     → import-orders Lambda: one received order per shop order (idempotency table)
  *
  * The signing secrets live in their own Secrets Manager secret (`{"shopify","woocommerce",
- * "generic"}`), created empty: every source stays disabled (404) until its secret is stored.
+ * "generic","shoptet"}`), created empty: every source stays disabled (404) until its secret is stored.
  * The body limit is the endpoint's own (`INTAKE_MAX_BODY_BYTES`, 4 MiB, 413): an HTTP API's payload
  * limit (10 MB) is fixed, a synchronous Lambda invocation's is 6 MB. An accepted order whose queue
  * message would pass SQS's 256 KiB is claim-checked: the receiver may only put objects under
@@ -35,6 +35,7 @@ import type { StatefulResources } from '../stacks/stateful-stack.js';
 import type { AlarmTopic } from './alarm-topic.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from './app-function.js';
 import { FUNCTION_ENV } from './function-env.js';
+import { type IntakeShoptet, intakeShoptet } from './intake-shoptet.js';
 import { useBucket, useEventBus, useQueueConsume, useQueueSend, useSecret, useTable } from './grants.js';
 import { METRICS_NAMESPACE } from './metric-names.js';
 
@@ -66,6 +67,8 @@ export class OrderIntake extends Construct {
   readonly deadLetterQueue: sqs.Queue;
   readonly receiver: AppFunction;
   readonly importer: AppFunction;
+  /** With `intakeShoptet`: the API token's secret and the sweep's schedule. */
+  readonly shoptet: IntakeShoptet | undefined;
   private readonly settings: OrderIntakeProps;
 
   constructor(scope: Construct, id: string, props: OrderIntakeProps) {
@@ -75,7 +78,7 @@ export class OrderIntake extends Construct {
     const removalPolicy = config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
     this.secret = new secretsmanager.Secret(this, 'Secrets', {
-      description: 'Webhook signing secrets of the order intake: {"shopify","woocommerce","generic"}',
+      description: 'Webhook signing secrets of the order intake: {"shopify","woocommerce","generic","shoptet"}',
       secretObjectValue: {},
       removalPolicy,
     });
@@ -140,6 +143,10 @@ export class OrderIntake extends Construct {
     for (const fn of [this.receiver, this.importer]) {
       for (const [name, value] of Object.entries(config.intakeSettings)) fn.setEnv(name, value);
     }
+
+    this.shoptet = config.intakeShoptet
+      ? intakeShoptet(this, { config, importer: this.importer, queue: this.queue, removalPolicy })
+      : undefined;
 
     ({ api: this.api, stage: this.stage } = this.httpApi(config, removalPolicy));
     this.alarms(props.alarmTopic);

@@ -190,6 +190,8 @@ export class StatelessStack extends Stack {
     });
     new CfnOutput(this, 'IntakeUrl', { value: `${intake.api.apiEndpoint}/intake/` });
     new CfnOutput(this, 'IntakeSecretArn', { value: intake.secret.secretArn });
+    if (intake.shoptet)
+      new CfnOutput(this, 'IntakeShoptetTokenSecretArn', { value: intake.shoptet.tokenSecret.secretArn });
     return intake;
   }
 

@@ -31,13 +31,13 @@ export class ShoptetApiError extends Error {
   }
 }
 
-/** The slots of each token (by its digest) in this process. */
+/** The slots of each token (by its digest and cap) in this process. */
 const slotsByToken = new Map<string, ReturnType<typeof createSemaphore>>();
-function slotsOf(token: string) {
-  const key = createHash('sha256').update(token).digest('hex');
+function slotsOf(token: string, limit: number) {
+  const key = `${createHash('sha256').update(token).digest('hex')}#${limit}`;
   let slots = slotsByToken.get(key);
   if (!slots) {
-    slots = createSemaphore(SHOPTET_MAX_IN_FLIGHT);
+    slots = createSemaphore(limit);
     slotsByToken.set(key, slots);
   }
   return slots;
@@ -63,6 +63,11 @@ export interface ShoptetApiOptions {
   /** Most time one request may spend waiting on limits before `RetryLaterError`; default 60 s. */
   maxWaitMs?: number;
   timeoutMs?: number;
+  /**
+   * Requests of this token in flight in this process at most (default 3, Shoptet's own cap). Where
+   * several processes share a token (Lambda containers), each takes its share so the sum stays ≤ 3.
+   */
+  maxInFlight?: number;
 }
 
 const envelope = z.looseObject({ data: z.unknown() });
@@ -76,57 +81,59 @@ const webhookSchema = z.looseObject({ id: z.number().int(), event: z.string(), u
 const webhooksSchema = z.looseObject({ data: z.looseObject({ webhooks: z.array(webhookSchema) }) });
 
 type Answer = { status: number; json: unknown };
+type Method = 'GET' | 'POST';
+type Raw = Answer & { retryAfter: string | string[] | undefined };
 
-export function createShoptetApi(options: ShoptetApiOptions): ShoptetApi {
+/** One request within the token's slots; a transport failure becomes `ShoptetApiError` (no answer). */
+async function requestOnce(
+  options: ShoptetApiOptions,
+  slots: ReturnType<typeof createSemaphore>,
+  req: { operation: string; method: Method; url: string; body?: unknown },
+): Promise<Raw> {
+  const { operation, method, url, body } = req;
+  const tokenHeader = options.tokenKind === 'access' ? 'shoptet-access-token' : 'shoptet-private-api-token';
+  await slots.acquire();
+  try {
+    const res = await request(url, {
+      method,
+      headers: { [tokenHeader]: options.token, 'content-type': CONTENT_TYPE, accept: 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+    });
+    const text = await res.body.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.statusCode, json, retryAfter: res.headers['retry-after'] };
+  } catch (error) {
+    // undici's error may carry the URL or headers: only its kind travels on.
+    throw new ShoptetApiError(operation, undefined, method === 'POST', {
+      cause: new Error((error as Error).name),
+    });
+  } finally {
+    slots.release();
+  }
+}
+
+/**
+ * A request tried again within its budget: a read without an answer after a backoff; a 429/423 (or
+ * a read's 5xx) after `Retry-After`, then `RetryLaterError`; a write's 5xx never (outcome unknown).
+ */
+function createRequester(options: ShoptetApiOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
   const now = options.now ?? Date.now;
-  const slots = slotsOf(options.token);
+  const slots = slotsOf(options.token, options.maxInFlight ?? SHOPTET_MAX_IN_FLIGHT);
   const maxAttempts = options.maxAttempts ?? 8;
   const maxWaitMs = options.maxWaitMs ?? 60_000;
-  const tokenHeader = options.tokenKind === 'access' ? 'shoptet-access-token' : 'shoptet-private-api-token';
-
-  const once = async (operation: string, method: 'GET' | 'POST', path: string, body?: unknown) => {
-    await slots.acquire();
-    try {
-      const res = await request(`${base}${path}`, {
-        method,
-        headers: {
-          [tokenHeader]: options.token,
-          'content-type': CONTENT_TYPE,
-          accept: 'application/json',
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
-      });
-      const text = await res.body.text();
-      let json: unknown;
-      try {
-        json = text ? JSON.parse(text) : undefined;
-      } catch {
-        json = undefined;
-      }
-      return { status: res.statusCode, json, retryAfter: res.headers['retry-after'] };
-    } catch (error) {
-      // undici's error may carry the URL or headers: only its kind travels on.
-      throw new ShoptetApiError(operation, undefined, method === 'POST', {
-        cause: new Error((error as Error).name),
-      });
-    } finally {
-      slots.release();
-    }
-  };
-
-  const call = async (
-    operation: string,
-    method: 'GET' | 'POST',
-    path: string,
-    body?: unknown,
-  ): Promise<Answer> => {
+  return async (operation: string, method: Method, path: string, body?: unknown): Promise<Answer> => {
     let waited = 0;
     for (let attempt = 1; ; attempt += 1) {
-      let answer: Awaited<ReturnType<typeof once>>;
+      let answer: Raw;
       try {
-        answer = await once(operation, method, path, body);
+        answer = await requestOnce(options, slots, { operation, method, url: `${base}${path}`, body });
       } catch (error) {
         const read = method === 'GET' && error instanceof ShoptetApiError;
         if (!read || attempt >= maxAttempts) throw error;
@@ -136,9 +143,8 @@ export function createShoptetApi(options: ShoptetApiOptions): ShoptetApi {
         continue;
       }
       const { status } = answer;
-      const limited = status === 429 || status === 423;
       const unavailable = status >= 500;
-      if (!limited && !unavailable) return { status, json: answer.json };
+      if (status !== 429 && status !== 423 && !unavailable) return { status, json: answer.json };
       if (unavailable && method === 'POST') throw new ShoptetApiError(operation, status, true);
       const delay = retryAfterMs(answer.retryAfter, now()) ?? Math.min(10_000, 500 * 2 ** (attempt - 1));
       if (attempt >= maxAttempts || waited + delay > maxWaitMs) {
@@ -149,7 +155,10 @@ export function createShoptetApi(options: ShoptetApiOptions): ShoptetApi {
       await options.sleep(delay);
     }
   };
+}
 
+export function createShoptetApi(options: ShoptetApiOptions): ShoptetApi {
+  const call = createRequester(options);
   const ok = (operation: string, answer: Answer): unknown => {
     if (answer.status < 200 || answer.status >= 300)
       throw new ShoptetApiError(operation, answer.status, false);
