@@ -137,7 +137,12 @@ export class OrderIntake extends Construct {
     this.importer.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(idempotencyExpirySeconds(config)));
     useEventBus(this.importer, resources.eventBus, FUNCTION_ENV.eventBusName, {
       source,
-      detailTypes: [intakeDetailType('Imported'), intakeDetailType('Rejected')],
+      // With Shoptet, a notification's order is received here, once it is fetched.
+      detailTypes: [
+        ...(config.intakeShoptet ? [intakeDetailType('Received')] : []),
+        intakeDetailType('Imported'),
+        intakeDetailType('Rejected'),
+      ],
     });
     useQueueConsume(this.importer, this.queue, { batchSize: 10, maxConcurrency: 2 });
     for (const fn of [this.receiver, this.importer]) {
