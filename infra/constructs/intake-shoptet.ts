@@ -49,7 +49,8 @@ export function intakeShoptet(
   });
   Validations.of(tokenSecret).acknowledge({
     id: 'AwsSolutions-SMG4',
-    reason: 'The Shoptet API token is issued in the shop administration; it is renewed there and stored here by hand.',
+    reason:
+      'The Shoptet API token is issued in the shop administration; it is renewed there and stored here by hand.',
   });
   useSecret(importer, tokenSecret, INTAKE_ENV.shoptetTokenSecret);
   const minutes = sweepRateMinutes(props.config);

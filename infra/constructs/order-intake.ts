@@ -35,8 +35,8 @@ import type { StatefulResources } from '../stacks/stateful-stack.js';
 import type { AlarmTopic } from './alarm-topic.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from './app-function.js';
 import { FUNCTION_ENV } from './function-env.js';
-import { type IntakeShoptet, intakeShoptet } from './intake-shoptet.js';
 import { useBucket, useEventBus, useQueueConsume, useQueueSend, useSecret, useTable } from './grants.js';
+import { type IntakeShoptet, intakeShoptet } from './intake-shoptet.js';
 import { METRICS_NAMESPACE } from './metric-names.js';
 
 export const INTAKE_WEBHOOK_HANDLER = 'intake-webhook';
@@ -78,7 +78,8 @@ export class OrderIntake extends Construct {
     const removalPolicy = config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
     this.secret = new secretsmanager.Secret(this, 'Secrets', {
-      description: 'Webhook signing secrets of the order intake: {"shopify","woocommerce","generic","shoptet"}',
+      description:
+        'Webhook signing secrets of the order intake: {"shopify","woocommerce","generic","shoptet"}',
       secretObjectValue: {},
       removalPolicy,
     });
@@ -120,30 +121,7 @@ export class OrderIntake extends Construct {
       detailTypes: [intakeDetailType('Received'), intakeDetailType('Rejected')],
     });
 
-    this.importer = this.fn('Importer', IMPORT_ORDERS_HANDLER, {
-      description: 'Order intake import: one received order per shop order',
-      memorySize: config.actionMemoryMb,
-      timeout: IMPORT_TIMEOUT,
-    });
-    if (props.connections) props.connections.grantConnectionAccess(this.importer);
-    else {
-      useSecret(this.importer, resources.credentialsSecret, FUNCTION_ENV.credentialsSecret);
-      this.importer.setEnv(FUNCTION_ENV.serviceVariant, config.serviceVariant);
-      if (config.accountingBaseUrl) this.importer.setEnv(FUNCTION_ENV.baseUrl, config.accountingBaseUrl);
-      if (config.accountingAuthUrl) this.importer.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
-    }
-    useTable(this.importer, resources.idempotencyTable, FUNCTION_ENV.idempotencyTable, 'idempotency');
-    this.claimCheckGrants(resources);
-    this.importer.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(idempotencyExpirySeconds(config)));
-    useEventBus(this.importer, resources.eventBus, FUNCTION_ENV.eventBusName, {
-      source,
-      // With Shoptet, a notification's order is received here, once it is fetched.
-      detailTypes: [
-        ...(config.intakeShoptet ? [intakeDetailType('Received')] : []),
-        intakeDetailType('Imported'),
-        intakeDetailType('Rejected'),
-      ],
-    });
+    this.importer = this.importFunction(props, source);
     useQueueConsume(this.importer, this.queue, { batchSize: 10, maxConcurrency: 2 });
     for (const fn of [this.receiver, this.importer]) {
       for (const [name, value] of Object.entries(config.intakeSettings)) fn.setEnv(name, value);
@@ -157,14 +135,44 @@ export class OrderIntake extends Construct {
     this.alarms(props.alarmTopic);
   }
 
+  /** The import function: its client's credentials, the idempotency table, and what it publishes. */
+  private importFunction(props: OrderIntakeProps, source: string): AppFunction {
+    const { config, resources } = props;
+    const importer = this.fn('Importer', IMPORT_ORDERS_HANDLER, {
+      description: 'Order intake import: one received order per shop order',
+      memorySize: config.actionMemoryMb,
+      timeout: IMPORT_TIMEOUT,
+    });
+    if (props.connections) props.connections.grantConnectionAccess(importer);
+    else {
+      useSecret(importer, resources.credentialsSecret, FUNCTION_ENV.credentialsSecret);
+      importer.setEnv(FUNCTION_ENV.serviceVariant, config.serviceVariant);
+      if (config.accountingBaseUrl) importer.setEnv(FUNCTION_ENV.baseUrl, config.accountingBaseUrl);
+      if (config.accountingAuthUrl) importer.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
+    }
+    useTable(importer, resources.idempotencyTable, FUNCTION_ENV.idempotencyTable, 'idempotency');
+    this.claimCheckGrants(resources, importer);
+    importer.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(idempotencyExpirySeconds(config)));
+    useEventBus(importer, resources.eventBus, FUNCTION_ENV.eventBusName, {
+      source,
+      // With Shoptet, a notification's order is received here, once it is fetched.
+      detailTypes: [
+        ...(config.intakeShoptet ? [intakeDetailType('Received')] : []),
+        intakeDetailType('Imported'),
+        intakeDetailType('Rejected'),
+      ],
+    });
+    return importer;
+  }
+
   /** Orders too large for a queue message, under their own prefix: the endpoint puts, the import gets. */
-  private claimCheckGrants(resources: StatefulResources): void {
+  private claimCheckGrants(resources: StatefulResources, importer: AppFunction): void {
     const { claimCheckBucket } = resources;
     const env = FUNCTION_ENV.claimCheckBucket;
     useBucket(this.receiver, claimCheckBucket, env, {
       objects: [{ prefix: ORDER_CLAIM_PREFIX, actions: ['s3:PutObject'] }],
     });
-    useBucket(this.importer, claimCheckBucket, env, {
+    useBucket(importer, claimCheckBucket, env, {
       objects: [{ prefix: ORDER_CLAIM_PREFIX, actions: ['s3:GetObject'] }],
       // An expired claim check answers 404 ("expired or never stored"), not 403.
       missingKeysAnswer404: true,

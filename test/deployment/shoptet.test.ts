@@ -36,7 +36,10 @@ beforeAll(async () => {
     sandbox: { sizes: { documents: 20, partners: 6, perCollection: {} } },
     config: {
       intakeShoptet: true,
-      intakeSettings: { INTAKE_SHOPTET_API_URL: twin.url, INTAKE_SHOPTET_SWEEP_SECONDS: String(SWEEP_MS / 1000) },
+      intakeSettings: {
+        INTAKE_SHOPTET_API_URL: twin.url,
+        INTAKE_SHOPTET_SWEEP_SECONDS: String(SWEEP_MS / 1000),
+      },
     },
   });
   const secret = (prefix: string) => {
@@ -44,7 +47,10 @@ beforeAll(async () => {
     if (!s) throw new Error(`no secret ${prefix}`);
     return s.ref;
   };
-  d.standIn.secretStore.put(secret('CredentialsSecret'), JSON.stringify({ apiKey: d.sandbox.credentials.apiKey }));
+  d.standIn.secretStore.put(
+    secret('CredentialsSecret'),
+    JSON.stringify({ apiKey: d.sandbox.credentials.apiKey }),
+  );
   d.standIn.secretStore.put(secret('OrderIntakeSecrets'), JSON.stringify({ shoptet: twin.signatureKey() }));
   d.standIn.secretStore.put(secret('OrderIntakeShoptetToken'), JSON.stringify({ token: TOKEN }));
 }, 300_000);
@@ -122,6 +128,7 @@ describe('Shoptet, deployed', () => {
   it('the sweep, on its schedule in the import role, imports the orders whose notification was lost, each once', async () => {
     // Two orders the deployment never hears of (the forged one above, and this one).
     const lost = await twin.createOrder({ country: 'sk', lines: 3, shipping: true });
+    expect(receivedOrders(lost.code)).toEqual([]);
     const sweepsBefore = importRuns().filter((i) => i.trigger.startsWith('schedule')).length;
     await d.advance(SWEEP_MS);
     expect(failedInvocations(d)).toBe('');
@@ -138,5 +145,7 @@ describe('Shoptet, deployed', () => {
     expect(twin.stats().maxInFlight).toBeLessThanOrEqual(3);
     expect(deadLetters(d)).toEqual({});
     expect(describeDenials(d.authorizer.denied())).toBe('');
+    // The token never reached a log line.
+    expect(d.lambda.output(d.fn('OrderIntakeImporter'))).not.toContain(TOKEN);
   }, 240_000);
 });

@@ -19,10 +19,8 @@ const fnOf = (t: TestApp, part: string): [string, Resource] => {
   return hit;
 };
 const envOf = (t: TestApp, part: string) =>
-  ((fnOf(t, part)[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables ?? {}) as Record<
-    string,
-    unknown
-  >;
+  ((fnOf(t, part)[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables ??
+    {}) as Record<string, unknown>;
 const policyOf = (t: TestApp, part: string) => {
   const role = (fnOf(t, part)[1].Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
   return JSON.stringify(
@@ -32,7 +30,9 @@ const policyOf = (t: TestApp, part: string) => {
   );
 };
 const tokenSecretId = (t: TestApp) => {
-  const hit = ofType(t, 'AWS::SecretsManager::Secret').find(([id]) => id.startsWith('OrderIntakeShoptetToken'));
+  const hit = ofType(t, 'AWS::SecretsManager::Secret').find(([id]) =>
+    id.startsWith('OrderIntakeShoptetToken'),
+  );
   if (!hit) throw new Error('no token secret');
   return hit;
 };
@@ -53,7 +53,8 @@ describe('Shoptet on the intake', () => {
     expect(envOf(t, 'Receiver').INTAKE_SHOPTET_TOKEN_SECRET).toBeUndefined();
     // No token travels in any function's environment.
     for (const [, fn] of ofType(t, 'AWS::Lambda::Function')) {
-      const vars = (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
+      const vars = (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)
+        ?.Variables;
       expect(Object.keys(vars ?? {})).not.toContain('INTAKE_SHOPTET_TOKEN');
       expect(Object.keys(vars ?? {})).not.toContain('INTAKE_SHOPTET_SIGNATURE_KEY');
     }
@@ -83,24 +84,37 @@ describe('Shoptet on the intake', () => {
     const mapping = ofType(t, 'AWS::Lambda::EventSourceMapping').find(([, m]) =>
       JSON.stringify(m.Properties.FunctionName).includes(importer),
     );
-    const imports = (mapping?.[1].Properties.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency;
+    if (!mapping) throw new Error('no event source of the import function');
+    const imports = (mapping[1].Properties.ScalingConfig as { MaximumConcurrency: number })
+      .MaximumConcurrency;
     expect(imports).toBe(2);
     // The imports the queue runs at once, and one sweep, each with its containers' share.
     expect((imports + 1) * SHOPTET_IN_FLIGHT_PER_CONTAINER).toBeLessThanOrEqual(SHOPTET_MAX_IN_FLIGHT);
   });
 
   it('has no sweep schedule with INTAKE_SHOPTET_SWEEP_SECONDS=0, and nothing of Shoptet without intakeShoptet', () => {
-    const noSweep = buildTestApp({ intakeShoptet: true, intakeSettings: { INTAKE_SHOPTET_SWEEP_SECONDS: '0' } });
-    expect(ofType(noSweep, 'AWS::Scheduler::Schedule').filter(([id]) => id.startsWith('OrderIntake'))).toEqual([]);
+    const noSweep = buildTestApp({
+      intakeShoptet: true,
+      intakeSettings: { INTAKE_SHOPTET_SWEEP_SECONDS: '0' },
+    });
+    expect(
+      ofType(noSweep, 'AWS::Scheduler::Schedule').filter(([id]) => id.startsWith('OrderIntake')),
+    ).toEqual([]);
     expect(envOf(noSweep, 'Importer').INTAKE_QUEUE_URL).toBeUndefined();
     expect(tokenSecretId(noSweep)).toBeDefined();
     const off = buildTestApp({});
-    expect(ofType(off, 'AWS::SecretsManager::Secret').some(([id]) => id.startsWith('OrderIntakeShoptet'))).toBe(
-      false,
-    );
+    expect(
+      ofType(off, 'AWS::SecretsManager::Secret').some(([id]) => id.startsWith('OrderIntakeShoptet')),
+    ).toBe(false);
     expect(ofType(off, 'AWS::Scheduler::Schedule').some(([id]) => id.startsWith('OrderIntake'))).toBe(false);
-    for (const name of ['INTAKE_SHOPTET_TOKEN', 'INTAKE_SHOPTET_SIGNATURE_KEY', 'INTAKE_SHOPTET_TOKEN_SECRET']) {
-      expect(() => buildTestApp({ intakeSettings: { [name]: 'a'.repeat(32) } }), name).toThrow(new RegExp(name));
+    for (const name of [
+      'INTAKE_SHOPTET_TOKEN',
+      'INTAKE_SHOPTET_SIGNATURE_KEY',
+      'INTAKE_SHOPTET_TOKEN_SECRET',
+    ]) {
+      expect(() => buildTestApp({ intakeSettings: { [name]: 'a'.repeat(32) } }), name).toThrow(
+        new RegExp(name),
+      );
     }
   });
 

@@ -5,7 +5,10 @@
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
-import { readShoptetToken, ShoptetTokenSecretError } from '../../functions/adapters/aws/shoptet-token-secret.js';
+import {
+  readShoptetToken,
+  ShoptetTokenSecretError,
+} from '../../functions/adapters/aws/shoptet-token-secret.js';
 import { createRotatingShoptetApi } from '../../functions/adapters/http/rotating-shoptet-api.js';
 import { ShoptetApiError } from '../../functions/adapters/http/shoptet-api.js';
 import { RetryLaterError } from '../../functions/core/actions/errors.js';
@@ -20,15 +23,16 @@ function setup(stored: { token: string | undefined }, accepted: { token: string 
   const reads: number[] = [];
   const used: string[] = [];
   const apiFor = (token: string): ShoptetApi => {
-    const check = () => {
+    const answer = async <T>(value: T): Promise<T> => {
       used.push(token);
       if (token !== accepted.token) throw new ShoptetApiError('get order', 401, false);
+      return value;
     };
     return {
-      getOrder: async (code) => (check(), { code }),
-      listOrders: async () => (check(), { orders: [], page: 1, pageCount: 0 }),
-      listWebhooks: async () => (check(), []),
-      registerWebhooks: async () => (check(), []),
+      getOrder: (code) => answer({ code }),
+      listOrders: () => answer({ orders: [], page: 1, pageCount: 0 }),
+      listWebhooks: () => answer([]),
+      registerWebhooks: () => answer([]),
     };
   };
   const api = createRotatingShoptetApi({
