@@ -118,7 +118,10 @@ describe('Shoptet on the intake', () => {
     }
   });
 
-  it('is cdk-nag clean', () => {
+  it('is cdk-nag clean, with one connection and with the connection registry', () => {
     expect(nagFindings(t.app)).toEqual({ errors: [], warnings: [] });
+    const registry = buildTestApp({ intakeShoptet: true, connectionRegistry: true });
+    expect(nagFindings(registry.app)).toEqual({ errors: [], warnings: [] });
+    expect(envOf(registry, 'Importer').INTAKE_SHOPTET_TOKEN_SECRET).toBeDefined();
   });
 });
