@@ -80,10 +80,19 @@ describe('the Shoptet token from its secret', () => {
     expect(s.used).toEqual([OLD, OLD, OLD, NEW]);
   });
 
-  it('with no token stored, fails each call for later and fetches nothing', async () => {
-    const s = setup({ token: undefined }, { token: OLD });
+  it('with no token stored, fails each call for later and fetches nothing; a token stored later is used', async () => {
+    const stored = { token: undefined as string | undefined };
+    const s = setup(stored, { token: OLD });
     await expect(s.api.getOrder('A1')).rejects.toBeInstanceOf(RetryLaterError);
     expect(s.used).toEqual([]);
+    stored.token = OLD;
+    s.advance(5000);
+    await expect(s.api.getOrder('A1')).rejects.toBeInstanceOf(RetryLaterError);
+    expect(s.reads).toEqual([0]);
+    s.advance(5000);
+    expect(await s.api.getOrder('A1')).toEqual({ code: 'A1' });
+    expect(s.reads).toEqual([0, 10_000]);
+    expect(s.used).toEqual([OLD]);
   });
 
   it('is read from JSON {"token"}; {} is no token; a malformed secret is refused without its value', async () => {

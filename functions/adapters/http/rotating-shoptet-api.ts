@@ -3,7 +3,8 @@
  * kept for `ttlMs`, and read again at once after Shoptet refused it (401/403) — at most once per
  * `minRereadMs`, so a run of refusals costs one read per interval. A rotated token is used by the
  * next request after the read; the token itself is never put in an error or a log. With no token
- * stored, every call fails with `RetryLaterError` (the notice waits in its queue).
+ * stored, every call fails with `RetryLaterError` (the notice waits in its queue), and the secret
+ * is read again after `minRereadMs`, so a token stored after the deployment is used within it.
  */
 import { RetryLaterError } from '../../core/actions/errors.js';
 import type { ShoptetApi } from '../../core/intake/ports.js';
@@ -36,7 +37,9 @@ export function createRotatingShoptetApi(options: RotatingShoptetApiOptions): Sh
   };
   const current = async (): Promise<ShoptetApi> => {
     const age = held ? options.now() - held.readAt : Number.POSITIVE_INFINITY;
-    if (age >= options.ttlMs || (stale && age >= options.minRereadMs)) {
+    // Refused, or none stored at the last read: read again once the short interval passed.
+    const missing = held !== undefined && held.api === undefined;
+    if (age >= options.ttlMs || ((stale || missing) && age >= options.minRereadMs)) {
       reading ??= read().finally(() => {
         reading = undefined;
       });
