@@ -40,5 +40,9 @@ export function awsStores(actions: ActionsConfig, aws: AwsAdapters): ActionStore
       archive ??= aws.objectStore(name(actions.archiveBucket, ENV.actionsArchiveBucket));
       return archive;
     },
+    // The same bucket; the tracker's role may only put the sending records' keys there.
+    get sendingRecords() {
+      return this.archive;
+    },
   };
 }

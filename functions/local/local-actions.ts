@@ -164,6 +164,7 @@ function localStores(stores: LocalStores, config: ActionsConfig): ActionStores {
       tableName: LOCAL_RESOURCES.stateTable,
     }),
     archive: stores.archive,
+    sendingRecords: stores.archive,
   };
 }
 
