@@ -313,10 +313,12 @@ describe('least privilege per function', () => {
     }
   });
 
-  it('send: action state table; tracker: state table, no queue, no idempotency', () => {
+  it('send: action state table; tracker: state table and the put of its records, no queue, no idempotency', () => {
     expect(actionsOf('Route-send-einvoice')).toEqual(expect.arrayContaining([...TABLE_ACCESS.state]));
     const tracker = actionsOf('Scheduled-track-einvoices');
-    expect(tracker).toEqual(sorted(logs, xray, secret, ['events:PutEvents'], [...TABLE_ACCESS.state]));
+    expect(tracker).toEqual(
+      sorted(logs, xray, secret, ['events:PutEvents', 's3:PutObject'], [...TABLE_ACCESS.state]),
+    );
   });
 
   it('no function role has a statement on Resource "*" (tracing off)', () => {
@@ -398,7 +400,7 @@ describe('least privilege per function', () => {
       'transfer-documents': (a) => [a.idempotency.tableName],
       'archive-isdoc': (a) => [a.archiveBucket],
       'send-invoice': (a) => [a.idempotency.tableName, a.stateTable],
-      'track-einvoices': (a) => [a.stateTable],
+      'track-einvoices': (a) => [a.stateTable, a.archiveBucket],
     };
     const actionFunctions = [
       ...t.routes.map((r) => ({ path: `Route-${r.id}`, handler: r.handler, sqs: true })),
