@@ -44,5 +44,9 @@ export function awsStores(actions: ActionsConfig, aws: AwsAdapters): ActionStore
     get sendingRecords() {
       return this.archive;
     },
+    // The same bucket; the report's role may only put keys under reports/einvoicing/ there.
+    get reports() {
+      return this.archive;
+    },
   };
 }

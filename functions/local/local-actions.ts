@@ -165,6 +165,7 @@ function localStores(stores: LocalStores, config: ActionsConfig): ActionStores {
     }),
     archive: stores.archive,
     sendingRecords: stores.archive,
+    reports: stores.archive,
   };
 }
 

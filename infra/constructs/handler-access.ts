@@ -29,6 +29,8 @@ export interface HandlerAccess {
    * on the keys `isdoc/*.einvoice.json` of the archive bucket, nothing else there (write only).
    */
   readonly sendingRecordWrite: boolean;
+  /** Writes the daily reports: `s3:PutObject` under `reports/einvoicing/` of the archive bucket only. */
+  readonly reportWrite: boolean;
   /** Writes claim-check objects (payloads too large for one event). */
   readonly claimCheckWrite: boolean;
   /** Reads claim-check objects referenced by events. */
@@ -43,6 +45,7 @@ const none: HandlerAccess = {
   actionState: false,
   archiveWrite: false,
   sendingRecordWrite: false,
+  reportWrite: false,
   claimCheckWrite: false,
   claimCheckRead: false,
 };
@@ -76,6 +79,7 @@ export function accessOfAction(action: Pick<ActionDefinition, 'uses'>): HandlerA
     actionState: action.uses.includes('actionState'),
     archiveWrite: action.uses.includes('archive'),
     sendingRecordWrite: action.uses.includes('sendingRecords'),
+    reportWrite: action.uses.includes('reports'),
   };
 }
 

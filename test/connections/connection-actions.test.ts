@@ -148,6 +148,7 @@ async function deployment(entries: ReturnType<typeof entry>[]) {
     }),
     archive,
     sendingRecords: archive,
+    reports: archive,
   };
   const capabilities = { isdocSchema: createXsdIsdocSchema() };
   const deps = { env: {}, registry, clients, limiter, publisher, stores, clock, logger, capabilities };

@@ -79,6 +79,7 @@ describe('a scheduled action for every connection', () => {
       actionState: sendings,
       archive: createMemoryObjectStore(),
       sendingRecords: createMemoryObjectStore(),
+      reports: createMemoryObjectStore(),
     };
 
     const run = scheduledForEachConnection(trackEInvoicesAction, {

@@ -31,6 +31,8 @@ export interface ActionStores {
    * write only, keys `isdoc/…*.einvoice.json`).
    */
   readonly sendingRecords: ObjectStore;
+  /** The daily reports (the archive bucket, write only, under `reports/einvoicing/`). */
+  readonly reports: ObjectStore;
 }
 
 export type ActionResource = keyof ActionStores;
@@ -39,6 +41,7 @@ export const actionResources = [
   'actionState',
   'archive',
   'sendingRecords',
+  'reports',
 ] as const satisfies ActionResource[];
 
 /**
@@ -79,6 +82,9 @@ export function actionPorts(context: ActionContext, stores: ActionStores): Actio
     },
     get sendingRecords() {
       return stores.sendingRecords;
+    },
+    get reports() {
+      return stores.reports;
     },
   };
 }
