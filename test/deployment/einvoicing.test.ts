@@ -6,7 +6,8 @@
  * not sent and `IssuedInvoice.EInvoiceBlocked` names the rules the network would reject it for,
  * the tracker publishes the network's Message Level Status, and a blocked invoice fixed in the
  * service is sent once on its `Updated` event. Each finished sending's record is written beside the
- * invoice's ISDOC in the archive bucket, by the tracker's own role. The sandbox's ground truth (`/_sandbox/einvoicing`,
+ * invoice's ISDOC in the archive bucket, by the tracker's own role. A day later the daily readiness
+ * report is written to the archive bucket and announced, by its own function and role. The sandbox's ground truth (`/_sandbox/einvoicing`,
  * its own copy of the rules) is what the figures are compared with.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -71,15 +72,20 @@ const sendingsPerInvoice = () => {
   return out;
 };
 
+/** The archive bucket on s3rver, read unsigned (see below). */
+function archiveBase(): string {
+  const bucket = d.assembly.byType('AWS::S3::Bucket').find((b) => b.logicalId.startsWith('ArchiveBucket'));
+  if (!bucket) throw new Error('no archive bucket');
+  return `${d.servers.s3Endpoint}/${bucket.ref}`;
+}
+
 /**
  * The records of finished sendings in the archive bucket, by sending id, read from s3rver directly
  * (unsigned, as the stand-in forwards): a signed request would be refused once the deployment's
  * clock has moved past the signature's 15 minutes.
  */
 async function sendingRecords(): Promise<Map<string, { key: string; body: Record<string, unknown> }>> {
-  const bucket = d.assembly.byType('AWS::S3::Bucket').find((b) => b.logicalId.startsWith('ArchiveBucket'));
-  if (!bucket) throw new Error('no archive bucket');
-  const base = `${d.servers.s3Endpoint}/${bucket.ref}`;
+  const base = archiveBase();
   const listing = await (await fetch(`${base}?list-type=2&prefix=isdoc/default/&max-keys=1000`)).text();
   const keys = [...listing.matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1] as string);
   const out = new Map<string, { key: string; body: Record<string, unknown> }>();
@@ -191,4 +197,39 @@ describe('e-invoicing under the Slovak mandate, deployed', () => {
       )}); ${records.size} sending records; after the fix: 1 sent; ${types['Action.Failed'] ?? 0} Action.Failed`,
     );
   }, 400_000);
+
+  it('the daily readiness report runs on its schedule with its own role: the report in S3, its counts on the bus', async () => {
+    const before = d.invocations.length;
+    await d.advance(24 * 60 * 60_000);
+    expect(failedInvocations(d)).toBe('');
+    expect(describeDenials(d.authorizer.denied())).toBe('');
+    const runs = d.invocations
+      .slice(before)
+      .filter((i) => i.fn.startsWith('Scheduledreporteinvoicingreadiness'));
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.result.ok).toBe(true);
+
+    const [event, ...more] = published('EInvoicing.ReadinessReported');
+    expect(more).toEqual([]);
+    const day = new Date(d.clock.now()).toISOString().slice(0, 10);
+    const key = `reports/einvoicing/default/${day}.json`;
+    expect(event).toMatchObject({ connection: 'default', id: day, reportKey: key, policy: 'mandate-sk' });
+    const report = (await (await fetch(`${archiveBase()}/${key}`)).json()) as {
+      connection: string;
+      counts: Record<string, number>;
+      rules: unknown[];
+      partnersToFix: unknown[];
+      partnersWithoutDic: unknown[];
+    };
+    expect(report.connection).toBe('default');
+    expect(event?.counts).toEqual(report.counts);
+    expect(event?.rules).toEqual(report.rules);
+    expect(event?.partnersToFix).toBe(report.partnersToFix.length);
+    expect(event?.partnersWithoutDic).toBe(report.partnersWithoutDic.length);
+    const puts = d.authorizer.calls.filter((c) => c.action === 's3:PutObject' && c.resource.endsWith(key));
+    expect(puts.map((c) => [c.caller.startsWith('Scheduledreporteinvoicingreadiness'), c.decision])).toEqual([
+      [true, 'Allowed'],
+    ]);
+    console.info(`e-invoicing readiness deployed (${key}): ${JSON.stringify(report.counts)}`);
+  }, 300_000);
 });
