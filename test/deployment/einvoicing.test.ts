@@ -199,6 +199,8 @@ describe('e-invoicing under the Slovak mandate, deployed', () => {
   }, 400_000);
 
   it('the daily readiness report runs on its schedule with its own role: the report in S3, its counts on the bus', async () => {
+    // Its first run was at the deployment (a rate counts from then); the next one a day later.
+    expect(published('EInvoicing.ReadinessReported')).toHaveLength(1);
     const before = d.invocations.length;
     await d.advance(24 * 60 * 60_000);
     expect(failedInvocations(d)).toBe('');
@@ -209,7 +211,7 @@ describe('e-invoicing under the Slovak mandate, deployed', () => {
     expect(runs).toHaveLength(1);
     expect(runs[0]?.result.ok).toBe(true);
 
-    const [event, ...more] = published('EInvoicing.ReadinessReported');
+    const [, event, ...more] = published('EInvoicing.ReadinessReported');
     expect(more).toEqual([]);
     const day = new Date(d.clock.now()).toISOString().slice(0, 10);
     const key = `reports/einvoicing/default/${day}.json`;

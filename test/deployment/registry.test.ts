@@ -30,8 +30,6 @@ let d: Deployment;
 
 /** What this file's flows do not run, and why. */
 const OUT_OF_FLOW: OutOfFlow = {
-  Scheduledreporteinvoicingreadiness:
-    'the daily readiness report (a day after the deployment) is run in einvoicing.test.ts',
   Routeliquidatepayments: 'the bank statements dropped into S3 are run in one-connection.test.ts',
   BankStatements: 'the bank statements dropped into S3 are run in one-connection.test.ts',
   ActionFailedRule:
