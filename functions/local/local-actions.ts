@@ -224,6 +224,39 @@ function localSchedules(
 }
 
 /**
+ * The scheduled actions the local timer leaves out (`notLocal`: shown on demand instead), and
+ * whether any other has a schedule for these connections' settings.
+ */
+function timedActions(configs: readonly ActionsConfig[]) {
+  const localOnly = new Set(
+    scheduledActionDefinitions
+      .filter((a) => configs.some((c) => a.schedules(c).some((x) => x.notLocal)))
+      .map((a) => a.name),
+  );
+  const anySchedule = configs.some((c) =>
+    scheduledActionDefinitions.some((a) => !localOnly.has(a.name) && a.schedules(c).length > 0),
+  );
+  return { localOnly, anySchedule };
+}
+
+/** The readiness report of each unpaused connection the daily report covers, on its own client. */
+async function localReadiness(
+  registry: ActionConnectionScanner<ConnectionEntry>,
+  connections: ActionConnectionSource,
+  configOf: (entry: ConnectionEntry) => ActionsConfig,
+  clock: Clock,
+): Promise<ReadinessReport[]> {
+  const out: ReadinessReport[] = [];
+  for (const entry of (await registry.scan()).entries.filter((e) => !e.paused)) {
+    const settings = configOf(entry);
+    if (reportEInvoicingReadinessAction.schedules(settings).length === 0) continue;
+    const api = await connections.apiFor(entry);
+    out.push(await connectionReadiness(api, settings, readinessPeriod(clock.now()), entry.name));
+  }
+  return out;
+}
+
+/**
  * The actions of the local runtime, through the one per-connection path of core
  * (`core/connection-actions.ts`): each delivery goes to the action's one entry, which reads the
  * event's connection from `connections`, refuses an unknown, paused or switched-off one as on AWS,
@@ -266,15 +299,7 @@ export async function startLocalActions(options: LocalActionsOptions): Promise<L
   const entries = new Map<string, ActionEntry>(
     eventActions.map((a) => [a.name, connectionActionEntry(a, deps)]),
   );
-  // Scheduled actions the local timer leaves out (`notLocal`: shown on demand instead).
-  const localOnly = new Set(
-    scheduledActionDefinitions
-      .filter((a) => initial.some((c) => a.schedules(configOf(c)).some((x) => x.notLocal)))
-      .map((a) => a.name),
-  );
-  const anySchedule = initial.some((c) =>
-    scheduledActionDefinitions.some((a) => !localOnly.has(a.name) && a.schedules(configOf(c)).length > 0),
-  );
+  const { localOnly, anySchedule } = timedActions(initial.map(configOf));
   const schedules = localSchedules(deps, localOnly);
   let timer: NodeJS.Timeout | undefined;
   const runScheduled = async () => {
@@ -302,16 +327,7 @@ export async function startLocalActions(options: LocalActionsOptions): Promise<L
       await deadLetterInvalid(sink, logger, JSON.stringify(event), attributes, 'bus');
     },
     runScheduled,
-    async readiness() {
-      const out: ReadinessReport[] = [];
-      for (const entry of (await registry.scan()).entries.filter((e) => !e.paused)) {
-        const settings = configOf(entry);
-        if (reportEInvoicingReadinessAction.schedules(settings).length === 0) continue;
-        const api = await connections.apiFor(entry);
-        out.push(await connectionReadiness(api, settings, readinessPeriod(options.clock.now()), entry.name));
-      }
-      return out;
-    },
+    readiness: () => localReadiness(registry, connections, configOf, options.clock),
     startTimers(intervalMs) {
       if (!anySchedule || timer) return;
       timer = setInterval(() => void runScheduled(), Math.max(250, intervalMs));
