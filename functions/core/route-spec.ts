@@ -48,6 +48,11 @@ export interface ScheduledAction {
   readonly timeoutSeconds: number;
   /** Detail-types the function may publish; its role may put no other. */
   readonly outcomes: readonly string[];
+  /**
+   * Not run by the local runtime's timer (which runs the other passes on every interval): a daily
+   * report is shown on demand there instead (the console's page).
+   */
+  readonly notLocal?: boolean;
 }
 
 /**

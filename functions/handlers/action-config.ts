@@ -22,6 +22,8 @@ export const RESOURCE_VARIABLE: Record<ActionResource, string> = {
   idempotency: ENV.actionsIdempotencyTable,
   actionState: ENV.actionsStateTable,
   archive: ENV.actionsArchiveBucket,
+  sendingRecords: ENV.actionsArchiveBucket,
+  reports: ENV.actionsArchiveBucket,
 };
 
 /** The SQS action function's own section: the route's dead-letter queue. */

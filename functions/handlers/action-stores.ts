@@ -40,5 +40,13 @@ export function awsStores(actions: ActionsConfig, aws: AwsAdapters): ActionStore
       archive ??= aws.objectStore(name(actions.archiveBucket, ENV.actionsArchiveBucket));
       return archive;
     },
+    // The same bucket; the tracker's role may only put the sending records' keys there.
+    get sendingRecords() {
+      return this.archive;
+    },
+    // The same bucket; the report's role may only put keys under reports/einvoicing/ there.
+    get reports() {
+      return this.archive;
+    },
   };
 }

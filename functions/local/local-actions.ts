@@ -20,6 +20,11 @@ import type { ActionsConfig } from '../core/actions/config.js';
 import { type DeadLetterSink, deadLetterInvalid } from '../core/actions/dead-letter-sink.js';
 import type { OpenSendings } from '../core/actions/open-sendings.js';
 import { eventActions, scheduledActionDefinitions } from '../core/actions/registry.js';
+import { reportEInvoicingReadinessAction } from '../core/actions/report-einvoicing-readiness/action.js';
+import {
+  connectionReadiness,
+  readinessPeriod,
+} from '../core/actions/report-einvoicing-readiness/connection-readiness.js';
 import type { ActionEntry } from '../core/actions/run-action.js';
 import { DEFAULT_PARTNER_FIELD, defaultEInvoicingPolicy } from '../core/actions/send-invoice/settings.js';
 import {
@@ -34,6 +39,7 @@ import {
   type ConnectionEntry,
   DEPLOYMENT_CREDENTIALS,
 } from '../core/connections/connection-entry.js';
+import type { ReadinessReport } from '../core/einvoicing/readiness.js';
 import type { BusEvent, Clock, EventPublisher, Logger } from '../core/ports.js';
 import { buildRoutes, type Route } from '../core/routes.js';
 import { ENV } from '../shared/env-names.js';
@@ -55,6 +61,11 @@ export interface LocalActions {
   deliver(route: Route, event: EventBridgeEvent): Promise<void>;
   /** Runs the scheduled actions (e-invoice tracker) once. */
   runScheduled(): Promise<void>;
+  /**
+   * The e-invoicing readiness report of each connection the daily report covers (its schedule is
+   * on), as `einvoice readiness` and the report on AWS make it: what the console's page shows.
+   */
+  readiness(): Promise<ReadinessReport[]>;
   startTimers(intervalMs: number): void;
   stopTimers(): void;
   close(): Promise<void>;
@@ -164,6 +175,8 @@ function localStores(stores: LocalStores, config: ActionsConfig): ActionStores {
       tableName: LOCAL_RESOURCES.stateTable,
     }),
     archive: stores.archive,
+    sendingRecords: stores.archive,
+    reports: stores.archive,
   };
 }
 
@@ -181,15 +194,16 @@ function mergeRoutes(perConnection: readonly Route[][]): Route[] {
   return [...byId.values()];
 }
 
-/** One pass of every scheduled action over every connection; a failed pass is logged. */
+/** One pass of every scheduled action over every connection (but `notLocal` ones); a failed pass is logged. */
 function localSchedules(
   deps: Omit<EachConnectionDeps<ActionResource, ConnectionEntry>, 'registry'> & {
     registry: ActionConnectionScanner<ConnectionEntry>;
   },
+  localOnly: ReadonlySet<string>,
 ) {
   let running: Promise<void> | undefined;
   const runOnce = async () => {
-    for (const action of scheduledActionDefinitions) {
+    for (const action of scheduledActionDefinitions.filter((a) => !localOnly.has(a.name))) {
       await scheduledForEachConnection(action, deps).catch((error: unknown) => {
         deps.logger.warn('scheduled action failed', {
           action: action.name,
@@ -207,6 +221,39 @@ function localSchedules(
     },
     settled: () => running,
   };
+}
+
+/**
+ * The scheduled actions the local timer leaves out (`notLocal`: shown on demand instead), and
+ * whether any other has a schedule for these connections' settings.
+ */
+function timedActions(configs: readonly ActionsConfig[]) {
+  const localOnly = new Set(
+    scheduledActionDefinitions
+      .filter((a) => configs.some((c) => a.schedules(c).some((x) => x.notLocal)))
+      .map((a) => a.name),
+  );
+  const anySchedule = configs.some((c) =>
+    scheduledActionDefinitions.some((a) => !localOnly.has(a.name) && a.schedules(c).length > 0),
+  );
+  return { localOnly, anySchedule };
+}
+
+/** The readiness report of each unpaused connection the daily report covers, on its own client. */
+async function localReadiness(
+  registry: ActionConnectionScanner<ConnectionEntry>,
+  connections: ActionConnectionSource,
+  configOf: (entry: ConnectionEntry) => ActionsConfig,
+  clock: Clock,
+): Promise<ReadinessReport[]> {
+  const out: ReadinessReport[] = [];
+  for (const entry of (await registry.scan()).entries.filter((e) => !e.paused)) {
+    const settings = configOf(entry);
+    if (reportEInvoicingReadinessAction.schedules(settings).length === 0) continue;
+    const api = await connections.apiFor(entry);
+    out.push(await connectionReadiness(api, settings, readinessPeriod(clock.now()), entry.name));
+  }
+  return out;
 }
 
 /**
@@ -252,10 +299,8 @@ export async function startLocalActions(options: LocalActionsOptions): Promise<L
   const entries = new Map<string, ActionEntry>(
     eventActions.map((a) => [a.name, connectionActionEntry(a, deps)]),
   );
-  const anySchedule = initial.some((c) =>
-    scheduledActionDefinitions.some((a) => a.schedules(configOf(c)).length > 0),
-  );
-  const schedules = localSchedules(deps);
+  const { localOnly, anySchedule } = timedActions(initial.map(configOf));
+  const schedules = localSchedules(deps, localOnly);
   let timer: NodeJS.Timeout | undefined;
   const runScheduled = async () => {
     if (bound) await schedules.run();
@@ -282,6 +327,7 @@ export async function startLocalActions(options: LocalActionsOptions): Promise<L
       await deadLetterInvalid(sink, logger, JSON.stringify(event), attributes, 'bus');
     },
     runScheduled,
+    readiness: () => localReadiness(registry, connections, configOf, options.clock),
     startTimers(intervalMs) {
       if (!anySchedule || timer) return;
       timer = setInterval(() => void runScheduled(), Math.max(250, intervalMs));

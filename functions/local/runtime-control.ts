@@ -89,6 +89,7 @@ export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Runni
     intake: r.intake,
     connections: () => [...new Set([...r.initial, ...r.polling.polled()])],
     routes: () => r.actions?.routes ?? [],
+    readiness: async () => (r.actions ? r.actions.readiness() : []),
     counts: () => counts,
     pollOnce,
     drain: () => r.bus.drain(),

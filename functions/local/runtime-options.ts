@@ -5,6 +5,7 @@ import { type AccountingConfig, parseAccountingConfig } from '../accounting/conf
 import type { DeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import type { LocalBus } from '../adapters/local/local-bus.js';
 import type { DeliveryPolicy, DeliveryTarget } from '../core/delivery/delivery-targets.js';
+import type { ReadinessReport } from '../core/einvoicing/readiness.js';
 import type { Clock, Logger } from '../core/ports.js';
 import type { Route } from '../core/routes.js';
 import type { PollOptions } from '../core/sync/poll-options.js';
@@ -82,6 +83,8 @@ export interface Runtime {
   connections(): readonly string[];
   /** The actions' routes on the bus (each route id once); none without actions. */
   routes(): readonly Route[];
+  /** The e-invoicing readiness report of each connection it covers (none without actions). */
+  readiness(): Promise<ReadinessReport[]>;
   /** Events published so far, per detail-type (record events and action outcomes). */
   counts(): ReadonlyMap<string, number>;
   /** One poll of every collection of every connection; events are on the bus when it resolves. */

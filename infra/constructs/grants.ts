@@ -49,6 +49,8 @@ export type ObjectAction =
 export interface PrefixAccess {
   /** Object key prefix (`isdoc/`), ending in `/`. */
   readonly prefix: string;
+  /** Only the keys under the prefix that end in this (`.einvoice.json`); no wildcard. */
+  readonly suffix?: string;
   readonly actions: readonly ObjectAction[];
 }
 
@@ -67,20 +69,21 @@ export function useBucket(fn: AppFunction, bucket: s3.IBucket, envName: string, 
   if (access.objects.length === 0 || access.objects.some((o) => o.actions.length === 0)) {
     throw new Error(`useBucket(${fn.handler}, ${envName}): expected object actions for every prefix`);
   }
-  for (const { prefix, actions } of access.objects) {
-    if (!/^[^*?]+\/$/.test(prefix)) {
+  for (const { prefix, suffix = '', actions } of access.objects) {
+    if (!/^[^*?]+\/$/.test(prefix) || /[*?]/.test(suffix)) {
       throw new Error(
-        `useBucket(${fn.handler}, ${envName}): prefix '${prefix}' must end in / and hold no wildcard`,
+        `useBucket(${fn.handler}, ${envName}): prefix '${prefix}' must end in / and hold no wildcard, and suffix '${suffix}' none either`,
       );
     }
-    const objects = bucket.arnForObjects(`${prefix}*`);
+    const objects = bucket.arnForObjects(`${prefix}*${suffix}`);
     fn.function.addToRolePolicy(
       new iam.PolicyStatement({ actions: [...new Set(actions)].sort(), resources: [objects] }),
     );
+    const keys = suffix ? `the keys ending in ${suffix} under the ${prefix} prefix` : `the ${prefix} prefix`;
     acknowledgeWildcardResource(
       fn.role,
       objects,
-      `Object actions (${actions.join(', ')}) need object ARNs: the wildcard covers the ${prefix} prefix of one bucket only.`,
+      `Object actions (${actions.join(', ')}) need object ARNs: the wildcard covers ${keys} of one bucket only.`,
     );
   }
   if (access.missingKeysAnswer404) {

@@ -24,6 +24,13 @@ export interface HandlerAccess {
    * and documents the schema refused in strict mode under `rejected/isdoc/` (write only).
    */
   readonly archiveWrite: boolean;
+  /**
+   * Writes the records of finished e-invoice sendings beside the archived ISDOCs: `s3:PutObject`
+   * on the keys `isdoc/*.einvoice.json` of the archive bucket, nothing else there (write only).
+   */
+  readonly sendingRecordWrite: boolean;
+  /** Writes the daily reports: `s3:PutObject` under `reports/einvoicing/` of the archive bucket only. */
+  readonly reportWrite: boolean;
   /** Writes claim-check objects (payloads too large for one event). */
   readonly claimCheckWrite: boolean;
   /** Reads claim-check objects referenced by events. */
@@ -37,6 +44,8 @@ const none: HandlerAccess = {
   idempotency: false,
   actionState: false,
   archiveWrite: false,
+  sendingRecordWrite: false,
+  reportWrite: false,
   claimCheckWrite: false,
   claimCheckRead: false,
 };
@@ -69,6 +78,8 @@ export function accessOfAction(action: Pick<ActionDefinition, 'uses'>): HandlerA
     idempotency: action.uses.includes('idempotency'),
     actionState: action.uses.includes('actionState'),
     archiveWrite: action.uses.includes('archive'),
+    sendingRecordWrite: action.uses.includes('sendingRecords'),
+    reportWrite: action.uses.includes('reports'),
   };
 }
 

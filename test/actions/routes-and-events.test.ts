@@ -103,7 +103,10 @@ describe('routing table', () => {
       source: ['accounting.default'],
       'detail-type': ['IssuedInvoice.Updated'],
     });
-    expect(buildScheduledActions(config).map((s) => s.handler)).toEqual(['track-einvoices']);
+    expect(buildScheduledActions(config).map((s) => s.handler)).toEqual([
+      'track-einvoices',
+      'report-einvoicing-readiness',
+    ]);
     const off = loadActionsConfig({ ACTIONS_EINVOICING: 'off' });
     expect(buildRoutes(off).map((x) => x.id)).not.toContain('send-einvoice');
     expect(buildScheduledActions(off)).toEqual([]);
@@ -135,7 +138,10 @@ describe('routing table', () => {
       ],
     });
     for (const route of built) expect(route.pattern.source).toEqual(['accounting.default']);
-    expect(buildScheduledActions(config).map((s) => s.handler)).toEqual(['track-einvoices']);
+    expect(buildScheduledActions(config).map((s) => s.handler)).toEqual([
+      'track-einvoices',
+      'report-einvoicing-readiness',
+    ]);
     expect(buildScheduledActions(loadActionsConfig({ ACTIONS_EINVOICING: 'lists' }))).toEqual([]);
   });
 });
@@ -225,6 +231,7 @@ describe('action event catalog', () => {
       'IssuedInvoice.SendingReleased',
       'IssuedInvoice.EInvoiceBlocked',
       'IssuedInvoice.EInvoiceStatusChanged',
+      'EInvoicing.ReadinessReported',
       'IssuedInvoice.PaymentReminderSent',
       'IssuedAdvanceInvoice.PaymentReminderSent',
       'IssuedInvoice.PaymentRecorded',

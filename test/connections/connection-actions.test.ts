@@ -147,6 +147,8 @@ async function deployment(entries: ReturnType<typeof entry>[]) {
       tableName: stateTable,
     }),
     archive,
+    sendingRecords: archive,
+    reports: archive,
   };
   const capabilities = { isdocSchema: createXsdIsdocSchema() };
   const deps = { env: {}, registry, clients, limiter, publisher, stores, clock, logger, capabilities };

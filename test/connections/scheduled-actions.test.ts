@@ -48,6 +48,7 @@ const openSending = (connection: string) => ({
   emitted: 0,
   lastStatus: null,
   lastCode: null,
+  isdocDate: '2026-03-01',
 });
 
 describe('a scheduled action for every connection', () => {
@@ -77,6 +78,8 @@ describe('a scheduled action for every connection', () => {
       idempotency: {} as IdempotencyGuard,
       actionState: sendings,
       archive: createMemoryObjectStore(),
+      sendingRecords: createMemoryObjectStore(),
+      reports: createMemoryObjectStore(),
     };
 
     const run = scheduledForEachConnection(trackEInvoicesAction, {

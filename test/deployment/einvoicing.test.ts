@@ -5,7 +5,9 @@
  * a Slovak partner with a DIČ goes through the network once, an invoice the pre-flight blocks is
  * not sent and `IssuedInvoice.EInvoiceBlocked` names the rules the network would reject it for,
  * the tracker publishes the network's Message Level Status, and a blocked invoice fixed in the
- * service is sent once on its `Updated` event. The sandbox's ground truth (`/_sandbox/einvoicing`,
+ * service is sent once on its `Updated` event. Each finished sending's record is written beside the
+ * invoice's ISDOC in the archive bucket, by the tracker's own role. A day later the daily readiness
+ * report is written to the archive bucket and announced, by its own function and role. The sandbox's ground truth (`/_sandbox/einvoicing`,
  * its own copy of the rules) is what the figures are compared with.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +72,30 @@ const sendingsPerInvoice = () => {
   return out;
 };
 
+/** The archive bucket on s3rver, read unsigned (see below). */
+function archiveBase(): string {
+  const bucket = d.assembly.byType('AWS::S3::Bucket').find((b) => b.logicalId.startsWith('ArchiveBucket'));
+  if (!bucket) throw new Error('no archive bucket');
+  return `${d.servers.s3Endpoint}/${bucket.ref}`;
+}
+
+/**
+ * The records of finished sendings in the archive bucket, by sending id, read from s3rver directly
+ * (unsigned, as the stand-in forwards): a signed request would be refused once the deployment's
+ * clock has moved past the signature's 15 minutes.
+ */
+async function sendingRecords(): Promise<Map<string, { key: string; body: Record<string, unknown> }>> {
+  const base = archiveBase();
+  const listing = await (await fetch(`${base}?list-type=2&prefix=isdoc/default/&max-keys=1000`)).text();
+  const keys = [...listing.matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1] as string);
+  const out = new Map<string, { key: string; body: Record<string, unknown> }>();
+  for (const key of keys.filter((k) => k.endsWith('.einvoice.json'))) {
+    const body = (await (await fetch(`${base}/${key}`)).json()) as Record<string, unknown>;
+    out.set(String(body.sendingId), { key, body });
+  }
+  return out;
+}
+
 async function groundTruth(): Promise<Truth[]> {
   const res = await fetch(`${d.sandbox.baseUrl}/_sandbox/einvoicing`);
   return ((await res.json()) as { invoices: Truth[] }).invoices;
@@ -118,6 +144,31 @@ describe('e-invoicing under the Slovak mandate, deployed', () => {
     }
     const mlsCodes = changes.map((c) => (c.mls as { code: string } | null)?.code ?? 'none');
 
+    // Each finished sending's record beside its invoice's ISDOC, written by the tracker's own role.
+    const records = await sendingRecords();
+    expect(new Set(records.keys())).toEqual(new Set(finals.map((c) => String(c.sendingId))));
+    for (const c of finals) {
+      const record = records.get(String(c.sendingId));
+      expect(record?.body).toMatchObject({
+        documentId: (c.source as { id: string }).id,
+        network: 'mls',
+        status: c.status,
+        mls: c.mls,
+      });
+      expect(record?.key).toMatch(
+        new RegExp(
+          `^isdoc/default/IssuedInvoice/\\d{4}/\\d{2}/.+_${(c.source as { id: string }).id}\\.isdoc\\.`,
+        ),
+      );
+    }
+    const puts = d.authorizer.calls.filter(
+      (c) => c.action === 's3:PutObject' && c.resource.endsWith('.einvoice.json'),
+    );
+    expect(puts.length).toBeGreaterThanOrEqual(records.size);
+    expect(
+      puts.filter((c) => !c.caller.startsWith('Scheduledtrackeinvoices') || c.decision !== 'Allowed'),
+    ).toEqual([]);
+
     // Fixed in the service: the poller's Updated event sends it, once.
     const fix = broken[0] as Truth;
     const edited = await fetch(`${d.sandbox.baseUrl}/_sandbox/edit/IssuedInvoices/${fix.id}`, {
@@ -141,7 +192,46 @@ describe('e-invoicing under the Slovak mandate, deployed', () => {
         .flat()
         .join(' ')}), ${b2c.length} without a DIČ; ${changes.length} status changes (MLS ${[
         ...new Set(mlsCodes),
-      ].join('/')}); after the fix: 1 sent; ${types['Action.Failed'] ?? 0} Action.Failed`,
+      ].join(
+        '/',
+      )}); ${records.size} sending records; after the fix: 1 sent; ${types['Action.Failed'] ?? 0} Action.Failed`,
     );
   }, 400_000);
+
+  it('the daily readiness report runs on its schedule with its own role: the report in S3, its counts on the bus', async () => {
+    // Its first run was at the deployment (a rate counts from then); the next one a day later.
+    expect(published('EInvoicing.ReadinessReported')).toHaveLength(1);
+    const before = d.invocations.length;
+    await d.advance(24 * 60 * 60_000);
+    expect(failedInvocations(d)).toBe('');
+    expect(describeDenials(d.authorizer.denied())).toBe('');
+    const runs = d.invocations
+      .slice(before)
+      .filter((i) => i.fn.startsWith('Scheduledreporteinvoicingreadiness'));
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.result.ok).toBe(true);
+
+    const [, event, ...more] = published('EInvoicing.ReadinessReported');
+    expect(more).toEqual([]);
+    const day = new Date(d.clock.now()).toISOString().slice(0, 10);
+    const key = `reports/einvoicing/default/${day}.json`;
+    expect(event).toMatchObject({ connection: 'default', id: day, reportKey: key, policy: 'mandate-sk' });
+    const report = (await (await fetch(`${archiveBase()}/${key}`)).json()) as {
+      connection: string;
+      counts: Record<string, number>;
+      rules: unknown[];
+      partnersToFix: unknown[];
+      partnersWithoutDic: unknown[];
+    };
+    expect(report.connection).toBe('default');
+    expect(event?.counts).toEqual(report.counts);
+    expect(event?.rules).toEqual(report.rules);
+    expect(event?.partnersToFix).toBe(report.partnersToFix.length);
+    expect(event?.partnersWithoutDic).toBe(report.partnersWithoutDic.length);
+    const puts = d.authorizer.calls.filter((c) => c.action === 's3:PutObject' && c.resource.endsWith(key));
+    expect(puts.map((c) => [c.caller.startsWith('Scheduledreporteinvoicingreadiness'), c.decision])).toEqual([
+      [true, 'Allowed'],
+    ]);
+    console.info(`e-invoicing readiness deployed (${key}): ${JSON.stringify(report.counts)}`);
+  }, 300_000);
 });

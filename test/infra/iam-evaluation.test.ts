@@ -97,6 +97,31 @@ describe('S3: a missing key answers 404, not 403', () => {
     );
   });
 
+  it('the tracker may only put the sending records beside the ISDOCs: no ISDOC, no read, nothing elsewhere', async () => {
+    const isdoc = `${ARN.archiveBucket}/isdoc/default/IssuedInvoice/2026/03/FV1_1f.isdoc`;
+    const path = 'Scheduled-track-einvoices';
+    expect(await decide(path, 's3:PutObject', `${isdoc}.51.einvoice.json`)).toBe('Allowed');
+    expect(await decide(path, 's3:PutObject', isdoc)).toBe('ImplicitlyDenied');
+    expect(await decide(path, 's3:GetObject', `${isdoc}.51.einvoice.json`)).toBe('ImplicitlyDenied');
+    expect(await decide(path, 's3:PutObject', `${ARN.archiveBucket}/other/x.einvoice.json`)).toBe(
+      'ImplicitlyDenied',
+    );
+    expect(await decide(path, 's3:ListBucket', ARN.archiveBucket)).toBe('ImplicitlyDenied');
+  });
+
+  it('the readiness report may only put under reports/einvoicing/ of the archive bucket', async () => {
+    const path = 'Scheduled-report-einvoicing-readiness';
+    const report = `${ARN.archiveBucket}/reports/einvoicing/default/2026-12-01.json`;
+    expect(await decide(path, 's3:PutObject', report)).toBe('Allowed');
+    expect(await decide(path, 's3:GetObject', report)).toBe('ImplicitlyDenied');
+    expect(await decide(path, 's3:PutObject', `${ARN.archiveBucket}/isdoc/default/x.isdoc`)).toBe(
+      'ImplicitlyDenied',
+    );
+    expect(await decide(path, 's3:PutObject', `${ARN.archiveBucket}/reports/other/x.json`)).toBe(
+      'ImplicitlyDenied',
+    );
+  });
+
   it('the archive may HEAD a new isdoc/ key and list its bucket without a prefix, and nothing outside isdoc/', async () => {
     const key = `${ARN.archiveBucket}/isdoc/default/IssuedInvoices/2026/x.isdoc`;
     expect(await decide('Route-archive-isdoc', 's3:GetObject', key)).toBe('Allowed');

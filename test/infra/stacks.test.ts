@@ -80,7 +80,10 @@ describe('functions', () => {
     expect(t.routes.map((r) => r.handler)).toEqual(
       expect.arrayContaining(['transfer-documents', 'archive-isdoc', 'send-invoice']),
     );
-    expect(t.scheduledActions.map((a) => a.handler)).toEqual(['track-einvoices']);
+    expect(t.scheduledActions.map((a) => a.handler)).toEqual([
+      'track-einvoices',
+      'report-einvoicing-readiness',
+    ]);
     // … the order intake's two (test/infra/intake.test.ts) and the bank statement import (the payment route takes its events).
     expect(ofType('AWS::Lambda::Function')).toHaveLength(1 + t.routes.length + t.scheduledActions.length + 3);
   });
@@ -313,10 +316,18 @@ describe('least privilege per function', () => {
     }
   });
 
-  it('send: action state table; tracker: state table, no queue, no idempotency', () => {
+  it('send: action state table; tracker: state table and the put of its records, no queue, no idempotency', () => {
     expect(actionsOf('Route-send-einvoice')).toEqual(expect.arrayContaining([...TABLE_ACCESS.state]));
     const tracker = actionsOf('Scheduled-track-einvoices');
-    expect(tracker).toEqual(sorted(logs, xray, secret, ['events:PutEvents'], [...TABLE_ACCESS.state]));
+    expect(tracker).toEqual(
+      sorted(logs, xray, secret, ['events:PutEvents', 's3:PutObject'], [...TABLE_ACCESS.state]),
+    );
+  });
+
+  it('readiness report: puts its reports and its event, nothing else', () => {
+    expect(actionsOf('Scheduled-report-einvoicing-readiness')).toEqual(
+      sorted(logs, xray, secret, ['events:PutEvents', 's3:PutObject']),
+    );
   });
 
   it('no function role has a statement on Resource "*" (tracing off)', () => {
@@ -398,7 +409,8 @@ describe('least privilege per function', () => {
       'transfer-documents': (a) => [a.idempotency.tableName],
       'archive-isdoc': (a) => [a.archiveBucket],
       'send-invoice': (a) => [a.idempotency.tableName, a.stateTable],
-      'track-einvoices': (a) => [a.stateTable],
+      'track-einvoices': (a) => [a.stateTable, a.archiveBucket],
+      'report-einvoicing-readiness': (a) => [a.archiveBucket],
     };
     const actionFunctions = [
       ...t.routes.map((r) => ({ path: `Route-${r.id}`, handler: r.handler, sqs: true })),

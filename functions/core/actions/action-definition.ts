@@ -26,10 +26,23 @@ export interface ActionStores {
   readonly actionState: CheckpointStore<OpenSendings>;
   /** The ISDOC archive (the archive bucket, under `isdoc/`). */
   readonly archive: ObjectStore;
+  /**
+   * The records of finished e-invoice sendings beside the archived ISDOCs (the archive bucket,
+   * write only, keys `isdoc/…*.einvoice.json`).
+   */
+  readonly sendingRecords: ObjectStore;
+  /** The daily reports (the archive bucket, write only, under `reports/einvoicing/`). */
+  readonly reports: ObjectStore;
 }
 
 export type ActionResource = keyof ActionStores;
-export const actionResources = ['idempotency', 'actionState', 'archive'] as const satisfies ActionResource[];
+export const actionResources = [
+  'idempotency',
+  'actionState',
+  'archive',
+  'sendingRecords',
+  'reports',
+] as const satisfies ActionResource[];
 
 /**
  * Capabilities only some functions load, given by their handler (so no other bundle carries
@@ -66,6 +79,12 @@ export function actionPorts(context: ActionContext, stores: ActionStores): Actio
     },
     get archive() {
       return stores.archive;
+    },
+    get sendingRecords() {
+      return stores.sendingRecords;
+    },
+    get reports() {
+      return stores.reports;
     },
   };
 }

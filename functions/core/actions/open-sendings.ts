@@ -37,6 +37,12 @@ export const openSendingSchema = z.object({
   lastCode: z.string().nullable(),
   /** The last Message Level Status seen (Slovak leg); absent in items written before it was kept. */
   lastMls: z.string().nullable().optional(),
+  /**
+   * The date the key of the invoice's archived ISDOC is made from (`isdocDateOf`): the tracker keeps
+   * the sending's record beside it once final. Absent in items written before it was kept (then
+   * the invoice is read).
+   */
+  isdocDate: z.string().optional(),
 });
 export type OpenSending = z.infer<typeof openSendingSchema>;
 
@@ -71,10 +77,11 @@ export type OpenSendings = z.infer<typeof openSendingsSchema>;
 
 /**
  * Shards per connection. Measured on dynalite items holding 3,000 sendings of one connection: an
- * open sending takes 404 bytes of its item's JSON, a finished entry 135. Below
- * `INTENT_LIMIT_BYTES` a shard takes about 740 open sendings, so 32 shards give a connection about
- * 23,000 (about 21,000 before the fullest shard of a stable hash refuses an intent; fewer while
- * many sendings finished within the hour), against about 900 in the one item older versions used.
+ * open sending took 404 bytes of its item's JSON, a finished entry 135; the ISDOC date kept since
+ * adds 34 (`,"isdocDate":"2026-03-04T00:00:00"`), so 438. Below `INTENT_LIMIT_BYTES` a shard takes
+ * about 680 open sendings, so 32 shards give a connection about 21,900 (about 19,400 before the
+ * fullest shard of a stable hash refuses an intent; fewer while many sendings finished within the
+ * hour), against about 900 in the one item older versions used.
  * 32 keeps the tracker's pass at 33 reads (the shards and the legacy item), already more sendings
  * than a 5-minute pass can poll, and spreads the sending action's writes over 32 items.
  */

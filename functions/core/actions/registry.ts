@@ -21,6 +21,7 @@ import {
 import { archiveIsdocAction } from './archive-isdoc/action.js';
 import { liquidatePaymentsAction } from './liquidate-payments/action.js';
 import { paymentReminderPassAction, paymentRemindersAction } from './payment-reminders/action.js';
+import { reportEInvoicingReadinessAction } from './report-einvoicing-readiness/action.js';
 import { sendInvoiceAction } from './send-invoice/action.js';
 import { trackEInvoicesAction } from './track-einvoices/action.js';
 import { transferDocumentsAction } from './transfer-documents/action.js';
@@ -31,6 +32,7 @@ const actions = [
   archiveIsdocAction,
   sendInvoiceAction,
   trackEInvoicesAction,
+  reportEInvoicingReadinessAction,
   paymentRemindersAction,
   paymentReminderPassAction,
   liquidatePaymentsAction,

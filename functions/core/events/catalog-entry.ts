@@ -23,7 +23,7 @@ export const ENVELOPE_VERSION = 1 as const;
  * renamed or removed or a schema changes incompatibly; the changelog is in docs/events.md
  * (`catalogChangelog` in render-docs.ts).
  */
-export const EVENT_CATALOG_VERSION = 7 as const;
+export const EVENT_CATALOG_VERSION = 8 as const;
 
 /** `word` with its indefinite article, for catalog descriptions: `an IssuedInvoice`, `a ReceivedOrder`. */
 export function withArticle(word: string, capital = false): string {

@@ -10,6 +10,12 @@ import { type CatalogEntry, EVENT_CATALOG_VERSION } from './catalog-entry.js';
 /** Catalog changelog, newest first (rendered into docs/events.md). */
 export const catalogChangelog: readonly { version: number; changes: readonly string[] }[] = [
   {
+    version: 8,
+    changes: [
+      'New: `EInvoicing.ReadinessReported`: the daily e-invoicing readiness report of a connection was written to the archive bucket (`reports/einvoicing/<connection>/<day>.json`), with its counts, the rules it would block on and how many partners to fix or without a DIČ (docs/einvoicing.md). Additive: no existing detail-type changed.',
+    ],
+  },
+  {
     version: 7,
     changes: [
       '`IssuedInvoice.EInvoiceStatusChanged` may carry `mls`: the Message Level Status of the step on the Slovak leg (`code` AP, AB or RE; `reasons` with `code` SV, BV, BW or FD, the `ruleIds` and the `description` the network gives), null when the network gives none. `responseCode` keeps the Invoice Response code where a network gives one. Additive: a version 6 detail, without `mls`, is still valid.',

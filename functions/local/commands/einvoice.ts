@@ -1,14 +1,10 @@
 import * as z from 'zod';
-import type { ApiRecord } from '../../accounting/api.js';
 import { createAccountingClient } from '../../accounting/client.js';
 import { loadActionsConfig } from '../../core/actions/actions-config.js';
 import {
-  channelFor,
-  einvoicingPolicy,
-  partnerFromBook,
-} from '../../core/actions/send-invoice/channel-policy.js';
-import { vatPercentFrom } from '../../core/einvoicing/preflight.js';
-import { type ReadinessReport, readinessReport } from '../../core/einvoicing/readiness.js';
+  connectionReadiness,
+  DAY_MS,
+} from '../../core/actions/report-einvoicing-readiness/connection-readiness.js';
 import { systemClock } from '../../shared/clock.js';
 import { createLogger } from '../../shared/logger.js';
 import { defineCommand } from '../command.js';
@@ -18,8 +14,6 @@ import { formatReadiness } from '../readiness-text.js';
 import { accountingConfigFor } from '../runtime-options.js';
 import { checkedSettings } from './runtime-command.js';
 import { connectionFlags, connectionSchemaShape, toConnection } from './shared-flags.js';
-
-const DAY_MS = 86_400_000;
 
 /** `90d`, `12w` or `48h`: a period back from now, from an hour to ten years. */
 const sinceSchema = z.string().transform((text, ctx) => {
@@ -89,12 +83,12 @@ export const einvoiceCommand = defineCommand({
       );
       const api = createAccountingClient(config, { logger, clock: systemClock });
       try {
-        const report = await readiness(
+        const actions = loadActionsConfig(ctx.env);
+        const report = await connectionReadiness(
           api,
-          ctx.env,
-          new Date(today - o.since + DAY_MS),
-          now,
-          sandbox ? 'sandbox' : undefined,
+          actions,
+          { from: new Date(today - o.since + DAY_MS), to: now },
+          sandbox ? 'sandbox' : actions.connection,
         );
         ctx.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : formatReadiness(report));
         return EXIT.ok;
@@ -106,38 +100,3 @@ export const einvoiceCommand = defineCommand({
     }
   },
 });
-
-async function readiness(
-  api: ReturnType<typeof createAccountingClient>,
-  env: Record<string, string | undefined>,
-  from: Date,
-  to: Date,
-  connectionName: string | undefined,
-): Promise<ReadinessReport> {
-  const actions = loadActionsConfig(env);
-  const collect = async (collection: 'VatRates' | 'BusinessPartners' | 'IssuedInvoices', since?: string) => {
-    const out: ApiRecord[] = [];
-    for await (const item of api.listItems(collection, since ? { modifiedSince: since } : {})) out.push(item);
-    return out;
-  };
-  const [rates, partners, invoices] = await Promise.all([
-    collect('VatRates'),
-    collect('BusinessPartners'),
-    // An invoice issued in the period was last changed in it or later.
-    collect('IssuedInvoices', from.toISOString()),
-  ]);
-  const book = new Map(partners.map((p) => [p.Id.toLowerCase(), p]));
-  return readinessReport({
-    connection: connectionName ?? actions.connection,
-    policy: einvoicingPolicy(actions),
-    from,
-    to,
-    invoices,
-    vatPercent: vatPercentFrom(rates),
-    partnerOf: (invoice) => partnerFromBook(invoice as ApiRecord, book),
-    channelOf: (invoice, partner) => {
-      const facts = partnerFromBook(invoice as ApiRecord, book);
-      return channelFor(actions, invoice as ApiRecord, { ...facts, ...partner })?.kind ?? 'none';
-    },
-  });
-}

@@ -7,6 +7,7 @@ import type { DeadLetterStore } from '../../adapters/local/dead-letter-store.js'
 import type { DeadLetter, LocalBus } from '../../adapters/local/local-bus.js';
 import type { IsdocSchema } from '../../core/actions/ports.js';
 import { NoHoldError } from '../../core/actions/sending-hold.js';
+import type { ReadinessReport } from '../../core/einvoicing/readiness.js';
 import type { DetailType } from '../../core/event-catalog.js';
 import type { ObjectStore } from '../../core/ports.js';
 import { systemClock } from '../../shared/clock.js';
@@ -39,6 +40,8 @@ export interface ConsoleSources {
   checkpoints: () => Promise<CheckpointRow[]>;
   /** The holds for a person: listed, and released by the person at the console. */
   holds?: LocalHolds;
+  /** The e-invoicing readiness report of each connection it covers (read from the service on each ask). */
+  readiness?: () => Promise<ReadinessReport[]>;
 }
 
 export type Reply =
@@ -122,6 +125,8 @@ export async function answerGet(src: ConsoleSources, path: string, url: URL): Pr
   if (path === '/api/checkpoints') return { status: 200, json: await src.checkpoints() };
   if (path === '/api/holds') return { status: 200, json: src.holds ? await src.holds.list() : [] };
   if (path === '/api/payments/unmatched') return { status: 200, json: unmatchedPayments(src.feed.events()) };
+  if (path === '/api/einvoicing/readiness')
+    return { status: 200, json: src.readiness ? await src.readiness() : [] };
   if (path === '/api/dead-letters')
     return { status: 200, json: (await src.deadLetters.list()).map(letterOf) };
   if (path === '/api/archive') {

@@ -57,6 +57,7 @@ const BODY = `
     <a href="#deliveries" data-tab="deliveries">Deliveries</a>
     <a href="#holds" data-tab="holds">Holds</a>
     <a href="#payments" data-tab="payments">Payments</a>
+    <a href="#einvoicing" data-tab="einvoicing">E-invoicing</a>
   </nav>
   <span id="live" data-testid="live">connecting…</span>
 </header>
@@ -117,6 +118,14 @@ const BODY = `
     <p class="muted">Bank transactions the payment action could not match to one open invoice (newest first; since this run started). Assign one to an invoice: the payment action liquidates it once, as if it had matched. An overpayment's surplus is shown, not assignable: refund it or issue a credit note.</p>
     <table><thead><tr><th>booked</th><th>connection</th><th class="num">amount</th><th>VS</th><th>from</th><th>message</th><th>reason</th><th>assign to</th></tr></thead>
       <tbody id="payments" data-testid="payments"></tbody></table>
+  </section>
+  <section id="tab-einvoicing">
+    <p class="muted">Readiness for Slovakia's e-invoicing mandate: of the issued invoices of the last 90 days, those the policy would e-invoice, those the pre-flight would block and by which rule (fix them in the service), and the partners without a DIČ. The same report as <span class="mono">einvoice readiness</span> and the daily report on AWS; nothing is sent. <span id="einvoicing-note"></span></p>
+    <table><thead><tr><th>connection</th><th>policy</th><th>issued</th><th class="num">invoices</th><th class="num">e-invoice</th><th class="num">ready</th><th class="num">blocked</th><th class="num">partners without DIČ</th><th>blocked by rule</th></tr></thead>
+      <tbody id="einvoicing-counts" data-testid="einvoicing-counts"></tbody></table>
+    <h3>Blocked invoices</h3>
+    <table><thead><tr><th>connection</th><th>document</th><th>issued</th><th>partner</th><th>rules</th><th>fields to fix</th></tr></thead>
+      <tbody id="einvoicing-blocked"></tbody></table>
   </section>
 </main>
 <div id="toast"></div>

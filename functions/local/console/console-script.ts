@@ -314,7 +314,27 @@ function loadPayments() {
   });
 }
 
-var loaders = { payments: loadPayments, holds: loadHolds, events: loadEvents, connections: loadConnections, checkpoints: loadCheckpoints, 'dead-letters': loadDeadLetters, archive: loadArchive, deliveries: loadDeliveries };
+/* E-invoicing: the readiness report of each connection, as einvoice readiness and the daily report on AWS make it. */
+function loadEInvoicing() {
+  $('einvoicing-note').textContent = 'reading the issued invoices of the last 90 days…';
+  return get('/api/einvoicing/readiness').then(function (reports) {
+    $('einvoicing-note').textContent = reports.length ? '' : 'No connection is e-invoicing.';
+    fill('einvoicing-counts', reports.map(function (r) {
+      var c = r.counts;
+      return h('tr', {}, h('td', {}, r.connection), h('td', {}, r.policy), h('td', { class: 'mono' }, r.period.from.slice(0, 10) + ' to ' + r.period.to.slice(0, 10)),
+        h('td', { class: 'num' }, String(c.invoices)), h('td', { class: 'num' }, String(c.einvoice)), h('td', { class: 'num' }, String(c.ready)),
+        h('td', { class: 'num', 'data-testid': 'einvoicing-blocked' }, String(c.blocked)), h('td', { class: 'num' }, String(r.partnersWithoutDic.length)),
+        h('td', {}, r.rules.map(function (x) { return badge(x.rule + ' ' + x.invoices, 'unhealthy'); })));
+    }));
+    var blocked = [];
+    reports.forEach(function (r) { r.blocked.forEach(function (b) { blocked.push(h('tr', {}, h('td', {}, r.connection), h('td', {}, b.documentNumber || b.id),
+      h('td', { class: 'mono' }, (b.issueDate || '').slice(0, 10)), h('td', {}, b.partner.name || b.partner.id || '-'),
+      h('td', {}, b.rules.map(function (x) { return badge(x, 'unhealthy'); })), h('td', { class: 'mono' }, b.fields.join(', ')))); }); });
+    fill('einvoicing-blocked', blocked);
+  }, function (err) { $('einvoicing-note').textContent = err.message; });
+}
+
+var loaders = { einvoicing: loadEInvoicing, payments: loadPayments, holds: loadHolds, events: loadEvents, connections: loadConnections, checkpoints: loadCheckpoints, 'dead-letters': loadDeadLetters, archive: loadArchive, deliveries: loadDeliveries };
 
 /* Live stream: a change reloads the open view (at most every 2 s; not while the page is hidden). */
 var reloadTimer = null;

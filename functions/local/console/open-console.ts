@@ -35,6 +35,7 @@ export async function openConsole(
         isdocSchema: createLazyIsdocSchema(),
         checkpoints: async () => checkpointRows(runtime.stores, await readPollStatus(runtime.stores.dataDir)),
         holds: localHolds(runtime),
+        readiness: () => runtime.readiness(),
       },
       options,
     );

@@ -5,6 +5,8 @@
  */
 import { Annotations, type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { READINESS_REPORT_PREFIX } from '../../../functions/core/actions/report-einvoicing-readiness/report-readiness.js';
+import { SENDING_RECORD_SUFFIX } from '../../../functions/core/actions/track-einvoices/sending-record.js';
 import { ACTION_FAILED } from '../../../functions/core/events/action-events.js';
 import { ENV } from '../../../functions/shared/env-names.js';
 import { eventSourceOf } from '../../config/names.js';
@@ -112,6 +114,18 @@ export class FunctionFactory {
           { prefix: REJECTED_ARCHIVE_PREFIX, actions: ['s3:PutObject', 's3:AbortMultipartUpload'] },
         ],
         missingKeysAnswer404: true,
+      });
+    }
+    if (access.sendingRecordWrite) {
+      // Written once (`If-None-Match: *`), never read: no GetObject, no ListBucket, no ISDOC key.
+      useBucket(fn, resources.archiveBucket, FUNCTION_ENV.archiveBucket, {
+        objects: [{ prefix: ARCHIVE_PREFIX, suffix: SENDING_RECORD_SUFFIX, actions: ['s3:PutObject'] }],
+      });
+    }
+    if (access.reportWrite) {
+      // A day's report is written again by a repeated run (a new version): no read, no list.
+      useBucket(fn, resources.archiveBucket, FUNCTION_ENV.archiveBucket, {
+        objects: [{ prefix: READINESS_REPORT_PREFIX, actions: ['s3:PutObject'] }],
       });
     }
     if (access.claimCheckWrite || access.claimCheckRead) {

@@ -26,10 +26,14 @@ export function rateSchedule(scope: Construct, id: string, props: RateSchedulePr
       `${fn.handler}: timeout ${timeout} s must be shorter than its tick (${rateMinutes * 60} s), or runs overlap`,
     );
   }
-  const maxEventAge = Duration.seconds(Math.max(60, rateMinutes * 60));
+  // One interval, within what Lambda (6 hours) and Scheduler (24 hours) allow.
+  const maxEventAge = Duration.seconds(Math.min(24 * 3600, Math.max(60, rateMinutes * 60)));
   // A tick that waits (throttled behind a running one) longer than one interval is stale: the
   // next tick does the same work. Errors are not retried either; the next tick retries.
-  fn.function.configureAsyncInvoke({ maxEventAge, retryAttempts: 0 });
+  fn.function.configureAsyncInvoke({
+    maxEventAge: Duration.seconds(Math.min(6 * 3600, maxEventAge.toSeconds())),
+    retryAttempts: 0,
+  });
   acknowledgeWildcardResource(
     scope,
     `${fn.function.functionArn}:*`,

@@ -5,9 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ObjectExistsError } from '../../errors.js';
-import { stringField } from '../action-event.js';
 import type { ArchiveRun, Checked } from './archive-run.js';
-import { isdocKey, isNewer, sameContent } from './isdoc-key.js';
+import { isdocKeyOfRecord, isNewer, sameContent } from './isdoc-key.js';
 
 export const ISDOC_CONTENT_TYPE = 'application/xml';
 
@@ -17,14 +16,13 @@ export function objectOf(run: ArchiveRun, checked: Checked) {
   const { envelope } = event;
   const sha256Hex = createHash('sha256').update(checked.bytes).digest('hex');
   const sha256Base64 = Buffer.from(sha256Hex, 'hex').toString('base64');
-  const date =
-    stringField(record, 'IssueDate') ?? record.ModificationInfo?.CreatedDate ?? envelope.modifiedDate ?? '';
-  const key = isdocKey({
+  const key = isdocKeyOfRecord({
     connection: envelope.connection,
     recordType: run.recordType,
     documentNumber: run.documentNumber,
     id: envelope.id,
-    date,
+    record,
+    modifiedDate: envelope.modifiedDate,
   });
   const metadata = {
     'document-id': envelope.id,

@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordingLogger, recordingPublisher } from '../../../../test/actions/support.js';
 import { rawAnswersApi } from '../../../../test/fakes/raw-answers.js';
 import { startTestServers, type TestServers } from '../../../../test/support/embedded.js';
+import type { AccountingApi } from '../../../accounting/api.js';
 import { createDynamoDbCheckpointStore } from '../../../adapters/aws/dynamodb-checkpoint-store.js';
+import { createMemoryObjectStore } from '../../../adapters/local/memory-object-store.js';
 import { createManualClock } from '../../../shared/clock.js';
 import type { CheckpointStore } from '../../ports.js';
 import { OpenSendingsFullError } from '../errors.js';
@@ -41,7 +43,7 @@ afterAll(async () => {
 
 /**
  * A service answering `Documents.sendEInvoice` with a new sending id and `EInvoicing.status` with
- * `Sent` on the first ask of a sending and the final `AP` after.
+ * `Sent` on the first ask of a sending and the final `AP` after; and any invoice by id.
  */
 function fakeService() {
   const asked = new Map<string, number>();
@@ -56,7 +58,9 @@ function fakeService() {
     asked.set(id, n);
     return n === 1 ? { Status: 'Sent' } : { Status: 'Delivered', ResponseCode: 'AP' };
   });
-  return { api, calls };
+  // The invoice, read to place the record of a sending an older version registered (no date kept).
+  const get = async (_collection: string, id: string) => ({ Id: id, IssueDate: '2026-03-04T00:00:00' });
+  return { api: Object.assign(api, { get }) as AccountingApi, calls };
 }
 
 async function setup() {
@@ -89,13 +93,15 @@ async function setup() {
       deps,
       event,
       source,
+      record: { Id: recordId, IssueDate: '2026-03-04' },
       ctx: { action: 'send.einvoice', event, source },
       log: { recordId },
       params: { collection: 'IssuedInvoices', id: recordId },
     } as unknown as SendRun;
     return sendEInvoiceOnce(run, sendings);
   };
-  const track = () => trackEInvoices({ ...deps, sendings, maxOpenSendings: 500 }, CONNECTION);
+  const records = createMemoryObjectStore();
+  const track = () => trackEInvoices({ ...deps, sendings, records, maxOpenSendings: 500 }, CONNECTION);
   return { send, track, sendings, publisher, logger, calls: service.calls };
 }
 

@@ -7,6 +7,7 @@
 import type { EInvoiceSending } from '../../../accounting/answers.js';
 import { OutcomeUnknownError, SchemaMismatchError } from '../../../accounting/errors.js';
 import type { CheckpointStore } from '../../ports.js';
+import { isdocDateOf } from '../archive-isdoc/isdoc-key.js';
 import {
   INTENT_LIMIT_BYTES,
   legacyTrackingKey,
@@ -113,6 +114,7 @@ async function registerSending(run: SendRun, store: CheckpointStore<OpenSendings
     emitted: 0,
     lastStatus: null,
     lastCode: null,
+    isdocDate: isdocDateOf(run.record, envelope.modifiedDate),
   };
   try {
     const key = sendingKey(envelope.connection, envelope.id);

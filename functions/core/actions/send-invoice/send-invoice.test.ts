@@ -12,9 +12,11 @@ import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
 import { OutcomeUnknownError } from '../../../accounting/errors.js';
 import { createDynamoDbCheckpointStore } from '../../../adapters/aws/dynamodb-checkpoint-store.js';
 import { createPowertoolsGuard } from '../../../adapters/aws/powertools-idempotency-guard.js';
+import { createMemoryObjectStore } from '../../../adapters/local/memory-object-store.js';
 import { createManualClock } from '../../../shared/clock.js';
 import type { CheckpointStore } from '../../ports.js';
 import { loadActionsConfig } from '../actions-config.js';
+import { isdocKeyOfRecord } from '../archive-isdoc/isdoc-key.js';
 import {
   FINISHED_RETENTION_MS,
   legacyTrackingKey,
@@ -25,6 +27,7 @@ import {
 } from '../open-sendings.js';
 import { createActionEntry } from '../run-action.js';
 import { trackEInvoices } from '../track-einvoices/einvoice-tracking.js';
+import { sendingRecordKey } from '../track-einvoices/sending-record.js';
 import { preflightOf } from './einvoice-blocks.js';
 import { sendInvoice } from './send-invoice.js';
 
@@ -81,14 +84,15 @@ async function setup(env: Record<string, string>, api: AccountingApi = bed.sb.cl
     config,
   };
   const entry = createActionEntry('send-invoice', logger, (event, o) => sendInvoice(deps, event, o));
-  const track = () => trackEInvoices({ api, sendings, publisher, clock, logger }, CONNECTION);
-  return { entry, track, publisher, sendings };
+  const records = createMemoryObjectStore();
+  const track = () => trackEInvoices({ api, sendings, publisher, clock, logger, records }, CONNECTION);
+  return { entry, track, publisher, sendings, records };
 }
 
 describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
   it('sends once and emits every status transition in order until final', async () => {
     const invoice = invoices[0] as ApiRecord;
-    const { entry, track, publisher, sendings } = await setup({
+    const { entry, track, publisher, sendings, records } = await setup({
       ACTIONS_EINVOICE_PARTNERS: partnerOf(invoice),
     });
     const event = recordEvent('IssuedInvoice', invoice);
@@ -138,6 +142,17 @@ describe('e-invoice sending and tracking (sandbox + dynalite)', () => {
     expect(changes.map((c) => c.final)).toEqual([false, false, false, false, false, false, true]);
     expect(new Set(changes.map((c) => c.causationId))).toEqual(new Set([event.id]));
     expect((await sendings.get(sendingKey(CONNECTION, String(invoice.Id))))?.value.sendings).toEqual([]);
+    // The sending's record, beside the key the archive gives the invoice's ISDOC.
+    const isdoc = isdocKeyOfRecord({
+      connection: CONNECTION,
+      recordType: 'IssuedInvoice',
+      documentNumber: String(invoice.DocumentNumber),
+      id: String(invoice.Id),
+      record: invoice,
+      modifiedDate: null,
+    });
+    const sendingId = (changes[0] as unknown as { sendingId: string }).sendingId;
+    expect(records.keys()).toEqual([sendingRecordKey(isdoc, sendingId)]);
     // A later delivery of the same invoice does not send again.
     await expect(entry(recordEvent('IssuedInvoice', invoice))).resolves.toMatchObject({
       status: 'duplicate',

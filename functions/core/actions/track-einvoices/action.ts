@@ -9,13 +9,14 @@ import { EINVOICE_STATUS_CHANGED, einvoiceStatusChangedEntry } from './events.js
 export const trackEInvoicesAction = defineScheduledAction({
   name: 'track-einvoices',
   module: import.meta.url,
-  uses: ['actionState'],
+  uses: ['actionState', 'sendingRecords'],
   settings: sendingSettings,
   events: [einvoiceStatusChangedEntry],
   outcomes: [EINVOICE_STATUS_CHANGED, ACTION_FAILED],
-  deps: ({ api, publisher, clock, logger, config, actionState }): TrackActionDeps => ({
+  deps: ({ api, publisher, clock, logger, config, actionState, sendingRecords }): TrackActionDeps => ({
     api,
     sendings: actionState,
+    records: sendingRecords,
     publisher,
     clock,
     logger,

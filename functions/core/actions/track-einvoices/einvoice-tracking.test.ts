@@ -3,6 +3,7 @@ import { recordingLogger, recordingPublisher } from '../../../../test/actions/su
 import { rawAnswersApi } from '../../../../test/fakes/raw-answers.js';
 import { NotFoundError } from '../../../accounting/errors.js';
 import { createMemoryCheckpointStore } from '../../../adapters/local/memory-checkpoint-store.js';
+import { createMemoryObjectStore } from '../../../adapters/local/memory-object-store.js';
 import { createManualClock } from '../../../shared/clock.js';
 import { type OpenSending, type OpenSendings, sendingKey } from '../open-sendings.js';
 import { trackEInvoices } from './einvoice-tracking.js';
@@ -27,6 +28,7 @@ const sending: OpenSending = {
   emitted: 0,
   lastStatus: null,
   lastCode: null,
+  isdocDate: '2026-03-01',
 };
 
 describe('e-invoice tracking without a status history', () => {
@@ -41,7 +43,14 @@ describe('e-invoice tracking without a status history', () => {
     const sendings = createMemoryCheckpointStore<OpenSendings>();
     await sendings.put(KEY, { sendings: [sending] }, undefined);
     const publisher = recordingPublisher();
-    const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
+    const deps = {
+      api,
+      sendings,
+      publisher,
+      clock: createManualClock(),
+      logger: recordingLogger(),
+      records: createMemoryObjectStore(),
+    };
 
     for (let i = 0; i < 4; i += 1) await trackEInvoices(deps, 'acme');
 
@@ -68,7 +77,14 @@ describe('e-invoice tracking without a status history', () => {
     const sendings = createMemoryCheckpointStore<OpenSendings>();
     await sendings.put(KEY, { sendings: [sending] }, undefined);
     const publisher = recordingPublisher();
-    const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
+    const deps = {
+      api,
+      sendings,
+      publisher,
+      clock: createManualClock(),
+      logger: recordingLogger(),
+      records: createMemoryObjectStore(),
+    };
 
     for (let i = 0; i < 3; i += 1) await trackEInvoices(deps, 'acme');
 
@@ -94,7 +110,14 @@ describe('e-invoice tracking without a status history', () => {
     const sendings = createMemoryCheckpointStore<OpenSendings>();
     await sendings.put(KEY, { sendings: [sending, second] }, undefined);
     const publisher = recordingPublisher();
-    const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
+    const deps = {
+      api,
+      sendings,
+      publisher,
+      clock: createManualClock(),
+      logger: recordingLogger(),
+      records: createMemoryObjectStore(),
+    };
     await expect(trackEInvoices(deps, 'acme')).rejects.toThrow('503');
     const stored = (await sendings.get(KEY))?.value.sendings;
     expect(stored?.map((s) => [s.sendingId, s.emitted, s.lastStatus])).toEqual([
@@ -139,7 +162,14 @@ describe('e-invoice tracking on the Slovak leg (Message Level Status)', () => {
     const sendings = createMemoryCheckpointStore<OpenSendings>();
     await sendings.put(KEY, { sendings: [sending, other] }, undefined);
     const publisher = recordingPublisher();
-    const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
+    const deps = {
+      api,
+      sendings,
+      publisher,
+      clock: createManualClock(),
+      logger: recordingLogger(),
+      records: createMemoryObjectStore(),
+    };
 
     for (let i = 0; i < 4; i += 1) await trackEInvoices(deps, 'acme');
 
@@ -182,7 +212,14 @@ describe('e-invoice tracking on the Slovak leg (Message Level Status)', () => {
     const sendings = createMemoryCheckpointStore<OpenSendings>();
     await sendings.put(KEY, { sendings: [sending] }, undefined);
     const publisher = recordingPublisher();
-    const deps = { api, sendings, publisher, clock: createManualClock(), logger: recordingLogger() };
+    const deps = {
+      api,
+      sendings,
+      publisher,
+      clock: createManualClock(),
+      logger: recordingLogger(),
+      records: createMemoryObjectStore(),
+    };
     await expect(trackEInvoices(deps, 'acme')).rejects.toThrow(/MessageLevelStatus/);
     expect(publisher.ofType('IssuedInvoice.EInvoiceStatusChanged')).toEqual([]);
     expect((await sendings.get(KEY))?.value.sendings).toEqual([sending]);

@@ -14,7 +14,7 @@ import type { MlsReasonAnswer, SendingStatus } from '../../../accounting/answers
 import type { AccountingApi } from '../../../accounting/api.js';
 import { NotFoundError } from '../../../accounting/errors.js';
 import { actionFailedEntry, actionFailedSchema } from '../../events/action-events.js';
-import type { CheckpointStore, Clock, EventPublisher, Logger } from '../../ports.js';
+import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../../ports.js';
 import {
   type FinishedSending,
   legacyTrackingKey,
@@ -28,6 +28,7 @@ import {
 } from '../open-sendings.js';
 import { type OutcomeEvent, outcomeEnvelope, publishOutcomes } from '../outcomes.js';
 import { einvoiceStatusChangedEntry, einvoiceStatusChangedSchema, type MlsStatus } from './events.js';
+import { writeSendingRecord } from './sending-record.js';
 
 export const EINVOICE_ACTION = 'send.einvoice';
 
@@ -57,6 +58,11 @@ export interface TrackerDeps {
   logger: Logger;
   /** A pass that finds more open sendings than this logs a warning. */
   maxOpenSendings?: number;
+  /**
+   * Where a finished sending's record goes, beside the invoice's ISDOC (the archive bucket; the
+   * tracker may only write `*.einvoice.json` there). See `sending-record.ts`.
+   */
+  records: ObjectStore;
 }
 
 export interface TrackResult {
@@ -126,6 +132,8 @@ async function statusOf(deps: TrackerDeps, sending: OpenSending): Promise<Sendin
 /** What one sending's pass came to: the events, how many were transitions, and its new state. */
 interface SendingPass {
   events: OutcomeEvent[];
+  /** The last step the network reported (the final one when `end` is `closed`). */
+  last: Step;
   transitions: number;
   /** `null`: no longer tracked (final or expired); `undefined`: unchanged. */
   next: OpenSending | null | undefined;
@@ -200,9 +208,10 @@ function passOf(deps: TrackerDeps, sending: OpenSending, answer: SendingStatus):
       }),
     });
   }
-  if (final) return { events, transitions: count, next: null, end: 'closed' };
-  if (expired) return { events, transitions: count, next: null, end: 'expired' };
-  return { events, transitions: count, next: count > 0 ? state : undefined };
+  const last = stepsOf(answer).at(-1) as Step;
+  if (final) return { events, last, transitions: count, next: null, end: 'closed' };
+  if (expired) return { events, last, transitions: count, next: null, end: 'expired' };
+  return { events, last, transitions: count, next: count > 0 ? state : undefined };
 }
 
 /** The sendings a pass ended, as finished entries. */
@@ -302,6 +311,13 @@ async function trackPart(
       break;
     }
     const pass = passOf(deps, sending, answer);
+    try {
+      // The record first: a failure leaves the sending open and nothing published for it.
+      if (pass.end === 'closed') await writeSendingRecord(deps, sending, pass.last);
+    } catch (error) {
+      stop = error;
+      break;
+    }
     await publishOutcomes(deps.publisher, pass.events);
     result.transitions += pass.transitions;
     if (pass.end) result[pass.end] += 1;
@@ -313,7 +329,8 @@ async function trackPart(
 }
 
 /**
- * One pass over the open sendings of `connection`: every shard, then the legacy item. Events are
+ * One pass over the open sendings of `connection`: every shard, then the legacy item. A sending
+ * that ends has its record written beside its ISDOC before its events are published. Events are
  * published before an item is saved, so a crash repeats a transition (same `idempotencyKey`)
  * rather than losing one; each item is saved once its sendings are polled. A 429/5xx stops the
  * pass; what was learned so far is saved.
