@@ -213,7 +213,8 @@ async function notYet(
     deps.logger.info('shop payment waits for its invoice', { eshopOrderId: detail.id, reason });
     throw new RetryLaterError(
       reason === 'noOrder' ? 'no received order of the shop order yet' : 'no invoice made from the order yet',
-      60_000,
+      // A tenth of the wait: the route's 12 receives outlast it (locally; SQS waits its visibility timeout).
+      Math.max(60_000, waitMs / 10),
     );
   }
   return publishUnmatched(run, reason, detail.amount, { receivedOrderId, candidates: [] });
