@@ -114,7 +114,8 @@ export class OrderIntake extends Construct {
     props.connections?.grantRegistryRead(this.receiver);
     useEventBus(this.receiver, resources.eventBus, FUNCTION_ENV.eventBusName, {
       source,
-      detailTypes: [intakeDetailType('Received'), intakeDetailType('Rejected')],
+      // `Paid`: a shop's payment topic (Shopify `orders/paid`, WooCommerce's paid order).
+      detailTypes: [intakeDetailType('Received'), intakeDetailType('Rejected'), intakeDetailType('Paid')],
     });
 
     this.importer = this.fn('Importer', IMPORT_ORDERS_HANDLER, {
@@ -134,7 +135,8 @@ export class OrderIntake extends Construct {
     this.importer.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(idempotencyExpirySeconds(config)));
     useEventBus(this.importer, resources.eventBus, FUNCTION_ENV.eventBusName, {
       source,
-      detailTypes: [intakeDetailType('Imported'), intakeDetailType('Rejected')],
+      // `Paid`: Shoptet's `order:paid`, announced once the order is fetched and imported.
+      detailTypes: [intakeDetailType('Imported'), intakeDetailType('Rejected'), intakeDetailType('Paid')],
     });
     useQueueConsume(this.importer, this.queue, { batchSize: 10, maxConcurrency: 2 });
     for (const fn of [this.receiver, this.importer]) {
