@@ -118,7 +118,8 @@ export class OrderIntake extends Construct {
     props.connections?.grantRegistryRead(this.receiver);
     useEventBus(this.receiver, resources.eventBus, FUNCTION_ENV.eventBusName, {
       source,
-      detailTypes: [intakeDetailType('Received'), intakeDetailType('Rejected')],
+      // `Paid`: a shop's payment topic (Shopify `orders/paid`, WooCommerce's paid order).
+      detailTypes: [intakeDetailType('Received'), intakeDetailType('Rejected'), intakeDetailType('Paid')],
     });
 
     this.importer = this.importFunction(props, source);
@@ -155,11 +156,13 @@ export class OrderIntake extends Construct {
     importer.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(idempotencyExpirySeconds(config)));
     useEventBus(importer, resources.eventBus, FUNCTION_ENV.eventBusName, {
       source,
-      // With Shoptet, a notification's order is received here, once it is fetched.
+      // With Shoptet, a notification's order is received here, once it is fetched; `Paid`:
+      // Shoptet's `order:paid`, announced once the order is fetched and imported.
       detailTypes: [
         ...(config.intakeShoptet ? [intakeDetailType('Received')] : []),
         intakeDetailType('Imported'),
         intakeDetailType('Rejected'),
+        intakeDetailType('Paid'),
       ],
     });
     return importer;

@@ -87,7 +87,23 @@ describe('routing table', () => {
       'send-einvoice',
       'send-einvoice-fixed',
       'liquidate-payments',
+      'liquidate-shop-payment',
     ]);
+  });
+
+  it("routes the intake's EshopOrder.Paid to the shop payment action, which may publish its outcomes", () => {
+    const built = buildRoutes(loadActionsConfig({}));
+    const route = built.find((x) => x.id === 'liquidate-shop-payment');
+    expect(route?.handler).toBe('liquidate-shop-payment');
+    expect(route?.pattern).toEqual({ source: ['accounting.default'], 'detail-type': ['EshopOrder.Paid'] });
+    expect(route?.outcomes).toEqual([
+      'IssuedInvoice.ShopPaymentRecorded',
+      'EshopOrder.PaymentUnmatched',
+      'Action.Failed',
+    ]);
+    expect(
+      built.filter((x) => x.pattern['detail-type']?.includes('EshopOrder.Paid')).map((x) => x.id),
+    ).toEqual(['liquidate-shop-payment']);
   });
 
   it('e-invoices under the Slovak mandate by default: every new invoice reaches the sending, updates too', () => {
@@ -130,6 +146,7 @@ describe('routing table', () => {
       'send-einvoice-fixed',
       'send-email',
       'liquidate-payments',
+      'liquidate-shop-payment',
     ]);
     expect(built.find((x) => x.id === 'send-einvoice')?.pattern.detail).toEqual({
       $or: [
@@ -237,6 +254,8 @@ describe('action event catalog', () => {
       'IssuedInvoice.PaymentRecorded',
       'IssuedAdvanceInvoice.PaymentRecorded',
       'BankTransaction.Unmatched',
+      'IssuedInvoice.ShopPaymentRecorded',
+      'EshopOrder.PaymentUnmatched',
       'Action.Failed',
     ]);
   });

@@ -21,6 +21,7 @@ let d: Deployment;
 /** What this file's flows do not run, and why. */
 const OUT_OF_FLOW: OutOfFlow = {
   Routeliquidatepayments: 'the bank statements dropped into S3 are run in one-connection.test.ts',
+  Routeliquidateshoppayment: "a shop's orders/paid through the intake is run in one-connection.test.ts",
   BankStatements: 'the bank statements dropped into S3 are run in one-connection.test.ts',
   ActionFailedRule:
     'no action fails in these flows (a liquidation whose outcome is unknown fails in one-connection.test.ts)',

@@ -25,6 +25,7 @@ const TIMED_OUT = 'RoutetransferreceivedorderFunction';
 /** What this file's flows do not run, and why. */
 const OUT_OF_FLOW: OutOfFlow = {
   Routeliquidatepayments: 'the bank statements dropped into S3 are run in one-connection.test.ts',
+  Routeliquidateshoppayment: "a shop's orders/paid through the intake is run in one-connection.test.ts",
   BankStatements: 'the bank statements dropped into S3 are run in one-connection.test.ts',
   OrderIntake: 'the intake is run in one-connection.test.ts',
   ActionFailedRule:

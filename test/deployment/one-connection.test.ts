@@ -63,7 +63,10 @@ beforeAll(async () => {
         `${consumer.url}/events`,
         { url: `${consumer.url}/invoices`, pattern: 'IssuedInvoice.*', name: 'invoices' },
       ],
-      actions: { ACTIONS_EINVOICE_PARTNERS: await invoicedPartner(sandbox) },
+      actions: {
+        ACTIONS_EINVOICE_PARTNERS: await invoicedPartner(sandbox),
+        ACTIONS_SHOP_PAYMENTS: 'shopify',
+      },
     }),
   });
   const secret = (prefix: string) => {
@@ -209,12 +212,13 @@ describe('one connection, deployed', () => {
     // The first tick's transfers made documents: the next ticks publish those, then nothing.
     await tickUntilIdle(d, 'Poller');
     // By now (the transfers' documents polled too) every rule matched an event and reached each target.
-    // But the blocked e-invoice route: the first invoice update comes from the later flows (checked
-    // after the file, as every rule not listed out of flow).
+    // But the blocked e-invoice route and the shop payments: the first invoice update and the first
+    // orders/paid come from the later flows (checked after the file, as every rule not listed out of flow).
     expect(
       unmatchedRules(d, {
         ...OUT_OF_FLOW,
         Routesendeinvoicefixed: 'no invoice is updated before the later flows of this file',
+        Routeliquidateshoppayment: "a shop's orders/paid comes in a later flow of this file",
       }),
     ).toBe('');
     const before = d.invocations.length;
@@ -296,6 +300,47 @@ describe('one connection, deployed', () => {
     expect(Math.round(recap.TotalPrice * 100)).toBe(Math.round(Number(totals.total) * 100));
     expect(describeDenials(d.authorizer.denied())).toBe('');
   }, 120_000);
+
+  it("a shop's orders/paid, delivered twice, liquidates the invoice made from its order once", async () => {
+    const { payload } = largeShopifyOrder(3);
+    const id = 6_300_000_000_002;
+    const order = { ...payload, id, name: '#D3' };
+    const post = async (topic: string, body: string) => {
+      const headers = {
+        'content-type': 'application/json',
+        ...signHeaders('shopify', shopifySecret, body, { deliveryId: randomUUID(), now: new Date() }),
+        'x-shopify-topic': topic,
+      };
+      const response = await d.http('POST', '/intake/shopify', headers, body);
+      expect(response.status, `${response.via}: ${JSON.stringify(response.error ?? response.body)}`).toBe(
+        202,
+      );
+    };
+    await post('orders/create', JSON.stringify(order));
+    await d.settle();
+    // The chain: received order → issue slip → issued invoice, one step a tick.
+    await d.tick();
+    await d.tick();
+    const paid = JSON.stringify({ ...order, financial_status: 'paid', updated_at: new Date().toISOString() });
+    await post('orders/paid', paid);
+    await post('orders/paid', paid);
+    await d.settle();
+    expect(failedInvocations(d)).toBe('');
+    expect(describeDenials(d.authorizer.denied())).toBe('');
+    const types = detailTypes(d);
+    expect(types['EshopOrder.Paid']).toBe(2);
+    const recorded = d.standIn.published
+      .filter((p) => p.event['detail-type'] === 'IssuedInvoice.ShopPaymentRecorded')
+      .map((p) => p.event.detail as { id: string; shopOrderId: string; kind: string });
+    expect(recorded, JSON.stringify(types)).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({ shopOrderId: String(id), kind: 'fully' });
+    const invoice = d.sandbox.state
+      .list('IssuedInvoices', { pageSize: 100_000, pageNumber: 1 })
+      .items.find((r) => r.Id === recorded[0]?.id) as ApiRecord;
+    expect(d.sandbox.server.domain.liquidations.paymentStatus('IssuedInvoices', invoice).RestToPay).toBe(0);
+    expect(types['EshopOrder.PaymentUnmatched']).toBeUndefined();
+    expect(deadLetters(d)).toEqual({});
+  }, 180_000);
 
   it("a consumer's 503 is retried after the backoff with the same webhook-id, a 410 dead-lettered at once", async () => {
     const secret = deliverySecrets(d).get(`${consumer.url}/invoices`) as string;

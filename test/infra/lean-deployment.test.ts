@@ -210,6 +210,7 @@ describe('a default single-company deployment, counted', () => {
       'PollerLagAlarm',
       'Route-archive-isdoc-DlqAlarm',
       'Route-liquidate-payments-DlqAlarm',
+      'Route-liquidate-shop-payment-DlqAlarm',
       'Route-send-einvoice-DlqAlarm',
       'Route-send-einvoice-fixed-DlqAlarm',
       'Route-transfer-issue-slip-DlqAlarm',

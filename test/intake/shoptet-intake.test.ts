@@ -76,7 +76,7 @@ async function post(body: string, headers: Record<string, string>) {
 }
 
 describe('Shoptet intake (twin, local endpoint, sandbox, dynalite)', () => {
-  it('a signed order:create gives exactly one received order at the shop’s total; repeated or updated, no second', async () => {
+  it('a signed order:create gives exactly one received order at the shop’s total; repeated or updated, no second; order:paid announces the payment', async () => {
     started = await startShoptetIntake();
     const order = await twin.createOrder({
       country: 'sk',
@@ -103,6 +103,18 @@ describe('Shoptet intake (twin, local endpoint, sandbox, dynalite)', () => {
     expect(started.intake.queue.deadLetters()).toEqual([]);
     const imported = started.publisher.events.filter((e) => e.detailType === 'EshopOrder.Imported');
     expect(imported).toHaveLength(1);
+    // order:paid announces the payment (the order fetched says paid), once per payment id.
+    await twin.notify('order:paid', order.code);
+    await started.intake.queue.drain();
+    const paid = started.publisher.events.filter((e) => e.detailType === 'EshopOrder.Paid');
+    expect(paid.length).toBeGreaterThan(0);
+    expect(paid[0]?.detail).toMatchObject({
+      shopOrderId: order.code,
+      paymentId: `paid:${order.code}`,
+      amount: Number(order.price.withVat),
+      currency: order.price.currencyCode.toUpperCase(),
+    });
+    expect(new Set(paid.map((e) => (e.detail as { idempotencyKey: string }).idempotencyKey)).size).toBe(1);
   });
 
   it('an order:update of an order never received imports it once', async () => {

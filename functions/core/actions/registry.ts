@@ -20,6 +20,7 @@ import {
 } from './action-definition.js';
 import { archiveIsdocAction } from './archive-isdoc/action.js';
 import { liquidatePaymentsAction } from './liquidate-payments/action.js';
+import { liquidateShopPaymentAction } from './liquidate-shop-payment/action.js';
 import { paymentReminderPassAction, paymentRemindersAction } from './payment-reminders/action.js';
 import { reportEInvoicingReadinessAction } from './report-einvoicing-readiness/action.js';
 import { sendInvoiceAction } from './send-invoice/action.js';
@@ -36,6 +37,7 @@ const actions = [
   paymentRemindersAction,
   paymentReminderPassAction,
   liquidatePaymentsAction,
+  liquidateShopPaymentAction,
 ];
 
 export const actionRegistry: readonly ActionDefinition[] = validateRegistry(actions);

@@ -1,7 +1,8 @@
 /**
  * Catalog entries of the e-shop order intake: `EshopOrder.Received` (a signed order was accepted
- * for import), `EshopOrder.Imported` (a received order exists for it) and `EshopOrder.Rejected`
- * (validation or mapping problems, with the reasons). Envelope style of the other events:
+ * for import), `EshopOrder.Imported` (a received order exists for it), `EshopOrder.Rejected`
+ * (validation or mapping problems, with the reasons) and `EshopOrder.Paid` (the shop reports the
+ * order paid: Shopify `orders/paid`, WooCommerce's paid status, Shoptet `order:paid`). Envelope style of the other events:
  * `{ version, connection, recordType: 'EshopOrder', id: '<source>:<shop order id>', change,
  * idempotencyKey, occurredAt }` plus the shop's `source` and `shopOrderId`.
  */
@@ -13,14 +14,23 @@ import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
 /** The shop platforms the intake speaks (`/intake/<connection>/<source>`, `/intake/<source>`). */
 export const intakeSources = ['shopify', 'woocommerce', 'generic', 'shoptet'] as const;
 
-/** What can happen to a shop order: accepted for import, imported, or rejected. */
-export const intakeChanges = ['Received', 'Imported', 'Rejected'] as const;
+/** What can happen to a shop order: accepted for import, imported, rejected, or paid at the shop. */
+export const intakeChanges = ['Received', 'Imported', 'Rejected', 'Paid'] as const;
 export type IntakeChange = (typeof intakeChanges)[number];
 /** The detail-types of the order intake: `EshopOrder.<change>`. */
 export type IntakeDetailType = `EshopOrder.${IntakeChange}`;
 
 export function intakeDetailType(change: IntakeChange): IntakeDetailType {
   return `EshopOrder.${change}`;
+}
+
+/**
+ * The mark the import writes into a received order's `InternalNote` for the shop order with the
+ * event id `eshopOrderId` (`<source>:<shop order id>`): how the order is found again, by the
+ * import after a crash and by the shop payment's liquidation.
+ */
+export function eshopOrderMarker(eshopOrderId: string): string {
+  return `[eshop-order ${eshopOrderId}]`;
 }
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'lower-case hex SHA-256');
@@ -76,6 +86,33 @@ export const eshopOrderImportedSchema = z
   })
   .describe('A received order exists for the shop order (created once, however many deliveries).');
 export type EshopOrderImportedDetail = z.infer<typeof eshopOrderImportedSchema>;
+
+export const eshopOrderPaidSchema = z
+  .object({
+    ...intakeBase('Paid'),
+    paymentId: z
+      .string()
+      .min(1)
+      .max(128)
+      .describe(
+        "The shop's id of the payment: WooCommerce's `transaction_id`; where the shop names none (Shopify's order webhook, a WooCommerce order paid by hand, Shoptet), `paid:<order id>` with the time it was paid (WooCommerce) — an order becomes paid once. The liquidation is once per (order, payment id).",
+      ),
+    amount: z.number().positive().describe('What the shop says was paid, in `currency`.'),
+    currency: z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 currency code'),
+    paidAt: isoDateTime.describe('When the shop took the payment (or marked the order paid).'),
+    orderCreatedAt: isoDateTime.optional().describe('When the order was created at the shop.'),
+    gateway: z
+      .string()
+      .min(1)
+      .max(255)
+      .nullable()
+      .describe("The shop's payment method or gateway, when it says (informational)."),
+    deliveryId: z.string().min(1).describe("The shop's delivery (webhook) id."),
+  })
+  .describe(
+    'The shop reports the order paid. The `liquidate-shop-payment` action liquidates the invoice made from the order, when the connection switches it on for the shop.',
+  );
+export type EshopOrderPaidDetail = z.infer<typeof eshopOrderPaidSchema>;
 
 export const rejectionStages = ['validation', 'mapping', 'service'] as const;
 /** Rejections with figures: `totals` — the order's totals differ from the shop's own. */
@@ -190,6 +227,28 @@ export const intakeEvents: CatalogEntry<IntakeDetailType>[] = [
           ],
         },
       },
+    },
+  },
+  {
+    detailType: intakeDetailType('Paid'),
+    description: eshopOrderPaidSchema.description ?? '',
+    schema: eshopOrderPaidSchema,
+    example: {
+      ...base('Paid'),
+      idempotencyKey: actionIdempotencyKey(
+        'acme',
+        'intake',
+        'shopify:820982911946154508',
+        'Paid',
+        'paid:820982911946154508',
+      ),
+      paymentId: 'paid:820982911946154508',
+      amount: 131.88,
+      currency: 'EUR',
+      paidAt: '2026-03-04T16:45:12.000Z',
+      orderCreatedAt: '2026-03-04T16:40:02.000Z',
+      gateway: 'shopify_payments',
+      deliveryId: 'c0d7e2a4-5b61-4f0e-9a3f-7d2b8e1c9f10',
     },
   },
 ];

@@ -11,17 +11,25 @@ import type { ActionOutcome } from '../actions/outcomes.js';
 import { type ImportDeps, importOrder } from './import-order.js';
 import { publishIntakeEvent } from './intake-events-out.js';
 import { issuesOf } from './intake-response.js';
+import { announcePayment } from './receive-payment.js';
 import { type IntakeMessage, shopOrderSchema } from './shop-order.js';
+import { type ShoptetPaidOrder, shoptetPayment } from './shop-payment.js';
 import type { ShoptetNoticeMessage } from './shoptet-notification.js';
 import { shoptetOrderSchema, shoptetToShopOrder } from './shoptet-order.js';
 
 export type ShoptetImportDeps = ImportDeps;
 
+/** `paymentMethod.name` of the order, when it is there. */
+function nameOf(method: unknown): string | null {
+  const name = (method as { name?: unknown } | null | undefined)?.name;
+  return typeof name === 'string' && name.trim() !== '' ? name.trim().slice(0, 255) : null;
+}
+
 /** A notice → the shop order to import, or the outcome when there is none to import. */
 async function fetchOrder(
   deps: ShoptetImportDeps,
   message: ShoptetNoticeMessage,
-): Promise<{ message: IntakeMessage; partnerVerified: boolean } | ActionOutcome> {
+): Promise<{ message: IntakeMessage; partnerVerified: boolean; paid: ShoptetPaidOrder } | ActionOutcome> {
   const { notice } = message;
   if (!deps.shoptet) throw new RetryLaterError('no Shoptet API token is configured to fetch the order');
   const origin = {
@@ -73,7 +81,44 @@ async function fetchOrder(
       order: checked.data,
     },
     partnerVerified: mapped.partnerVerified,
+    paid: {
+      code: notice.code,
+      paid: parsed.data.paid,
+      total: parsed.data.price.withVat,
+      currency: parsed.data.price.currencyCode,
+      creationTime: parsed.data.creationTime,
+      paymentMethod: nameOf(parsed.data.paymentMethod),
+    },
   };
+}
+
+/**
+ * `order:paid` → `EshopOrder.Paid`, once the order is imported (its liquidation follows the
+ * order → received order → invoice chain). An order the shop no longer says is paid announces
+ * nothing.
+ */
+async function announceShoptetPayment(
+  deps: ShoptetImportDeps,
+  message: ShoptetNoticeMessage,
+  order: ShoptetPaidOrder,
+): Promise<void> {
+  const result = shoptetPayment(order, message.notice.eventCreated);
+  const log = { source: 'shoptet', shopOrderId: order.code, deliveryId: message.deliveryId };
+  if ('problems' in result) {
+    deps.logger.warn('shop payment not announced', { ...log, problems: result.problems });
+    return;
+  }
+  if (!result.payment) {
+    deps.logger.info('shop order not paid', log);
+    return;
+  }
+  await announcePayment(
+    { ...deps, eventSource: deps.config.eventSource },
+    message.connection,
+    'shoptet',
+    result.payment,
+    message.deliveryId,
+  );
 }
 
 export async function importShoptetNotice(
@@ -96,5 +141,11 @@ export async function importShoptetNotice(
   const mapping = fetched.partnerVerified
     ? deps.config.mapping
     : { ...deps.config.mapping, partnerMatch: [] };
-  return importOrder({ ...deps, config: { ...deps.config, mapping } }, fetched.message, options);
+  const outcome = await importOrder(
+    { ...deps, config: { ...deps.config, mapping } },
+    fetched.message,
+    options,
+  );
+  if (message.notice.event === 'order:paid') await announceShoptetPayment(deps, message, fetched.paid);
+  return outcome;
 }

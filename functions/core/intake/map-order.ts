@@ -6,11 +6,12 @@
 
 import { requestSchemaFor } from '../../accounting/request-bodies.js';
 import type { CreateReceivedOrderDto, CreateReceivedOrderItemDto } from '../../accounting/request-schemas.js';
+import { eshopOrderMarker } from '../events/intake-events.js';
 import { PARTNER_FROM_CHECKOUT_MARK } from '../partner-from-checkout.js';
 import type { MappingOptions } from './intake-config.js';
 import { assertTotalsMatch, type PricedItem, priceLine, toCents, totalsOfItems } from './order-totals.js';
 import { type IntakeReferences, normaliseRegistrationNumber, type VatRateType } from './references.js';
-import type { Contact, IntakeSource, ShopOrder } from './shop-order.js';
+import { type Contact, type IntakeSource, intakeRecordId, type ShopOrder } from './shop-order.js';
 import {
   pricedRoundingItem,
   type RoundingItem,
@@ -45,7 +46,7 @@ const requestSchema = (() => {
 
 /** The marker in `InternalNote` by which the import finds an order it created already. */
 export function orderMarker(source: IntakeSource, shopOrderId: string): string {
-  return `[eshop-order ${source}:${shopOrderId}]`;
+  return eshopOrderMarker(intakeRecordId(source, shopOrderId));
 }
 
 /** The VAT rate type whose rate equals `percent` on `at` (rates valid then), or undefined. */

@@ -12,8 +12,9 @@
  * 503 a paused connection (the shop delivers again later) · 400 a Shopify or WooCommerce delivery
  * without its topic header · 200 `{ignored: true}` a signed delivery
  * of a topic the intake does not import (a shop retries, then drops, a webhook that keeps failing)
- * · 400 malformed JSON · 422 schema failure (the problems listed) · 202 queued. Nothing is queued
- * on any 4xx or an ignored topic. Logs carry the source, the status and the reason, never a body,
+ * · 400 malformed JSON · 422 schema failure (the problems listed) · 202 queued. A payment topic
+ * (`orders/paid`, WooCommerce's paid order) publishes `EshopOrder.Paid` (`receive-payment.ts`).
+ * Nothing is queued on any 4xx or an ignored topic. Logs carry the source, the status and the reason, never a body,
  * a header value (the topic name excepted) or a secret.
  */
 import { createHash } from 'node:crypto';
@@ -24,6 +25,7 @@ import { publishIntakeEvent } from './intake-events-out.js';
 import { IGNORED, type IntakeLog, type IntakeResponse, issuesOf, reply } from './intake-response.js';
 import { queueOrder } from './order-claim-check.js';
 import type { IntakeQueue } from './ports.js';
+import { acceptPayment, announcePayment, paymentOf, reportsPayment } from './receive-payment.js';
 import { acceptShoptetNotification } from './receive-shoptet.js';
 import type { RotatingSecrets } from './rotating-secrets.js';
 import {
@@ -74,7 +76,10 @@ const DELIVERY_HEADERS: Record<Exclude<IntakeSource, 'shoptet'>, string> = {
   woocommerce: 'x-wc-webhook-delivery-id',
   generic: 'webhook-id',
 };
-/** The topic header and the one topic imported; a delivery without the header is refused (400). */
+/**
+ * The topic header and the one topic imported; a delivery without the header is refused (400).
+ * The topics that report a payment are `receive-payment.ts`'s.
+ */
 export const TOPIC_HEADERS: Partial<Record<IntakeSource, [string, string]>> = {
   shopify: ['x-shopify-topic', 'orders/create'],
   woocommerce: ['x-wc-webhook-topic', 'order.created'],
@@ -235,10 +240,12 @@ async function acceptSigned(
     log(400, 'topic header missing', { deliveryId });
     return reply(400, { error: `the ${topic[0]} header is required` });
   }
-  if (topic && givenTopic !== undefined && givenTopic !== topic[1]) {
-    // Signed, but not an order to create (orders/updated, order.deleted, …): answered 2xx so the
-    // shop neither retries it nor disables the webhook; nothing is queued.
-    const ignored = givenTopic.slice(0, 64);
+  const createsOrder = !topic || givenTopic === topic[1];
+  const paid = reportsPayment(source, givenTopic);
+  if (!createsOrder && !paid) {
+    // Signed, but neither an order to create nor a payment (orders/updated, order.deleted, …):
+    // answered 2xx so the shop neither retries it nor disables the webhook; nothing is queued.
+    const ignored = (givenTopic ?? '').slice(0, 64);
     log(200, IGNORED, { deliveryId, topic: ignored });
     return reply(200, { ignored: true, topic: ignored });
   }
@@ -248,6 +255,9 @@ async function acceptSigned(
   } catch {
     log(400, 'malformed JSON', { deliveryId });
     return reply(400, { error: 'malformed JSON', problems: ['(body): not valid JSON'] });
+  }
+  if (!createsOrder) {
+    return acceptPayment(deps, target, { source, json, deliveryId, topic: givenTopic ?? '' }, log);
   }
   const result = toShopOrder(source, json, {
     registrationNumber: config.mapping.registrationNumberFields,
@@ -292,6 +302,17 @@ async function acceptSigned(
     { deliveryId, lineCount: order.lines.length, currency: order.currency },
     deliveryId,
   );
+  // An order created paid (WooCommerce's `set_paid`, a gateway that paid at checkout) is a payment too.
+  const payment = paid ? paymentOf(source, json) : undefined;
+  if (payment && 'payment' in payment && payment.payment) {
+    await announcePayment(
+      { ...deps, eventSource: target.eventSource },
+      target.connection,
+      source,
+      payment.payment,
+      deliveryId,
+    );
+  }
   log(202, 'queued', {
     connection: target.connection,
     deliveryId,

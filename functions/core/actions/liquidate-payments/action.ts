@@ -9,11 +9,9 @@ import {
   INVOICE_PAYMENT_RECORDED,
   invoicePaymentRecordedEntry,
 } from './events.js';
+import { HOME_CURRENCY } from './home-currency.js';
 import { type LiquidateDeps, liquidatePayment } from './liquidate-payment.js';
 import { createOpenInvoices } from './open-invoices.js';
-
-/** The home currency of each variant, unless the service's currency list marks another. */
-const HOME_CURRENCY = { cz: 'CZK', sk: 'EUR' } as const;
 
 export const liquidatePaymentsAction = defineEventAction({
   name: 'liquidate-payments',

@@ -12,8 +12,8 @@
  * A liquidation whose outcome is unknown (the request may have reached the service) is never
  * repeated: `Action.Failed` (`outcomeUnknown`) for a person to check.
  *
- * The call: cz — `…/Liquidate/Standalone/Fully|Partially` (advance invoices only `Fully`); sk — a
- * bank receipt with the liquidation (`BankDocuments.createReceiptWithLiquidation`).
+ * The call (`liquidation.ts`, shared with the shop payments): cz — `…/Liquidate/Standalone/Fully|Partially`
+ * (advance invoices only `Fully`); sk — a bank receipt with the liquidation.
  */
 import type { AccountingApi, Created } from '../../../accounting/api.js';
 import { OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
@@ -33,8 +33,9 @@ import {
   bankTransactionUnmatchedEntry,
   invoicePaymentRecordedEntry,
 } from './events.js';
+import { type Liquidate, liquidatedBefore, liquidationCall } from './liquidation.js';
 import { matchPayment, type OpenInvoice, type Settlement, settle } from './match-payment.js';
-import { collectionOfPayable, type OpenInvoices } from './open-invoices.js';
+import type { OpenInvoices } from './open-invoices.js';
 
 export const MATCH_ACTION = 'payments.match';
 export const LIQUIDATE_ACTION = 'payments.liquidate';
@@ -50,8 +51,6 @@ export interface LiquidateDeps {
   config: Pick<ActionsConfig, 'eventSource' | 'connection'>;
 }
 
-type Liquidate = Extract<Settlement, { kind: 'liquidate' }>;
-
 type RunResult =
   | { result: 'liquidated'; invoiceId: string }
   | { result: 'unmatched'; reason: string }
@@ -63,44 +62,18 @@ export function liquidationMark(bankTransactionId: string): string {
   return `[bank-tx ${bankTransactionId}]`;
 }
 
-/** The liquidation request for the variant: operation id and input. */
-function liquidationCall(deps: LiquidateDeps, detail: BankTransactionReceivedDetail, s: Liquidate) {
+/** The liquidation request of the transaction: the shared call with the bank's facts. */
+function liquidationCallOf(deps: LiquidateDeps, detail: BankTransactionReceivedDetail, s: Liquidate) {
   const tx = detail.transaction;
   // The note holds at most 64 characters: the symbol and the mark (at most 60).
   const note = `${tx.variableSymbol ? `VS ${tx.variableSymbol} ` : ''}${liquidationMark(detail.id)}`;
-  const collection = collectionOfPayable(s.invoice.recordType);
   // The service takes date-times; the bank's booking day, at midnight UTC.
-  const date = `${tx.bookingDate}T00:00:00Z`;
-  if (deps.variant === 'sk') {
-    return {
-      operation: 'BankDocuments.createReceiptWithLiquidation',
-      input: {
-        body: {
-          IssueDate: date,
-          Text: note,
-          Items: [
-            {
-              Amount: s.liquidated,
-              Text: (tx.message ?? note).slice(0, 255),
-              VariableSymbol: tx.variableSymbol ?? null,
-              DocumentId: s.invoice.id,
-              Collection: collection,
-            },
-          ],
-        },
-      },
-    };
-  }
-  const partially = s.mode === 'partially';
-  return {
-    operation: `${collection}.${partially ? 'liquidateStandalonePartially' : 'liquidateStandaloneFully'}`,
-    input: {
-      params: { DocumentId: s.invoice.id },
-      body: partially
-        ? { Date: date, Note: note, DocumentCurrencyAmount: s.liquidated }
-        : { Date: date, Note: note },
-    },
-  };
+  return liquidationCall(deps.variant, s, {
+    date: `${tx.bookingDate}T00:00:00Z`,
+    note,
+    text: tx.message ?? note,
+    variableSymbol: tx.variableSymbol ?? null,
+  });
 }
 
 interface Run {
@@ -158,34 +131,17 @@ async function publishUnmatched(run: Run, s: Extract<Settlement, { kind: 'unmatc
   });
 }
 
-/**
- * Whether one of the invoice's liquidations carries the transaction's mark: a run cut short after
- * the call (a crash; the guard's in-progress record then expires) finds its liquidation here
- * instead of liquidating again. The cz liquidation records carry their note; the sk bank
- * documents cannot be read back (no read operation is known), so there a fully paid invoice is no
- * longer open and a partial one is the limit (docs/payments.md).
- */
-async function alreadyLiquidated(deps: LiquidateDeps, invoice: OpenInvoice, mark: string): Promise<boolean> {
-  if (deps.variant !== 'cz') return false;
-  const collection = collectionOfPayable(invoice.recordType);
-  for (const id of invoice.liquidationIds ?? []) {
-    const liquidation = (await deps.api.liquidation({ collection, id })) as { Note?: unknown };
-    if (typeof liquidation.Note === 'string' && liquidation.Note.includes(mark)) return true;
-  }
-  return false;
-}
-
 /** The guarded liquidation call and its `PaymentRecorded` (and an overpayment's `Unmatched`). */
 async function liquidateOnce(run: Run, s: Liquidate): Promise<RunResult> {
   const { deps, event, detail } = run;
-  if (await alreadyLiquidated(deps, s.invoice, liquidationMark(detail.id))) {
+  if (await liquidatedBefore(deps, s.invoice, liquidationMark(detail.id))) {
     deps.logger.warn('liquidation found by its mark', {
       bankTransactionId: detail.id,
       invoiceId: s.invoice.id,
     });
     return { result: 'alreadyLiquidated' };
   }
-  const call = liquidationCall(deps, detail, s);
+  const call = liquidationCallOf(deps, detail, s);
   const source = sourceOf(s.invoice);
   const ctx = { action: LIQUIDATE_ACTION, event, source };
   let created: Created;

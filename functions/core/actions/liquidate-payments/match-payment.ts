@@ -52,8 +52,11 @@ export interface SettleOptions {
   advancePartially: boolean;
 }
 
-/** The transaction against one invoice (matched, or assigned by a person). */
-export function settle(tx: BankTransaction, invoice: OpenInvoice, options: SettleOptions): Settlement {
+/** A payment's money: a bank transaction's, or a shop's payment. */
+export type PaymentAmount = Pick<BankTransaction, 'amount' | 'currency'>;
+
+/** The payment against one invoice (matched, assigned by a person, or the shop order's invoice). */
+export function settle(tx: PaymentAmount, invoice: OpenInvoice, options: SettleOptions): Settlement {
   const amount = cents(tx.amount);
   const rest = cents(invoice.restToPay);
   const unmatched = (reason: UnmatchedReason, left: number): Settlement => ({
