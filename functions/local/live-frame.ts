@@ -118,6 +118,11 @@ export function applyUpdate(state: FrameState, update: RuntimeUpdate): void {
     case 'warning':
       state.warnings.push(update.message);
       break;
+    case 'connection':
+      // With many connections, their lines show the state: what to do about it is a warning.
+      if (update.message && state.connections.size > 1)
+        state.warnings.push(`${update.connection}: ${update.message}`);
+      break;
     case 'stopping':
       state.stopping = true;
       state.status = `stopping (${update.reason})`;
@@ -150,6 +155,10 @@ function headLines(state: FrameState, width: number, now: Date): string[] {
       `polls ${state.polls} · last ${lag === undefined ? '-' : `${(lag / 1000).toFixed(1)} s ago`}${lastPoll ? ` (${lastPoll.durationMs} ms, ${lastPoll.events} events)` : ''} · published ${state.published}`,
     ),
   );
+  // One connection, unhealthy: said under the polls, with what to do (refused credentials).
+  const [only] = state.connections.size === 1 ? state.connections.values() : [];
+  if (only?.state === 'unhealthy')
+    lines.push(red(cut(`unhealthy: ${only.message ?? only.reason ?? 'the service fails'}`)));
   if (backfill && backfill.done < backfill.total) {
     const bar = progressBar(backfill.done, backfill.total, Math.max(10, Math.min(30, width - 40)));
     lines.push(cut(`first backfill ${cyan(bar)}`));

@@ -73,6 +73,7 @@ function plainLine(update: RuntimeUpdate): string | undefined {
         ? `poll${update.connection ? ` ${update.connection}` : ''}: ${update.events} events in ${update.durationMs} ms`
         : undefined;
     case 'connection':
+      if (update.message) return `connection ${update.connection}: ${update.state}: ${update.message}`;
       return `connection ${update.connection}: ${update.state}${update.reason ? ` (${update.reason})` : ''}`;
     case 'console':
       return `console: ${update.url}`;

@@ -4,6 +4,7 @@
  * what is still queued stays journaled for the next start, everything closes), and the first
  * backfill's progress of a run of one connection.
  */
+import { AuthenticationError, ForbiddenError, UnauthorizedError } from '../accounting/errors.js';
 import type { DeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import type { LocalBus } from '../adapters/local/local-bus.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
@@ -90,6 +91,7 @@ export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Runni
     connections: () => [...new Set([...r.initial, ...r.polling.polled()])],
     routes: () => r.actions?.routes ?? [],
     counts: () => counts,
+    health: () => ({ answered: r.polling.answered(), refused: r.polling.refused() }),
     pollOnce,
     drain: () => r.bus.drain(),
     stop,
@@ -131,6 +133,11 @@ async function runLoops(
   }
 }
 
+const refused = (error: unknown) =>
+  error instanceof UnauthorizedError ||
+  error instanceof ForbiddenError ||
+  error instanceof AuthenticationError;
+
 async function isFirstRun(stores: LocalStores, connection: string, collections: readonly string[]) {
   for (const c of collections) {
     if (await stores.checkpoints.get(checkpointKey(connection, c))) return false;
@@ -166,6 +173,8 @@ export async function backfillProgress(
         break;
       }
     } catch (error) {
+      // Refused credentials: no progress to show (the first poll says the refusal, once).
+      if (refused(error)) return undefined;
       // Only the progress bar's total: a failing count leaves the collection out of it, the poll goes on.
       ctx.logger.warn('backfill count failed', {
         collection: c,

@@ -26,6 +26,8 @@ export interface ConnectionUpdate {
   state: ConnectionState;
   /** Why it is unhealthy (`Connection.Unhealthy`'s reason). */
   reason?: string;
+  /** What a person should know and do, in one line (refused credentials: the setting to check). */
+  message?: string;
 }
 
 export type RuntimeUpdate =
