@@ -55,7 +55,7 @@ export interface FrameState {
   warnings: string[];
   lastPoll?: Extract<RuntimeUpdate, { kind: 'poll' }>;
   polls: number;
-  backfill?: { done: number; total: number };
+  backfill?: { done: number; total: number; state?: 'done' | 'interrupted' | undefined };
   status: string;
   stopping: boolean;
   published: number;
@@ -109,7 +109,7 @@ export function applyUpdate(state: FrameState, update: RuntimeUpdate): void {
       state.consoleUrl = update.url;
       break;
     case 'backfill':
-      state.backfill = { done: update.done, total: update.total };
+      state.backfill = { done: update.done, total: update.total, state: update.state };
       break;
     case 'action':
       if (!update.ok)
@@ -159,10 +159,15 @@ function headLines(state: FrameState, width: number, now: Date): string[] {
   const [only] = state.connections.size === 1 ? state.connections.values() : [];
   if (only?.state === 'unhealthy')
     lines.push(red(cut(`unhealthy: ${only.message ?? only.reason ?? 'the service fails'}`)));
-  if (backfill && backfill.done < backfill.total) {
+  if (backfill?.state === 'done') lines.push(dim(cut(`first backfill done: ${backfill.total} records`)));
+  else if (backfill?.state === 'interrupted')
+    lines.push(
+      yellow(cut(`first backfill interrupted at ${backfill.done}/${backfill.total}: the next run goes on`)),
+    );
+  else if (backfill) {
     const bar = progressBar(backfill.done, backfill.total, Math.max(10, Math.min(30, width - 40)));
     lines.push(cut(`first backfill ${cyan(bar)}`));
-  } else if (backfill) lines.push(dim(cut(`first backfill done: ${backfill.total} records`)));
+  }
   return lines;
 }
 

@@ -161,7 +161,7 @@ async function assemble(options: RuntimeOptions, ctx: RuntimeContext, a: Assembl
   announceStart(options, ctx, a, { primary, actions, intake, initial });
   const progress =
     initial.length === 1 && primary
-      ? await backfillProgress(connections, primary, options, ctx, a.stores)
+      ? await backfillProgress(connections, primary, options, ctx, a.stores, bus)
       : undefined;
   const polling = createLocalPolling({
     connections,
