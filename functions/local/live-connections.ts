@@ -9,6 +9,8 @@ import type { ConnectionState, RuntimeUpdate } from './runtime-update.js';
 export interface ConnectionRow {
   state: ConnectionState | undefined;
   reason?: string | undefined;
+  /** What a person should do about it (refused credentials: the setting to check). */
+  message?: string | undefined;
   events: number;
   lastPollAt?: Date | undefined;
   lagMs?: number | undefined;
@@ -28,7 +30,12 @@ export function applyConnectionUpdate(rows: Map<string, ConnectionRow>, update: 
     for (const name of update.connections ?? []) row(name);
   } else if (update.kind === 'connection') {
     if (update.state === 'removed') rows.delete(update.connection);
-    else Object.assign(row(update.connection), { state: update.state, reason: update.reason });
+    else
+      Object.assign(row(update.connection), {
+        state: update.state,
+        reason: update.reason,
+        message: update.message,
+      });
   } else if (update.kind === 'poll' && update.connection) {
     const r = row(update.connection);
     r.lastPollAt = update.at;

@@ -55,7 +55,7 @@ export interface FrameState {
   warnings: string[];
   lastPoll?: Extract<RuntimeUpdate, { kind: 'poll' }>;
   polls: number;
-  backfill?: { done: number; total: number };
+  backfill?: { done: number; total: number; state?: 'done' | 'interrupted' | undefined };
   status: string;
   stopping: boolean;
   published: number;
@@ -109,7 +109,7 @@ export function applyUpdate(state: FrameState, update: RuntimeUpdate): void {
       state.consoleUrl = update.url;
       break;
     case 'backfill':
-      state.backfill = { done: update.done, total: update.total };
+      state.backfill = { done: update.done, total: update.total, state: update.state };
       break;
     case 'action':
       if (!update.ok)
@@ -117,6 +117,11 @@ export function applyUpdate(state: FrameState, update: RuntimeUpdate): void {
       break;
     case 'warning':
       state.warnings.push(update.message);
+      break;
+    case 'connection':
+      // With many connections, their lines show the state: what to do about it is a warning.
+      if (update.message && state.connections.size > 1)
+        state.warnings.push(`${update.connection}: ${update.message}`);
       break;
     case 'stopping':
       state.stopping = true;
@@ -150,10 +155,19 @@ function headLines(state: FrameState, width: number, now: Date): string[] {
       `polls ${state.polls} · last ${lag === undefined ? '-' : `${(lag / 1000).toFixed(1)} s ago`}${lastPoll ? ` (${lastPoll.durationMs} ms, ${lastPoll.events} events)` : ''} · published ${state.published}`,
     ),
   );
-  if (backfill && backfill.done < backfill.total) {
+  // One connection, unhealthy: said under the polls, with what to do (refused credentials).
+  const [only] = state.connections.size === 1 ? state.connections.values() : [];
+  if (only?.state === 'unhealthy')
+    lines.push(red(cut(`unhealthy: ${only.message ?? only.reason ?? 'the service fails'}`)));
+  if (backfill?.state === 'done') lines.push(dim(cut(`first backfill done: ${backfill.total} records`)));
+  else if (backfill?.state === 'interrupted')
+    lines.push(
+      yellow(cut(`first backfill interrupted at ${backfill.done}/${backfill.total}: the next run goes on`)),
+    );
+  else if (backfill) {
     const bar = progressBar(backfill.done, backfill.total, Math.max(10, Math.min(30, width - 40)));
     lines.push(cut(`first backfill ${cyan(bar)}`));
-  } else if (backfill) lines.push(dim(cut(`first backfill done: ${backfill.total} records`)));
+  }
   return lines;
 }
 

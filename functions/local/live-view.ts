@@ -73,10 +73,14 @@ function plainLine(update: RuntimeUpdate): string | undefined {
         ? `poll${update.connection ? ` ${update.connection}` : ''}: ${update.events} events in ${update.durationMs} ms`
         : undefined;
     case 'connection':
+      if (update.message) return `connection ${update.connection}: ${update.state}: ${update.message}`;
       return `connection ${update.connection}: ${update.state}${update.reason ? ` (${update.reason})` : ''}`;
     case 'console':
       return `console: ${update.url}`;
     case 'backfill':
+      if (update.state === 'done') return `backfill: done, ${update.total} records`;
+      if (update.state === 'interrupted')
+        return `backfill: interrupted at ${update.done}/${update.total}; the next run goes on`;
       return `backfill: ${update.done}/${update.total}`;
     case 'action':
       return update.ok
@@ -149,12 +153,12 @@ function fittedEvent(update: EventUpdate, width: number): string | undefined {
 }
 
 function createPlainLines(out: Output, width: number | undefined): View {
-  let lastBackfill = -1;
+  let lastBackfill: number | string = -1;
   return {
     update(update) {
       if (update.kind === 'backfill') {
         // One line per 10 %: enough to follow, not a flood.
-        const step = update.total > 0 ? Math.floor((update.done / update.total) * 10) : 10;
+        const step = update.state ?? (update.total > 0 ? Math.floor((update.done / update.total) * 10) : 10);
         if (step === lastBackfill) return;
         lastBackfill = step;
       }

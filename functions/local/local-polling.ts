@@ -14,7 +14,7 @@
  */
 import type { CollectionName } from '../accounting/collections.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
-import type { HealthReport, HealthState } from '../core/connections/health.js';
+import type { HealthState } from '../core/connections/health.js';
 import type { ConnectionPollResult } from '../core/connections/poll-connection.js';
 import { collectionsOf } from '../core/connections/poll-connection.js';
 import type { ConnectionOutcome } from '../core/connections/poll-shard.js';
@@ -32,6 +32,7 @@ import type { LocalConnections } from './local-connections.js';
 import { LOCAL_RESOURCES } from './local-stores.js';
 import type { PollStatusWriter } from './poll-status.js';
 import { emptyPollSummary, type PollSummary, type RequestCounts, summarizePoll } from './poll-summary.js';
+import { refusedCredentialsText, refusedStatusOf, withoutRefusals } from './refused-credentials.js';
 import type { RuntimeUpdate } from './runtime-update.js';
 
 export interface LocalPollingDeps {
@@ -55,6 +56,11 @@ export interface LocalPollingDeps {
   maxConcurrent: number;
   /** Hears each poll's summary (the first backfill's progress). */
   onSummary?(connection: string, summary: PollSummary): void;
+  /**
+   * The setting holding a connection's credentials, named when the service refuses them. Given, a
+   * refusal is said once (the connection's update) and its per-collection log entries are left out.
+   */
+  credentialsSetting?(entry: ConnectionEntry): string;
 }
 
 export interface LocalPolling {
@@ -64,6 +70,10 @@ export interface LocalPolling {
   run(signal: AbortSignal): Promise<void>;
   /** The connections polled so far (or being polled). */
   polled(): string[];
+  /** Whether any poll of any connection was answered (some collection read or not served). */
+  answered(): boolean;
+  /** The connections whose credentials the service refuses now. */
+  refused(): string[];
 }
 
 /** The local runtime owns its data directory (its lock): every cycle holds the one shard. */
@@ -123,6 +133,11 @@ export function createLocalPolling(deps: LocalPollingDeps): LocalPolling {
   const workLeft = new Set<string>();
   const polled = new Set<string>();
   const announcedHealth = new Map<string, string>();
+  /** Connections whose credentials were refused (said once, until a poll is answered again). */
+  const refusedNow = new Set<string>();
+  let answered = false;
+  const entryByName = new Map<string, ConnectionEntry>();
+  const logger = deps.credentialsSetting ? withoutRefusals(deps.logger) : deps.logger;
   const idle = new Map<string, 'paused' | 'removed'>();
   const clients = countingClients((entry) => deps.connections.apiFor(entry));
   const collectionsByName = new Map<string, readonly CollectionName[]>();
@@ -145,6 +160,7 @@ export function createLocalPolling(deps: LocalPollingDeps): LocalPolling {
     for (const e of entries) {
       if (e.paused) announce(e.name, 'paused');
       else idle.delete(e.name);
+      entryByName.set(e.name, e);
       collectionsByName.set(e.name, collectionsOf(e));
       intervalOf.set(e.name, deps.connections.intervalMsOf(e));
     }
@@ -170,15 +186,30 @@ export function createLocalPolling(deps: LocalPollingDeps): LocalPolling {
       }
       return picked;
     };
-  const announceHealth = (name: string, report: HealthReport | undefined) => {
-    if (!report || !named) return;
+  /**
+   * A change of a connection's health, to the view: with many connections every change; with one,
+   * only an unhealthy state and the recovery from it. Refused credentials carry the one line
+   * saying so, and which setting to check.
+   */
+  const announceHealth = (name: string, result: ConnectionPollResult) => {
+    const report = result.health;
+    if (!report) return;
+    const status = refusedStatusOf(result);
+    if (status === undefined) refusedNow.delete(name);
+    else refusedNow.add(name);
     const state = report.ok ? 'healthy' : `unhealthy:${report.reason}`;
-    if (announcedHealth.get(name) === state) return;
+    const previous = announcedHealth.get(name);
+    if (previous === state) return;
     announcedHealth.set(name, state);
+    if (!named && report.ok && previous === undefined) return;
+    const entry = entryByName.get(name);
     deps.emit({
       kind: 'connection',
       connection: name,
       ...(report.ok ? { state: 'healthy' } : { state: 'unhealthy', reason: report.reason }),
+      ...(status !== undefined && entry && deps.credentialsSetting
+        ? { message: refusedCredentialsText(status, deps.credentialsSetting(entry)) }
+        : {}),
     });
   };
   /** The status file and the view's updates of one poll. */
@@ -194,10 +225,11 @@ export function createLocalPolling(deps: LocalPollingDeps): LocalPolling {
       : emptyPollSummary(collections);
     if (summary.more) workLeft.add(name);
     else workLeft.delete(name);
-    if (result) announceHealth(name, result.health);
+    if (result) announceHealth(name, result);
+    if (summary.collections.some((c) => c.status === 'ok' || c.status === 'unavailable')) answered = true;
     if (outcome.status === 'failed') {
       deps.emit({ kind: 'warning', message: `poll of ${name} failed: ${outcome.error?.message ?? ''}` });
-    } else if (!named) {
+    } else if (!named && !(deps.credentialsSetting && refusedNow.has(name))) {
       // One connection: its failures as warnings (with many, the connection's state says it).
       if (!result?.polled)
         deps.emit({ kind: 'warning', message: `poll of ${name} failed: credentials unavailable` });
@@ -232,7 +264,7 @@ export function createLocalPolling(deps: LocalPollingDeps): LocalPolling {
       publisher: deps.publisher,
       objectStore: deps.objectStore,
       clock,
-      logger: deps.logger,
+      logger,
       settings: {
         options,
         concurrency: deps.settings.concurrency,
@@ -286,6 +318,8 @@ export function createLocalPolling(deps: LocalPollingDeps): LocalPolling {
       await Promise.all(running);
     },
     polled: () => [...polled],
+    answered: () => answered,
+    refused: () => [...refusedNow],
   };
 
   /** Until the soonest connection is due (at most a second: the registry may change meanwhile). */

@@ -4,6 +4,7 @@
  * what is still queued stays journaled for the next start, everything closes), and the first
  * backfill's progress of a run of one connection.
  */
+import { AuthenticationError, ForbiddenError, UnauthorizedError } from '../accounting/errors.js';
 import type { DeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import type { LocalBus } from '../adapters/local/local-bus.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
@@ -91,6 +92,7 @@ export function runtimeOf(options: RuntimeOptions, ctx: RuntimeContext, r: Runni
     routes: () => r.actions?.routes ?? [],
     readiness: async () => (r.actions ? r.actions.readiness() : []),
     counts: () => counts,
+    health: () => ({ answered: r.polling.answered(), refused: r.polling.refused() }),
     pollOnce,
     drain: () => r.bus.drain(),
     stop,
@@ -132,6 +134,11 @@ async function runLoops(
   }
 }
 
+const refused = (error: unknown) =>
+  error instanceof UnauthorizedError ||
+  error instanceof ForbiddenError ||
+  error instanceof AuthenticationError;
+
 async function isFirstRun(stores: LocalStores, connection: string, collections: readonly string[]) {
   for (const c of collections) {
     if (await stores.checkpoints.get(checkpointKey(connection, c))) return false;
@@ -139,10 +146,22 @@ async function isFirstRun(stores: LocalStores, connection: string, collections: 
   return true;
 }
 
+/** A record's change event (`Created`, `Updated`, `Deleted`), as the first backfill publishes them. */
+function isRecordChange(detail: Record<string, unknown>): boolean {
+  return (
+    typeof detail.modifiedDate === 'string' &&
+    typeof detail.recordType === 'string' &&
+    (detail.change === 'Created' || detail.change === 'Updated' || detail.change === 'Deleted')
+  );
+}
+
 /**
  * The first backfill's progress of a run of one connection: how many records there are, counted
- * once and cheaply (one 1-item page each), then moved on by every poll's summary. Nothing when the
- * connection has been polled before, its client cannot be had, or the progress is off.
+ * once and cheaply (one 1-item page each), and how many of them have been published (the
+ * connection's record events on the bus, counted as they come, so the bar moves within a poll).
+ * Done when a poll ends with nothing left and nothing failed; a run that stops before that says
+ * the backfill was interrupted. Nothing when the connection has been polled before, its client
+ * cannot be had, its credentials are refused, or the progress is off.
  */
 export async function backfillProgress(
   connections: LocalConnections,
@@ -150,6 +169,7 @@ export async function backfillProgress(
   options: RuntimeOptions,
   ctx: RuntimeContext,
   stores: LocalStores,
+  bus: Pick<LocalBus, 'onEvent'>,
 ): Promise<((connection: string, summary: PollSummary) => void) | undefined> {
   const collections = collectionsOf(entry);
   if (options.backfillProgress === false || !(await isFirstRun(stores, entry.name, collections)))
@@ -167,6 +187,8 @@ export async function backfillProgress(
         break;
       }
     } catch (error) {
+      // Refused credentials: no progress to show (the first poll says the refusal, once).
+      if (refused(error)) return undefined;
       // Only the progress bar's total: a failing count leaves the collection out of it, the poll goes on.
       ctx.logger.warn('backfill count failed', {
         collection: c,
@@ -174,13 +196,37 @@ export async function backfillProgress(
       });
     }
   }
-  let backfill: { done: number; total: number } | undefined = { done: 0, total };
-  ctx.emit({ kind: 'backfill', done: 0, total });
+  let published = 0;
+  let state: 'running' | 'done' | 'interrupted' = 'running';
+  let percent = 0;
+  const report = () => {
+    const done = Math.min(total, published);
+    ctx.emit({ kind: 'backfill', done, total, ...(state === 'running' ? {} : { state }) });
+  };
+  const off = bus.onEvent((event) => {
+    const detail = (event.detail ?? {}) as Record<string, unknown>;
+    if (state !== 'running' || detail.connection !== entry.name || !isRecordChange(detail)) return;
+    published += 1;
+    // An update per percent at most (the plain and JSON lines are not flooded).
+    const now = total > 0 ? Math.floor((Math.min(total, published) * 100) / total) : 100;
+    if (now !== percent) {
+      percent = now;
+      report();
+    }
+  });
+  ctx.onClose(async () => {
+    off();
+    if (state !== 'running') return;
+    state = 'interrupted';
+    report();
+  });
+  report();
   return (connection, summary) => {
-    if (!backfill || connection !== entry.name) return;
-    backfill.done = Math.min(backfill.total, backfill.done + summary.published);
-    if (!summary.more) backfill.done = backfill.total;
-    ctx.emit({ kind: 'backfill', ...backfill });
-    if (!summary.more) backfill = undefined;
+    if (state !== 'running' || connection !== entry.name) return;
+    if (summary.more || summary.failed > 0 || summary.conflicts > 0) return report();
+    state = 'done';
+    published = Math.max(published, total);
+    off();
+    report();
   };
 }

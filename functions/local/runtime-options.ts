@@ -85,6 +85,11 @@ export interface Runtime {
   routes(): readonly Route[];
   /** The e-invoicing readiness report of each connection it covers (none without actions). */
   readiness(): Promise<ReadinessReport[]>;
+  /**
+   * Whether any poll was answered so far, and the connections whose credentials the service
+   * refuses now (a run that ends with only refusals failed: exit code 1).
+   */
+  health(): { answered: boolean; refused: readonly string[] };
   /** Events published so far, per detail-type (record events and action outcomes). */
   counts(): ReadonlyMap<string, number>;
   /** One poll of every collection of every connection; events are on the bus when it resolves. */

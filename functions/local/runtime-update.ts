@@ -26,6 +26,8 @@ export interface ConnectionUpdate {
   state: ConnectionState;
   /** Why it is unhealthy (`Connection.Unhealthy`'s reason). */
   reason?: string;
+  /** What a person should know and do, in one line (refused credentials: the setting to check). */
+  message?: string;
 }
 
 export type RuntimeUpdate =
@@ -55,7 +57,11 @@ export type RuntimeUpdate =
       lagMs?: number;
     }
   | ConnectionUpdate
-  | { kind: 'backfill'; done: number; total: number }
+  /**
+   * The first backfill: records published of those counted at the start; `done` when a poll ended
+   * with nothing left, `interrupted` when the run stopped before that.
+   */
+  | { kind: 'backfill'; done: number; total: number; state?: 'done' | 'interrupted' }
   /** The console in the browser (`run`): the URL to open, with the run's token. */
   | { kind: 'console'; url: string }
   | { kind: 'action'; route: string; ok: boolean; detailType: string; id: string; message?: string }

@@ -36,6 +36,7 @@ import type { LocalIntake } from './local-intake.js';
 import { createLocalPolling } from './local-polling.js';
 import type { LocalStores } from './local-stores.js';
 import { createPollStatusWriter } from './poll-status.js';
+import { credentialsSettingOf } from './refused-credentials.js';
 import { backfillProgress, runtimeOf } from './runtime-control.js';
 import {
   DEFAULT_MAX_CONCURRENT_POLLS,
@@ -160,7 +161,7 @@ async function assemble(options: RuntimeOptions, ctx: RuntimeContext, a: Assembl
   announceStart(options, ctx, a, { primary, actions, intake, initial });
   const progress =
     initial.length === 1 && primary
-      ? await backfillProgress(connections, primary, options, ctx, a.stores)
+      ? await backfillProgress(connections, primary, options, ctx, a.stores, bus)
       : undefined;
   const polling = createLocalPolling({
     connections,
@@ -177,6 +178,7 @@ async function assemble(options: RuntimeOptions, ctx: RuntimeContext, a: Assembl
     budgetMs: options.pollBudgetMs ?? DEFAULT_POLL_BUDGET_MS,
     maxConcurrent: options.maxConcurrentPolls ?? DEFAULT_MAX_CONCURRENT_POLLS,
     ...(progress ? { onSummary: progress } : {}),
+    credentialsSetting: (entry) => credentialsSettingOf(entry, options.env),
   });
   return runtimeOf(options, ctx, {
     ...a,

@@ -16,6 +16,8 @@ export function warningText(update: RuntimeUpdate): string | undefined {
   if (update.kind === 'warning') {
     return `${update.message}${update.data ? ` ${JSON.stringify(update.data)}` : ''}`;
   }
+  if (update.kind === 'connection' && update.message)
+    return `connection ${update.connection}: ${update.message}`;
   if (update.kind === 'action' && !update.ok) {
     return `action ${update.route} failed on ${update.detailType} ${update.id}: ${update.message ?? ''}`;
   }

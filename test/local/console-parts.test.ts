@@ -5,11 +5,14 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
+import { formatConsoleError } from '../../functions/local/console/console-errors.js';
 import { createConsoleFeed } from '../../functions/local/console/console-feed.js';
 import { checkConsoleRequest, newConsoleToken } from '../../functions/local/console/console-guard.js';
-import { parseEventFilter, selectEvents } from '../../functions/local/console/event-query.js';
+import { fieldDocs, parseEventFilter, selectEvents } from '../../functions/local/console/event-query.js';
 import { IsdocViewError, readIsdocView } from '../../functions/local/console/isdoc-view.js';
+import { assignBodySchema } from '../../functions/local/console/payment-assignments.js';
 
 const TOKEN = newConsoleToken();
 const PORT = 4321;
@@ -244,6 +247,44 @@ describe('the console event filters', () => {
     expect(() => parseEventFilter({ type: 'Nope.*' })).toThrow(/matches no detail-type/);
     expect(() => parseEventFilter({ since: 'yesterday' })).toThrow(/expected an ISO date-time/);
     expect(() => parseEventFilter({ limit: '0' })).toThrow(/limit/);
+  });
+
+  it('speaks the page’s words: the filters’ and forms’ labels, never a CLI flag', () => {
+    const refused = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        if (error instanceof z.ZodError) return formatConsoleError(error);
+      }
+      throw new Error('expected a refusal');
+    };
+    expect(refused(() => parseEventFilter({ type: 'Nope.*' }))).toBe(
+      'detail-type: "Nope.*" matches no detail-type of the event catalog',
+    );
+    expect(refused(() => parseEventFilter({ doc: 'x', since: 'yesterday' }))).toBe(
+      'since: expected an ISO date-time, e.g. 2026-01-31T12:00:00Z',
+    );
+    const assign = refused(() =>
+      assignBodySchema.parse({ connection: 'acme', id: 'x', target: { recordType: 'Nope', id: 'y' } }),
+    );
+    expect(assign).toMatch(/^invoice kind: /m);
+    expect(assign).toMatch(/^invoice Id: /m);
+    expect(assign).not.toContain('--');
+  });
+});
+
+describe('the fields of an event’s detail, from its schema', () => {
+  it('lists a record event’s fields although its schema is `anyOf` at the top (inline or claim-checked)', () => {
+    const paths = fieldDocs('IssuedInvoice.Created').map((f) => f.path);
+    for (const path of ['connection', 'recordType', 'id', 'change', 'modifiedDate', 'record', 'recordRef'])
+      expect(paths).toContain(path);
+    expect(paths.some((p) => p.startsWith('record.'))).toBe(true);
+    expect(new Set(paths).size).toBe(paths.length);
+  });
+
+  it('names a nullable field’s types once each', () => {
+    const doc = fieldDocs('IssuedInvoice.IsdocArchived').find((f) => f.path === 'source.documentNumber');
+    expect(doc?.type).toBe('string | null');
   });
 });
 

@@ -98,6 +98,22 @@ describe('live view frame', () => {
     }
   });
 
+  it('the first backfill: a bar while running, done only when done, interrupted when stopped before', () => {
+    const frame = (update: Partial<{ done: number; state: 'done' | 'interrupted' }>) => {
+      const state = emptyFrameState();
+      applyUpdate(state, { kind: 'backfill', done: 166, total: 340, ...update });
+      return renderFrame(state, { columns: 80, rows: 24 }, AT).join('\n');
+    };
+    expect(frame({})).toContain(' 49% 166/340');
+    expect(frame({ state: 'interrupted' })).toContain(
+      'first backfill interrupted at 166/340: the next run goes on',
+    );
+    expect(frame({ state: 'interrupted' })).not.toContain('done');
+    expect(frame({ done: 340, state: 'done' })).toContain('first backfill done: 340 records');
+    // All counted records published, but the poll has not said it is done: still the bar.
+    expect(frame({ done: 340 })).toContain('100% 340/340');
+  });
+
   it('fits 80×24 when empty', () => {
     const lines = renderFrame(emptyFrameState(), { columns: 80, rows: 24 }, AT);
     expectFits(lines, 80, 24);

@@ -58,6 +58,15 @@ describe('local poller: a backfill in time-boxed slices', () => {
     expect(moved?.done).toBeGreaterThan(0);
     expect(moved?.done).toBeLessThan(400);
     expect(updates.at(-1)?.kind).toBe('stopped');
+    // Stopped before the end: the backfill says so (never "done"), at what was published.
+    const published = updates.filter((u) => u.kind === 'event' && u.detailType === 'IssuedInvoice.Created');
+    expect(progress.some((u) => u.state === 'done')).toBe(false);
+    expect(progress.at(-1)).toEqual({
+      kind: 'backfill',
+      done: published.length,
+      total: 400,
+      state: 'interrupted',
+    });
 
     // A second start resumes from the saved checkpoint: it publishes the rest, not all 400 again.
     const second = await startRuntime({
@@ -85,6 +94,38 @@ describe('local poller: a backfill in time-boxed slices', () => {
       await second.stop();
     }
   }, 240_000); // a real backfill in slices against the sandbox and the embedded stores; generous for a busy machine
+
+  it('moves the bar as records are published, within one poll, and says done when the poll ends with nothing left', async () => {
+    const updates: RuntimeUpdate[] = [];
+    const runtime = await startRuntime({
+      sandbox: { instance: sandbox },
+      env: NO_PAYMENTS,
+      dataDir: join(dataDir, 'one-poll'),
+      collections: ['IssuedInvoices'],
+      intervalMs: 60_000,
+      actions: false,
+      // One poll reads the whole backfill (40 pages of 10).
+      pollBudgetMs: 600_000,
+      onUpdate: (u) => updates.push(u),
+    });
+    try {
+      await runtime.pollOnce();
+    } finally {
+      await runtime.stop();
+    }
+    const firstPoll = updates.findIndex((u) => u.kind === 'poll');
+    const before = updates.slice(0, firstPoll).filter((u) => u.kind === 'backfill');
+    // Before the poll's end the bar had moved, by what had been published.
+    expect(before.some((u) => u.done > 0 && u.done < 400)).toBe(true);
+    for (const u of before) {
+      const publishedThen = updates
+        .slice(0, updates.indexOf(u))
+        .filter((e) => e.kind === 'event' && e.detailType === 'IssuedInvoice.Created').length;
+      expect(u.done).toBeLessThanOrEqual(publishedThen);
+    }
+    const last = updates.filter((u) => u.kind === 'backfill').at(-1);
+    expect(last).toEqual({ kind: 'backfill', done: 400, total: 400, state: 'done' });
+  }, 240_000);
 
   it('reads at least one page a slice however long its setup takes: a budget of 0 reads the backfill page by page', async () => {
     // The budget counts from the first page, not from the start of the poll: with a budget of 0,

@@ -10,6 +10,7 @@ import * as z from 'zod';
 import {
   AuthenticationError,
   ConnectionError,
+  ForbiddenError,
   TimeoutError,
   UnauthorizedError,
 } from '../../accounting/errors.js';
@@ -75,7 +76,12 @@ export function classifyConnectionFailure(error: unknown): HealthReport | undefi
     name: error instanceof Error ? error.name : 'Error',
     ...(typeof status === 'number' ? { status } : {}),
   };
-  if (error instanceof AuthenticationError || error instanceof UnauthorizedError) {
+  // A 403 counts only when every collection answered it (see `healthOf`): the credentials may not read.
+  if (
+    error instanceof AuthenticationError ||
+    error instanceof UnauthorizedError ||
+    error instanceof ForbiddenError
+  ) {
     return { ok: false, reason: 'authentication', error: detail };
   }
   if (error instanceof ConnectionError || error instanceof TimeoutError) {

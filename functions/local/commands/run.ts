@@ -210,6 +210,14 @@ export const runCommand = defineCommand({
     // The view showed the last warnings cut to the width; the file has them all, whole.
     const summary = warningsSummary(started.warnings, started.runtime.bus.deadLetters().length);
     if (summary) ctx.stderr.write(`${summary}\n`);
-    return ctx.signal.aborted ? EXIT.interrupted : EXIT.ok;
+    if (ctx.signal.aborted) return EXIT.interrupted;
+    // No connection ever answered, and the service refused credentials: the run did nothing.
+    const health = started.runtime.health();
+    if (!health.answered && health.refused.length > 0) {
+      const whose = health.refused.length === 1 ? health.refused[0] : `${health.refused.length} connections`;
+      ctx.stderr.write(`error: nothing was read: credentials refused (${whose})\n`);
+      return EXIT.failure;
+    }
+    return EXIT.ok;
   },
 });

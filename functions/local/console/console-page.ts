@@ -35,8 +35,19 @@ button.primary { background:var(--accent); color:#fff; border-color:var(--accent
 .panel h3 { margin-top:14px; font-size:13px; color:#344054; }
 pre { background:#f6f8fa; padding:8px; overflow:auto; max-height:320px; margin:0; }
 .muted { color:var(--muted); }
-.note { max-width:220px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; font-size:12px; }
+.note { font-size:12px; }
 .split > div:first-child { overflow:auto; }
+/* The events and an event's routes fit their boxes at 1024 px and wider: the events' columns are
+   fixed shares of the box (a detail-type breaks after its dots, a long word wherever it must), an
+   S3 key in an event's routes breaks anywhere rather than push the table past its panel. */
+table.events { table-layout:fixed; }
+col.c-time { width:72px; } col.c-type { width:30%; } col.c-connection { width:18%; } col.c-doc { width:24%; } col.c-routes { width:28%; }
+table.events th, table.events td { padding:5px 6px; overflow-wrap:break-word; }
+table.events .badge { overflow-wrap:anywhere; }
+#event-detail td { overflow-wrap:anywhere; }
+table.routes td.route { width:40%; }
+.split > .panel { position:sticky; top:8px; max-height:calc(100vh - 16px); overflow:auto; }
+@media (max-width: 1200px) { .split { grid-template-columns: minmax(0,1.5fr) minmax(0,1fr); } }
 td.nowrap { white-space:nowrap; }
 .error { color:var(--bad); }
 .parties { display:grid; grid-template-columns:1fr 1fr; gap:12px; }
@@ -74,7 +85,8 @@ const BODY = `
       <span id="filter-error" class="error"></span>
     </form>
     <div class="split">
-      <div><table><thead><tr><th>time</th><th>detail-type</th><th>connection</th><th>document</th><th>routes</th></tr></thead>
+      <div><table class="events"><colgroup><col class="c-time"><col class="c-type"><col class="c-connection"><col class="c-doc"><col class="c-routes"></colgroup>
+        <thead><tr><th>time</th><th>detail-type</th><th>connection</th><th>document</th><th>routes</th></tr></thead>
         <tbody id="events" data-testid="events"></tbody></table>
         <p class="muted" id="events-count"></p></div>
       <div class="panel" id="event-detail" data-testid="event-detail"><p class="muted">Pick an event to see its JSON, its fields and what each route did with it.</p></div>

@@ -59,6 +59,10 @@ function ago(ms) {
   var s = Math.round(ms / 1000);
   if (s < 120) return s + ' s'; if (s < 7200) return Math.round(s / 60) + ' min'; return Math.round(s / 3600) + ' h';
 }
+/* A long text (an S3 key) cut in its middle: where it starts and how it ends both stay. */
+function middle(text, n) { return text.length <= n ? text : text.slice(0, Math.ceil((n - 1) / 2)) + '\u2026' + text.slice(text.length - Math.floor((n - 1) / 2)); }
+/* A detail-type that may break after its dots (IssuedAdvanceInvoice.<wbr>EInvoiceStatusChanged). */
+function dotted(text) { return text.split('.').map(function (part, i, all) { return i < all.length - 1 ? [part + '.', h('wbr', {})] : part; }); }
 function badge(text, cls) { return h('span', { class: 'badge ' + (cls || text) }, text); }
 function time(iso) { return iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '-'; }
 
@@ -82,8 +86,8 @@ function loadEvents() {
     $('filter-error').textContent = '';
     fill('events', list.map(function (e) {
       var tr = h('tr', { class: 'clickable' + (e.id === state.selected ? ' selected' : ''), 'data-id': e.id, 'data-type': e.detailType, onclick: function () { openEvent(e.id); } },
-        h('td', { class: 'mono nowrap', title: e.time }, time(e.time).slice(11)), h('td', {}, e.detailType), h('td', {}, e.connection || ''),
-        h('td', {}, e.documentNumber || '', e.note ? h('div', { class: 'muted note', title: e.note }, e.note) : null), h('td', {}, routeBadges(e.routes)));
+        h('td', { class: 'mono nowrap', title: e.time }, time(e.time).slice(11)), h('td', {}, dotted(e.detailType)), h('td', {}, e.connection || ''),
+        h('td', {}, e.documentNumber || '', e.note ? h('div', { class: 'muted note', title: e.note }, middle(e.note, 44)) : null), h('td', {}, routeBadges(e.routes)));
       return tr;
     }));
     $('events-count').textContent = list.length + ' events shown (newest first)';
@@ -97,11 +101,14 @@ function openEvent(id) {
   });
 }
 function renderEvent(e) {
+  // Two columns, so the table fits its panel at 1024 px: the route with its status and deliveries,
+  // then what it did (its outcome event and note, or its error).
   var routes = Object.keys(e.routes).map(function (name) {
     var r = e.routes[name];
-    var out = r.outcomeEvent ? h('span', {}, r.outcomeEvent.detailType, r.outcomeEvent.note ? h('div', { class: 'muted' }, r.outcomeEvent.note) : null) : '-';
-    return h('tr', { 'data-route': name }, h('td', {}, name), h('td', {}, badge(r.status, r.status)), h('td', { class: 'num' }, r.attempts),
-      h('td', { class: 'num' }, r.durationMs === undefined ? '-' : r.durationMs + ' ms'), h('td', { 'data-testid': 'outcome' }, out), h('td', { class: 'error' }, r.error || ''));
+    var out = r.outcomeEvent ? h('span', {}, r.outcomeEvent.detailType, r.outcomeEvent.note ? h('div', { class: 'muted' }, r.outcomeEvent.note) : null) : (r.error ? null : '-');
+    var delivery = r.attempts + (r.attempts === 1 ? ' receive' : ' receives') + (r.durationMs === undefined ? '' : ' · ' + r.durationMs + ' ms after publish');
+    return h('tr', { 'data-route': name }, h('td', { class: 'route' }, h('div', {}, name), badge(r.status, r.status), h('div', { class: 'muted' }, delivery)),
+      h('td', { 'data-testid': 'outcome' }, out, r.error ? h('div', { class: 'error' }, r.error) : null));
   });
   var fields = e.fields.map(function (f) {
     return h('tr', {}, h('td', { class: 'mono' }, f.path), h('td', { class: 'muted' }, f.type), h('td', {}, f.description));
@@ -110,7 +117,7 @@ function renderEvent(e) {
     h('h2', {}, e.detailType), h('p', { class: 'muted mono' }, e.id + ' · ' + e.source + ' · ' + time(e.time)),
     h('button', { class: 'primary', onclick: function () { post('/api/replay', { id: e.id }).then(function (r) { toast('replayed ' + r.replayed + ' event'); }, function (err) { toast(err.message); }); } }, 'Replay this event'),
     h('h3', {}, 'Routes and what each did'),
-    routes.length ? h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'route'), h('th', {}, 'status'), h('th', {}, 'receives'), h('th', {}, 'after publish'), h('th', {}, 'outcome'), h('th', {}, 'error'))), h('tbody', {}, routes))
+    routes.length ? h('table', { class: 'routes' }, h('thead', {}, h('tr', {}, h('th', {}, 'route'), h('th', {}, 'what it did'))), h('tbody', {}, routes))
       : h('p', { class: 'muted' }, 'No route matched this event.'),
     h('h3', {}, 'Event'), h('pre', { class: 'mono', 'data-testid': 'event-json' }, JSON.stringify(e.event, null, 2)),
     h('h3', {}, 'Fields of the detail (from its schema)'),

@@ -10,7 +10,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import * as z from 'zod';
 import type { Logger } from '../../core/ports.js';
-import { formatZodError } from '../command.js';
 import {
   answerGet,
   answerPost,
@@ -18,6 +17,7 @@ import {
   type ConsoleSources,
   type Reply,
 } from './console-api.js';
+import { formatConsoleError } from './console-errors.js';
 import type { FeedChange } from './console-feed.js';
 import { checkConsoleRequest, newConsoleToken } from './console-guard.js';
 import { consolePage } from './console-page.js';
@@ -103,7 +103,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 function errorReply(error: unknown): Reply | undefined {
   if (error instanceof ConsoleRequestError) return { status: error.status, json: { error: error.message } };
-  if (error instanceof z.ZodError) return { status: 400, json: { error: formatZodError(error) } };
+  if (error instanceof z.ZodError) return { status: 400, json: { error: formatConsoleError(error) } };
   if (error instanceof IsdocViewError) return { status: 422, json: { error: error.message } };
   return undefined;
 }

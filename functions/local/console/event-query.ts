@@ -69,14 +69,30 @@ export interface FieldDoc {
 
 const fieldCache = new Map<string, FieldDoc[]>();
 
+/** The alternatives of a schema (`anyOf`/`oneOf`), e.g. an inline record or its claim-check reference. */
+function variantsOf(schema: Record<string, unknown>): Record<string, unknown>[] {
+  return ((schema.anyOf ?? schema.oneOf) as Record<string, unknown>[] | undefined) ?? [];
+}
+
+/**
+ * The fields under `schema` at `path`: its properties, or, for a schema of alternatives (record
+ * events: `anyOf` at the top), the fields of each alternative, each path once (the first's wins).
+ */
 function walk(schema: Record<string, unknown>, path: string, out: FieldDoc[], depth: number): void {
+  if (depth > 6) return;
   const props = schema.properties as Record<string, Record<string, unknown>> | undefined;
-  if (!props || depth > 6) return;
+  if (!props) {
+    for (const variant of variantsOf(schema)) if (variant.type === 'object') walk(variant, path, out, depth);
+    return;
+  }
   for (const [name, raw] of Object.entries(props)) {
-    const variants = (raw.anyOf ?? raw.oneOf) as Record<string, unknown>[] | undefined;
-    const prop = variants?.find((v) => v.type !== 'null') ?? raw;
+    const variants = variantsOf(raw);
+    const prop = variants.find((v) => v.type !== 'null') ?? raw;
     const here = path ? `${path}.${name}` : name;
-    const type = [prop.type, raw.anyOf ? 'null' : undefined].filter(Boolean).join(' | ') || 'value';
+    if (out.some((f) => f.path === here)) continue;
+    const nullable = variants.some((v) => v.type === 'null');
+    const own = Array.isArray(prop.type) ? prop.type : [prop.type];
+    const type = [...own, nullable ? 'null' : undefined].filter(Boolean).join(' | ') || 'value';
     const description = String(raw.description ?? prop.description ?? '');
     out.push({ path: here, type, description });
     walk(prop, here, out, depth + 1);
