@@ -25,6 +25,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { defaultPolledCollectionsFor } from '../functions/accounting/collections.js';
 import { defaultMaxClients, SHARD_DEFAULTS } from '../functions/handlers/connections-config.js';
 import { pollShardCycle } from '../functions/handlers/poll-connections.js';
+import { pollerSharedReads } from '../functions/wiring/connection-clients.js';
 import { loadPollerSettings } from '../functions/wiring/poller-config.js';
 import { defaultInfraConfig } from '../infra/config/load.js';
 import { billedMs, platformLogBytes } from './connections-billing.js';
@@ -270,6 +271,7 @@ async function runCycle(
         checkpointReads: changedHolder,
         credentialCalls: d.ssm.calls - calls,
         tlsHandshakes: handshakes,
+        sockets: pollerSharedReads(SHARD_DEFAULTS.parallel, concurrency).connections,
       },
       o.latency,
       concurrency,
