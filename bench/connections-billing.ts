@@ -6,7 +6,8 @@
  * release, then its slowest connection — its credentials read, its checkpoints read after a
  * container change, its service requests `concurrency` at a time (each at the injected latency's
  * top, `baseMs + jitterMs`: the slowest of a shard's connections), a new TLS connection's two round
- * trips, its events and checkpoint write. Wall time on a quiet machine checks it (`wallMs`).
+ * trips, its events and checkpoint write — or, when longer, all its requests through the shared
+ * sockets that many at a time. Wall time on a quiet machine checks it (`wallMs`).
  */
 
 /** Round trips assumed inside the region and to the service (ms). */
@@ -27,6 +28,8 @@ export interface InvocationWork {
   credentialCalls: number;
   /** New TLS connections opened to the service. */
   tlsHandshakes: number;
+  /** Sockets the invocation's clients share (the poller's shared pool): no more requests wait at once. */
+  sockets: number;
 }
 
 export interface LatencyModel {
@@ -52,8 +55,11 @@ export function billedMs(
     if (c.published > 0) chain += n.putEventsMs + n.dynamoDbMs;
     slowest = Math.max(slowest, chain);
   }
+  // The shared sockets bound the requests in flight: the invocation's requests, that many at a time.
+  const total = work.connections.reduce((sum, c) => sum + c.requests, 0);
+  const queued = Math.ceil(total / Math.max(1, work.sockets)) * answer;
   const credentials = work.credentialCalls > 0 ? n.ssmMs : 0;
-  const waitMs = 3 * n.dynamoDbMs + credentials + slowest;
+  const waitMs = 3 * n.dynamoDbMs + credentials + Math.max(slowest, queued);
   return { billedMs: Math.ceil(work.cpuMs + waitMs), waitMs };
 }
 

@@ -28,7 +28,11 @@ import type { BusEvent, Clock } from '../functions/core/ports.js';
 import { SHARD_DEFAULTS } from '../functions/handlers/connections-config.js';
 import { type ConnectionPollerDeps, pollerLimiter } from '../functions/handlers/poll-connections.js';
 import { silentLogger } from '../functions/shared/logger.js';
-import { connectionClientBuilder, createConnectionClients } from '../functions/wiring/connection-clients.js';
+import {
+  connectionClientBuilder,
+  createConnectionClients,
+  pollerSharedReads,
+} from '../functions/wiring/connection-clients.js';
 import { loadPollerSettings } from '../functions/wiring/poller-config.js';
 import { companyCredentials } from '../sandbox/company.js';
 import {
@@ -218,6 +222,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       logger: silentLogger,
       secrets: resolver,
       limiter,
+      sharedReads: pollerSharedReads(SHARD_DEFAULTS.parallel, concurrency),
     });
     const clients = createConnectionClients({ build, max: options.maxClients });
     const deps: ConnectionPollerDeps = {

@@ -25,6 +25,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { defaultPolledCollectionsFor } from '../functions/accounting/collections.js';
 import { defaultMaxClients, SHARD_DEFAULTS } from '../functions/handlers/connections-config.js';
 import { pollShardCycle } from '../functions/handlers/poll-connections.js';
+import { pollerSharedReads } from '../functions/wiring/connection-clients.js';
 import { loadPollerSettings } from '../functions/wiring/poller-config.js';
 import { defaultInfraConfig } from '../infra/config/load.js';
 import { billedMs, platformLogBytes } from './connections-billing.js';
@@ -270,6 +271,7 @@ async function runCycle(
         checkpointReads: changedHolder,
         credentialCalls: d.ssm.calls - calls,
         tlsHandshakes: handshakes,
+        sockets: pollerSharedReads(SHARD_DEFAULTS.parallel, concurrency).connections,
       },
       o.latency,
       concurrency,
@@ -631,11 +633,11 @@ export async function measureConnections(
         `connections: cycle ${cycle}${kind} at minute ${minute}: ${Math.round(usage.ms)} ms billed (longest invocation; ${Math.round(usage.wallMs)} ms here, shards in turn), ${usage.pollerInvocations} invocations (${usage.coldStarts} cold, ${usage.containerChanges} on another container), ${[...usage.requests.values()].reduce((a, b) => a + b, 0)} requests, ${usage.tlsHandshakes} TLS handshakes, ${usage.changed.size} changed, ${usage.writeUnits} WRU, load ${loadavg()[0]?.toFixed(2)}, RSS ${Math.round(process.memoryUsage().rss / 1048576)} MB`,
       );
     }
-    // A collection whose request broke or timed out (a socket the sandbox closed under it, or a
-    // starved machine) is reported and read again on the next cycle, as on AWS: counted, not
+    // A collection (or payment list) whose request broke or timed out (a socket the sandbox closed
+    // under it, or a starved machine) is reported and read again on the next cycle, as on AWS: counted, not
     // fatal. Any other error fails the run.
     const transient = (e: { message: string; data?: unknown }) =>
-      e.message === 'collection poll failed' &&
+      ['collection poll failed', 'payment poll failed'].includes(e.message) &&
       ['ConnectionError', 'TimeoutError'].includes(
         (e.data as { error?: { name?: string } } | undefined)?.error?.name ?? '',
       );

@@ -86,7 +86,7 @@ export function createAgent(options: TransportOptions): Agent {
   return new Agent({
     connect: { timeout: options.connectTimeoutMs },
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
-    keepAliveMaxTimeout: 60_000,
+    keepAliveMaxTimeout: Math.max(60_000, options.keepAliveTimeoutMs ?? 0),
     bodyTimeout: options.bodyTimeoutMs,
     headersTimeout: 0,
     connections: options.connections ?? 32,

@@ -46,7 +46,11 @@ import {
 import type { RateLimiter } from '../core/connections/token-bucket.js';
 import type { Clock } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
-import { connectionClientBuilder, createConnectionClients } from '../wiring/connection-clients.js';
+import {
+  connectionClientBuilder,
+  createConnectionClients,
+  pollerSharedReads,
+} from '../wiring/connection-clients.js';
 import { loadConnectionPollerConfig } from './connections-config.js';
 import { lazyHandler } from './lazy-handler.js';
 import { createPowertoolsPollMetrics, type PollMetrics, pollMetricsOptionsFromEnv } from './poll-metrics.js';
@@ -145,7 +149,14 @@ export function createDepsFromEnv(env: Readonly<Record<string, string | undefine
     ssm: instrumentClient(new SSMClient({})),
     deploymentCredentials: !config.connectionsTable,
   });
-  const build = connectionClientBuilder({ env, clock, logger, secrets, limiter });
+  const build = connectionClientBuilder({
+    env,
+    clock,
+    logger,
+    secrets,
+    limiter,
+    sharedReads: pollerSharedReads(config.settings.parallel, config.settings.concurrency),
+  });
   // The shard's checkpoints as this container last read or wrote them (the lease says when another
   // container polled the shard since), over eventually consistent reads: a read that missed a
   // write makes the next versioned write conflict, never a lost change.

@@ -4,8 +4,10 @@
  * bounded: the least recently used is closed when there are more than `max`. A client is built
  * anew when its connection's entry changed where it matters (variant, URLs, secret reference).
  */
+import type { Dispatcher } from 'undici';
 import type { AccountingApi } from '../accounting/api.js';
 import { createAccountingClient } from '../accounting/client.js';
+import { createAgent } from '../accounting/transport.js';
 import type { ConnectionSecretResolver } from '../adapters/connection-secrets.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 import { connectionAccountingConfig } from '../core/connections/connection-secret.js';
@@ -31,7 +33,7 @@ const fingerprint = (e: ConnectionEntry) =>
   [e.name, e.variant, e.baseUrl ?? '', e.authUrl ?? '', e.credentialsSecret].join('\u0000');
 
 export function createConnectionClients(options: {
-  build(entry: ConnectionEntry): Promise<ConnectionClient>;
+  build: ((entry: ConnectionEntry) => Promise<ConnectionClient>) & { close?(): Promise<void> };
   max?: number;
 }): ConnectionClients {
   const max = Math.max(1, options.max ?? DEFAULT_MAX_CLIENTS);
@@ -70,6 +72,7 @@ export function createConnectionClients(options: {
       const all = [...held.values()];
       held.clear();
       await Promise.all(all.map((v) => v.client.then((c) => c.close?.()).catch(() => {})));
+      await options.build.close?.();
     },
   };
 }
@@ -84,7 +87,27 @@ export interface ConnectionClientBuilderOptions {
   limiter?: RateLimiter;
   /** The invocation's time left, bounding each request's deadline. */
   remainingMs?: () => number | undefined;
+  /**
+   * One keep-alive pool shared by every client the builder makes (made with the first), instead of
+   * a pool per client that starts over after 4 s idle. Only for clients that read (the poller): a
+   * read sent on a socket the service closed meanwhile (a thawed container) is repeated once at
+   * once on a fresh one, while a side effect must never meet such a socket.
+   */
+  sharedReads?: SharedReadsOptions;
 }
+
+export interface SharedReadsOptions {
+  /** Sockets per origin (every connection of one service shares them). */
+  connections: number;
+  /** Idle time a socket is kept (a shorter `Keep-Alive` hint of the service wins). */
+  keepAliveMs: number;
+}
+
+/** How the poller's clients share their sockets: enough for every poll of a shard at once, kept across invocations a minute apart. */
+export const pollerSharedReads = (parallel: number, concurrency: number): SharedReadsOptions => ({
+  connections: parallel * concurrency,
+  keepAliveMs: 90_000,
+});
 
 /**
  * Builds one connection's client: variant and URLs from its entry, credentials from its secret
@@ -92,19 +115,37 @@ export interface ConnectionClientBuilderOptions {
  * connection's token bucket. The poller and the actions build their clients alike.
  */
 export function connectionClientBuilder(options: ConnectionClientBuilderOptions) {
-  const { env, clock, logger, secrets, limiter, remainingMs } = options;
-  return async (entry: ConnectionEntry): Promise<ConnectionClient> => {
+  const { env, clock, logger, secrets, limiter, remainingMs, sharedReads } = options;
+  let shared: Dispatcher | undefined;
+  const build = async (entry: ConnectionEntry): Promise<ConnectionClient> => {
     const source = secrets.sourceFor(entry);
     const reread = source.refresh ?? source.get;
-    return createAccountingClient(connectionAccountingConfig(entry, await source.get(), env), {
+    const config = connectionAccountingConfig(entry, await source.get(), env);
+    if (sharedReads && !shared) {
+      shared = createAgent({
+        connectTimeoutMs: config.connectTimeoutMs,
+        bodyTimeoutMs: config.requestTimeoutMs,
+        keepAliveTimeoutMs: sharedReads.keepAliveMs,
+        connections: sharedReads.connections,
+      });
+    }
+    return createAccountingClient(config, {
       clock,
       logger,
+      ...(shared ? { dispatcher: shared } : {}),
       // After an authentication failure: the secret again, past its cache (it may have been replaced).
       reloadCredentials: async () => connectionAccountingConfig(entry, await reread(), env).credentials,
       ...(limiter ? { limiter: requestLimiterFor(limiter, entry.name) } : {}),
       ...(remainingMs ? { remainingMs } : {}),
     });
   };
+  /** Closes the shared pool (the clients close their own). */
+  const close = async () => {
+    const open = shared;
+    shared = undefined;
+    await open?.close();
+  };
+  return Object.assign(build, { close });
 }
 
 /** A registry of one connection whose client is built already (a benchmark, a test's service). */
