@@ -3,7 +3,8 @@
  * environment, IAM enforced on every call): a signed notification through the HTTP API, the order
  * fetched by the import function from the Shoptet twin with the token of its secret, one received
  * order; a repeated notification and an `order:update` make none; the sweep, on its schedule in
- * the import's role, imports an order whose notification was lost, once.
+ * the import's role, imports an order whose notification was lost, once; a token the shop refuses
+ * is read again from its secret, and the replacement stored there is used at the next fetch.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,12 @@ let d: Deployment;
 let twin: ShoptetTwin;
 const TOKEN = randomBytes(24).toString('hex');
 const SWEEP_MS = 5 * 60_000;
+
+const secret = (prefix: string) => {
+  const s = d.assembly.byType('AWS::SecretsManager::Secret').find((r) => r.logicalId.startsWith(prefix));
+  if (!s) throw new Error(`no secret ${prefix}`);
+  return s.ref;
+};
 
 /** What this file's flows do not run, and why. */
 const OUT_OF_FLOW: OutOfFlow = {
@@ -42,11 +49,6 @@ beforeAll(async () => {
       },
     },
   });
-  const secret = (prefix: string) => {
-    const s = d.assembly.byType('AWS::SecretsManager::Secret').find((r) => r.logicalId.startsWith(prefix));
-    if (!s) throw new Error(`no secret ${prefix}`);
-    return s.ref;
-  };
   d.standIn.secretStore.put(
     secret('CredentialsSecret'),
     JSON.stringify({ apiKey: d.sandbox.credentials.apiKey }),
@@ -147,5 +149,37 @@ describe('Shoptet, deployed', () => {
     expect(describeDenials(d.authorizer.denied())).toBe('');
     // The token never reached a log line.
     expect(d.lambda.output(d.fn('OrderIntakeImporter'))).not.toContain(TOKEN);
+  }, 240_000);
+
+  it('a token the shop refuses is read again from its secret: the replacement stored there is used, no deployment', async () => {
+    // The secret holds a token the shop no longer accepts; once the held one's cache ran out
+    // (INTAKE_SECRETS_CACHE_SECONDS, 300 s), the sweep is refused (401), and is not retried.
+    const revoked = randomBytes(24).toString('hex');
+    d.standIn.secretStore.put(secret('OrderIntakeShoptetToken'), JSON.stringify({ token: revoked }));
+    const failedBefore = importRuns().filter((i) => !i.result.ok).length;
+    await d.advance(2 * SWEEP_MS);
+    const failed = importRuns().filter((i) => !i.result.ok);
+    expect(failed.length).toBe(failedBefore + 1);
+    expect(String(failed.at(-1)?.result.error?.message)).toMatch(/HTTP 401/);
+    // The right token stored: the next notification's fetch reads it (the refusal marked the held
+    // one stale) and the order is imported once.
+    d.standIn.secretStore.put(secret('OrderIntakeShoptetToken'), JSON.stringify({ token: TOKEN }));
+    const order = await twin.createOrder({ country: 'sk', lines: 2 });
+    await d.advance(15_000);
+    const runsBefore = importRuns().length;
+    const logMark = d.lambda.output(d.fn('OrderIntakeImporter')).length;
+    const response = await notification('order:create', order.code);
+    expect(response.status).toBe(202);
+    await d.settle();
+    expect(receivedOrders(order.code)).toHaveLength(1);
+    // At the first try: not refused with the held token and retried once its cache ran out.
+    expect(importRuns().length).toBe(runsBefore + 1);
+    expect(d.lambda.output(d.fn('OrderIntakeImporter')).slice(logMark)).not.toContain(
+      'import will be retried',
+    );
+    expect(deadLetters(d)).toEqual({});
+    const output = d.lambda.output(d.fn('OrderIntakeImporter'));
+    expect(output).not.toContain(TOKEN);
+    expect(output).not.toContain(revoked);
   }, 240_000);
 });
