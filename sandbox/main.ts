@@ -329,7 +329,9 @@ export async function runSandboxCli(
     [
       `sandbox listening`,
       `  base URL:  ${sandbox.baseUrl}`,
-      `  auth URL:  ${sandbox.authUrl}   (token: POST ${sandbox.authUrl}/connect/token)`,
+      // Each address on its own line: the banner fits 80 columns with any port.
+      `  auth URL:  ${sandbox.authUrl}`,
+      `  token:     POST ${sandbox.authUrl}/connect/token`,
       `  admin:     ${sandbox.baseUrl}/_sandbox/${sandbox.companies > 1 ? '   (?company=k: company k)' : ''}`,
       ...credentialLines(sandbox),
       `  variant ${options.variant ?? 'sk'}, seed ${options.seed}, ${options.sizes?.documents} documents, ${options.sizes?.partners} partners` +
@@ -390,19 +392,25 @@ export function credentialLines(sandbox: Pick<Sandbox, 'companies' | 'credential
     ];
   }
   const shown = Math.min(sandbox.companies, LISTED_COMPANIES);
+  // At most 80 columns a line, whatever the number of companies.
   const lines = [
-    `  ${sandbox.companies} companies; demo credentials (test fixtures, valid against this sandbox only, each for its own company's data):`,
-    `    scope ${sandbox.credentialsOf(1).scope}; read-only twins sandbox-k-readonly-api-key, client sandbox-k-readonly-client / sandbox-k-readonly-secret (company 1: sandbox-readonly-…)`,
+    `  ${sandbox.companies} companies; demo credentials (test fixtures, valid against this sandbox`,
+    `  only, each for its own company's data), scope ${sandbox.credentialsOf(1).scope}:`,
+    '    company: Api-Key · client id / client secret',
   ];
   for (let k = 1; k <= shown; k++) {
     const c = sandbox.credentialsOf(k);
-    lines.push(`    company ${k}: Api-Key ${c.apiKey} · client ${c.clientId} / ${c.clientSecret}`);
+    lines.push(`    ${k}: ${c.apiKey} · ${c.clientId} / ${c.clientSecret}`);
   }
   if (sandbox.companies > shown) {
     lines.push(
-      `    companies ${shown + 1}…${sandbox.companies}: Api-Key sandbox-k-api-key · client sandbox-k-client / sandbox-k-secret`,
+      `    ${shown + 1}…${sandbox.companies}: sandbox-k-api-key · sandbox-k-client / sandbox-k-secret`,
     );
   }
+  lines.push(
+    '  read-only twins (company 1: sandbox-readonly-…): sandbox-k-readonly-api-key,',
+    '    client sandbox-k-readonly-client / sandbox-k-readonly-secret',
+  );
   return lines;
 }
 

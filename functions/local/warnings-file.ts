@@ -88,14 +88,18 @@ export function recordWarnings(
   };
 }
 
-/** The line that ends a run which had warnings: how many, and where they are in full. */
-export function warningsSummary(file: WarningsFile, dead: number): string | undefined {
+/**
+ * The line that ends a run which had warnings: how many, and where they are in full. Wider than
+ * `columns`, the file's path goes on a line of its own (whole, to be copied).
+ */
+export function warningsSummary(file: WarningsFile, dead: number, columns = 80): string | undefined {
   if (file.count === 0) return undefined;
-  const where = file.error
-    ? `(not written to ${file.path}: ${file.error.message})`
-    : `in full in ${file.path}`;
   const warnings = `${file.count} warning${file.count === 1 ? '' : 's'}`;
-  return dead > 0
-    ? `${dead} deliver${dead === 1 ? 'y was' : 'ies were'} dead-lettered; ${warnings} ${where}`
-    : `${warnings} ${where}`;
+  const head =
+    dead > 0 ? `${dead} deliver${dead === 1 ? 'y was' : 'ies were'} dead-lettered; ${warnings}` : warnings;
+  const line = file.error
+    ? `${head} (not written to ${file.path}: ${file.error.message})`
+    : `${head} in full in ${file.path}`;
+  if ([...line].length <= columns || file.error) return line;
+  return `${head} in full in\n  ${file.path}`;
 }

@@ -3,7 +3,7 @@
  * directory (one line each, however long), the summary line that points to it, `--json` lines
  * that carry them uncut, and library `console` output kept out of the live view's terminal.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -101,10 +101,24 @@ describe('warnings.log', () => {
     file.view.update({ kind: 'warning', message: 'one' });
     expect(warningsSummary(file, 0)).toBe(`1 warning in full in ${file.path}`);
     file.view.update({ kind: 'warning', message: 'two' });
-    expect(warningsSummary(file, 1)).toBe(`1 delivery was dead-lettered; 2 warnings in full in ${file.path}`);
-    expect(warningsSummary(file, 4)).toBe(
+    // On a wide terminal, one line.
+    expect(warningsSummary(file, 1, 200)).toBe(
+      `1 delivery was dead-lettered; 2 warnings in full in ${file.path}`,
+    );
+    expect(warningsSummary(file, 4, 200)).toBe(
       `4 deliveries were dead-lettered; 2 warnings in full in ${file.path}`,
     );
+  });
+
+  it('the summary fits 80 columns: a long path on a line of its own, whole', async () => {
+    const deep = join(dir, 'a-data-directory-with-a-rather-long-name', 'of-the-company-acme-holding');
+    await mkdir(deep, { recursive: true });
+    const { file } = recorder(deep);
+    file.open();
+    file.view.update({ kind: 'warning', message: 'one' });
+    const summary = warningsSummary(file, 3) ?? '';
+    expect(summary).toBe(`3 deliveries were dead-lettered; 1 warning in full in\n  ${file.path}`);
+    expect([...(summary.split('\n')[0] ?? '')].length).toBeLessThanOrEqual(80);
   });
 
   it('a file that cannot be written leaves the run going and says why in the summary', () => {

@@ -67,6 +67,35 @@ describe('sandbox CLI', () => {
     expect(() => parseSandboxArgs(['--partners', '300000'])).toThrow(/--partners/);
   });
 
+  it('prints a banner of many companies, with the Shoptet twin and activity, in 80 columns', async () => {
+    const lines: string[] = [];
+    const sandbox = await runSandboxCli(
+      [
+        '--port',
+        '0',
+        '--companies',
+        '12',
+        '--documents',
+        '5',
+        '--partners',
+        '2',
+        '--shoptet-port',
+        '0',
+        '--activity',
+        '0.5',
+      ],
+      { stdout: (t) => lines.push(t), env: {} },
+    );
+    try {
+      const out = lines.join('\n');
+      expect(out).toContain('12 companies');
+      expect(out).toContain('shoptet twin listening');
+      for (const line of out.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
+    } finally {
+      await sandbox?.close();
+    }
+  });
+
   it('starts the sandbox and prints base URL, auth URL and the demo credentials', async () => {
     const lines: string[] = [];
     const sandbox = await runSandboxCli(['--port', '0', '--documents', '20', '--partners', '3'], {
@@ -79,6 +108,8 @@ describe('sandbox CLI', () => {
       expect(out).toContain(`${sandbox?.authUrl}/connect/token`);
       expect(out).toContain('sandbox-api-key');
       expect(out).toContain('sandbox-client');
+      // The banner fits an 80-column terminal (a five-digit port included).
+      for (const line of out.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
       const res = await fetch(`${sandbox?.baseUrl}/v1/Banks?PageSize=1&PageNumber=1`, {
         headers: { 'Api-Key': 'sandbox-api-key' },
       });

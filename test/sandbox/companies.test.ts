@@ -156,7 +156,8 @@ describe('sandbox CLI --companies', () => {
     });
     const lines = credentialLines({ companies: 12, credentialsOf }).join('\n');
     expect(lines).toContain('test fixtures');
-    expect(lines).toContain('company 10: Api-Key k10 · client c10 / s10');
-    expect(lines).toContain('companies 11…12: Api-Key sandbox-k-api-key');
+    expect(lines).toContain('company: Api-Key · client id / client secret');
+    expect(lines).toContain('    10: k10 · c10 / s10');
+    expect(lines).toContain('    11…12: sandbox-k-api-key · sandbox-k-client / sandbox-k-secret');
   });
 });
