@@ -231,6 +231,21 @@ describe('shop paid → the invoice made from the order is liquidated once', () 
     expect(unmatched).toMatchObject([{ reason: 'overpaid', left: 90.5, shopOrderId: String(overId) }]);
   });
 
+  it('with its guard records lost, a partial payment is found by its mark and not liquidated again', async () => {
+    const id = base + 6;
+    const invoiceId = await orderWithInvoice(id);
+    await postPaid(id);
+    const event = withAmount(paidEvents(id)[0] as BusEvent, 500, 'tx-lost');
+    expect(await actionFor({ shops: 'shopify' }).entry(delivered(event))).toMatchObject({ status: 'done' });
+    const before = liquidationCount();
+    // A fresh guard: the store of the first run is gone.
+    const again = actionFor({ shops: 'shopify' });
+    expect(await again.entry(delivered(event))).toMatchObject({ status: 'duplicate' });
+    expect(liquidationCount()).toBe(before);
+    expect(await rest(invoiceId)).toBe(710);
+    expect(again.publisher.events).toEqual([]);
+  });
+
   it('a payment with no order waits for it, then is unmatched; nothing is liquidated', async () => {
     const id = base + 4;
     expect((await postPaid(id)).status).toBe(202);
