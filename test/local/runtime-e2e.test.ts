@@ -175,11 +175,15 @@ describe('local runtime end to end', () => {
     expect(again.map((e) => e['detail-type'])).toEqual([]);
     expect(sandbox.state.counts()).toEqual(countsAfterFirst);
 
-    // The archive still holds exactly one ISDOC for the invoice.
+    // The archive still holds exactly one ISDOC for the invoice and, once its one sending was
+    // final, that sending's record beside it (docs/einvoicing.md).
     const third = await start(sandbox, dataDir);
     try {
-      const keys = await objectKeys(third);
-      expect(keys.filter((k) => k.includes(invoiceId))).toEqual([isdocKey]);
+      const keys = (await objectKeys(third)).filter((k) => k.includes(invoiceId));
+      expect(keys.filter((k) => !k.endsWith('.einvoice.json'))).toEqual([isdocKey]);
+      const records = keys.filter((k) => k.endsWith('.einvoice.json'));
+      expect(records.length).toBeLessThanOrEqual(1);
+      for (const k of records) expect(k.startsWith(`${isdocKey}.`), k).toBe(true);
     } finally {
       await third.stop();
     }
