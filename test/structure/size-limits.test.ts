@@ -28,7 +28,6 @@ const FUNCTION_EXCEPTIONS: Readonly<Record<string, string>> = {
   'functions/local/local-intake.ts#startLocalIntake': 'being split: the importer loop and the Shoptet sweep',
   'functions/local/local-polling.ts#createLocalPolling':
     'being split: the timer, the cycle and the status updates',
-  'sandbox/shoptet/shoptet-orders.ts#shoptetOrder': 'being split: items, shipping and the VAT breakdown',
 };
 
 // An action's tests live in its folder; test code is measured by the rules of test/, not these.
