@@ -22,7 +22,6 @@ const FILE_EXCEPTIONS: Readonly<Record<string, string>> = {
 /** Functions allowed over the limit (`path#qualified name`), each with its reason. */
 const FUNCTION_EXCEPTIONS: Readonly<Record<string, string>> = {
   // Being split: merged this wave (the one connection runtime, the intake by path, Shoptet).
-  'functions/adapters/local/intake-http-server.ts#startIntakeHttpServer': 'being split: the request handler',
   'functions/core/intake/receive-webhook.ts#acceptSigned':
     'being split: the connection lookup and the queueing',
   'functions/local/local-intake.ts#startLocalIntake': 'being split: the importer loop and the Shoptet sweep',
