@@ -24,7 +24,6 @@ const FUNCTION_EXCEPTIONS: Readonly<Record<string, string>> = {
   // Being split: merged this wave (the one connection runtime, the intake by path, Shoptet).
   'functions/core/intake/receive-webhook.ts#acceptSigned':
     'being split: the connection lookup and the queueing',
-  'functions/local/local-intake.ts#startLocalIntake': 'being split: the importer loop and the Shoptet sweep',
   'functions/local/local-polling.ts#createLocalPolling':
     'being split: the timer, the cycle and the status updates',
 };
