@@ -4,7 +4,6 @@
  * intake records in the embedded DynamoDB beside the actions' idempotency records.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';
 import { createDynamoDbImportAttempts } from '../adapters/aws/dynamodb-import-attempts.js';
 import { createPowertoolsGuard } from '../adapters/aws/powertools-idempotency-guard.js';
 import { shoptetApiOf } from '../adapters/http/shoptet-api.js';
@@ -14,19 +13,15 @@ import { connectionEventSource } from '../core/connection.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 import { type IntakeConfig, loadIntakeConfig } from '../core/intake/intake-config.js';
 import { registryIntakeConnections } from '../core/intake/intake-connections.js';
+import type { ShoptetApi } from '../core/intake/ports.js';
 import { type IntakeSource, intakeSources, type QueuedIntakeMessage } from '../core/intake/shop-order.js';
-import {
-  SWEEP_FIRST_LOOKBACK_SECONDS,
-  SWEEP_OVERLAP_SECONDS,
-  type SweepCheckpoint,
-  type SweepResult,
-  sweepShoptetOrders,
-} from '../core/intake/shoptet-sweep.js';
+import type { SweepResult } from '../core/intake/shoptet-sweep.js';
 import type { Clock, EventPublisher, Logger, ObjectStore } from '../core/ports.js';
 import { ENV } from '../shared/env-names.js';
 import { connectionImports, createImportEntry } from '../wiring/connection-imports.js';
 import type { LocalConnections } from './local-connections.js';
 import { createIntakeHttpServerFor } from './local-intake-server.js';
+import { startLocalShoptetSweep } from './local-shoptet-sweep.js';
 
 export interface LocalIntake {
   /** Base URL; sources post to `<url>/intake/<connection>/<source>`, or `<url>/intake/<source>` (the connection of `connection`). */
@@ -47,7 +42,7 @@ export interface LocalIntake {
   close(): Promise<void>;
 }
 
-export async function startLocalIntake(options: {
+export interface LocalIntakeOptions {
   port: number;
   host?: string;
   /** The registry whose connections' orders it imports, and their clients. */
@@ -70,13 +65,15 @@ export async function startLocalIntake(options: {
     message: QueuedIntakeMessage,
     result: EntryResult | { status: 'dead-lettered'; reason: string },
   ) => void;
-}): Promise<LocalIntake> {
+}
+
+/** The queue of received orders and the importer it feeds: the import entry the Lambda runs. */
+function createImporterQueue(
+  options: LocalIntakeOptions,
+  config: IntakeConfig,
+  shoptet: ShoptetApi | undefined,
+) {
   const { clock, logger, publisher } = options;
-  const config = loadIntakeConfig({
-    ...options.env,
-    [ENV.connection]: options.connection.name,
-    [ENV.eventSource]: connectionEventSource(options.connection),
-  });
   const expiresAfterSeconds = Number(options.env[ENV.actionsIdempotencyExpiresSeconds]) || 7 * 24 * 3600;
   const guard = createPowertoolsGuard({
     client: options.idempotency.client,
@@ -86,7 +83,6 @@ export async function startLocalIntake(options: {
   const attempts = createDynamoDbImportAttempts({ ...options.idempotency, expiresAfterSeconds, clock });
   // The import reads the connection a message names from the registry, with that connection's client.
   const { registry, apiFor } = options.connections;
-  const shoptet = shoptetApiOf(config.shoptet, clock.sleep);
   const entry = createImportEntry(
     connectionImports(
       { guard, attempts, publisher, clock, logger, config, shoptet },
@@ -94,20 +90,31 @@ export async function startLocalIntake(options: {
     ),
     options.orderStore,
   );
-  const queue = createLocalIntakeQueue({
+  return createLocalIntakeQueue({
     handle: (message) => entry(message, { remainingTimeMs: 60_000 }),
     clock,
     logger,
     ...(options.onResult ? { onResult: options.onResult } : {}),
     ...(options.gate ? { gate: options.gate } : {}),
   });
+}
+
+export async function startLocalIntake(options: LocalIntakeOptions): Promise<LocalIntake> {
+  const { clock, logger, publisher } = options;
+  const config = loadIntakeConfig({
+    ...options.env,
+    [ENV.connection]: options.connection.name,
+    [ENV.eventSource]: connectionEventSource(options.connection),
+  });
+  const shoptet = shoptetApiOf(config.shoptet, clock.sleep);
+  const queue = createImporterQueue(options, config, shoptet);
   const server = await createIntakeHttpServerFor({
     port: options.port,
     ...(options.host ? { host: options.host } : {}),
     deps: {
       config,
       connections: registryIntakeConnections(
-        registry,
+        options.connections.registry,
         options.ownConnection === false ? undefined : config.connection,
       ),
       queue,
@@ -117,35 +124,15 @@ export async function startLocalIntake(options: {
       ...(options.orderStore ? { orderStore: options.orderStore } : {}),
     },
   });
-  const sweep = async (): Promise<SweepResult | undefined> => {
-    if (!shoptet || !config.secrets.shoptet) return undefined;
-    return sweepShoptetOrders({
-      shoptet,
-      // The sweep's checkpoint beside the intake records (the same table, its own key).
-      checkpoints: createDynamoDbCheckpointStore<SweepCheckpoint>({
-        ...options.idempotency,
-        keyAttribute: 'id',
-      }),
-      queue,
-      clock,
-      logger,
-      connection: config.connection,
-      webhookUrl: config.shoptet.webhookUrl ?? `${server.url}/intake/shoptet`,
-      reregister: config.shoptet.reregisterWebhooks,
-      firstLookbackSeconds: SWEEP_FIRST_LOOKBACK_SECONDS,
-      overlapSeconds: SWEEP_OVERLAP_SECONDS,
-    });
-  };
-  let sweeping: Promise<unknown> = Promise.resolve();
-  const timer =
-    shoptet && config.secrets.shoptet && config.shoptet.sweepSeconds > 0
-      ? setInterval(() => {
-          sweeping = sweep().catch((error: unknown) =>
-            logger.warn('shoptet sweep failed', { error: error instanceof Error ? error.name : 'unknown' }),
-          );
-        }, config.shoptet.sweepSeconds * 1000)
-      : undefined;
-  timer?.unref();
+  const sweep = startLocalShoptetSweep({
+    shoptet,
+    config,
+    idempotency: options.idempotency,
+    queue,
+    clock,
+    logger,
+    intakeUrl: server.url,
+  });
   return {
     url: server.url,
     port: server.port,
@@ -153,10 +140,9 @@ export async function startLocalIntake(options: {
     named: options.ownConnection === false,
     config,
     queue,
-    sweepShoptet: sweep,
+    sweepShoptet: sweep.run,
     async close() {
-      if (timer) clearInterval(timer);
-      await sweeping;
+      await sweep.stop();
       await server.close();
       await queue.drain();
     },

@@ -131,12 +131,10 @@ function item(
   };
 }
 
-/** A Shoptet order (`data.order` of `GET /api/orders/{code}`) of the given shape. */
-export function shoptetOrder(code: string, shape: OrderShape, random: () => number, at: Date) {
-  const rates = SHOP_RATES[shape.country];
+/** The product lines of an order, and the goods (cents with VAT) sold at each rate. */
+function productItems(shape: OrderShape, rates: readonly number[], random: () => number) {
   const items: Record<string, unknown>[] = [];
   const goodsByRate = new Map<number, number>();
-  let itemId = 1;
   for (let i = 0; i < shape.lines; i += 1) {
     const rate = rates[Math.floor(random() * rates.length)] ?? 0;
     const unit =
@@ -149,48 +147,105 @@ export function shoptetOrder(code: string, shape: OrderShape, random: () => numb
     goodsByRate.set(rate, (goodsByRate.get(rate) ?? 0) + total);
     const name = PRODUCTS[Math.floor(random() * PRODUCTS.length)] ?? 'Zboží';
     items.push(
-      item('product', name, amount, unit, ratio, priceOf(total, rate), itemId++, {
+      item('product', name, amount, unit, ratio, priceOf(total, rate), i + 1, {
         code: `${100 + (i % 900)}/${['ZEL', 'MOD', 'CER'][i % 3]}`,
         productGuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
       }),
     );
   }
-  if (shape.couponPercent > 0) {
-    // Split over the rates by each rate's share of the goods, each part rounded to the cent.
-    const parts = [...goodsByRate]
-      .filter(([, c]) => c > 0)
-      .map(([rate, c]) => priceOf(-cents((c / 100) * (shape.couponPercent / 100)), rate));
-    const sum = parts.reduce((s, p) => s + cents(Number(p.withVat)), 0);
-    const vat = parts.reduce((s, p) => s + cents(Number(p.vat)), 0);
-    const main = parts[0] ?? priceOf(0, rates[0] ?? 0);
-    const total: TwinItemPrice = {
-      withVat: money(sum),
-      withoutVat: money(sum - vat),
-      vat: money(vat),
-      vatRate: main.vatRate,
-    };
-    if (sum !== 0) {
-      items.push(
-        item('discount-coupon', `Slevový kupón ${shape.couponPercent} %`, 1, sum, 1, total, itemId++, {
-          code: `SLEVA${shape.couponPercent}`,
-          itemPriceVatBreakdown: parts,
-        }),
-      );
-    }
-  }
-  const top = rates[0] ?? 0;
+  return { items, goodsByRate };
+}
+
+/**
+ * The discount coupon of an order (none when it has no coupon or the coupon comes to 0), split
+ * over the rates by each rate's share of the goods, each part rounded to the cent.
+ */
+function couponItems(
+  shape: OrderShape,
+  rates: readonly number[],
+  goodsByRate: Map<number, number>,
+  itemId: number,
+) {
+  if (shape.couponPercent <= 0) return [];
+  const parts = [...goodsByRate]
+    .filter(([, c]) => c > 0)
+    .map(([rate, c]) => priceOf(-cents((c / 100) * (shape.couponPercent / 100)), rate));
+  const sum = parts.reduce((s, p) => s + cents(Number(p.withVat)), 0);
+  const vat = parts.reduce((s, p) => s + cents(Number(p.vat)), 0);
+  const main = parts[0] ?? priceOf(0, rates[0] ?? 0);
+  const total: TwinItemPrice = {
+    withVat: money(sum),
+    withoutVat: money(sum - vat),
+    vat: money(vat),
+    vatRate: main.vatRate,
+  };
+  if (sum === 0) return [];
+  return [
+    item('discount-coupon', `Slevový kupón ${shape.couponPercent} %`, 1, sum, 1, total, itemId, {
+      code: `SLEVA${shape.couponPercent}`,
+      itemPriceVatBreakdown: parts,
+    }),
+  ];
+}
+
+/** The shipping and the cash-on-delivery fee of an order, at the top rate, numbered from `itemId`. */
+function feeItems(shape: OrderShape, top: number, itemId: number) {
+  const items: Record<string, unknown>[] = [];
   if (shape.shipping) {
     const fee = shape.country === 'cz' ? 9900 : 390;
-    items.push(
-      item('shipping', shape.country === 'cz' ? 'PPL' : 'Packeta', 1, fee, 1, priceOf(fee, top), itemId++),
-    );
+    const carrier = shape.country === 'cz' ? 'PPL' : 'Packeta';
+    items.push(item('shipping', carrier, 1, fee, 1, priceOf(fee, top), itemId + items.length));
   }
   if (shape.codFee) {
     const fee = shape.country === 'cz' ? 3900 : 150;
-    items.push(item('billing', 'Dobírka', 1, fee, 1, priceOf(fee, top), itemId++));
+    items.push(item('billing', 'Dobírka', 1, fee, 1, priceOf(fee, top), itemId + items.length));
   }
+  return items;
+}
+
+/** The order's `price`: the sum of its items. */
+function orderPrice(items: readonly Record<string, unknown>[], country: ShopCountry) {
   const sum = (k: 'withVat' | 'withoutVat' | 'vat') =>
     items.reduce((s, it) => s + cents(Number((it.itemPrice as TwinItemPrice)[k])), 0);
+  return {
+    vat: money(sum('vat')),
+    toPay: money(sum('withVat')),
+    currencyCode: CURRENCY[country],
+    withoutVat: money(sum('withoutVat')),
+    withVat: money(sum('withVat')),
+    exchangeRate: '1.00000000',
+    invoicingExchangeRate: '1.00000000',
+  };
+}
+
+/** The customer's billing address: a person, or a company with its ids. */
+function billingAddress(shape: OrderShape, company: boolean) {
+  const cz = shape.country === 'cz';
+  return {
+    company: company ? 'Účetní s.r.o.' : null,
+    fullName: cz ? 'Jana Nováková' : 'Jana Kováčová',
+    street: cz ? 'Dlouhá' : 'Obchodná',
+    houseNumber: '12',
+    city: cz ? 'Praha' : 'Bratislava',
+    district: null,
+    additional: null,
+    zip: cz ? '110 00' : '811 06',
+    countryCode: cz ? 'CZ' : 'SK',
+    regionName: null,
+    regionShortcut: null,
+    companyId: company ? '27082440' : null,
+    vatId: company ? (cz ? 'CZ27082440' : 'SK2020317068') : null,
+    vatIdValidationStatus: company ? shape.vatIdStatus : null,
+    taxId: company ? (cz ? 'CZ27082440' : '2020317068') : null,
+  };
+}
+
+/** A Shoptet order (`data.order` of `GET /api/orders/{code}`) of the given shape. */
+export function shoptetOrder(code: string, shape: OrderShape, random: () => number, at: Date) {
+  const rates = SHOP_RATES[shape.country];
+  const { items, goodsByRate } = productItems(shape, rates, random);
+  items.push(...couponItems(shape, rates, goodsByRate, items.length + 1));
+  items.push(...feeItems(shape, rates[0] ?? 0, items.length + 1));
   const time = shoptetTime(at);
   const company = random() < 0.5;
   return {
@@ -215,33 +270,9 @@ export function shoptetOrder(code: string, shape: OrderShape, random: () => numb
     adminUrl: `https://shop.example/admin/objednavky-detail?id=${code}`,
     status: { id: -1, name: 'Nevyřízená' },
     source: { id: -1, name: 'E-shop' },
-    price: {
-      vat: money(sum('vat')),
-      toPay: money(sum('withVat')),
-      currencyCode: CURRENCY[shape.country],
-      withoutVat: money(sum('withoutVat')),
-      withVat: money(sum('withVat')),
-      exchangeRate: '1.00000000',
-      invoicingExchangeRate: '1.00000000',
-    },
+    price: orderPrice(items, shape.country),
     paid: false,
-    billingAddress: {
-      company: company ? 'Účetní s.r.o.' : null,
-      fullName: shape.country === 'cz' ? 'Jana Nováková' : 'Jana Kováčová',
-      street: shape.country === 'cz' ? 'Dlouhá' : 'Obchodná',
-      houseNumber: '12',
-      city: shape.country === 'cz' ? 'Praha' : 'Bratislava',
-      district: null,
-      additional: null,
-      zip: shape.country === 'cz' ? '110 00' : '811 06',
-      countryCode: shape.country === 'cz' ? 'CZ' : 'SK',
-      regionName: null,
-      regionShortcut: null,
-      companyId: company ? '27082440' : null,
-      vatId: company ? (shape.country === 'cz' ? 'CZ27082440' : 'SK2020317068') : null,
-      vatIdValidationStatus: company ? shape.vatIdStatus : null,
-      taxId: company ? (shape.country === 'cz' ? 'CZ27082440' : '2020317068') : null,
-    },
+    billingAddress: billingAddress(shape, company),
     deliveryAddress: null,
     items,
     notes: {

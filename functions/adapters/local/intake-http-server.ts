@@ -80,26 +80,60 @@ function send(res: ServerResponse, response: IntakeResponse): void {
   res.end(body);
 }
 
-export async function startIntakeHttpServer(options: {
+export interface IntakeHttpServerOptions {
   port: number;
   host?: string;
   maxBodyBytes: number;
   handle: (request: IntakeRequest) => Promise<IntakeResponse>;
   logger: Logger;
   limits?: Partial<IntakeServerLimits>;
-}): Promise<IntakeHttpServer> {
+}
+
+/** The request's headers, one string each (repeated ones joined by `, `). */
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers[name] = value;
+    else if (Array.isArray(value)) headers[name] = value.join(', ');
+  }
+  return headers;
+}
+
+/** Reads the body of a request to an intake path and answers with the use case's response. */
+function answerIntake(
+  req: IncomingMessage,
+  res: ServerResponse,
+  match: RegExpExecArray,
+  options: IntakeHttpServerOptions,
+) {
   const { logger } = options;
-  const limits = { ...INTAKE_SERVER_LIMITS, ...options.limits };
-  const serverOptions = {
-    headersTimeout: limits.headersTimeoutMs,
-    requestTimeout: limits.requestTimeoutMs,
-    // Node checks the two timeouts on this interval (30 s by default): a tenth of the shorter one.
-    connectionsCheckingInterval: Math.max(
-      100,
-      Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 10,
-    ),
-  };
-  const server = createServer(serverOptions, (req, res) => {
+  readBody(req, options.maxBodyBytes)
+    .then((body) => {
+      if (body === undefined) {
+        refuseTooLarge(req, res, options.maxBodyBytes, logger);
+        return undefined;
+      }
+      return options.handle({
+        method: req.method ?? 'GET',
+        source: match[2] ?? '',
+        ...(match[1] !== undefined ? { connection: match[1] } : {}),
+        headers: headersOf(req),
+        body,
+      });
+    })
+    .then((response) => {
+      if (response) send(res, response);
+    })
+    .catch((error: unknown) => {
+      logger.error('intake request failed', { error: error instanceof Error ? error.name : 'unknown' });
+      if (!res.headersSent) send(res, { status: 500, body: { error: 'internal error; retry later' } });
+      else res.destroy();
+    });
+}
+
+/** The server's request handler: 404 off the intake paths, 413 for a body declared over the limit. */
+function intakeRequestHandler(options: IntakeHttpServerOptions) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const match = PATH.exec(path);
     if (!match) {
@@ -112,37 +146,25 @@ export async function startIntakeHttpServer(options: {
     }
     const declared = Number(req.headers['content-length'] ?? Number.NaN);
     if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
-      refuseTooLarge(req, res, options.maxBodyBytes, logger);
+      refuseTooLarge(req, res, options.maxBodyBytes, options.logger);
       return;
     }
-    readBody(req, options.maxBodyBytes)
-      .then((body) => {
-        if (body === undefined) {
-          refuseTooLarge(req, res, options.maxBodyBytes, logger);
-          return undefined;
-        }
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(req.headers)) {
-          if (typeof value === 'string') headers[name] = value;
-          else if (Array.isArray(value)) headers[name] = value.join(', ');
-        }
-        return options.handle({
-          method: req.method ?? 'GET',
-          source: match[2] ?? '',
-          ...(match[1] !== undefined ? { connection: match[1] } : {}),
-          headers,
-          body,
-        });
-      })
-      .then((response) => {
-        if (response) send(res, response);
-      })
-      .catch((error: unknown) => {
-        logger.error('intake request failed', { error: error instanceof Error ? error.name : 'unknown' });
-        if (!res.headersSent) send(res, { status: 500, body: { error: 'internal error; retry later' } });
-        else res.destroy();
-      });
-  });
+    answerIntake(req, res, match, options);
+  };
+}
+
+export async function startIntakeHttpServer(options: IntakeHttpServerOptions): Promise<IntakeHttpServer> {
+  const limits = { ...INTAKE_SERVER_LIMITS, ...options.limits };
+  const serverOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks the two timeouts on this interval (30 s by default): a tenth of the shorter one.
+    connectionsCheckingInterval: Math.max(
+      100,
+      Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 10,
+    ),
+  };
+  const server = createServer(serverOptions, intakeRequestHandler(options));
   server.keepAliveTimeout = 5000;
   server.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => {
