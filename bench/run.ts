@@ -6,7 +6,7 @@
  * (bench/connections.ts, each count in its own process: 1,000 and 10,000 connections, `--quick` 50). Prints a table and
  * writes `bench/results/latest.json` (`--quick`: `bench/results/quick.json`, git-ignored; `--out
  * FILE` elsewhere; `--only connections`, `--only idle` or `--only bundles`: that scenario alone, its key replaced in
- * the existing results file).
+ * the existing results file; `--counts 1000` the connections scenario's counts instead of 1,000 and 10,000).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -37,7 +37,12 @@ const PAGE_SIZE = 100;
 const collections: readonly CollectionName[] = defaultPolledCollections;
 
 const { values: flags } = parseArgs({
-  options: { quick: { type: 'boolean' }, out: { type: 'string' }, only: { type: 'string' } },
+  options: {
+    quick: { type: 'boolean' },
+    out: { type: 'string' },
+    only: { type: 'string' },
+    counts: { type: 'string' },
+  },
   strict: true,
 });
 const quick = flags.quick === true;
@@ -226,9 +231,20 @@ async function connectionsAt(count: number, cycles: number): Promise<Connections
   return figures;
 }
 
+/** `--counts 1000,10000`: the connections scenario's counts, each a whole number of at least 10. */
+function connectionCounts(text: string): number[] {
+  const counts = text.split(',').map((part) => Number(part.trim()));
+  if (counts.length === 0 || counts.some((n) => !Number.isInteger(n) || n < 10)) {
+    throw new BenchUsageError(
+      `--counts: expected whole numbers of at least 10, comma-separated, got ${text}`,
+    );
+  }
+  return counts.sort((a, b) => a - b);
+}
+
 /** The connections scenario at each count, the largest's figures first and the others beside them. */
 async function connectionsScenario(): Promise<ConnectionsFigures & { alsoMeasured: ConnectionsFigures[] }> {
-  const counts = quick ? [50] : [1000, 10_000];
+  const counts = flags.counts !== undefined ? connectionCounts(flags.counts) : quick ? [50] : [1000, 10_000];
   const runs: ConnectionsFigures[] = [];
   for (const count of counts) runs.push(await connectionsAt(count, quick ? 2 : 3));
   const largest = runs.pop() as ConnectionsFigures;
