@@ -86,7 +86,7 @@ export function renderCostDoc(connections: (Figures & { alsoMeasured?: Figures[]
   return [
     COST_DOC_START,
     '',
-    `Prices: ${PRICE_LIST.region}, as of ${PRICE_LIST.asOf}, USD, from the AWS pricing pages (\`bench/prices.ts\`, the one place): ${prices}. Free tiers ignored.`,
+    `Prices: ${PRICE_LIST.region}, as of ${PRICE_LIST.asOf}, USD, as the AWS pricing pages gave them then (\`bench/prices.ts\`, the one place; not checked against the live pages since — check them before relying on a figure): ${prices}. Free tiers ignored.`,
     '',
     `Billed duration: the invocation's CPU time plus its modelled wait on the network (\`bench/connections-billing.ts\`: its slowest connection's requests ${'`concurrency`'} at a time at the injected latency's top, ${NETWORK_MODEL.serviceRttMs} ms round trips to the service for a new TLS connection, DynamoDB ${NETWORK_MODEL.dynamoDbMs} ms, SSM ${NETWORK_MODEL.ssmMs} ms, PutEvents ${NETWORK_MODEL.putEventsMs} ms), so it does not move with the load of the machine running the benchmark; wall time is shown beside it. Fixed costs shared out: ${FIXED_MONTHLY.alarmMetrics} alarm metrics, Lambda's idle polling of the queues, ${FIXED_MONTHLY.secrets} secrets (as counted in [Monthly cost](#monthly-cost-estimated-on-paper)).`,
     '',
