@@ -32,6 +32,7 @@ const OUT_OF_FLOW: OutOfFlow = {
   Routesendeinvoicefixed:
     'no invoice the e-invoicing pre-flight blocked is fixed in these flows; that flow is run in einvoicing.test.ts',
   Routeliquidatepayments: 'the bank statements dropped into S3 are run in one-connection.test.ts',
+  Routeliquidateshoppayment: "a shop's orders/paid through the intake is run in one-connection.test.ts",
   BankStatements: 'the bank statements dropped into S3 are run in one-connection.test.ts',
   ActionFailedRule:
     'no action fails in these flows (a liquidation whose outcome is unknown fails in one-connection.test.ts)',

@@ -121,7 +121,10 @@ describe('unmatched payments at the console', () => {
       target: { recordType: 'Invoice', id: 'x' },
     });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: string }).error).toMatch(/recordType.*expected one of/);
+    // In the page's words: the form's field names, not the API's.
+    const refusal = ((await bad.json()) as { error: string }).error;
+    expect(refusal).toMatch(/^invoice kind: .*expected one of "IssuedInvoice"\|"IssuedAdvanceInvoice"$/m);
+    expect(refusal).toMatch(/^invoice Id: expected a GUID/m);
     const unknown = await assign({
       connection: 'sandbox',
       id: '00000000-0000-4000-8000-000000000000',
