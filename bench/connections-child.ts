@@ -1,6 +1,7 @@
 /**
  * The connections benchmark in a process of its own (for a clean peak RSS):
- * `tsx bench/connections-child.ts --count 1000 --cycles 5` prints the figures as its last line (JSON).
+ * `tsx bench/connections-child.ts --count 1000 --cycles 5 [--payments off]` prints the figures as its
+ * last line (JSON); `--payments off` polls without the payment lists (their cost is the difference).
  * The sandbox is served over TLS with a throw-away certificate: this process starts itself again
  * trusting it (`NODE_EXTRA_CA_CERTS` is read when a process starts).
  */
@@ -15,10 +16,14 @@ const { values } = parseArgs({
   options: {
     count: { type: 'string', default: '1000' },
     cycles: { type: 'string', default: '5' },
+    payments: { type: 'string', default: 'on' },
     key: { type: 'string' },
   },
   strict: true,
 });
+if (values.payments !== 'on' && values.payments !== 'off') {
+  throw new Error(`--payments: expected on or off, got ${values.payments}`);
+}
 if (values.key === undefined) {
   const tls = makeTlsFiles();
   try {
@@ -40,6 +45,7 @@ if (values.key === undefined) {
   const { figures } = await measureConnections({
     count: Number(values.count),
     steadyCycles: Number(values.cycles),
+    payments: values.payments !== 'off',
     tls: { key: values.key, cert },
     log: (line) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`),
   });

@@ -124,6 +124,8 @@ export interface DeploymentOptions {
   tls?: { key: string; cert: string };
   /** Clients kept per container (the deployed `POLLER_MAX_CLIENTS`). */
   maxClients: number;
+  /** The poller's settings as the function's environment gives them (none: the deployed defaults). */
+  pollerEnv?: Readonly<Record<string, string>>;
   /** Called with each batch of events published and the clock's time then. */
   onPublished?: (events: readonly BusEvent[], atMs: number) => void;
 }
@@ -190,7 +192,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
   const logger = createMeteredLogger();
   const lease = createDynamoDbShardLease({ client: dynalite.client, tableName: tables.checkpoints });
   // The poller's composition (`createDepsFromEnv` of poll-connections.ts) on the twins.
-  const { options: pollOptions, concurrency } = loadPollerSettings({});
+  const { options: pollOptions, concurrency } = loadPollerSettings({ ...options.pollerEnv });
   const { connection: _c, variant: _v, source: _s, ...shared } = pollOptions;
   const objectStore = createMemoryObjectStore();
   let started = 0;

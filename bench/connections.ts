@@ -25,6 +25,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { defaultPolledCollectionsFor } from '../functions/accounting/collections.js';
 import { defaultMaxClients, SHARD_DEFAULTS } from '../functions/handlers/connections-config.js';
 import { pollShardCycle } from '../functions/handlers/poll-connections.js';
+import { ENV } from '../functions/shared/env-names.js';
 import { pollerSharedReads } from '../functions/wiring/connection-clients.js';
 import { loadPollerSettings } from '../functions/wiring/poller-config.js';
 import { defaultInfraConfig } from '../infra/config/load.js';
@@ -57,6 +58,8 @@ export interface ConnectionsBenchOptions {
   tls?: { key: string; cert: string };
   /** Seed of the draws (containers, cold starts, moments of the changes). */
   seed: number;
+  /** The poller's payment lists (`POLLER_PAYMENTS`, on by default as deployed): off to price them by difference. */
+  payments: boolean;
   log?: (line: string) => void;
 }
 
@@ -71,6 +74,7 @@ export const DEFAULT_OPTIONS: Omit<ConnectionsBenchOptions, 'count' | 'steadyCyc
   containerAffinity: false,
   coldStartRate: 0.01,
   seed: 37,
+  payments: true,
 };
 
 /** Cycles left out before the steady ones: the first backfill, and the rest of it past each connection's budget. */
@@ -142,6 +146,10 @@ function counters(d: Deployment) {
     logBytes: d.logger.bytes + d.metrics.emfBytes,
   };
 }
+
+/** The poller function's environment for these options (only what differs from the deployed defaults). */
+const pollerEnvOf = (o: Pick<ConnectionsBenchOptions, 'payments'>): Record<string, string> =>
+  o.payments ? {} : { [ENV.pollerPayments]: 'false' };
 
 /** A small seeded generator (mulberry32): the same draws run after run. */
 export function seededRandom(seed: number): () => number {
@@ -234,7 +242,7 @@ async function runCycle(
   const timeoutMs = infra.pollerTimeoutSeconds * 1000;
   const scheduledTime = new Date(scheduledMs).toISOString();
   const shards = Math.ceil(o.count / o.shardSize);
-  const { concurrency } = loadPollerSettings({});
+  const { concurrency } = loadPollerSettings(pollerEnvOf(o));
   const collections = defaultPolledCollectionsFor('sk').length;
   const started = performance.now();
   const assigned = drawContainers(d, o, state, shards);
@@ -592,6 +600,7 @@ export async function measureConnections(
     perConnectionMetrics: o.perConnectionMetrics,
     latency: o.latency,
     maxClients: defaultMaxClients(SHARD_DEFAULTS.parallel),
+    pollerEnv: pollerEnvOf(o),
     ...(o.tls ? { tls: o.tls } : {}),
     onPublished: (events, atMs) => {
       for (const e of events) {
