@@ -7,8 +7,15 @@ import {
   parseDetail,
   toJsonSchemas,
 } from '../../functions/core/event-catalog.js';
+import { EVENT_CATALOG_VERSION } from '../../functions/core/events/catalog-entry.js';
+import { CATALOG_VERSION } from '../../functions/core/events/catalog-version.js';
 import { idempotencyKey } from '../../functions/core/events/envelope.js';
-import { staleFiles } from '../../functions/local/write-schemas.js';
+import { catalogChangelog, renderSchemaFiles } from '../../functions/core/events/render-docs.js';
+import {
+  catalogFingerprint,
+  currentCatalogVersion,
+  staleFiles,
+} from '../../functions/local/write-schemas.js';
 
 describe('event catalog', () => {
   it('has Created, Updated and Deleted for every collection of either variant', () => {
@@ -116,5 +123,24 @@ describe('event catalog', () => {
 
   it('has committed schemas and docs/events.md up to date (npx tsx functions/local/write-schemas.ts)', async () => {
     expect(await staleFiles('events/schemas', 'docs/events.md', 'README.md')).toEqual([]);
+  });
+
+  it('moves the catalog version when a schema changes, and keeps a changelog note per version', () => {
+    const now = currentCatalogVersion();
+    expect(now).toEqual({ version: EVENT_CATALOG_VERSION, fingerprint: CATALOG_VERSION.fingerprint });
+    // Schemas other than those the committed version was written for: the next version.
+    expect(currentCatalogVersion({ version: 8, fingerprint: 'f'.repeat(64) })).toEqual({
+      version: 9,
+      fingerprint: now.fingerprint,
+    });
+    const files = renderSchemaFiles(eventCatalog);
+    const changed = new Map(files);
+    changed.set('EshopOrder.Paid.json', `${files.get('EshopOrder.Paid.json')} `);
+    expect(catalogFingerprint(changed)).not.toBe(now.fingerprint);
+    // The version alone (index.json) is not a change of the catalog.
+    changed.set('EshopOrder.Paid.json', files.get('EshopOrder.Paid.json') as string);
+    changed.set('index.json', '{}');
+    expect(catalogFingerprint(changed)).toBe(now.fingerprint);
+    expect(catalogChangelog[0]?.version).toBe(EVENT_CATALOG_VERSION);
   });
 });

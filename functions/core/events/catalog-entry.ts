@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { CATALOG_VERSION } from './catalog-version.js';
 
 /**
  * One detail-type of the event catalog with the zod schema of its `detail`. `D` is the detail-type
@@ -19,11 +20,11 @@ export interface CatalogEntry<D extends string = string, S extends z.ZodType = z
 export const ENVELOPE_VERSION = 1 as const;
 
 /**
- * Version of the catalog: the set of detail-types and their schemas. Bumped when a detail-type is
- * renamed or removed or a schema changes incompatibly; the changelog is in docs/events.md
- * (`catalogChangelog` in render-docs.ts).
+ * Version of the catalog: the set of detail-types and their schemas. Generated: it moves whenever
+ * a schema is added, removed or changed (`catalog-version.ts`, written by `npm run events:schema`);
+ * the changelog is in docs/events.md (`catalogChangelog` in render-docs.ts).
  */
-export const EVENT_CATALOG_VERSION = 8 as const;
+export const EVENT_CATALOG_VERSION: number = CATALOG_VERSION.version;
 
 /** `word` with its indefinite article, for catalog descriptions: `an IssuedInvoice`, `a ReceivedOrder`. */
 export function withArticle(word: string, capital = false): string {

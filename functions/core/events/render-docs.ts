@@ -13,6 +13,8 @@ export const catalogChangelog: readonly { version: number; changes: readonly str
     version: 8,
     changes: [
       'New: `EInvoicing.ReadinessReported`: the daily e-invoicing readiness report of a connection was written to the archive bucket (`reports/einvoicing/<connection>/<day>.json`), with its counts, the rules it would block on and how many partners to fix or without a DIČ (docs/einvoicing.md). Additive: no existing detail-type changed.',
+      "New: `EshopOrder.Paid` (a shop reported an order paid: Shopify `orders/paid`, WooCommerce's paid order, Shoptet `order:paid`), `IssuedInvoice.ShopPaymentRecorded` (that payment liquidated the invoice made from the order) and `EshopOrder.PaymentUnmatched` (it could not be: no order, no invoice, another currency, overpaid…; docs/payments.md). Additive: no existing detail-type changed.",
+      'From this version on the catalog version is generated (`functions/core/events/catalog-version.ts`): it moves whenever a schema is added, removed or changed.',
     ],
   },
   {
@@ -59,6 +61,9 @@ export const catalogChangelog: readonly { version: number; changes: readonly str
   { version: 1, changes: ['First catalog.'] },
 ];
 
+/** Where the header names the catalog version (filled in by `renderEventsMarkdown`). */
+const VERSION_MARK = '@@catalog-version@@';
+
 const HEADER = `# Events
 
 <!-- Generated from the event catalog (functions/core/event-catalog.ts) by \`npx tsx functions/local/write-schemas.ts\`. Do not edit. -->
@@ -69,7 +74,7 @@ outcomes. \`source\` is \`accounting.<connection>\` by default (setting \`EVENT_
 with one fixed source). JSON Schemas (draft 2020-12, generated from the zod schemas) are committed
 in \`events/schemas/\`, one file per detail-type.
 
-Catalog version: **${EVENT_CATALOG_VERSION}** (the set of detail-types and their schemas; see the
+Catalog version: **${VERSION_MARK}** (the set of detail-types and their schemas; see the
 [changelog](#changelog)). The envelope version below changes only when the envelope's own fields do.
 
 ## Envelope (record events)
@@ -106,7 +111,10 @@ function section(entry: CatalogEntry): string {
   ].join('\n');
 }
 
-export function renderEventsMarkdown(catalog: readonly CatalogEntry[]): string {
+export function renderEventsMarkdown(
+  catalog: readonly CatalogEntry[],
+  version: number = EVENT_CATALOG_VERSION,
+): string {
   const index = [
     '## Index',
     '',
@@ -130,11 +138,15 @@ export function renderEventsMarkdown(catalog: readonly CatalogEntry[]): string {
       '',
     ]),
   ].join('\n');
-  return `${HEADER}\n${index}\n${catalog.map(section).join('\n')}\n${changelog}`;
+  const header = HEADER.replace(VERSION_MARK, String(version));
+  return `${header}\n${index}\n${catalog.map(section).join('\n')}\n${changelog}`;
 }
 
 /** `events/schemas` contents: file name → text. */
-export function renderSchemaFiles(catalog: readonly CatalogEntry[]): Map<string, string> {
+export function renderSchemaFiles(
+  catalog: readonly CatalogEntry[],
+  version: number = EVENT_CATALOG_VERSION,
+): Map<string, string> {
   const files = new Map<string, string>();
   const schemas = toJsonSchemas(catalog);
   for (const [detailType, schema] of Object.entries(schemas)) {
@@ -145,9 +157,6 @@ export function renderSchemaFiles(catalog: readonly CatalogEntry[]): Map<string,
     description: e.description,
     file: `${e.detailType}.json`,
   }));
-  files.set(
-    'index.json',
-    `${JSON.stringify({ catalogVersion: EVENT_CATALOG_VERSION, events: index }, null, 2)}\n`,
-  );
+  files.set('index.json', `${JSON.stringify({ catalogVersion: version, events: index }, null, 2)}\n`);
   return files;
 }

@@ -40,11 +40,12 @@ export const eventsCommand = defineCommand({
       ? [catalogEntry(await detailTypeFlag(options.type, 'events'))]
       : eventCatalog;
     if (options.write !== undefined) {
-      const { writeSchemas } = await import('../write-schemas.js');
+      const { CATALOG_VERSION_FILE, writeSchemas } = await import('../write-schemas.js');
       const count = await writeSchemas(
         join(ctx.cwd, options.write),
         join(ctx.cwd, 'docs', 'events.md'),
         join(ctx.cwd, 'README.md'),
+        join(ctx.cwd, CATALOG_VERSION_FILE),
       );
       ctx.stdout.write(`wrote ${count} schemas to ${options.write} and docs/events.md\n`);
       return EXIT.ok;
