@@ -42,6 +42,7 @@ import {
   type ShardCycleDeps,
   type ShardTick,
   ShardTickError,
+  ShardTimeBudgetError,
 } from '../core/connections/shard-cycle.js';
 import type { RateLimiter } from '../core/connections/token-bucket.js';
 import type { Clock } from '../core/ports.js';
@@ -85,16 +86,24 @@ export async function pollShardCycle(
     if (error instanceof ShardTickError) deps.logger.error('poll input rejected', { issues: error.issues });
     throw error;
   }
-  const cycle = await runShardCycle(
-    deps,
-    tick,
-    context
-      ? {
-          remainingTimeMs: () => context.getRemainingTimeInMillis(),
-          ...(context.abortSignal ? { signal: context.abortSignal } : {}),
-        }
-      : {},
-  );
+  let cycle: ShardCycle;
+  try {
+    cycle = await runShardCycle(
+      deps,
+      tick,
+      context
+        ? {
+            remainingTimeMs: () => context.getRemainingTimeInMillis(),
+            ...(context.abortSignal ? { signal: context.abortSignal } : {}),
+          }
+        : {},
+    );
+  } catch (error) {
+    if (error instanceof ShardTimeBudgetError) {
+      deps.logger.error('poll refused: no time to poll', { remainingMs: error.remainingMs });
+    }
+    throw error;
+  }
   if (cycle.leased) reportShardCycle(deps, cycle);
   return cycle;
 }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryShardLease } from '../../functions/core/connections/shard.js';
+import { ShardTimeBudgetError } from '../../functions/core/connections/shard-cycle.js';
 import { checkpointKey } from '../../functions/core/sync/checkpoint-state.js';
 import { eventFixture, scheduledPoll } from '../support/event-fixtures.js';
 import { deployedPoller, recordingMetrics } from './deployed-poller.js';
@@ -95,11 +96,20 @@ describe('the deployed poller, one connection', () => {
     const t = setup();
     for (let i = 0; i < 250; i++) t.service.create();
     const { handler } = pollerFor(t, { POLLER_COLLECTIONS: 'ReceivedOrders' });
-    const starved = await handler(
-      scheduled,
-      context(() => 1_000),
-    );
-    expect(starved).toMatchObject({ leased: true, published: 0, requests: 0 });
+    // An invocation whose time cannot hold the report's margin (a function Timeout of a second or
+    // two) fails, naming the Timeout, before it takes the lease: a cycle that polled nothing would pass unseen.
+    await expect(
+      handler(
+        scheduled,
+        context(() => 1_000),
+      ),
+    ).rejects.toThrow(ShardTimeBudgetError);
+    await expect(
+      handler(
+        scheduled,
+        context(() => 3_000),
+      ),
+    ).rejects.toThrow(/raise the function's Timeout/);
     expect(t.service.requests).toBe(0);
     // Time runs short once two pages were read: no third page is started.
     const cut = await handler(

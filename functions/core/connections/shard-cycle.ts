@@ -135,6 +135,20 @@ const ABORT_MARGIN_MS = 3_000;
 /** A cycle without a time of its own: at most as long as a Lambda's longest invocation. */
 const UNBOUNDED_MS = 15 * 60_000;
 
+/**
+ * The cycle's time cannot hold its own margin: every request would be aborted before it was sent
+ * (a function's `Timeout` of a few seconds). Thrown before the lease is taken, so the invocation
+ * fails, where a cycle that polled nothing would pass unseen.
+ */
+export class ShardTimeBudgetError extends Error {
+  override readonly name = 'ShardTimeBudgetError';
+  constructor(readonly remainingMs: number) {
+    super(
+      `the invocation has ${remainingMs} ms left, not more than the ${ABORT_MARGIN_MS} ms kept back for its report: raise the function's Timeout`,
+    );
+  }
+}
+
 /** One cycle of one shard: lease, registry, the connections to poll, their polls. */
 export async function runShardCycle(
   deps: ShardCycleDeps,
@@ -158,7 +172,11 @@ export async function runShardCycle(
     outcomes: [],
   };
   const holder = deps.holder ?? PROCESS_HOLDER;
-  const until = nowMs + (limits.remainingTimeMs?.() ?? UNBOUNDED_MS);
+  const remainingMs = limits.remainingTimeMs?.();
+  if (remainingMs !== undefined && limits.signal === undefined && remainingMs <= ABORT_MARGIN_MS) {
+    throw new ShardTimeBudgetError(remainingMs);
+  }
+  const until = nowMs + (remainingMs ?? UNBOUNDED_MS);
   const lease = await deps.lease.acquire(shard, nowMs, until, holder);
   if (lease === undefined) {
     deps.logger.info('shard busy', { shard: `${shard.index}/${shard.count}`, slot });
