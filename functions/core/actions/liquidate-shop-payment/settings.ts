@@ -6,26 +6,17 @@
  */
 import * as z from 'zod';
 import { intakeSources } from '../../events/intake-events.js';
-import { defineActionSettings, type SectionOf } from '../action-settings.js';
+import { defineActionSettings, list, type SectionOf } from '../action-settings.js';
 
 export const DEFAULT_SHOP_PAYMENT_WAIT_MINUTES = 30;
 
-const sources = z
-  .string()
-  .optional()
-  .transform((v) =>
-    (v ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0),
-  )
-  .pipe(
-    z.array(
-      z.enum(intakeSources, {
-        error: `expected a comma-separated list of ${intakeSources.join(', ')}`,
-      }),
-    ),
-  );
+const sources = list.pipe(
+  z.array(
+    z.enum(intakeSources, {
+      error: `expected a comma-separated list of ${intakeSources.join(', ')}`,
+    }),
+  ),
+);
 
 export const shopPaymentSettings = defineActionSettings(
   'shopPayments',
