@@ -58,14 +58,9 @@ function placeholderFor(name: string): string {
   return 'bench';
 }
 
-export async function measureBundles(options: {
-  root: string;
-  coldRuns: number;
-  log: (line: string) => void;
-}): Promise<BundleResult[]> {
-  const handlersDir = join(options.root, 'functions', 'handlers');
-  const outDir = join(options.root, 'node_modules', '.cache', 'accounting-events-bench');
-  await mkdir(outDir, { recursive: true });
+/** The entries bundled: each `functions/handlers/*.ts` exporting `handler`, then each action; undefined without a handlers directory. */
+export async function bundleEntryNames(root: string): Promise<string[] | undefined> {
+  const handlersDir = join(root, 'functions', 'handlers');
   const files: string[] = [];
   try {
     const all = (await readdir(handlersDir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).sort();
@@ -75,11 +70,24 @@ export async function measureBundles(options: {
       if (/export\s+(const|let|async\s+function|function)\s+handler\b/.test(text)) files.push(f);
     }
   } catch {
+    return undefined;
+  }
+  // The actions have no handler file: each is bundled from its generated entry.
+  return [...files.map((f) => f.replace(/\.ts$/, '')), ...actionRegistry.map((a) => a.name)];
+}
+
+export async function measureBundles(options: {
+  root: string;
+  coldRuns: number;
+  log: (line: string) => void;
+}): Promise<BundleResult[]> {
+  const outDir = join(options.root, 'node_modules', '.cache', 'accounting-events-bench');
+  await mkdir(outDir, { recursive: true });
+  const names = await bundleEntryNames(options.root);
+  if (names === undefined) {
     options.log('bundles: no functions/handlers directory');
     return [];
   }
-  // The actions have no handler file: each is bundled from its generated entry.
-  const names = [...files.map((f) => f.replace(/\.ts$/, '')), ...actionRegistry.map((a) => a.name)];
   const results: BundleResult[] = [];
   for (const name of names) {
     const assetDir = join(outDir, name);

@@ -33,6 +33,9 @@ export const PRICE_LIST = {
     sqsPerMillionRequests: 0.4,
     sqsFifoPerMillionRequests: 0.5,
     secretsManagerSecretMonth: 0.4,
+    /** Quoted by the docs' settings (not in the benchmark's cost): a dashboard beyond the first three, a customer managed key. */
+    cloudWatchDashboardMonth: 3,
+    kmsKeyMonth: 1,
   },
 } as const;
 
