@@ -1,5 +1,6 @@
 /**
- * The commands README.md and docs/local.md show exist as written: every `accounting-events`
+ * The commands README.md, docs/local.md and the guides (console, connections, deploy, intake) show
+ * exist as written: every `accounting-events`
  * command line of their code blocks and every row of the command and flag tables names a command
  * whose `--help` lists each flag the docs give it. A renamed or removed flag fails here, naming
  * the line of the docs.
@@ -60,8 +61,16 @@ function flagTables(path: string): Usage[] {
   return out;
 }
 
-describe('commands of README.md and docs/local.md', () => {
-  const all = [...usages('README.md'), ...usages('docs/local.md'), ...flagTables('docs/local.md')];
+/** The guides whose command lines are checked too (their code blocks run in docs-run-guides.test.ts). */
+const GUIDES = ['docs/console.md', 'docs/connections.md', 'docs/deploy.md', 'docs/intake.md'];
+
+describe('commands of README.md, docs/local.md and the guides', () => {
+  const all = [
+    ...usages('README.md'),
+    ...usages('docs/local.md'),
+    ...flagTables('docs/local.md'),
+    ...GUIDES.flatMap((path) => usages(path)),
+  ];
 
   it('finds the commands it checks', () => {
     expect(all.length).toBeGreaterThan(25);

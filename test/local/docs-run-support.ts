@@ -37,10 +37,14 @@ function splitComment(line: string): [string, string] {
   return [line.trim(), ''];
 }
 
-/** Every `npx …` and `npm …` command of the file's sh blocks (`npx accounting-events`, `npm start`, `npm run`, …). */
+/**
+ * Every `npx …` and `npm …` command of the file's sh blocks (`npx accounting-events`, `npm start`,
+ * `npm run`, …); a line ending in `\` continues on the next, as in a shell.
+ */
 export function docCommands(file: string, text: string): DocCommand[] {
   const out: DocCommand[] = [];
   let fence: string | undefined;
+  let continued: { at: number; code: string } | undefined;
   text.split('\n').forEach((line, i) => {
     const open = /^```(\S*)/.exec(line);
     if (open) {
@@ -48,9 +52,16 @@ export function docCommands(file: string, text: string): DocCommand[] {
       return;
     }
     if (fence !== 'sh' && fence !== 'bash') return;
-    const [code, comment] = splitComment(line);
+    const [piece, comment] = splitComment(line);
+    if (piece.endsWith('\\')) {
+      continued = { at: continued?.at ?? i, code: `${continued?.code ?? ''}${piece.slice(0, -1).trim()} ` };
+      return;
+    }
+    const at = continued?.at ?? i;
+    const code = `${continued?.code ?? ''}${piece}`;
+    continued = undefined;
     for (const part of code.split('&&').map((p) => p.trim())) {
-      if (COMMAND.test(part)) out.push({ where: `${file}:${i + 1}`, command: part, comment });
+      if (COMMAND.test(part)) out.push({ where: `${file}:${at + 1}`, command: part, comment });
     }
   });
   return out;

@@ -175,7 +175,9 @@ async function add(
     connectionAccountingConfig(entry, await resolverFor(target, env).sourceFor(entry).get(), env);
   }
   await target.registry.add(entry);
-  ctx.stdout.write(`added connection '${entry.name}' (${summary(entry)}) to the ${target.describe}\n`);
+  ctx.stdout.write(
+    `${wrapText(`added connection '${entry.name}' (${summary(entry)}) to the ${target.describe}`)}\n`,
+  );
   return EXIT.ok;
 }
 
@@ -242,7 +244,7 @@ async function list(
     ctx.stdout.write(`${lines.join('\n')}\n`);
   }
   ctx.stdout.write(
-    `${entries.length} ${entries.length === 1 ? 'connection' : 'connections'} in the ${target.describe}\n`,
+    `${wrapText(`${entries.length} ${entries.length === 1 ? 'connection' : 'connections'} in the ${target.describe}`)}\n`,
   );
   return EXIT.ok;
 }
@@ -283,10 +285,12 @@ async function change(
 ): Promise<number> {
   if (sub === 'remove') {
     await target.registry.remove(name);
-    ctx.stdout.write(`removed connection '${name}' from the ${target.describe}\n`);
+    ctx.stdout.write(`${wrapText(`removed connection '${name}' from the ${target.describe}`)}\n`);
     return EXIT.ok;
   }
   const entry = await target.registry.setPaused(name, sub === 'pause');
-  ctx.stdout.write(`connection '${name}' is ${entry.paused ? 'paused' : 'active'} (${target.describe})\n`);
+  ctx.stdout.write(
+    `${wrapText(`connection '${name}' is ${entry.paused ? 'paused' : 'active'} (${target.describe})`)}\n`,
+  );
   return EXIT.ok;
 }
