@@ -146,7 +146,7 @@ export interface ConsoleFigures {
 export function renderConsoleCost(c: ConsoleFigures): string {
   const perSecond = (open: boolean) => c.runs.filter((r) => r.console === open).map((r) => r.perSecond);
   const sign = c.changePercent < 0 ? '−' : '+';
-  return `Measured ${c.measuredAt.slice(0, 10)} on 2 shared cores, ${c.documents.toLocaleString('en-US')} documents, ${c.rounds} rounds: median **${c.eventsPerSecond.withoutConsole} events/s without the console, ${c.eventsPerSecond.withConsoleOpen} with it open (${sign}${Math.abs(c.changePercent)} %)**, single runs ${range(perSecond(false))} and ${range(perSecond(true))} events/s.`;
+  return `Measured ${c.measuredAt.slice(0, 10)}, ${c.documents.toLocaleString('en-US')} documents, ${c.rounds} rounds: median **${c.eventsPerSecond.withoutConsole} events/s without the console, ${c.eventsPerSecond.withConsoleOpen} with it open (${sign}${Math.abs(c.changePercent)} %)**, single runs ${range(perSecond(false))} and ${range(perSecond(true))} events/s.`;
 }
 
 export interface IntakeFigures {
