@@ -23,7 +23,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadInfraConfig } from '../../infra/config/load.js';
 import { INFRA_CONFIG_KEYS } from '../../infra/config/schema.js';
-import { type Child, docCommands, mask, projectDir, ROOT, start, tooWide } from './docs-run-support.js';
+import {
+  type Child,
+  docCommands,
+  mask,
+  outputBlocks,
+  projectDir,
+  ROOT,
+  start,
+  tooWide,
+} from './docs-run-support.js';
 
 const FILES = ['docs/console.md', 'docs/connections.md', 'docs/deploy.md', 'docs/intake.md'] as const;
 const text = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -107,6 +116,15 @@ describe('the commands of docs/console.md, connections.md, deploy.md and intake.
       [...known].filter((c) => !shown.has(c)),
       'listed here, gone from the docs',
     ).toEqual([]);
+  });
+
+  it('the transcripts of the docs (`$ command` blocks) fit 80 columns', () => {
+    const transcripts = FILES.flatMap((file) =>
+      outputBlocks(file, text(file)).filter((b) => b.lines[0]?.startsWith('$ ')),
+    );
+    expect(transcripts.length).toBeGreaterThan(1);
+    const wide = transcripts.flatMap((b) => tooWide(b.lines.join('\n')).map((l) => `${b.where}: ${l}`));
+    expect(wide).toEqual([]);
   });
 
   it('the settings of every cdk command are settings of the deployment, accepted by its loader', () => {
