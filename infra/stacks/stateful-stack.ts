@@ -256,6 +256,14 @@ export class StatefulStack extends Stack implements StatefulResources {
       value: this.credentialsSecret.secretName,
     });
     new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBusName });
+    new CfnOutput(this, 'EventBusArn', {
+      description: 'The destination of a replay',
+      value: this.eventBus.eventBusArn,
+    });
+    new CfnOutput(this, 'EventArchiveArn', {
+      description: 'Every event on the bus, for replay: aws events start-replay --event-source-arn <this>',
+      value: this.eventArchive.archiveArn,
+    });
     new CfnOutput(this, 'ArchiveBucketName', { value: this.archiveBucket.bucketName });
     new CfnOutput(this, 'CheckpointsTableName', { value: this.checkpointsTable.tableName });
     new CfnOutput(this, 'ClaimCheckBucketName', {

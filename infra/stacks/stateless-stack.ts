@@ -48,6 +48,7 @@ import {
   bankStatementDrop,
   IMPORT_BANK_STATEMENTS_HANDLER,
 } from './stateless/bank-statements.js';
+import { eventLog } from './stateless/event-log.js';
 import { FunctionFactory } from './stateless/function-factory.js';
 import { connectionPollingOf, singleConnectionPoller } from './stateless/poller.js';
 import { deadLetterQueue } from './stateless/queues.js';
@@ -82,6 +83,8 @@ export class StatelessStack extends Stack {
   /** The e-shop order intake (absent with `intakeEnabled=false`). */
   readonly orderIntake: OrderIntake | undefined;
   readonly outcomesLogGroup: logs.LogGroup;
+  /** Every event of the deployment's connections (`aws logs tail` of output `EventLogGroupName`). */
+  readonly eventLogGroup: logs.LogGroup;
   readonly actionFailedRule: events.Rule;
   /** Signed deliveries to the configured HTTP consumers (`deliveries`, `deliveryVia=function`). */
   readonly signedDeliveries: SignedDeliveries | undefined;
@@ -150,6 +153,7 @@ export class StatelessStack extends Stack {
     const outcomes = actionOutcomes(this, { config, eventBus, connectionPolling: this.connectionPolling });
     this.outcomesLogGroup = outcomes.outcomesLogGroup;
     this.actionFailedRule = outcomes.actionFailedRule;
+    this.eventLogGroup = eventLog(this, { config, eventBus });
     if (config.deliveries.length > 0 && config.deliveryVia === 'function') {
       this.signedDeliveries = this.signed(config, resources);
     } else if (config.deliveries.length > 0) {
@@ -270,6 +274,10 @@ export class StatelessStack extends Stack {
   private outputs(prefix: string): void {
     new CfnOutput(this, 'PollerFunctionName', { value: this.poller.function.functionName });
     new CfnOutput(this, 'PollerLogGroupName', { value: this.poller.logGroup.logGroupName });
+    new CfnOutput(this, 'EventLogGroupName', {
+      description: "Every event of the deployment's connections: aws logs tail <this> --follow",
+      value: this.eventLogGroup.logGroupName,
+    });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topic.topicArn });
     if (this.dashboard) new CfnOutput(this, 'DashboardName', { value: prefix });
   }

@@ -52,6 +52,10 @@ export interface Assembly {
   identityPolicies(roleArn: string): { name: string; policy: PolicyDocument }[];
   /** The resource policy of a resource ARN (bucket, queue, topic, key, log group, function), if any. */
   resourcePolicy(arn: string): PolicyDocument | undefined;
+  /** A stack's outputs by key, resolved as `describe-stacks` would show them. */
+  outputs(stack: string): Record<string, string>;
+  /** A stack's tags, as `cdk deploy` gives them to CloudFormation (which puts them on the resources). */
+  stackTags(stack: string): Record<string, string>;
 }
 
 /** Physical name of a resource without an explicit one: CloudFormation's stack-logicalId-suffix shape. */
@@ -136,6 +140,10 @@ function physical(stack: string, logicalId: string, type: string, p: Json, queue
           SecretArn: arn('secretsmanager', `secret:events!connection/${name}/0000-AbCdEf`),
         },
       };
+    }
+    case 'AWS::Events::Archive': {
+      const name = p.ArchiveName ?? generatedName(stack, logicalId).slice(0, 48);
+      return { ...base, ref: name, attributes: { Arn: arn('events', `archive/${name}`) } };
     }
     case 'AWS::Events::ApiDestination': {
       const name = p.Name ?? generatedName(stack, logicalId);
@@ -358,5 +366,21 @@ export function loadAssembly(
     },
     identityPolicies,
     resourcePolicy: (arn) => resourcePolicies.get(arn),
+    outputs: (stack) => {
+      const template = templateOf.get(stack);
+      if (!template) throw new Error(`no stack ${stack}`);
+      return Object.fromEntries(
+        Object.entries<Json>(template.Outputs ?? {}).map(([key, o]) => [
+          key,
+          String(resolveIn(stack, o.Value)),
+        ]),
+      );
+    },
+    stackTags: (stack) => {
+      const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as Json;
+      const artifact = manifest.artifacts?.[stack];
+      if (!artifact) throw new Error(`no stack ${stack} in the cloud assembly's manifest`);
+      return artifact.properties?.tags ?? {};
+    },
   };
 }

@@ -624,12 +624,67 @@ export class AwsStandIn {
     return name.startsWith('arn:') ? name : `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${name}`;
   }
 
-  /** The template's rules on this bus, each matched (refusing what the matcher does not implement) and delivered. */
-  private async route(busArn: string, event: PublishedEvent['event']): Promise<void> {
+  /**
+   * `StartReplay` as EventBridge runs it: the archive's events whose `time` falls in
+   * [start, end) go back on its bus with `replay-name` added, through every rule of the bus, or
+   * only the rules `filterArns` names. The destination must be the archive's own bus. Returns how
+   * many events were replayed.
+   */
+  async replay(input: {
+    name: string;
+    archiveArn: string;
+    start: Date;
+    end: Date;
+    destination: string;
+    filterArns?: readonly string[];
+  }): Promise<number> {
+    const archive = this.deps.assembly.byRefOrArn(input.archiveArn);
+    if (archive?.type !== 'AWS::Events::Archive') throw new Error(`no archive ${input.archiveArn}`);
+    const source = String(this.deps.assembly.props(archive).SourceArn);
+    if (input.destination !== source)
+      throw new Error(`a replay goes to its archive's bus ${source}, not ${input.destination}`);
+    const due = (this.archived.get(input.archiveArn) ?? []).filter((e) => {
+      const t = Date.parse(e.time);
+      return t >= input.start.getTime() && t < input.end.getTime();
+    });
+    const only = input.filterArns ? new Set(input.filterArns) : undefined;
+    for (const event of due) {
+      const replayed = { ...event, 'replay-name': input.name } as PublishedEvent['event'];
+      await this.route(source, replayed, only);
+    }
+    return due.length;
+  }
+
+  /** What each archive of the template took (its bus, its pattern), by archive ARN; a replayed event is not archived again. */
+  readonly archived = new Map<string, PublishedEvent['event'][]>();
+
+  private archive(busArn: string, event: PublishedEvent['event']): void {
+    if ('replay-name' in event) return;
     const { assembly } = this.deps;
+    for (const archive of assembly.byType('AWS::Events::Archive')) {
+      const p = assembly.props(archive);
+      if (String(p.SourceArn) !== busArn) continue;
+      if (p.EventPattern && !matchesRule(archive.logicalId, p.EventPattern, event)) continue;
+      const arn = archive.attributes.Arn as string;
+      this.archived.set(arn, [...(this.archived.get(arn) ?? []), event]);
+    }
+  }
+
+  /**
+   * The template's archives and rules on this bus, each matched (refusing what the matcher does not
+   * implement) and delivered; with `onlyRules` (a replay's `FilterArns`) those rules alone.
+   */
+  private async route(
+    busArn: string,
+    event: PublishedEvent['event'],
+    onlyRules?: ReadonlySet<string>,
+  ): Promise<void> {
+    const { assembly } = this.deps;
+    this.archive(busArn, event);
     for (const rule of assembly.byType('AWS::Events::Rule')) {
       const p = assembly.props(rule);
       if (this.busArn(p.EventBusName) !== busArn || p.State === 'DISABLED' || !p.EventPattern) continue;
+      if (onlyRules && !onlyRules.has(rule.attributes.Arn as string)) continue;
       if (!matchesRule(rule.logicalId, p.EventPattern, event)) continue;
       count(this.deps.usage.ruleMatches, rule.logicalId);
       for (const [i, target] of (p.Targets ?? []).entries()) {

@@ -66,6 +66,8 @@ function fakeAssembly(assetDir: string): Assembly {
     assetDir: () => assetDir,
     identityPolicies: () => [],
     resourcePolicy: () => undefined,
+    outputs: () => ({}),
+    stackTags: () => ({}),
   };
 }
 

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
 import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
 import { isPayableCollection } from '../../functions/core/sync/payment-run.js';
+import { namedOutputs, outputValue } from './day-one.js';
 import { type Deployment, deploy } from './deployment.js';
 import {
   callReport,
@@ -60,11 +61,16 @@ beforeAll(async () => {
       actions: { ACTIONS_EINVOICE_PARTNERS: await invoicedPartner(sandbox) },
     }),
   });
-  const table = d.assembly
-    .byType('AWS::DynamoDB::Table')
-    .find((t) => t.logicalId.startsWith('ConnectionsTable'));
-  if (!table) throw new Error('no registry table');
-  registry = createDynamoDbConnectionRegistry({ client: d.servers.dynamoDb, tableName: table.ref });
+  // Step 4 of the day-one checklist (docs/deploy.md): companies are added to the table its
+  // `connections add --table "$(out stateful ConnectionsTableName)"` names.
+  const named = namedOutputs().find((o) => o.key === 'ConnectionsTableName');
+  const tableName = named && outputValue(d.assembly, named);
+  if (!tableName)
+    throw new Error('the day-one checklist names no ConnectionsTableName output this stack has');
+  const table = d.assembly.byRefOrArn(tableName);
+  if (!table?.logicalId.startsWith('ConnectionsTable'))
+    throw new Error(`${tableName} is not the registry table`);
+  registry = createDynamoDbConnectionRegistry({ client: d.servers.dynamoDb, tableName });
   for (const [i, name] of CONNECTIONS.entries()) {
     const secretName = `accounting-events-prod/connections/${name}`;
     d.standIn.secretStore.put(secretName, JSON.stringify({ apiKey: d.sandbox.credentialsOf(i + 1).apiKey }));

@@ -211,7 +211,7 @@ describe('many connections: the actions serve every connection', () => {
       expect(pattern.source, route.id).toEqual([{ prefix: 'accounting.' }]);
       expect(Array.isArray(pattern['detail-type']), route.id).toBe(true);
     }
-    for (const id of ['ActionOutcomesRule', 'ActionFailedRule']) {
+    for (const id of ['ActionOutcomesRule', 'ActionFailedRule', 'EventLogRule']) {
       const pattern = stateless[idOf(t.stateless.node.findChild(id))]!.Properties.EventPattern as {
         source: unknown;
       };

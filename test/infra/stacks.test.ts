@@ -633,7 +633,8 @@ describe('routes', () => {
     expect((outcomes[1].Properties.EventPattern as Record<string, string[]>)['detail-type']).toContain(
       'IssuedInvoice.IsdocArchived',
     );
-    t.statelessTemplate.resourceCountIs('AWS::Logs::ResourcePolicy', 1);
+    // One policy per log group that rules write to: the outcomes', and the event log's (every event).
+    t.statelessTemplate.resourceCountIs('AWS::Logs::ResourcePolicy', 2);
     t.statelessTemplate.resourceCountIs('Custom::CloudwatchLogResourcePolicy', 0);
   });
 

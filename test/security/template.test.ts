@@ -60,10 +60,18 @@ describe('template: who may put what on the bus', () => {
     expect(rules.length).toBeGreaterThanOrEqual(8);
     for (const [id, rule] of rules) {
       const pattern = rule.Properties.EventPattern as Record<string, unknown>;
-      if (id.startsWith('BankStatementsRule')) continue;
+      if (id.startsWith('BankStatementsRule') || id.startsWith('EventLogRule')) continue;
       expect(pattern.source, id).toEqual([SOURCE]);
       expect(Array.isArray(pattern['detail-type']), id).toBe(true);
     }
+    // The event log's rule takes every detail-type of the deployment's source, and only writes them
+    // to its log group: it starts no action.
+    const log = rules.filter(([id]) => id.startsWith('EventLogRule'));
+    expect(log).toHaveLength(1);
+    expect(log[0]![1].Properties.EventPattern).toEqual({ source: [SOURCE] });
+    const targets = log[0]![1].Properties.Targets as { Arn: unknown }[];
+    expect(targets).toHaveLength(1);
+    expect(JSON.stringify(targets[0]?.Arn)).toMatch(/:log-group:.*EventLogLogGroup/);
     // The one rule on an AWS service's events: S3's Object Created of the archive bucket, under the
     // statements' prefix only (bank statements dropped into S3, docs/payments.md).
     const statements = rules.filter(([id]) => id.startsWith('BankStatementsRule'));

@@ -24,8 +24,7 @@ import {
   HeadBucketCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import dynalite from 'dynalite';
-import S3rver from 's3rver';
+import type S3rver from 's3rver';
 import { CONNECTION_REGISTRY_TABLE_KEY } from '../../core/connections/registry.js';
 
 /** The region every embedded client uses. */
@@ -195,6 +194,9 @@ export async function startEmbeddedServers(options: EmbeddedServersOptions = {})
   if (options.dynamoDbPath !== undefined) await mkdir(options.dynamoDbPath, { recursive: true });
   const socket = (name: string) =>
     options.socketDir === undefined ? undefined : join(options.socketDir, `${name}.sock`);
+  // Both servers are imported when started (about a second of module loading), so a command that
+  // starts neither does not pay for them.
+  const { default: dynalite } = await import('dynalite');
   const dynamoServer = dynalite({
     ...(options.dynamoDbPath !== undefined ? { path: options.dynamoDbPath } : {}),
     createTableMs: 0,
@@ -238,7 +240,8 @@ export async function startS3rver(
   directory: string,
   socketPath: string | undefined,
 ): Promise<{ server: S3rver; endpoint: string }> {
-  const server = new S3rver({
+  const { default: S3rverServer } = await import('s3rver');
+  const server = new S3rverServer({
     address: '127.0.0.1',
     port: 0,
     silent: true,
