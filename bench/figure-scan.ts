@@ -30,7 +30,8 @@ export interface AllowedFigures {
 
 const NUMBER = String.raw`\d(?:[\d,.]*\d)?`;
 const PATTERNS: ReadonlyArray<{ kind: FigureKind; pattern: RegExp; only?: RegExp }> = [
-  { kind: 'cost', pattern: new RegExp(String.raw`\$\s?${NUMBER}`, 'g') },
+  // Not a shell's positional parameter (`"$1"`, `'$2'` in a code block).
+  { kind: 'cost', pattern: new RegExp(String.raw`(?<!["'])\$\s?${NUMBER}(?!["'])`, 'g') },
   {
     kind: 'percentile',
     pattern: new RegExp(String.raw`\bp(?:50|90|95|99)\b.{0,60}?${NUMBER}\s?(?:ms|s)\b`, 'g'),

@@ -33,9 +33,11 @@ export const PRICE_LIST = {
     sqsPerMillionRequests: 0.4,
     sqsFifoPerMillionRequests: 0.5,
     secretsManagerSecretMonth: 0.4,
-    /** Quoted by the docs' settings (not in the benchmark's cost): a dashboard beyond the first three, a customer managed key. */
+    /** Quoted by the docs' settings (not in the benchmark's cost): a dashboard beyond the first three, a customer managed key, a Cost Explorer request. */
     cloudWatchDashboardMonth: 3,
     kmsKeyMonth: 1,
+    /** Cost Explorer API: each request (the day-one checklist's cost query). */
+    costExplorerRequest: 0.01,
   },
 } as const;
 
