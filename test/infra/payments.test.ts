@@ -50,7 +50,13 @@ describe('payment detection in the stack', () => {
     const p = poller(buildTestApp({ payments: false }));
     expect(p.env.POLLER_PAYMENTS).toBe('false');
     expect(p.putEvents['ForAllValues:StringLike']).toEqual({
-      'events:detail-type': ['*.Created', '*.Updated', '*.Deleted', 'Connection.Unhealthy', 'Connection.Recovered'],
+      'events:detail-type': [
+        '*.Created',
+        '*.Updated',
+        '*.Deleted',
+        'Connection.Unhealthy',
+        'Connection.Recovered',
+      ],
     });
   });
 });
