@@ -73,6 +73,8 @@ export class ConnectionPolling extends Construct {
   /** One per shard of the registry, every minute; the registry of one's, every `scheduleRateMinutes`. */
   readonly schedules: scheduler.Schedule[];
   readonly unhealthyRule: events.Rule;
+  /** Whether it made the poller's throttle and dropped-tick alarms (the registry's: always). */
+  readonly pollerRunAlarmed: boolean;
   private readonly props: ConnectionPollingProps;
 
   constructor(scope: Construct, id: string, props: ConnectionPollingProps) {
@@ -99,6 +101,7 @@ export class ConnectionPolling extends Construct {
       description: 'Connection.Unhealthy events of any connection: logged, counted by the unhealthy alarm',
       eventPattern: { source: ruleSourcesOf(config), detailType: [CONNECTION_UNHEALTHY] },
     });
+    this.pollerRunAlarmed = table !== undefined;
     this.alarms(props, table);
   }
 

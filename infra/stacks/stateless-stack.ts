@@ -161,6 +161,7 @@ export class StatelessStack extends Stack {
       topic: alarmTopic,
       scheduleDeadLetterQueue,
       poller,
+      pollerRunAlarmed: this.connectionPolling.pollerRunAlarmed,
       eventBus,
       actionFailedRule: this.actionFailedRule,
       routes: this.routeResources,
