@@ -2,7 +2,8 @@
  * Setup of the fast lane (vitest.unit.config.ts): a test file there that starts the sandbox, an
  * embedded AWS server (dynalite, s3rver), the local runtime or a child process fails at once, naming
  * what it started, instead of quietly slowing the lane down. Such a file belongs to the full suite
- * only (take it out of test/unit-tests.ts). A test's own in-process fake responder
+ * only: name the helper it calls among the `STARTERS` of test/unit-tests.ts, which derives the
+ * lane. A test's own in-process fake responder
  * (test/fakes/) may listen.
  */
 import childProcess from 'node:child_process';
@@ -14,7 +15,7 @@ export class FastLaneServerError extends Error {
 }
 
 const message = (what: string) =>
-  `the fast lane starts no ${what}: take this test file out of test/unit-tests.ts (it still runs in npm test)`;
+  `the fast lane starts no ${what}: name the helper this test file calls among the STARTERS of test/unit-tests.ts (it still runs in npm test)`;
 
 /** Where a listening server comes from, by the frames of the call that starts it. */
 const HEAVY_SERVERS: ReadonlyArray<[RegExp, string]> = [

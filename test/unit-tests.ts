@@ -1,81 +1,56 @@
 /**
- * The test files of the fast lane (vitest.unit.config.ts): none starts the sandbox, an embedded AWS
- * server (dynalite, s3rver), the local runtime or a child process — test/unit-lane-guard.ts makes
- * such a file fail there — so they run in one module graph per worker. The accounting client's
- * tests answer from an in-process fake responder (test/fakes/).
+ * The test files of the fast lane (vitest.unit.config.ts), derived, never listed by hand: every test
+ * file of the full suite (vitest.config.ts: `test/**`, `functions/**`) whose text calls none of the
+ * `STARTERS`, the functions that start the sandbox, an embedded AWS server (dynalite, s3rver), the
+ * local runtime, a deployment, the bundler or a child process. They run in one module graph per
+ * worker. test/unit-lane-guard.ts makes a lane file that starts one anyway fail there (name the
+ * helper it calls here); test/structure/unit-lane.test.ts checks the derivation. An action folder's
+ * tests join the lane with no edit. A test's own in-process fake responder (test/fakes/) may listen.
  */
-export const unitTests = [
-  'test/accounting/client-auth.test.ts',
-  'test/accounting/client-errors.test.ts',
-  'test/accounting/client-fidelity.test.ts',
-  'test/accounting/client-retry.test.ts',
-  'test/accounting/config.test.ts',
-  'test/accounting/download.test.ts',
-  'test/accounting/logger-clock.test.ts',
-  'test/accounting/pagination.test.ts',
-  'test/accounting/retry-policy.test.ts',
-  'test/accounting/secrets.test.ts',
-  'test/accounting/stale-socket.test.ts',
-  'test/accounting/typed-methods.test.ts',
-  'functions/core/actions/track-einvoices/einvoice-tracking.test.ts',
-  'test/actions/registry.test.ts',
-  'test/actions/routes-and-events.test.ts',
-  'test/actions/sqs-handler.test.ts',
-  'test/adapters/bus-journal.test.ts',
-  'test/adapters/event-pattern.test.ts',
-  'test/adapters/event-publisher.test.ts',
-  'test/adapters/eventbridge-publisher.test.ts',
-  'test/adapters/lambda-logger.test.ts',
-  'test/adapters/local-bus-dead-letters.test.ts',
-  'test/adapters/local-bus.test.ts',
-  'test/adapters/memory-rate-limiter.test.ts',
-  'test/adapters/secret-sources.test.ts',
-  'test/bench/payment-check.test.ts',
-  'test/conformance/catalog.test.ts',
-  'test/conformance/openapi.test.ts',
-  'test/conformance/request-bodies.test.ts',
-  'test/conformance/response-parsing.test.ts',
-  'test/connections/connection-secrets.test.ts',
-  'test/connections/core.test.ts',
-  'test/connections/health.test.ts',
-  'test/connections/registry-docs.test.ts',
-  'test/connections/scheduled-actions.test.ts',
-  'test/events/catalog.test.ts',
-  'test/events/claim-check.test.ts',
-  'test/events/detail-types.test.ts',
-  'test/events/fixtures.test.ts',
-  'test/infra/config.test.ts',
-  'test/intake/handlers.test.ts',
-  'test/intake/intake-docs.test.ts',
-  'test/intake/map-order-request.test.ts',
-  'test/intake/map-order.test.ts',
-  'test/intake/order-totals.test.ts',
-  'test/intake/platform-orders.test.ts',
-  'test/intake/platform-payloads.test.ts',
-  'test/intake/price-line.test.ts',
-  'test/intake/service-totals.test.ts',
-  'test/intake/signatures.test.ts',
-  'test/intake/totals-properties.test.ts',
-  'test/local/checkpoints-table.test.ts',
-  'test/local/live-frame-width.test.ts',
-  'test/local/live-frame.test.ts',
-  'test/local/live-view.test.ts',
-  'test/local/plain-lines-width.test.ts',
-  'test/local/warnings-file.test.ts',
-  'test/sync/change-window.test.ts',
-  'test/sync/config.test.ts',
-  'test/sync/full-scans.test.ts',
-  'test/sync/listed-records.test.ts',
-  'test/sync/poll-changes-rules.test.ts',
-  'test/sync/poll-collection.test.ts',
-  'test/sync/poll-connections-handler.test.ts',
-  'test/sync/poll-property.test.ts',
-  'test/sync/variants.test.ts',
-  'test/unit/bench-charts.test.ts',
-  'test/unit/config-loaders.test.ts',
-  'test/unit/endpoints.test.ts',
-  'test/unit/read-stream.test.ts',
-  'test/unit/readme.test.ts',
-  'test/unit/terminal-width.test.ts',
-  'test/structure/size-limits.test.ts',
-] as const;
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The full suite's folders (vitest.config.ts `include`). */
+export const SUITE_FOLDERS = ['test', 'functions'] as const;
+
+/** Calls that start what the fast lane refuses, by what they start. */
+export const STARTERS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\b(startSandbox(Client)?|harness|startShoptetTwin|runSandboxCli)\(/, 'the sandbox'],
+  [/\buse(ActionTestBed|IntakeBed)\(/, 'a test bed (the sandbox, dynalite, s3rver)'],
+  [/\bstart(TestServers|LocalStores)\(/, 'dynalite and s3rver'],
+  [
+    /\b(start(Runtime|Intake|ShoptetIntake|IntakeHttpServer|LocalActions|ConsoleServer)|runToEnd)\(/,
+    'the local runtime',
+  ],
+  [/\b(run)?[cC]li\(/, 'the CLI (a child process)'],
+  [/\b(deploy|createLambdaHost)\(/, 'a deployment (Lambda workers)'],
+  [/\b(measureConnections|runPaymentsProof)\(/, 'a bench run (child processes)'],
+  [/\bbundle:\s*true\b/, 'the bundler (esbuild, a child process)'],
+  [/from 'node:child_process'/, 'a child process'],
+];
+
+/** What the file's text starts, or `undefined` for a fast-lane file. */
+export function starterOf(text: string): string | undefined {
+  return STARTERS.find(([pattern]) => pattern.test(text))?.[1];
+}
+
+/** Every test file of the full suite, relative to the project, sorted. */
+export function suiteTestFiles(root = ROOT): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory()) return e.name === 'node_modules' ? [] : walk(path);
+      return e.name.endsWith('.test.ts') ? [path] : [];
+    });
+  return SUITE_FOLDERS.flatMap((f) => walk(f)).sort();
+}
+
+/** The fast lane: the suite's test files that start nothing (`starterOf`). */
+export function fastLaneFiles(root = ROOT): string[] {
+  return suiteTestFiles(root).filter((f) => starterOf(readFileSync(join(root, f), 'utf8')) === undefined);
+}
+
+export const unitTests = fastLaneFiles();

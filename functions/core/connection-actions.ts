@@ -133,7 +133,16 @@ export function actionForEachConnection<R extends ActionResource, D, C extends A
   };
   return async (event, options) => {
     const entry = await deps.registry.get(event.envelope.connection);
-    if (!entry) return refuse(event, 'unknown');
+    if (!entry) {
+      // An unknown connection's events come from its own source (a removed connection's late
+      // events); one from another source names a connection it is not (a replay): invalid.
+      if (event.source !== connectionEventSource({ name: event.envelope.connection })) {
+        throw new InvalidActionEventError(event.detailType, [
+          'source: not the source of the connection the event names (detail.connection)',
+        ]);
+      }
+      return refuse(event, 'unknown');
+    }
     const config = connectionActionsConfig(deps.env, entry, settingsOf(action));
     // Before anything else of the entry: the keys are built from `detail.connection`.
     if (event.source !== config.eventSource) {
@@ -157,13 +166,7 @@ export function connectionActionEntry<R extends ActionResource, D, C extends Act
   action: EventActionDefinition<R, D>,
   deps: EachConnectionDeps<R, C>,
 ): ActionEntry {
-  return createActionEntry(
-    action.name,
-    deps.logger,
-    actionForEachConnection(action, deps),
-    undefined,
-    action.triggers,
-  );
+  return createActionEntry(action.name, deps.logger, actionForEachConnection(action, deps), action.triggers);
 }
 
 /** A run of a scheduled action failed for some connections (the others ran); names them. */

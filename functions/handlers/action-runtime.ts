@@ -20,10 +20,14 @@ import type {
   EventActionDefinition,
   ScheduledActionDefinition,
 } from '../core/actions/action-definition.js';
-import type { ActionsConfig } from '../core/actions/config.js';
 import type { DeadLetterSink } from '../core/actions/dead-letter-sink.js';
-import { type ActionEntry, createActionEntry } from '../core/actions/run-action.js';
-import { connectionActionEntry, scheduledForEachConnection, settingsOf } from '../core/connection-actions.js';
+import {
+  type ActionConnection,
+  connectionActionEntry,
+  type EachConnectionDeps,
+  scheduledForEachConnection,
+  settingsOf,
+} from '../core/connection-actions.js';
 import type { Logger } from '../core/ports.js';
 import { systemClock } from '../shared/clock.js';
 import { ENV } from '../shared/env-names.js';
@@ -69,25 +73,25 @@ function deadLetterSinkOf(
 }
 
 /**
- * One SQS action Lambda from its registry entry. Returns the core entry for one EventBridge event
- * (the SQS handler calls it per record), the SQS handler around it, and the handler built from the
- * environment (for `lazyHandler`). `capabilities` are what only this function loads (the archive's
- * schema check), given by its handler file so that no other bundle carries them.
+ * One SQS action Lambda from its registry entry: the SQS handler around the one per-connection
+ * entry of core (`connectionActionEntry`) for the given registry and ports, and the handler built
+ * from the environment (for `lazyHandler`). `capabilities` are what only this function loads (the
+ * archive's schema check), given by its handler file so that no other bundle carries them.
  */
-export function defineSqsAction<
-  R extends ActionResource,
-  D extends { logger: Logger; config: Pick<ActionsConfig, 'eventSource' | 'connection'> },
->(action: EventActionDefinition<R, D>, capabilities: ActionCapabilities = {}) {
-  const createEventEntry = (deps: D): ActionEntry =>
-    createActionEntry(
+export function defineSqsAction<R extends ActionResource, D>(
+  action: EventActionDefinition<R, D>,
+  capabilities: ActionCapabilities = {},
+) {
+  const createHandler = <C extends ActionConnection>(
+    deps: EachConnectionDeps<R, C> & SqsHandlerDeps,
+  ): SqsActionHandler =>
+    createSqsActionHandler(
       action.name,
+      connectionActionEntry(action, deps),
       deps.logger,
-      action.run(deps),
-      { source: deps.config.eventSource, connection: deps.config.connection },
-      action.triggers,
+      deps.deadLetters,
+      deps.deadline,
     );
-  const createHandler = (deps: D & SqsHandlerDeps): SqsActionHandler =>
-    createSqsActionHandler(action.name, createEventEntry(deps), deps.logger, deps.deadLetters, deps.deadline);
   /** The handler of the deployment: every event through the one per-connection path of core. */
   const handlerFromEnv = async (env: Env): Promise<SqsActionHandler> => {
     const config = loadActionFunctionConfig(env, action.uses, settingsOf(action));
@@ -96,7 +100,7 @@ export function defineSqsAction<
     const deadLetters = deadLetterSinkOf(config.deadLetterQueueUrl, deps.logger);
     return createSqsActionHandler(action.name, entry, deps.logger, deadLetters, deps.deadline);
   };
-  return { createEventEntry, createHandler, handlerFromEnv };
+  return { createHandler, handlerFromEnv };
 }
 
 /**

@@ -1,104 +1,158 @@
 /**
- * Polling many connections: the connection registry (DynamoDB) split into shards — its scan
- * segments — and one EventBridge Scheduler schedule per shard that invokes the poller every minute
- * with `{"shard": i, "shards": n}`. Each invocation takes its shard's lease (one conditional write
- * on the checkpoints table: a late or retried tick polls nothing while another invocation still
- * polls the shard), reads the shard's segment of the registry and polls its due connections side
- * by side, each with the credentials of its own secret — which must live under
- * `<prefix>/connections/`, the only secrets it may read. docs/deploy.md has the limits relied on.
+ * Polling the deployment's connections: one poller (`poll-connections`), its ticks, and the
+ * `Connection.Unhealthy` rule and alarm, for one company or many.
+ *
+ * - One company: its registry of one, which the poller reads from its environment (its connection,
+ *   credentials secret and service), ticked every `scheduleRateMinutes` as shard 0 of 1. The
+ *   poller and its schedule are the stack's `Poller` and `PollSchedule`, as they always were.
+ * - Many: the connection registry (DynamoDB) split into shards — its scan segments — and one
+ *   EventBridge Scheduler schedule per shard that invokes the poller every minute with
+ *   `{"shard": i, "shards": n}`. Each invocation takes its shard's lease (one conditional write on
+ *   the checkpoints table: a late or retried tick polls nothing while another invocation still
+ *   polls the shard), reads the shard's segment of the registry and polls its due connections side
+ *   by side, each with the credentials of its own secret — which must live under
+ *   `<prefix>/connections/`, the only secrets it may read. docs/deploy.md has the limits relied on.
  */
-import { ArnFormat, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CONNECTION_SOURCE_PREFIX } from '../../functions/core/connection.js';
-import { CONNECTION_SECRET_CACHE_SECONDS } from '../../functions/core/connections/connection-secret.js';
 import { CONNECTION_RECOVERED, CONNECTION_UNHEALTHY } from '../../functions/core/events/connection-events.js';
 import { ENV } from '../../functions/shared/env-names.js';
-import { connectionSecretsPrefix } from '../config/names.js';
+import { ruleSourcesOf } from '../config/names.js';
 import type { InfraConfig } from '../config/schema.js';
 import type { StatefulResources } from '../stacks/stateful-stack.js';
+import type { FunctionSpec } from '../stacks/stateless/function-factory.js';
+import { rateSchedule } from '../stacks/stateless/schedule.js';
 import { acknowledgeWildcardResource } from './acknowledge-wildcards.js';
 import type { AlarmTopic } from './alarm-topic.js';
 import { AppFunction, retentionOf } from './app-function.js';
 import { claimCheckAccessOf } from './claim-check-access.js';
+import type { ConnectionsAccess } from './connections-access.js';
 import { FUNCTION_ENV } from './function-env.js';
 import { putEventsStatement, useBucket, useTable } from './grants.js';
-import { METRICS_NAMESPACE } from './metric-names.js';
+import { POLLER_HANDLER } from './handler-access.js';
+import { METRICS_NAMESPACE, SERVICE } from './metric-names.js';
 import { scheduledFunctionAlarms } from './scheduled-function-alarms.js';
 
-export const CONNECTION_POLLER_HANDLER = 'poll-connections';
 export { CONNECTION_SOURCE_PREFIX };
 /** What every poller publishes: `<RecordType>.<Change>` of the record events (`StringLike` patterns). */
 export const POLLER_DETAIL_TYPE_PATTERNS = ['*.Created', '*.Updated', '*.Deleted'] as const;
 /** The payment detector's detail-types (docs/payments.md): granted only with `payments` on. */
 export const PAYMENT_DETAIL_TYPE_PATTERNS = ['*.Paid', '*.PartiallyPaid', '*.Overdue'] as const;
 
-/** What the poller may publish under this configuration. */
+/** What the poller may publish under this configuration: its changes and its connections' health. */
 export function pollerDetailTypePatterns(config: { payments: boolean }): string[] {
-  return [...POLLER_DETAIL_TYPE_PATTERNS, ...(config.payments ? PAYMENT_DETAIL_TYPE_PATTERNS : [])];
+  return [
+    ...POLLER_DETAIL_TYPE_PATTERNS,
+    ...(config.payments ? PAYMENT_DETAIL_TYPE_PATTERNS : []),
+    CONNECTION_UNHEALTHY,
+    CONNECTION_RECOVERED,
+  ];
 }
+
 export interface ConnectionPollingProps {
   readonly config: InfraConfig;
   readonly resources: StatefulResources;
   readonly alarmTopic: AlarmTopic;
   /** Where Scheduler puts ticks it could not deliver. */
   readonly scheduleDeadLetterQueue: sqs.IQueue;
-  readonly removalPolicy: RemovalPolicy;
-  readonly pollerServiceName: string;
+  /** The registry table, or the registry of one. */
+  readonly connections: ConnectionsAccess;
+  /** Builds a function in the stack with the access its handler declares (the stack's function factory). */
+  readonly functions: { appFunction(id: string, handler: string, spec: FunctionSpec): AppFunction };
 }
 
 export class ConnectionPolling extends Construct {
   readonly poller: AppFunction;
-  /** One per shard, every minute. */
+  /** One per shard of the registry, every minute; the registry of one's, every `scheduleRateMinutes`. */
   readonly schedules: scheduler.Schedule[];
   readonly unhealthyRule: events.Rule;
-  readonly connectionsTable: dynamodb.ITable;
+  /** Whether it made the poller's throttle and dropped-tick alarms (the registry's: always). */
+  readonly pollerRunAlarmed: boolean;
   private readonly props: ConnectionPollingProps;
 
   constructor(scope: Construct, id: string, props: ConnectionPollingProps) {
     super(scope, id);
     this.props = props;
     const { config, resources } = props;
-    if (!resources.connectionsTable || !resources.rateLimitTable) {
-      throw new Error('connectionRegistry needs the connections and rate-limit tables of the stateful stack');
+    const table = props.connections.table;
+    if (table) {
+      this.poller = this.registryPoller(table);
+      this.schedules = this.ticks(props.scheduleDeadLetterQueue);
+    } else {
+      this.poller = this.onePoller();
+      this.schedules = [
+        rateSchedule(Stack.of(this), 'PollSchedule', {
+          fn: this.poller,
+          rateMinutes: config.scheduleRateMinutes,
+          description: 'Ticks the poller',
+          deadLetterQueue: props.scheduleDeadLetterQueue,
+        }),
+      ];
     }
-    this.connectionsTable = resources.connectionsTable;
-    this.poller = new AppFunction(this, 'Poller', {
-      handler: CONNECTION_POLLER_HANDLER,
+    this.unhealthyRule = new events.Rule(this, 'UnhealthyRule', {
+      eventBus: resources.eventBus,
+      description: 'Connection.Unhealthy events of any connection: logged, counted by the unhealthy alarm',
+      eventPattern: { source: ruleSourcesOf(config), detailType: [CONNECTION_UNHEALTHY] },
+    });
+    this.pollerRunAlarmed = table !== undefined;
+    this.alarms(props, table);
+  }
+
+  /** The first tick (the only one with one company, or shard 0's). */
+  get pollSchedule(): scheduler.Schedule {
+    return this.schedules[0] as scheduler.Schedule;
+  }
+
+  /**
+   * The registry of one's poller, in the stack's scope (its logical id stays `Poller`): the access
+   * its handler declares, the deployment's credentials, its connection's source.
+   */
+  private onePoller(): AppFunction {
+    const { config } = this.props;
+    const poller = this.props.functions.appFunction('Poller', POLLER_HANDLER, {
+      usedBy: 'the poller',
+      description: 'Polls the accounting service for changes and publishes one event per change',
+      serviceName: SERVICE.poller,
+      memorySize: config.pollerMemoryMb,
+      timeout: Duration.seconds(config.pollerTimeoutSeconds),
+      publishes: { detailTypePatterns: pollerDetailTypePatterns(config) },
+      ...(config.pollerReservedConcurrency > 0
+        ? { reservedConcurrentExecutions: config.pollerReservedConcurrency }
+        : {}),
+    });
+    poller
+      .setEnv(FUNCTION_ENV.collections, config.collections.join(','))
+      .setEnv(FUNCTION_ENV.eventSource, this.props.connections.publishSource)
+      .setEnv(ENV.pollerPayments, String(config.payments))
+      .setEnv(ENV.pollerDetailedMetrics, String(config.detailedMetrics));
+    return poller;
+  }
+
+  /** The poller of the registry's shards: any connection's entry, secret, token bucket and source. */
+  private registryPoller(table: dynamodb.ITable): AppFunction {
+    const { config, resources } = this.props;
+    const poller = new AppFunction(this, 'Poller', {
+      handler: POLLER_HANDLER,
       usedBy: 'the poller of the connection registry (connectionRegistry=true)',
       description: 'Polls the due connections of one shard of the registry and publishes their changes',
-      serviceName: props.pollerServiceName,
+      serviceName: SERVICE.connectionPoller,
       memorySize: config.pollerMemoryMb,
       timeout: Duration.seconds(config.pollerTimeoutSeconds),
       metricsNamespace: METRICS_NAMESPACE,
       logLevel: config.logLevel,
       logRetention: retentionOf(config.logRetentionDays),
-      removalPolicy: props.removalPolicy,
+      removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
-    this.grantPoller(this.poller, props);
-    this.schedules = this.ticks(props.scheduleDeadLetterQueue);
-    this.unhealthyRule = new events.Rule(this, 'UnhealthyRule', {
-      eventBus: resources.eventBus,
-      description: 'Connection.Unhealthy events of any connection: logged, counted by the unhealthy alarm',
-      eventPattern: {
-        source: events.Match.prefix(CONNECTION_SOURCE_PREFIX),
-        detailType: [CONNECTION_UNHEALTHY],
-      },
-    });
-    this.alarms(props);
-  }
-
-  private grantPoller(poller: AppFunction, props: ConnectionPollingProps): void {
-    const { config, resources } = props;
-    this.grantConnectionAccess(poller);
+    this.props.connections.grantConnectionAccess(poller);
     // The shard's segment of the registry: a (paginated, eventually consistent) segment Scan.
-    this.connectionsTable.grant(poller.function, 'dynamodb:Scan');
+    table.grant(poller.function, 'dynamodb:Scan');
     // The checkpoints, and the shards' leases beside them (one conditional PutItem per cycle).
     useTable(poller, resources.checkpointsTable, FUNCTION_ENV.checkpointsTable, 'checkpoints');
     useBucket(
@@ -111,62 +165,15 @@ export class ConnectionPolling extends Construct {
     poller.function.addToRolePolicy(
       putEventsStatement(
         resources.eventBus,
-        [`${CONNECTION_SOURCE_PREFIX}*`],
-        [...pollerDetailTypePatterns(config), CONNECTION_UNHEALTHY, CONNECTION_RECOVERED],
+        [this.props.connections.publishSource],
+        pollerDetailTypePatterns(config),
       ),
     );
     poller.setEnv(FUNCTION_ENV.eventBusName, resources.eventBus.eventBusName);
     poller.setEnv(ENV.pollerConnectionMetrics, String(config.perConnectionMetrics));
     poller.setEnv(ENV.pollerDetailedMetrics, String(config.detailedMetrics));
     poller.setEnv(ENV.pollerPayments, String(config.payments));
-  }
-
-  /**
-   * What a function serving every connection (the poller, an action) needs of them: a registry
-   * entry by name, the connections' token buckets, and the secrets or SSM parameters under the
-   * connections prefix — no other secret.
-   */
-  grantConnectionAccess(fn: AppFunction): void {
-    const { config, resources } = this.props;
-    this.grantRegistryRead(fn);
-    resources.rateLimitTable?.grant(fn.function, 'dynamodb:GetItem', 'dynamodb:PutItem');
-    fn.setEnv(ENV.rateLimitTable, resources.rateLimitTable?.tableName ?? '');
-    fn.setEnv(ENV.credentialsCacheSeconds, String(CONNECTION_SECRET_CACHE_SECONDS));
-    const secrets = Stack.of(this).formatArn({
-      service: 'secretsmanager',
-      resource: 'secret',
-      resourceName: `${connectionSecretsPrefix(config)}*`,
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    });
-    fn.function.addToRolePolicy(
-      new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secrets] }),
-    );
-    acknowledgeWildcardResource(
-      fn.role,
-      secrets,
-      `Each connection's credentials are a secret of its own, named under ${connectionSecretsPrefix(config)} (docs/deploy.md); the function may read those and no other secret.`,
-    );
-    // Or an SSM Parameter Store SecureString `/<prefix>/connections/<name>` (`ssm:` references),
-    // read ten at a time; the AWS managed key `aws/ssm` decrypts it on the function's behalf.
-    const parameters = Stack.of(this).formatArn({
-      service: 'ssm',
-      resource: 'parameter',
-      resourceName: `${connectionSecretsPrefix(config)}*`,
-    });
-    fn.function.addToRolePolicy(
-      new iam.PolicyStatement({ actions: ['ssm:GetParameters'], resources: [parameters] }),
-    );
-    acknowledgeWildcardResource(
-      fn.role,
-      parameters,
-      `Each connection's credentials may be an SSM parameter of its own under /${connectionSecretsPrefix(config)} (docs/deploy.md); the function may read those and no other parameter.`,
-    );
-  }
-
-  /** A registry entry by name, and nothing of the connections' credentials (the intake endpoint). */
-  grantRegistryRead(fn: AppFunction): void {
-    this.connectionsTable.grant(fn.function, 'dynamodb:GetItem');
-    fn.setEnv(ENV.connectionsTable, this.connectionsTable.tableName);
+    return poller;
   }
 
   /**
@@ -205,7 +212,11 @@ export class ConnectionPolling extends Construct {
     );
   }
 
-  private alarms(props: ConnectionPollingProps): void {
+  /**
+   * The unhealthy alarm, either way; with the registry also the poller's scheduled-run alarms and
+   * malformed registry items (a registry of one has no items).
+   */
+  private alarms(props: ConnectionPollingProps, table: dynamodb.ITable | undefined): void {
     const topic = props.alarmTopic;
     const period = Duration.minutes(5);
     const alarm = (id: string, description: string, metric: cloudwatch.IMetric, threshold = 0) =>
@@ -234,6 +245,7 @@ export class ConnectionPolling extends Construct {
         period,
       }),
     );
+    if (!table) return;
     scheduledFunctionAlarms(this, topic, this.poller, 'The poller');
     alarm(
       'MalformedRegistryItemAlarm',

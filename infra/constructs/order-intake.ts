@@ -23,7 +23,6 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { CONNECTION_SOURCE_PREFIX } from '../../functions/core/connection.js';
 import { intakeDetailType } from '../../functions/core/events/intake-events.js';
 import { ORDER_CLAIM_PREFIX } from '../../functions/core/intake/order-claim-check.js';
 import { ENV } from '../../functions/shared/env-names.js';
@@ -34,6 +33,7 @@ import type { InfraConfig } from '../config/schema.js';
 import type { StatefulResources } from '../stacks/stateful-stack.js';
 import type { AlarmTopic } from './alarm-topic.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from './app-function.js';
+import type { ConnectionsAccess } from './connections-access.js';
 import { FUNCTION_ENV } from './function-env.js';
 import { useBucket, useEventBus, useQueueConsume, useQueueSend, useSecret, useTable } from './grants.js';
 import { type IntakeShoptet, intakeShoptet } from './intake-shoptet.js';
@@ -49,14 +49,12 @@ export interface OrderIntakeProps {
   readonly resources: StatefulResources;
   readonly alarmTopic: AlarmTopic;
   /**
-   * With the connection registry: the endpoint reads a connection's registry entry, and the
-   * importer every connection's entry, secret and token bucket instead of the deployment's
-   * credentials secret; both publish as any connection (`accounting.*`).
+   * The registry of one (the importer reads the deployment's credentials secret; both publish as
+   * its connection) or the connection registry (the endpoint reads a connection's registry entry,
+   * the importer every connection's entry, secret and token bucket; both publish as any
+   * connection, `accounting.*`).
    */
-  readonly connections?: {
-    grantRegistryRead(fn: AppFunction): void;
-    grantConnectionAccess(fn: AppFunction): void;
-  };
+  readonly connections: ConnectionsAccess;
 }
 
 export class OrderIntake extends Construct {
@@ -114,8 +112,8 @@ export class OrderIntake extends Construct {
     useSecret(this.receiver, this.secret, INTAKE_ENV.secretsSecret);
     useQueueSend(this.receiver, this.queue, INTAKE_ENV.queueUrl);
     // Its own connection's source, or with the registry any connection's (the path names it).
-    const source = props.connections ? `${CONNECTION_SOURCE_PREFIX}*` : eventSourceOf(config);
-    props.connections?.grantRegistryRead(this.receiver);
+    const source = props.connections.publishSource;
+    props.connections.grantRegistryRead(this.receiver);
     useEventBus(this.receiver, resources.eventBus, FUNCTION_ENV.eventBusName, {
       source,
       // `Paid`: a shop's payment topic (Shopify `orders/paid`, WooCommerce's paid order).
@@ -144,13 +142,7 @@ export class OrderIntake extends Construct {
       memorySize: config.actionMemoryMb,
       timeout: IMPORT_TIMEOUT,
     });
-    if (props.connections) props.connections.grantConnectionAccess(importer);
-    else {
-      useSecret(importer, resources.credentialsSecret, FUNCTION_ENV.credentialsSecret);
-      importer.setEnv(FUNCTION_ENV.serviceVariant, config.serviceVariant);
-      if (config.accountingBaseUrl) importer.setEnv(FUNCTION_ENV.baseUrl, config.accountingBaseUrl);
-      if (config.accountingAuthUrl) importer.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
-    }
+    props.connections.grantConnectionAccess(importer);
     useTable(importer, resources.idempotencyTable, FUNCTION_ENV.idempotencyTable, 'idempotency');
     this.claimCheckGrants(resources, importer);
     importer.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(idempotencyExpirySeconds(config)));

@@ -26,7 +26,8 @@ import { namePrefix, ruleSourcesOf } from '../config/names.js';
 import type { InfraConfig } from '../config/schema.js';
 import { AlarmTopic } from '../constructs/alarm-topic.js';
 import { type AppFunction, retentionOf } from '../constructs/app-function.js';
-import { type ConnectionPolling, POLLER_DETAIL_TYPE_PATTERNS } from '../constructs/connection-polling.js';
+import { ConnectionPolling, POLLER_DETAIL_TYPE_PATTERNS } from '../constructs/connection-polling.js';
+import { type ConnectionsAccess, connectionsAccessOf } from '../constructs/connections-access.js';
 import { POLLER_HANDLER } from '../constructs/handler-access.js';
 import { findHandlerEntry, MissingHandlerError } from '../constructs/handler-entry.js';
 import { HttpDeliveries } from '../constructs/http-deliveries.js';
@@ -50,7 +51,6 @@ import {
 } from './stateless/bank-statements.js';
 import { eventLog } from './stateless/event-log.js';
 import { FunctionFactory } from './stateless/function-factory.js';
-import { connectionPollingOf, singleConnectionPoller } from './stateless/poller.js';
 import { deadLetterQueue } from './stateless/queues.js';
 
 export type { RouteResources } from './stateless/action-routes.js';
@@ -72,8 +72,8 @@ export interface StatelessStackProps extends StackProps {
 export class StatelessStack extends Stack {
   readonly poller: AppFunction;
   readonly pollSchedule: scheduler.Schedule;
-  /** With `connectionRegistry`: the poller of the registry's shards and their schedules. */
-  readonly connectionPolling: ConnectionPolling | undefined;
+  /** The poller of the registry of one, or of the registry's shards; their schedules; the unhealthy rule and alarm. */
+  readonly connectionPolling: ConnectionPolling;
   readonly scheduleDeadLetterQueue: sqs.Queue;
   readonly routeResources: RouteResources[];
   readonly scheduledFunctions: AppFunction[];
@@ -92,6 +92,8 @@ export class StatelessStack extends Stack {
   readonly httpDeliveries: HttpDeliveries | undefined;
   /** Bank statements dropped into S3 → their transactions on the bus (when a route takes them). */
   readonly bankStatements: BankStatementDrop | undefined;
+  /** The registry of one or the registry table: how every function finds its connections. */
+  readonly connections: ConnectionsAccess;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -115,21 +117,20 @@ export class StatelessStack extends Stack {
     // --- poller + schedule: the registry of one (one connection), or the shards of the connection registry
     const scheduleDeadLetterQueue = this.scheduleDeadLetterQueue;
     const alarmTopic = this.alarmTopic;
-    this.connectionPolling = connectionPollingOf(this, {
+    const connections = connectionsAccessOf(this, config, resources);
+    this.connections = connections;
+    const functions = new FunctionFactory(this, config, resources, connections);
+    this.connectionPolling = new ConnectionPolling(this, 'Connections', {
       config,
       resources,
       alarmTopic,
       scheduleDeadLetterQueue,
+      connections,
+      functions,
     });
-    const functions = new FunctionFactory(this, config, resources, this.connectionPolling);
-    const { poller, pollSchedule } = this.connectionPolling
-      ? {
-          poller: this.connectionPolling.poller,
-          pollSchedule: this.connectionPolling.schedules[0] as scheduler.Schedule,
-        }
-      : singleConnectionPoller(this, functions, config, scheduleDeadLetterQueue);
+    const poller = this.connectionPolling.poller;
     this.poller = poller;
-    this.pollSchedule = pollSchedule;
+    this.pollSchedule = this.connectionPolling.pollSchedule;
 
     // --- one rule → queue (+DLQ) → function per route
     const eventBus = resources.eventBus;
@@ -144,7 +145,7 @@ export class StatelessStack extends Stack {
     if (config.intakeEnabled) this.orderIntake = this.intake(config, resources);
 
     // --- scheduled actions
-    const connectionsTable = this.connectionPolling?.connectionsTable;
+    const connectionsTable = connections.table;
     this.scheduledFunctions = props.scheduledActions.map((action) =>
       scheduledAction(this, functions, { action, config, scheduleDeadLetterQueue, connectionsTable }),
     );
@@ -164,6 +165,7 @@ export class StatelessStack extends Stack {
       topic: alarmTopic,
       scheduleDeadLetterQueue,
       poller,
+      pollerRunAlarmed: this.connectionPolling.pollerRunAlarmed,
       eventBus,
       actionFailedRule: this.actionFailedRule,
       routes: this.routeResources,
@@ -180,17 +182,16 @@ export class StatelessStack extends Stack {
     return bankStatementDrop(this, {
       config,
       resources,
-      connectionsTable: this.connectionPolling?.connectionsTable,
+      connections: this.connections,
     });
   }
 
   private intake(config: InfraConfig, resources: StatefulResources): OrderIntake {
-    const polling = this.connectionPolling;
     const intake = new OrderIntake(this, 'OrderIntake', {
       config,
       resources,
       alarmTopic: this.alarmTopic,
-      ...(polling ? { connections: polling } : {}),
+      connections: this.connections,
     });
     new CfnOutput(this, 'IntakeUrl', { value: `${intake.api.apiEndpoint}/intake/` });
     new CfnOutput(this, 'IntakeSecretArn', { value: intake.secret.secretArn });
@@ -267,7 +268,7 @@ export class StatelessStack extends Stack {
       alarms: this.alarmTopic.alarms,
       outcomesLogGroup: this.outcomesLogGroup,
       detailedMetrics: config.detailedMetrics,
-      ...(config.connectionRegistry ? { connections: { perConnection: config.perConnectionMetrics } } : {}),
+      ...(this.connections.table ? { connections: { perConnection: config.perConnectionMetrics } } : {}),
     });
   }
 

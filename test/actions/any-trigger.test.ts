@@ -65,7 +65,6 @@ describe('any catalog event can trigger an action', () => {
         seen.push(`${event.detailType} ${event.envelope.connection} ${event.envelope.id}`);
         return { status: 'done' };
       },
-      undefined,
       onImported.triggers,
     );
     const detail = imported.example as Record<string, unknown>;

@@ -10,7 +10,6 @@ import type { AccountingApi } from '../../functions/accounting/api.js';
 import { createAccountingClient } from '../../functions/accounting/client.js';
 import { parseAccountingConfig } from '../../functions/accounting/config.js';
 import { TimeoutError } from '../../functions/accounting/errors.js';
-import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
 import { transferDocumentsAction } from '../../functions/core/actions/transfer-documents/action.js';
 import { defineSqsAction } from '../../functions/handlers/action-runtime.js';
 import { createInvocationDeadline } from '../../functions/handlers/invocation-deadline.js';
@@ -18,7 +17,8 @@ import { createInvocationDeadline } from '../../functions/handlers/invocation-de
 import { createManualClock } from '../../functions/shared/clock.js';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
 import { sqsRecord } from '../support/event-fixtures.js';
-import { CONNECTION, recordEvent, recordingLogger, recordingPublisher } from './support.js';
+import { registryOfOne } from './registry-of-one.js';
+import { recordEvent, recordingLogger, recordingPublisher } from './support.js';
 
 const { createHandler } = defineSqsAction(transferDocumentsAction);
 
@@ -77,13 +77,19 @@ describe('SQS handler near the end of the invocation', () => {
       get: () => new Promise(() => {}),
       listItems: async function* () {},
     } as unknown as AccountingApi;
+    const handlerLogger = recordingLogger();
     const handler = createHandler({
-      api: hanging,
-      publisher: recordingPublisher(),
-      clock: createManualClock(),
-      logger: recordingLogger(),
-      guard: { run: async (_key, fn) => fn() },
-      config: loadActionsConfig({ ACCOUNTING_CONNECTION: CONNECTION }),
+      ...registryOfOne(
+        {},
+        () => ({
+          api: hanging,
+          publisher: recordingPublisher(),
+          clock: createManualClock(),
+          logger: handlerLogger,
+          idempotency: { run: async (_key, fn) => fn() },
+        }),
+        handlerLogger,
+      ),
       deadline: createInvocationDeadline(50),
     });
     const order = {

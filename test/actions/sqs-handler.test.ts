@@ -6,13 +6,13 @@ import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js
 import { RateLimitedError, ValidationError } from '../../functions/accounting/errors.js';
 import { createSqsDeadLetterSink } from '../../functions/adapters/aws/sqs-dead-letter-sink.js';
 import { createMemoryIdempotencyGuard as memoryGuard } from '../../functions/adapters/local/memory-idempotency-guard.js';
-import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
 import { transferDocumentsAction } from '../../functions/core/actions/transfer-documents/action.js';
 import { deadLetterSinkFromEnvironment, defineSqsAction } from '../../functions/handlers/action-runtime.js';
 
 import { createManualClock } from '../../functions/shared/clock.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { sqsRecord } from '../support/event-fixtures.js';
+import { registryOfOne } from './registry-of-one.js';
 import { recordEvent, recordingLogger, recordingPublisher } from './support.js';
 
 const { createHandler } = defineSqsAction(transferDocumentsAction);
@@ -85,12 +85,17 @@ describe('SQS delivery of an action', () => {
     const publisher = recordingPublisher();
     const logger = recordingLogger();
     const handler = createHandler({
-      api: stubApi(calls),
-      publisher,
-      clock: createManualClock({ autoAdvance: true }),
-      logger,
-      guard: memoryGuard(),
-      config: loadActionsConfig({ ACCOUNTING_CONNECTION: 'acme' }),
+      ...registryOfOne(
+        {},
+        () => ({
+          api: stubApi(calls),
+          publisher: publisher,
+          clock: createManualClock({ autoAdvance: true }),
+          logger: logger,
+          idempotency: memoryGuard(),
+        }),
+        logger,
+      ),
       deadLetters: dlqSink(),
     });
     const valid = (id: string) => JSON.stringify(recordEvent('ReceivedOrder', order(id)));
@@ -137,13 +142,19 @@ describe('SQS delivery of an action', () => {
   });
 
   it('reports a whole failing batch item by item instead of failing the invocation', async () => {
+    const handlerLogger = recordingLogger();
     const handler = createHandler({
-      api: stubApi([]),
-      publisher: recordingPublisher(),
-      clock: createManualClock(),
-      logger: recordingLogger(),
-      guard: memoryGuard(),
-      config: loadActionsConfig({ ACCOUNTING_CONNECTION: 'acme' }),
+      ...registryOfOne(
+        {},
+        () => ({
+          api: stubApi([]),
+          publisher: recordingPublisher(),
+          clock: createManualClock(),
+          logger: handlerLogger,
+          idempotency: memoryGuard(),
+        }),
+        handlerLogger,
+      ),
     });
     const response = await handler(
       {
@@ -162,12 +173,17 @@ describe('SQS delivery of an action', () => {
     const publisher = recordingPublisher();
     const logger = recordingLogger();
     const handler = createHandler({
-      api: stubApi(calls),
-      publisher,
-      clock: createManualClock(),
-      logger,
-      guard: memoryGuard(),
-      config: loadActionsConfig({ ACCOUNTING_CONNECTION: 'acme' }),
+      ...registryOfOne(
+        {},
+        () => ({
+          api: stubApi(calls),
+          publisher: publisher,
+          clock: createManualClock(),
+          logger: logger,
+          idempotency: memoryGuard(),
+        }),
+        logger,
+      ),
       deadLetters: dlqSink(),
     });
     const body = invalidEvent();
@@ -198,12 +214,17 @@ describe('SQS delivery of an action', () => {
     const calls: string[] = [];
     const logger = recordingLogger();
     const handler = createHandler({
-      api: stubApi(calls),
-      publisher: recordingPublisher(),
-      clock: createManualClock(),
-      logger,
-      guard: memoryGuard(),
-      config: loadActionsConfig({ ACCOUNTING_CONNECTION: 'acme' }),
+      ...registryOfOne(
+        {},
+        () => ({
+          api: stubApi(calls),
+          publisher: recordingPublisher(),
+          clock: createManualClock(),
+          logger: logger,
+          idempotency: memoryGuard(),
+        }),
+        logger,
+      ),
       deadLetters: dlqSink(),
     });
 
@@ -228,12 +249,17 @@ describe('SQS delivery of an action', () => {
   it('without a dead-letter queue, invalid events stay failed items until the redrive (logged on the first receive)', async () => {
     const logger = recordingLogger();
     const handler = createHandler({
-      api: stubApi([]),
-      publisher: recordingPublisher(),
-      clock: createManualClock(),
-      logger,
-      guard: memoryGuard(),
-      config: loadActionsConfig({ ACCOUNTING_CONNECTION: 'acme' }),
+      ...registryOfOne(
+        {},
+        () => ({
+          api: stubApi([]),
+          publisher: recordingPublisher(),
+          clock: createManualClock(),
+          logger: logger,
+          idempotency: memoryGuard(),
+        }),
+        logger,
+      ),
     });
     const response = await handler(
       {

@@ -298,6 +298,13 @@ describe('refused connections: nothing happens, and the outcome says why', () =>
       status: 'invalid',
       reason: expect.stringContaining('source: not the source of the connection the event names'),
     });
+    // So must an unknown connection's (a replay of alpha's event naming it): invalid, not a late event.
+    await expect(
+      d.archive(eventOf('delta', 'IssuedInvoice', invoice, 'accounting.alpha')),
+    ).resolves.toMatchObject({
+      status: 'invalid',
+      reason: expect.stringContaining('source: not the source of the connection the event names'),
+    });
 
     // No request to the service, no secret read, no object, no outcome.
     expect(sandbox.requestCounts().total).toBe(before);

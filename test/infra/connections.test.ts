@@ -312,6 +312,15 @@ describe('many connections: alarms, dashboard, cdk-nag', () => {
     expect(names.join()).not.toMatch(/PollDlq|PollQueueAge|Dispatcher/);
   });
 
+  it('with operationalAlarms, every alarm name is unique (the poller is alarmed once)', () => {
+    const operational = buildTestApp({ connectionRegistry: true, operationalAlarms: true });
+    const names = Object.values(operational.statelessTemplate.findResources('AWS::CloudWatch::Alarm')).map(
+      (a) => JSON.stringify(a.Properties.AlarmName),
+    );
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+    expect(names).toContain(JSON.stringify('accounting-events-prod-Poller-ThrottlesAlarm'));
+  });
+
   it('a malformed registry item alarms (the poller counts what it skipped)', () => {
     t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'RegistryItemsMalformed',

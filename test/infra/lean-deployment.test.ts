@@ -204,6 +204,7 @@ describe('a default single-company deployment, counted', () => {
     expect(alarms.map((a) => a.name)).toEqual([
       'ActionFailedAlarm',
       'BankStatements-DlqAlarm',
+      'Connections-UnhealthyAlarm',
       'IntakeApi5xxAlarm',
       'IntakeDlqAlarm',
       'PollerErrorsAlarm',

@@ -33,15 +33,30 @@ describe('payment detection in the stack', () => {
     const p = poller(buildTestApp());
     expect(p.env.POLLER_PAYMENTS).toBe('true');
     expect(p.putEvents['ForAllValues:StringLike']).toEqual({
-      'events:detail-type': ['*.Created', '*.Updated', '*.Deleted', '*.Paid', '*.PartiallyPaid', '*.Overdue'],
+      'events:detail-type': [
+        '*.Created',
+        '*.Updated',
+        '*.Deleted',
+        '*.Paid',
+        '*.PartiallyPaid',
+        '*.Overdue',
+        'Connection.Unhealthy',
+        'Connection.Recovered',
+      ],
     });
   });
 
-  it('turned off (payments=false), the poller is told and granted only the record events', () => {
+  it('turned off (payments=false), the poller is told and granted only the record and health events', () => {
     const p = poller(buildTestApp({ payments: false }));
     expect(p.env.POLLER_PAYMENTS).toBe('false');
     expect(p.putEvents['ForAllValues:StringLike']).toEqual({
-      'events:detail-type': ['*.Created', '*.Updated', '*.Deleted'],
+      'events:detail-type': [
+        '*.Created',
+        '*.Updated',
+        '*.Deleted',
+        'Connection.Unhealthy',
+        'Connection.Recovered',
+      ],
     });
   });
 });

@@ -299,6 +299,8 @@ describe('least privilege per function', () => {
           '*.Paid',
           '*.PartiallyPaid',
           '*.Overdue',
+          'Connection.Unhealthy',
+          'Connection.Recovered',
         ],
       },
     });
@@ -638,6 +640,25 @@ describe('routes', () => {
     t.statelessTemplate.resourceCountIs('Custom::CloudwatchLogResourcePolicy', 0);
   });
 
+  it('Connection.Unhealthy of the one connection is logged and alarms, as with the registry', () => {
+    const [id, rule] = ofType('AWS::Events::Rule').find(([id]) => id.startsWith('ConnectionsUnhealthyRule'))!;
+    expect(rule.Properties.EventPattern).toEqual({
+      source: ['accounting.default'],
+      'detail-type': ['Connection.Unhealthy'],
+    });
+    t.statelessTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'accounting-events-prod-Connections-UnhealthyAlarm',
+      MetricName: 'MatchedEvents',
+      Dimensions: Match.arrayWith([{ Name: 'RuleName', Value: { Ref: id } }]),
+    });
+    // The registry's poller-run and malformed-item alarms need a registry table.
+    t.statelessTemplate.resourcePropertiesCountIs(
+      'AWS::CloudWatch::Alarm',
+      { MetricName: 'RegistryItemsMalformed' },
+      0,
+    );
+  });
+
   it('the outcome log policy: CreateLogStream for this account, PutLogEvents only from its rules', () => {
     // aws:SourceArn comes with PutLogEvents, not with CreateLogStream: under it no stream is ever made.
     const [, policy] = ofType('AWS::Logs::ResourcePolicy')[0]!;
@@ -654,7 +675,8 @@ describe('routes', () => {
       }),
     ]);
     const puts = withAction('logs:PutLogEvents');
-    expect(puts).toHaveLength(2);
+    // The outcomes rule, the Action.Failed rule and the Connection.Unhealthy rule.
+    expect(puts).toHaveLength(3);
     for (const st of puts) {
       expect(st.Action).toBe('logs:PutLogEvents');
       expect(st.Condition.ArnEquals).toEqual({ 'aws:SourceArn': expect.anything() });

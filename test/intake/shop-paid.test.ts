@@ -154,7 +154,6 @@ function actionFor(options: { shops?: string; api?: AccountingApi; now?: () => D
     liquidateShopPaymentAction.name,
     logger,
     liquidateShopPaymentAction.run(deps),
-    undefined,
     liquidateShopPaymentAction.triggers,
   );
   return { publisher, entry };

@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import type { ApiRecord } from '../../functions/accounting/api.js';
 import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
 import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
-import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
 import type { OpenSendings } from '../../functions/core/actions/open-sendings.js';
 import { sendInvoiceAction } from '../../functions/core/actions/send-invoice/action.js';
 import { SENDING_HELD } from '../../functions/core/actions/send-invoice/events.js';
@@ -19,12 +18,10 @@ import { loadReferences } from '../../functions/core/intake/references.js';
 import { shopOrderSchema } from '../../functions/core/intake/shop-order.js';
 import { shopifyOrderSchema, shopifyToShopOrder } from '../../functions/core/intake/shopify-order.js';
 import { PARTNER_FROM_CHECKOUT_MARK } from '../../functions/core/partner-from-checkout.js';
-import { defineSqsAction } from '../../functions/handlers/action-runtime.js';
-
 import { sampleOrder } from '../../functions/local/intake-samples.js';
 import { createManualClock } from '../../functions/shared/clock.js';
+import { registryOfOneEntry } from '../actions/registry-of-one.js';
 import {
-  CONNECTION,
   listAll,
   recordEvent,
   recordingLogger,
@@ -32,8 +29,6 @@ import {
   useActionTestBed,
 } from '../actions/support.js';
 import { effectsBetween, NO_EFFECTS, snapshot } from './support.js';
-
-const { createEventEntry: sendEntry } = defineSqsAction(sendInvoiceAction);
 
 const clock = createManualClock({ start: '2026-03-04T10:00:00.000Z', autoAdvance: true });
 const bed = useActionTestBed({ clock, sizes: { documents: 20, partners: 8 } });
@@ -95,33 +90,26 @@ describe('finding 1: customer-typed data never decides who is invoiced or sent a
     );
 
     // The partner list decides the channel here (sk defaults to the mandate's policy).
-    const config = loadActionsConfig({
-      ACCOUNTING_CONNECTION: CONNECTION,
-      ACTIONS_EINVOICING: 'lists',
-      ACTIONS_EINVOICE_PARTNERS: ico,
-    });
+    const settings = { ACTIONS_EINVOICING: 'lists', ACTIONS_EINVOICE_PARTNERS: ico };
     const publisher = recordingPublisher();
-    const entry = sendEntry({
-      api: sb.client,
-      publisher,
-      clock,
-      logger: recordingLogger(),
-      config,
-      guard: createPowertoolsGuard({
-        client: servers.dynamoDb,
-        tableName: await servers.idempotencyTable(),
-        expiresAfterSeconds: 3600,
-      }),
-      sendings: createDynamoDbCheckpointStore<OpenSendings>({
-        client: servers.dynamoDb,
-        tableName: await servers.checkpointTable(),
-      }),
-      // The pre-flight's blocked invoices share the action state store, as deployed.
-      blocks: createDynamoDbCheckpointStore<unknown>({
-        client: servers.dynamoDb,
-        tableName: await servers.checkpointTable(),
-      }),
+    const guard = createPowertoolsGuard({
+      client: servers.dynamoDb,
+      tableName: await servers.idempotencyTable(),
+      expiresAfterSeconds: 3600,
     });
+    // The open sendings and the pre-flight's blocked invoices share the action state store, as deployed.
+    const actionState = createDynamoDbCheckpointStore<OpenSendings>({
+      client: servers.dynamoDb,
+      tableName: await servers.checkpointTable(),
+    });
+    const logger = recordingLogger();
+    // On the one per-connection path, the deployment's registry of one.
+    const entry = registryOfOneEntry(
+      sendInvoiceAction,
+      settings,
+      () => ({ api: sb.client, publisher, clock, logger, idempotency: guard, actionState }),
+      logger,
+    );
     const before = await snapshot(sb.sandbox);
     const result = await entry(recordEvent('IssuedInvoice', invoice), { remainingTimeMs: 30_000 });
     expect(result).toMatchObject({ status: 'skipped' });

@@ -28,6 +28,7 @@ import { matchesPattern } from '../../functions/core/event-pattern.js';
 import { buildRoutes } from '../../functions/core/routes.js';
 import { defineSqsAction } from '../../functions/handlers/action-runtime.js';
 import { createManualClock } from '../../functions/shared/clock.js';
+import { registryOfOne, registryOfOneEntry } from '../actions/registry-of-one.js';
 import {
   CONNECTION,
   listAll,
@@ -41,10 +42,7 @@ import { cli } from '../local/cli-harness.js';
 import { sqsRecord } from '../support/event-fixtures.js';
 import { effectsBetween, HOSTILE_IDS, NO_EFFECTS, snapshot } from './support.js';
 
-const { createEventEntry: archiveEntry } = defineSqsAction(archiveIsdocAction);
-const { createEventEntry: sendEntry } = defineSqsAction(sendInvoiceAction);
-const { createEventEntry: transferEntry, createHandler: transferHandler } =
-  defineSqsAction(transferDocumentsAction);
+const { createHandler: transferHandler } = defineSqsAction(transferDocumentsAction);
 
 const clock = createManualClock({ start: '2026-03-04T10:00:00.000Z', autoAdvance: true });
 const bed = useActionTestBed({
@@ -68,7 +66,8 @@ const partnerOf = (r: ApiRecord) =>
 const emailOf = (r: ApiRecord) =>
   (r.BusinessPartnerAddress as { Email?: string | null } | null)?.Email ?? null;
 
-async function armedEntries(actions: ActionsConfig): Promise<Record<string, ActionEntry>> {
+/** Every action on the one per-connection path, the deployment's registry of one with `settings`. */
+async function armedEntries(settings: Record<string, string>): Promise<Record<string, ActionEntry>> {
   const { servers, sb } = bed;
   const logger = recordingLogger();
   const guard = createPowertoolsGuard({
@@ -81,11 +80,26 @@ async function armedEntries(actions: ActionsConfig): Promise<Record<string, Acti
     tableName: await servers.checkpointTable(),
   });
   const objects = createS3ObjectStore({ client: servers.s3, bucket, listApiVersion: 1 });
-  const base = { api: sb.client, publisher, clock, logger, config: actions };
+  const base = { api: sb.client, publisher, clock, logger };
   return {
-    'transfer-documents': transferEntry({ ...base, guard }),
-    'archive-isdoc': archiveEntry({ ...base, objects, schema: createXsdIsdocSchema() }),
-    'send-invoice': sendEntry({ ...base, guard, sendings, blocks: sendings as never }),
+    'transfer-documents': registryOfOneEntry(
+      transferDocumentsAction,
+      settings,
+      () => ({ ...base, idempotency: guard }),
+      logger,
+    ),
+    'archive-isdoc': registryOfOneEntry(
+      archiveIsdocAction,
+      settings,
+      () => ({ ...base, archive: objects, isdocSchema: createXsdIsdocSchema() }),
+      logger,
+    ),
+    'send-invoice': registryOfOneEntry(
+      sendInvoiceAction,
+      settings,
+      () => ({ ...base, idempotency: guard, actionState: sendings }),
+      logger,
+    ),
   };
 }
 
@@ -94,16 +108,16 @@ beforeAll(async () => {
   invoices = (await listAll(bed.sb.client, 'IssuedInvoices')).filter((i) => partnerOf(i) && emailOf(i));
   orders = await listAll(bed.sb.client, 'ReceivedOrders');
   expect(invoices.length).toBeGreaterThan(1);
-  config = loadActionsConfig({
-    ACCOUNTING_CONNECTION: CONNECTION,
+  const settings = {
     // The partner lists decide the channel here (sk defaults to the mandate's policy).
     ACTIONS_EINVOICING: 'lists',
     ACTIONS_EMAIL_PARTNERS: partnerOf(invoices[0]!)!,
     // One partner per channel: the other partners' invoices are not for sending.
     ACTIONS_EINVOICE_PARTNERS: String(invoices.map(partnerOf).find((p) => p !== partnerOf(invoices[0]!))),
-  });
+  };
+  config = loadActionsConfig({ ACCOUNTING_CONNECTION: CONNECTION, ...settings });
   publisher = recordingPublisher();
-  entries = await armedEntries(config);
+  entries = await armedEntries(settings);
 });
 
 afterAll(() => {
@@ -177,17 +191,18 @@ describe('forged events', () => {
 
   it('malformed JSON goes to the dead-letter queue on its first receive', async () => {
     const dlq: string[] = [];
-    const handler = transferHandler({
-      api: bed.sb.client,
-      publisher,
-      clock,
-      logger: recordingLogger(),
-      guard: {
-        run: async () => {
-          throw new Error('must not run');
-        },
+    const logger = recordingLogger();
+    const guard = {
+      run: async () => {
+        throw new Error('must not run');
       },
-      config,
+    };
+    const handler = transferHandler({
+      ...registryOfOne(
+        {},
+        () => ({ api: bed.sb.client, publisher, clock, logger, idempotency: guard }),
+        logger,
+      ),
       deadLetters: {
         send: async (body) => {
           dlq.push(body);

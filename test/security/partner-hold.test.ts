@@ -26,9 +26,9 @@ import { mapShopOrder } from '../../functions/core/intake/map-order.js';
 import { loadReferences } from '../../functions/core/intake/references.js';
 import { shopOrderSchema } from '../../functions/core/intake/shop-order.js';
 import { shopifyOrderSchema, shopifyToShopOrder } from '../../functions/core/intake/shopify-order.js';
-import { defineSqsAction } from '../../functions/handlers/action-runtime.js';
 import { sampleOrder } from '../../functions/local/intake-samples.js';
 import { createManualClock } from '../../functions/shared/clock.js';
+import { registryOfOneEntry } from '../actions/registry-of-one.js';
 import {
   CONNECTION,
   listAll,
@@ -40,7 +40,6 @@ import {
 } from '../actions/support.js';
 import { snapshot } from './support.js';
 
-const { createEventEntry: sendEntry } = defineSqsAction(sendInvoiceAction);
 const DAY = 86_400_000;
 const DUE = '2026-03-06';
 const VICTIM_MAIL = 'accounts@victim.example';
@@ -115,13 +114,13 @@ describe('finding 2: one hold for everything that contacts the partner', () => {
     const partner = (await listAll(bed.sb.client, 'BusinessPartners')).find(registrationNumberOf)!;
     const ico = registrationNumberOf(partner)!;
     const invoice = await invoiceFromCheckout(ico);
-    const config = loadActionsConfig({
-      ACCOUNTING_CONNECTION: CONNECTION,
+    const settings = {
       // The partner list decides the channel here (sk defaults to the mandate's policy).
       ACTIONS_EINVOICING: 'lists',
       ACTIONS_EINVOICE_PARTNERS: ico,
       ACTIONS_PAYMENT_REMINDERS: 'true',
-    });
+    };
+    const config = loadActionsConfig({ ACCOUNTING_CONNECTION: CONNECTION, ...settings });
     const state = createDynamoDbCheckpointStore<unknown>({
       client: bed.servers.dynamoDb,
       tableName: await bed.servers.checkpointTable(),
@@ -133,7 +132,13 @@ describe('finding 2: one hold for everything that contacts the partner', () => {
     });
     const publisher = recordingPublisher();
     const base = { api: bed.sb.client, publisher, clock, logger: recordingLogger(), config, guard };
-    const send = sendEntry({ ...base, state, sendings: state as never, blocks: state as never });
+    // Sending on the one per-connection path, the deployment's registry of one.
+    const send = registryOfOneEntry(
+      sendInvoiceAction,
+      settings,
+      () => ({ ...base, idempotency: guard, actionState: state as never }),
+      base.logger,
+    );
     const reminders = { ...base, state };
     const mails = () =>
       bed.sb.sandbox.server.domain.outbox.filter((m: { DocumentId: string }) => m.DocumentId === invoice.Id)

@@ -18,17 +18,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountingClient } from '../../functions/accounting/client.js';
 import { loadAccountingConfig, parseAccountingConfig } from '../../functions/accounting/config.js';
 import { createSecretsManagerSource } from '../../functions/adapters/aws/secrets-manager-source.js';
-import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
 import { sendInvoiceAction } from '../../functions/core/actions/send-invoice/action.js';
-import { defineSqsAction } from '../../functions/handlers/action-runtime.js';
 
 import { createManualClock } from '../../functions/shared/clock.js';
 import { createLogger } from '../../functions/shared/logger.js';
 import { type Sandbox, startSandbox } from '../../sandbox/index.js';
-import { CONNECTION, recordEvent, recordingPublisher } from '../actions/support.js';
+import { registryOfOneEntry } from '../actions/registry-of-one.js';
+import { recordEvent, recordingPublisher } from '../actions/support.js';
 import { cli } from '../local/cli-harness.js';
-
-const { createEventEntry: sendEntry } = defineSqsAction(sendInvoiceAction);
 
 const secret = (what: string) => `${what}-${randomUUID()}`;
 let sandbox: Sandbox;
@@ -229,14 +226,20 @@ describe('secrets under failure', () => {
       { logger },
     );
     const publisher = recordingPublisher();
-    const entry = sendEntry({
-      api,
-      publisher,
-      clock: createManualClock(),
+    // On the one per-connection path, the deployment's registry of one.
+    const entry = registryOfOneEntry(
+      sendInvoiceAction,
+      { ACTIONS_EMAIL_PARTNERS: '12345678' },
+      () => ({
+        api,
+        publisher,
+        clock: createManualClock(),
+        logger,
+        idempotency: { run: async (_key, fn) => fn() },
+        actionState: undefined as never,
+      }),
       logger,
-      guard: { run: async (_key, fn) => fn() },
-      config: loadActionsConfig({ ACCOUNTING_CONNECTION: CONNECTION, ACTIONS_EMAIL_PARTNERS: '12345678' }),
-    });
+    );
     const invoice = {
       Id: randomUUID(),
       ModificationInfo: { CreatedDate: '2026-03-01T08:00:00Z', ModifiedDate: '2026-03-01T08:00:00Z' },

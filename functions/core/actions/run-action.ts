@@ -36,37 +36,17 @@ function detailBytes(raw: unknown): number {
   return text === undefined ? 0 : Buffer.byteLength(text);
 }
 
-/** A deployment of one connection: its events' `source`, and the connection they must name. */
-export interface OneConnection {
-  readonly source: string;
-  readonly connection: string;
-}
-
-/** What an entry acts on: one connection's events, or each event's own connection's. */
-export type AcceptedSource = OneConnection;
-
-function sourceProblem(event: ActionEvent, accepted: AcceptedSource | undefined): string | undefined {
-  if (accepted === undefined) return undefined;
-  if (event.source !== accepted.source) return 'source: not the event source of this deployment';
-  // Idempotency and archive keys are built from `detail.connection`: another name would act again.
-  return event.envelope.connection === accepted.connection
-    ? undefined
-    : 'detail.connection: not the connection of this deployment';
-}
-
 /**
- * `accepted`: a fixed `source` and connection (an event must carry both: `source` and
- * `detail.connection`). The per-connection path (`core/connection-actions.ts`) checks the source of
- * the connection the event names instead, and an `InvalidActionEventError` it throws is refused the
- * same way (invalid, dead-lettered, never retried). The routes
- * already match the source; an event that reaches the queue by another way (a direct send, a
- * misconfigured rule) is invalid too.
+ * The event is checked against the catalog (and the action's `triggers`) and its size; the
+ * per-connection path (`core/connection-actions.ts`) checks the source of the connection the event
+ * names, and an `InvalidActionEventError` it throws is refused the same way (invalid,
+ * dead-lettered, never retried). The routes already match the source; an event that reaches the
+ * queue by another way (a direct send, a misconfigured rule) is invalid too.
  */
 export function createActionEntry(
   name: string,
   logger: Logger,
   action: ActionFn,
-  accepted?: AcceptedSource,
   triggers: readonly CatalogEntry[] = [],
 ): ActionEntry {
   return async (raw, options = {}) => {
@@ -78,8 +58,6 @@ export function createActionEntry(
         ]);
       }
       event = parseActionEvent(raw, triggers);
-      const problem = sourceProblem(event, accepted);
-      if (problem) throw new InvalidActionEventError(event.detailType, [problem]);
     } catch (error) {
       if (!(error instanceof InvalidActionEventError)) throw error;
       if (options.logInvalid !== false) {

@@ -22,8 +22,8 @@ export function actionOutcomes(
   props: {
     config: InfraConfig;
     eventBus: events.IEventBus;
-    /** With `connectionRegistry`: its `Connection.Unhealthy` rule logs there too. */
-    connectionPolling: ConnectionPolling | undefined;
+    /** Its `Connection.Unhealthy` rule logs there too. */
+    connectionPolling: ConnectionPolling;
   },
 ): ActionOutcomes {
   const { config, eventBus } = props;
@@ -31,7 +31,7 @@ export function actionOutcomes(
     retention: retentionOf(config.logRetentionDays),
     removalPolicy: config.removalPolicy === 'DESTROY' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
   });
-  props.connectionPolling?.unhealthyRule.addTarget(outcomesLog.target());
+  props.connectionPolling.unhealthyRule.addTarget(outcomesLog.target());
   const outcomeTypes = actionOutcomeEntries.map((e) => e.detailType);
   new events.Rule(scope, 'ActionOutcomesRule', {
     eventBus,

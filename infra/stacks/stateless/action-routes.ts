@@ -93,7 +93,6 @@ export function actionRoute(
     memorySize: config.actionMemoryMb,
     timeout,
     publishes: outcomesOf(route.outcomes),
-    everyConnection: config.connectionRegistry,
   });
   functions.actionSettings(fn);
   // Invalid events go straight to this route's DLQ on their first receive (action-runtime.ts).
@@ -113,7 +112,7 @@ export function scheduledAction(
     action: ScheduledAction;
     config: InfraConfig;
     scheduleDeadLetterQueue: sqs.IQueue;
-    /** With `connectionRegistry`: the registry, which a run lists (Scan). */
+    /** The registry table, which a run lists (Scan); absent for the registry of one. */
     connectionsTable: dynamodb.ITable | undefined;
   },
 ): AppFunction {
@@ -125,7 +124,6 @@ export function scheduledAction(
     memorySize: config.actionMemoryMb,
     timeout: Duration.seconds(action.timeoutSeconds),
     publishes: outcomesOf(action.outcomes),
-    everyConnection: config.connectionRegistry,
   });
   props.connectionsTable?.grant(fn.function, 'dynamodb:Scan');
   functions.actionSettings(fn);

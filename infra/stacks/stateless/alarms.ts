@@ -24,6 +24,8 @@ export interface StatelessAlarmsProps {
   readonly topic: AlarmTopic;
   readonly scheduleDeadLetterQueue: sqs.Queue;
   readonly poller: AppFunction;
+  /** The poller's throttle and dropped-tick alarms exist already (the registry's polling construct makes them). */
+  readonly pollerRunAlarmed: boolean;
   readonly eventBus: events.IEventBus;
   readonly actionFailedRule: events.Rule;
   readonly routes: readonly RouteResources[];
@@ -74,7 +76,7 @@ export function statelessAlarms(scope: Construct, props: StatelessAlarmsProps): 
     topic.notify(actionFailuresAlarm(scope, props, `${fn.node.id}-FailuresAlarm`, fn, fn.node.id));
     scheduledFunctionAlarms(scope, topic, fn, fn.node.id);
   }
-  scheduledFunctionAlarms(scope, topic, props.poller, 'The poller');
+  if (!props.pollerRunAlarmed) scheduledFunctionAlarms(scope, topic, props.poller, 'The poller');
 }
 
 /** Any message in a dead-letter queue. */

@@ -7,18 +7,17 @@
  * liquidates. The function may read that prefix only and publish that detail-type only.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { BANK_STATEMENTS_FOLDER } from '../../../functions/core/bank/statement-drop.js';
-import { CONNECTION_SOURCE_PREFIX } from '../../../functions/core/connection.js';
 import { BANK_TRANSACTION_RECEIVED } from '../../../functions/core/events/bank-events.js';
 import { ENV } from '../../../functions/shared/env-names.js';
 import { eventSourceOf } from '../../config/names.js';
 import type { InfraConfig } from '../../config/schema.js';
 import { AppFunction, retentionOf, visibilityTimeoutFor } from '../../constructs/app-function.js';
+import type { ConnectionsAccess } from '../../constructs/connections-access.js';
 import { FUNCTION_ENV } from '../../constructs/function-env.js';
 import { useBucket, useEventBus, useQueueConsume } from '../../constructs/grants.js';
 import { METRICS_NAMESPACE } from '../../constructs/metric-names.js';
@@ -41,8 +40,8 @@ export function bankStatementDrop(
   props: {
     config: InfraConfig;
     resources: StatefulResources;
-    /** With `connectionRegistry`: the registry, whose entries name the connections a statement may be for. */
-    connectionsTable: dynamodb.ITable | undefined;
+    /** The registry (whose entries name the connections a statement may be for), or the registry of one. */
+    connections: ConnectionsAccess;
   },
 ): BankStatementDrop {
   const { config, resources } = props;
@@ -89,9 +88,9 @@ export function bankStatementDrop(
   useBucket(fn, bucket, ENV.bankStatementsBucket, {
     objects: [{ prefix: `${BANK_STATEMENTS_FOLDER}/`, actions: ['s3:GetObject'] }],
   });
-  if (props.connectionsTable) {
-    props.connectionsTable.grant(fn.function, 'dynamodb:GetItem');
-    fn.setEnv(ENV.connectionsTable, props.connectionsTable.tableName);
+  const { connections } = props;
+  if (connections.table) {
+    connections.grantRegistryRead(fn);
   } else {
     // The deployment's registry of one, read from the environment.
     fn.setEnv(FUNCTION_ENV.connection, config.connection);
@@ -101,7 +100,7 @@ export function bankStatementDrop(
     if (config.accountingAuthUrl) fn.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
   }
   useEventBus(fn, resources.eventBus, FUNCTION_ENV.eventBusName, {
-    source: props.connectionsTable ? `${CONNECTION_SOURCE_PREFIX}*` : eventSourceOf(config),
+    source: connections.publishSource,
     detailTypes: [BANK_TRANSACTION_RECEIVED],
   });
   useQueueConsume(fn, queue, { batchSize: 1, maxConcurrency: 2 });

@@ -9,14 +9,13 @@ import { READINESS_REPORT_PREFIX } from '../../../functions/core/actions/report-
 import { SENDING_RECORD_SUFFIX } from '../../../functions/core/actions/track-einvoices/sending-record.js';
 import { ACTION_FAILED } from '../../../functions/core/events/action-events.js';
 import { ENV } from '../../../functions/shared/env-names.js';
-import { eventSourceOf } from '../../config/names.js';
 import { idempotencyExpirySeconds } from '../../config/replay-horizon.js';
 import type { InfraConfig } from '../../config/schema.js';
 import { AppFunction, retentionOf } from '../../constructs/app-function.js';
 import { claimCheckAccessOf } from '../../constructs/claim-check-access.js';
-import { CONNECTION_SOURCE_PREFIX, type ConnectionPolling } from '../../constructs/connection-polling.js';
+import type { ConnectionsAccess } from '../../constructs/connections-access.js';
 import { FUNCTION_ENV } from '../../constructs/function-env.js';
-import { type PutEventsScope, useBucket, useEventBus, useSecret, useTable } from '../../constructs/grants.js';
+import { type PutEventsScope, useBucket, useEventBus, useTable } from '../../constructs/grants.js';
 import { accessOf, type HandlerAccess } from '../../constructs/handler-access.js';
 import { METRICS_NAMESPACE } from '../../constructs/metric-names.js';
 import { ARCHIVE_PREFIX, REJECTED_ARCHIVE_PREFIX, type StatefulResources } from '../stateful-stack.js';
@@ -28,10 +27,8 @@ export interface FunctionSpec {
   memorySize: number;
   timeout: Duration;
   reservedConcurrentExecutions?: number;
-  /** What the function may put on the bus (with `access.publishEvents`). */
+  /** What the function may put on the bus (with `access.publishEvents`), as its connections' source. */
   publishes?: Omit<PutEventsScope, 'source'>;
-  /** It serves every connection of the registry (an action route with `connectionRegistry`). */
-  everyConnection?: boolean;
 }
 
 export class FunctionFactory {
@@ -39,14 +36,14 @@ export class FunctionFactory {
     private readonly scope: Construct,
     private readonly config: InfraConfig,
     private readonly resources: StatefulResources,
-    /** With `connectionRegistry`: grants each connection's registry entry, secret and token bucket. */
-    private readonly connectionPolling: ConnectionPolling | undefined,
+    /** The registry of one (the deployment's credentials) or the registry's entries, secrets and token buckets. */
+    private readonly connections: ConnectionsAccess,
   ) {}
 
   /** A function for `handler` with the access its handler declares. */
   appFunction(id: string, handler: string, props: FunctionSpec): AppFunction {
     const { config } = this;
-    const { publishes, everyConnection, ...functionProps } = props;
+    const { publishes, ...functionProps } = props;
     const fn = new AppFunction(this.scope, id, {
       handler,
       ...functionProps,
@@ -64,10 +61,10 @@ export class FunctionFactory {
         `handler '${handler}' is neither the poller nor an action of functions/core/actions/registry.ts; it gets the default action access`,
       );
     }
-    this.grantAccountingApi(fn, access.accountingApi, everyConnection);
+    if (access.accountingApi) this.connections.grantConnectionAccess(fn);
     if (access.publishEvents) {
       useEventBus(fn, this.resources.eventBus, FUNCTION_ENV.eventBusName, {
-        source: everyConnection ? `${CONNECTION_SOURCE_PREFIX}*` : eventSourceOf(config),
+        source: this.connections.publishSource,
         ...(publishes ?? { detailTypes: [ACTION_FAILED] }),
       });
     }
@@ -82,19 +79,6 @@ export class FunctionFactory {
     const derived = idempotencyExpirySeconds(this.config);
     const given = Number(this.config.actions[ENV.actionsIdempotencyExpiresSeconds] ?? 0);
     fn.setEnv(ENV.actionsIdempotencyExpiresSeconds, String(Math.max(derived, given)));
-  }
-
-  private grantAccountingApi(fn: AppFunction, accountingApi: boolean, everyConnection?: boolean): void {
-    const { config } = this;
-    if (accountingApi && everyConnection) {
-      // Each event's connection: its registry entry, its own secret, its token bucket.
-      this.connectionPolling?.grantConnectionAccess(fn);
-    } else if (accountingApi) {
-      useSecret(fn, this.resources.credentialsSecret, FUNCTION_ENV.credentialsSecret);
-      fn.setEnv(FUNCTION_ENV.serviceVariant, config.serviceVariant);
-      if (config.accountingBaseUrl) fn.setEnv(FUNCTION_ENV.baseUrl, config.accountingBaseUrl);
-      if (config.accountingAuthUrl) fn.setEnv(FUNCTION_ENV.authUrl, config.accountingAuthUrl);
-    }
   }
 
   private grantStorage(fn: AppFunction, access: HandlerAccess): void {
