@@ -31,6 +31,7 @@ import { FUNCTION_ENV } from './function-env.js';
 import { putEventsStatement, useBucket, useTable } from './grants.js';
 import { METRICS_NAMESPACE } from './metric-names.js';
 import { scheduledFunctionAlarms } from './scheduled-function-alarms.js';
+import { grantSealedCredentialsRead } from './sealing-key.js';
 
 export const CONNECTION_POLLER_HANDLER = 'poll-connections';
 export { CONNECTION_SOURCE_PREFIX };
@@ -161,6 +162,8 @@ export class ConnectionPolling extends Construct {
       parameters,
       `Each connection's credentials may be an SSM parameter of its own under /${connectionSecretsPrefix(config)} (docs/deploy.md); the function may read those and no other parameter.`,
     );
+    // Or sealed in the entry (`sealed:` references), opened with a data key read once per container.
+    grantSealedCredentialsRead(fn, resources.sealingKey, config);
   }
 
   /** A registry entry by name, and nothing of the connections' credentials (the intake endpoint). */
