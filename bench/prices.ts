@@ -24,8 +24,10 @@ export const PRICE_LIST = {
     ssmStandardPer10kCalls: 0,
     /** Higher throughput (needed above the standard 40 calls per second of `GetParameters`). */
     ssmHigherThroughputPer10kCalls: 0.05,
-    /** KMS: each SecureString read is a decryption with the `aws/ssm` key. */
+    /** KMS: each SecureString read is a decryption (the `aws/ssm` key, or the sealing key of the data keys). */
     kmsPer10kRequests: 0.03,
+    /** A customer managed KMS key (the sealing key), a month. */
+    kmsKeyMonth: 1,
     s3PutPer1000: 0.0054,
     s3GetPer1000: 0.00043,
     /** Data transfer out to the internet, first 10 TB a month (the first 100 GB a month free: ignored). */
