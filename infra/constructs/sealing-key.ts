@@ -68,7 +68,7 @@ export function grantSealedCredentialsRead(
       resources: [key.keyArn],
       conditions: {
         StringEquals: { 'kms:ViaService': `ssm.${stack.region}.amazonaws.com` },
-        ArnLike: { 'kms:EncryptionContext:PARAMETER_ARN': parameters },
+        StringLike: { 'kms:EncryptionContext:PARAMETER_ARN': parameters },
       },
     }),
   );

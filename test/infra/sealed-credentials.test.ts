@@ -49,7 +49,7 @@ describe('sealed credentials: the grants', () => {
       expect(s.Action).toBe('kms:Decrypt');
       expect(s.Condition).toEqual({
         StringEquals: { 'kms:ViaService': 'ssm.eu-central-1.amazonaws.com' },
-        ArnLike: {
+        StringLike: {
           'kms:EncryptionContext:PARAMETER_ARN': `arn:aws:ssm:eu-central-1:111111111111:parameter${PATH}/*`,
         },
       });
