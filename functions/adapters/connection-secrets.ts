@@ -177,7 +177,7 @@ function parameterSource(
  * turns unhealthy); messages show `sealed:<keyId>:…`, never the ciphertext.
  */
 function sealedSource(
-  keys: (() => SealingKeys) | undefined,
+  keys: () => SealingKeys | undefined,
   name: string,
   reference: string,
   sealed: SealedReference | undefined,
@@ -185,7 +185,8 @@ function sealedSource(
   const label = sealedReferenceLabel(reference);
   const open = async (): Promise<Record<string, string>> => {
     if (!sealed) throw new ConnectionSecretError(name, label, 'is not a sealed value');
-    if (!keys)
+    const store = keys();
+    if (!store)
       throw new ConnectionSecretError(
         name,
         label,
@@ -193,7 +194,7 @@ function sealedSource(
       );
     let text: string;
     try {
-      text = openSealedCredentials(name, sealed, await keys().dataKey(sealed.keyId));
+      text = openSealedCredentials(name, sealed, await store.dataKey(sealed.keyId));
     } catch (error) {
       if (error instanceof SealingKeyError)
         throw new ConnectionSecretError(
@@ -258,14 +259,14 @@ export function createConnectionSecretResolver(
     });
     return parameters;
   };
-  const keysPath = options.env[ENV.sealingKeysPath]?.trim();
   let sealingKeys: SealingKeys | undefined;
-  const keys = keysPath
-    ? () => {
-        sealingKeys ??= createSealingKeys({ store: parameterStore(), path: keysPath });
-        return sealingKeys;
-      }
-    : undefined;
+  // Read only when a sealed reference is opened (no other reference reads the variable).
+  const keys = (): SealingKeys | undefined => {
+    const path = options.env[ENV.sealingKeysPath]?.trim();
+    if (!path) return undefined;
+    sealingKeys ??= createSealingKeys({ store: parameterStore(), path });
+    return sealingKeys;
+  };
   return {
     sourceFor({ name, credentialsSecret }) {
       // Another connection's secret is refused before any read (an entry validated elsewhere, or none).
