@@ -3,7 +3,8 @@
  * `tsx bench/connections-child.ts --count 1000 --cycles 5 [--payments off] [--credentials ssm]` prints
  * the figures as its last line (JSON); `--payments off` polls without the payment lists (their cost
  * is the difference); `--credentials ssm` stores each connection's credentials as an SSM SecureString
- * instead of sealing them in its entry (the default), to compare.
+ * instead of sealing them in its entry (the default), to compare; `--shard-size N` connections per
+ * shard instead of 100 (a small run with as many shards, hence containers, as a large one).
  * The sandbox is served over TLS with a throw-away certificate: this process starts itself again
  * trusting it (`NODE_EXTRA_CA_CERTS` is read when a process starts).
  */
@@ -20,6 +21,7 @@ const { values } = parseArgs({
     cycles: { type: 'string', default: '5' },
     payments: { type: 'string', default: 'on' },
     credentials: { type: 'string', default: 'sealed' },
+    'shard-size': { type: 'string' },
     key: { type: 'string' },
   },
   strict: true,
@@ -53,6 +55,7 @@ if (values.key === undefined) {
     steadyCycles: Number(values.cycles),
     payments: values.payments !== 'off',
     credentials: values.credentials,
+    ...(values['shard-size'] !== undefined ? { shardSize: Number(values['shard-size']) } : {}),
     tls: { key: values.key, cert },
     log: (line) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`),
   });
