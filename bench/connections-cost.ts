@@ -13,13 +13,14 @@ export const CYCLES_PER_MONTH = 60 * 24 * 30;
  * The fixed monthly costs of a registry deployment, shared out over its connections: the alarms,
  * Lambda's idle polling of the SQS queues and the secrets, as docs/deploy.md's "Monthly cost"
  * counts them (10 alarm metrics; 3 standard queues and 1 FIFO queue long-polled at 648,000
- * requests a month each; 2 secrets). Not measured here.
+ * requests a month each; 2 secrets), and the KMS key of sealed credentials' data keys. Not measured here.
  */
 export const FIXED_MONTHLY = {
   alarmMetrics: 10,
   sqsIdleStandardRequests: 3 * 648_000,
   sqsIdleFifoRequests: 648_000,
   secrets: 2,
+  kmsKeys: 1,
 } as const;
 
 /** The daily deletion check of each collection: one S3 GET and one PUT of its state a day. */
@@ -39,7 +40,10 @@ export interface MeasuredUsage {
   putEventsEntries: number;
   dynamoDbReadUnits: number;
   dynamoDbWriteUnits: number;
-  /** `GetParameters` calls and the parameters they returned (each a KMS decryption). */
+  /**
+   * `GetParameters` calls and the SecureStrings they returned, each a KMS decryption: sealed
+   * credentials' data key (once per container), or a connection's own parameter.
+   */
   credentialCalls: number;
   credentialDecrypts: number;
   /** The most `GetParameters` calls in one second (the cycle's invocations start in the same second). */
@@ -90,7 +94,8 @@ export function costPerConnectionMonth(m: MeasuredUsage): {
     FIXED_MONTHLY.alarmMetrics * PRICES.alarmMetricMonth +
     (FIXED_MONTHLY.sqsIdleStandardRequests * PRICES.sqsPerMillionRequests) / 1e6 +
     (FIXED_MONTHLY.sqsIdleFifoRequests * PRICES.sqsFifoPerMillionRequests) / 1e6 +
-    FIXED_MONTHLY.secrets * PRICES.secretsManagerSecretMonth;
+    FIXED_MONTHLY.secrets * PRICES.secretsManagerSecretMonth +
+    FIXED_MONTHLY.kmsKeys * PRICES.kmsKeyMonth;
   const line = (item: string, usd: number, arithmetic: string): CostLine => ({ item, usd, arithmetic });
   const lines: CostLine[] = [
     line(
@@ -141,7 +146,7 @@ export function costPerConnectionMonth(m: MeasuredUsage): {
     line(
       'KMS decryptions',
       (perMonth(m.credentialDecrypts) * PRICES.kmsPer10kRequests) / 1e4,
-      `${fmt(perMonth(m.credentialDecrypts))} SecureString reads × $${PRICES.kmsPer10kRequests}/10k`,
+      `${fmt(perMonth(m.credentialDecrypts))} Decrypt calls (SecureStrings read) × $${PRICES.kmsPer10kRequests}/10k`,
     ),
     line(
       'Internet egress',
@@ -166,7 +171,7 @@ export function costPerConnectionMonth(m: MeasuredUsage): {
     line(
       'Fixed costs shared out',
       fixedUsd / m.connections,
-      `$${fmt(fixedUsd)} a month (${FIXED_MONTHLY.alarmMetrics} alarm metrics, SQS idle polling, ${FIXED_MONTHLY.secrets} secrets) / ${m.connections}`,
+      `$${fmt(fixedUsd)} a month (${FIXED_MONTHLY.alarmMetrics} alarm metrics, SQS idle polling, ${FIXED_MONTHLY.secrets} secrets, ${FIXED_MONTHLY.kmsKeys} KMS key) / ${m.connections}`,
     ),
   ];
   return {

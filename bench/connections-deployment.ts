@@ -5,8 +5,12 @@
  * (and the shards' leases) and the rate-limit table, SSM Parameter Store and EventBridge answered
  * in process and metered (connections-meters.ts), and poller containers made on demand
  * (`newContainer`), each with what a Lambda container keeps between invocations: its clients (the
- * deployed pool size), its cached credentials, checkpoints and token buckets.
+ * deployed pool size), its cached credentials, checkpoints and token buckets. The connections'
+ * credentials are sealed in their entries under one data key (`credentials: 'ssm'`: a SecureString
+ * parameter each, to compare); every SecureString the SSM twin returns is one KMS decryption.
  */
+
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { type DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { createDynamoDbCheckpointStore } from '../functions/adapters/aws/dynamodb-checkpoint-store.js';
@@ -24,9 +28,11 @@ import { createCheckpointCache } from '../functions/core/connections/checkpoint-
 import { parseConnectionEntry } from '../functions/core/connections/connection-entry.js';
 import { CONNECTION_SECRET_CACHE_SECONDS } from '../functions/core/connections/connection-secret.js';
 import type { ConnectionRegistry } from '../functions/core/connections/registry.js';
+import { sealCredentials } from '../functions/core/connections/sealed-credentials.js';
 import type { BusEvent, Clock } from '../functions/core/ports.js';
 import { SHARD_DEFAULTS } from '../functions/handlers/connections-config.js';
 import { type ConnectionPollerDeps, pollerLimiter } from '../functions/handlers/poll-connections.js';
+import { ENV } from '../functions/shared/env-names.js';
 import { silentLogger } from '../functions/shared/logger.js';
 import {
   connectionClientBuilder,
@@ -55,6 +61,16 @@ export const connectionName = (k: number) => `sandbox-${k}`;
 /** The sandbox's request-count key of company k's API key. */
 export const credentialOf = (k: number) => (k === 1 ? 'api-key:sandbox' : `api-key:sandbox-${k}`);
 const parameterOf = (k: number) => `/accounting-events/connections/${connectionName(k)}`;
+/** Where the data key of sealed credentials is (`ACCOUNTING_SEALING_KEYS_PATH`), and its id. */
+const SEALING_KEYS_PATH = '/accounting-events/sealing-keys';
+const SEALING_KEY_ID = 'k1';
+
+/**
+ * How the connections' credentials are stored: `sealed` in each registry entry under one data key
+ * (read once per container: one SecureString, one KMS decryption), or `ssm`, a SecureString
+ * parameter per connection (one KMS decryption per connection and container).
+ */
+export type CredentialsForm = 'sealed' | 'ssm';
 
 /**
  * The system clock set to a moment, then running in real time: each invocation of a cycle starts
@@ -126,6 +142,8 @@ export interface DeploymentOptions {
   maxClients: number;
   /** The poller's settings as the function's environment gives them (none: the deployed defaults). */
   pollerEnv?: Readonly<Record<string, string>>;
+  /** How the connections' credentials are stored (default `sealed`). */
+  credentials?: CredentialsForm;
   /** Called with each batch of events published and the clock's time then. */
   onPublished?: (events: readonly BusEvent[], atMs: number) => void;
 }
@@ -142,7 +160,12 @@ async function tableBytes(client: DynamoDBClient, tableName: string): Promise<nu
   return bytes;
 }
 
-async function registerConnections(registry: ConnectionRegistry, baseUrl: string, count: number) {
+async function registerConnections(
+  registry: ConnectionRegistry,
+  baseUrl: string,
+  count: number,
+  credentialsOf: (k: number) => string,
+) {
   const ks = Array.from({ length: count }, (_, i) => i + 1);
   const worker = async () => {
     for (let k = ks.shift(); k !== undefined; k = ks.shift()) {
@@ -151,7 +174,7 @@ async function registerConnections(registry: ConnectionRegistry, baseUrl: string
           name: connectionName(k),
           variant: 'sk',
           baseUrl,
-          credentialsSecret: `ssm:${parameterOf(k)}`,
+          credentialsSecret: credentialsOf(k),
         }),
       );
     }
@@ -175,15 +198,26 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
   await createCheckpointTable(dynalite.client, tables.rateLimits);
   const dynamoDb = meterDynamoDb(dynalite.client);
   const registry = createDynamoDbConnectionRegistry({ client: dynalite.client, tableName: tables.registry });
-  await registerConnections(registry, sandbox.baseUrl, options.count);
+  const form = options.credentials ?? 'sealed';
+  const dataKey = randomBytes(32);
+  const plaintext = (k: number) => JSON.stringify({ apiKey: companyCredentials(k).apiKey });
+  await registerConnections(registry, sandbox.baseUrl, options.count, (k) =>
+    form === 'ssm'
+      ? `ssm:${parameterOf(k)}`
+      : sealCredentials({
+          connection: connectionName(k),
+          keyId: SEALING_KEY_ID,
+          dataKey,
+          plaintext: plaintext(k),
+        }),
+  );
   // The latency is set once the registry is filled: every request of the cycles waits it out.
   if (options.latency) await sandbox.setFaults({ latency: options.latency });
 
   const ssm = createSsmTwin((name) => {
+    if (name === `${SEALING_KEYS_PATH}/${SEALING_KEY_ID}`) return dataKey.toString('base64');
     const k = Number(/-(\d+)$/.exec(name)?.[1]);
-    return k >= 1 && k <= options.count && name === parameterOf(k)
-      ? JSON.stringify({ apiKey: companyCredentials(k).apiKey })
-      : undefined;
+    return k >= 1 && k <= options.count && name === parameterOf(k) ? plaintext(k) : undefined;
   });
   const publisher = createCountingPublisher(
     options.onPublished ? (events) => options.onPublished?.(events, clock.now().getTime()) : undefined,
@@ -213,7 +247,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     );
     // Each container its own credential cache, as each Lambda container has (the deployed ttl).
     const resolver = createConnectionSecretResolver({
-      env: {},
+      env: { [ENV.sealingKeysPath]: SEALING_KEYS_PATH },
       clock,
       ttlMs: CONNECTION_SECRET_CACHE_SECONDS * 1000,
       ssm: ssm.client,

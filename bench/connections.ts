@@ -13,7 +13,7 @@
  * (the clock is set there; everything in it runs in real time; the invocations one after another,
  * each with the machine to itself as each Lambda invocation has its CPU). Counted per cycle:
  * requests, invocations and their billed durations (connections-billing.ts: CPU + modelled wait),
- * PutEvents entries, DynamoDB units, credential-store calls and decryptions, log bytes, bytes on
+ * PutEvents entries, DynamoDB units, credential-store calls and KMS decryptions, log bytes, bytes on
  * the wire and TLS handshakes, change → event latency. `costPerConnectionMonthUsd` prices them
  * (connections-cost.ts, prices.ts).
  *
@@ -33,6 +33,7 @@ import { billedMs, platformLogBytes } from './connections-billing.js';
 import { type CostLine, costPerConnectionMonth, type MeasuredUsage } from './connections-cost.js';
 import {
   type Container,
+  type CredentialsForm,
   connectionName,
   credentialOf,
   type Deployment,
@@ -60,6 +61,8 @@ export interface ConnectionsBenchOptions {
   seed: number;
   /** The poller's payment lists (`POLLER_PAYMENTS`, on by default as deployed): off to price them by difference. */
   payments: boolean;
+  /** How the connections' credentials are stored: sealed in the entries (default), or an SSM parameter each. */
+  credentials: CredentialsForm;
   log?: (line: string) => void;
 }
 
@@ -75,6 +78,7 @@ export const DEFAULT_OPTIONS: Omit<ConnectionsBenchOptions, 'count' | 'steadyCyc
   coldStartRate: 0.01,
   seed: 37,
   payments: true,
+  credentials: 'sealed',
 };
 
 /** Cycles left out before the steady ones: the first backfill, and the rest of it past each connection's budget. */
@@ -358,6 +362,8 @@ export interface ConnectionsFigures {
     containerAffinity: boolean;
     coldStartRate: number;
     tls: boolean;
+    /** How the connections' credentials were stored. */
+    credentials: CredentialsForm;
     /** Prices: region and the month they were taken. */
     region: string;
     pricesAsOf: string;
@@ -518,6 +524,7 @@ function figuresOf(
       containerAffinity: o.containerAffinity,
       coldStartRate: o.coldStartRate,
       tls: o.tls !== undefined,
+      credentials: o.credentials,
       region: cost.region,
       pricesAsOf: cost.pricesAsOf,
       detection: {
@@ -601,6 +608,7 @@ export async function measureConnections(
     latency: o.latency,
     maxClients: defaultMaxClients(SHARD_DEFAULTS.parallel),
     pollerEnv: pollerEnvOf(o),
+    credentials: o.credentials,
     ...(o.tls ? { tls: o.tls } : {}),
     onPublished: (events, atMs) => {
       for (const e of events) {

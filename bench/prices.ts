@@ -24,8 +24,10 @@ export const PRICE_LIST = {
     ssmStandardPer10kCalls: 0,
     /** Higher throughput (needed above the standard 40 calls per second of `GetParameters`). */
     ssmHigherThroughputPer10kCalls: 0.05,
-    /** KMS: each SecureString read is a decryption with the `aws/ssm` key. */
+    /** KMS: each SecureString read is a decryption (the `aws/ssm` key, or the sealing key of the data keys). */
     kmsPer10kRequests: 0.03,
+    /** A customer managed KMS key (the sealing key), a month. */
+    kmsKeyMonth: 1,
     s3PutPer1000: 0.0054,
     s3GetPer1000: 0.00043,
     /** Data transfer out to the internet, first 10 TB a month (the first 100 GB a month free: ignored). */
@@ -33,9 +35,8 @@ export const PRICE_LIST = {
     sqsPerMillionRequests: 0.4,
     sqsFifoPerMillionRequests: 0.5,
     secretsManagerSecretMonth: 0.4,
-    /** Quoted by the docs' settings (not in the benchmark's cost): a dashboard beyond the first three, a customer managed key, a Cost Explorer request. */
+    /** Quoted by the docs' settings (not in the benchmark's cost): a dashboard beyond the first three, a Cost Explorer request. */
     cloudWatchDashboardMonth: 3,
-    kmsKeyMonth: 1,
     /** Cost Explorer API: each request (the day-one checklist's cost query). */
     costExplorerRequest: 0.01,
   },

@@ -2,7 +2,8 @@
  * A connection's `SecretSource`, from its entry's `credentialsSecret`: `env:NAME` reads the
  * credentials JSON from that environment variable (locally), `ssm:/NAME` the SSM Parameter Store
  * SecureString (fetched in batches of ten with the other connections'), an ARN or a name reads the
- * Secrets Manager secret (cached, read again after the service refused the credentials). Every failure is
+ * Secrets Manager secret (cached, read again after the service refused the credentials), `sealed:…`
+ * opens the credentials sealed in the entry with the deployment's data key. Every failure is
  * a `ConnectionSecretError` naming the connection and the reference — never the value. A
  * Secrets Manager secret's value is cached per secret by the resolver (see below):
  *
@@ -18,8 +19,15 @@ import {
   parseCredentialsJson,
   parseSecretReference,
 } from '../core/connections/connection-secret.js';
+import {
+  openSealedCredentials,
+  SealedCredentialsError,
+  type SealedReference,
+  sealedReferenceLabel,
+} from '../core/connections/sealed-credentials.js';
 import type { Clock, SecretSource } from '../core/ports.js';
 import { ENV } from '../shared/env-names.js';
+import { createSealingKeys, SealingKeyError, type SealingKeys } from './aws/sealing-keys.js';
 import { createSecretsManagerSource, SecretFormatError } from './aws/secrets-manager-source.js';
 import {
   createSsmParameterStore,
@@ -162,6 +170,52 @@ function parameterSource(
   return { get: read(false), refresh: read(true) };
 }
 
+/**
+ * Credentials sealed in the entry itself (`sealed:<keyId>:…`): opened with the data key its key id
+ * names, which the container reads once (`sealing-keys.ts`). A wrong key, another connection's
+ * value or an altered one is a `ConnectionSecretError` like any unreadable secret (the connection
+ * turns unhealthy); messages show `sealed:<keyId>:…`, never the ciphertext.
+ */
+function sealedSource(
+  keys: () => SealingKeys | undefined,
+  name: string,
+  reference: string,
+  sealed: SealedReference | undefined,
+): SecretSource {
+  const label = sealedReferenceLabel(reference);
+  const open = async (): Promise<Record<string, string>> => {
+    if (!sealed) throw new ConnectionSecretError(name, label, 'is not a sealed value');
+    const store = keys();
+    if (!store)
+      throw new ConnectionSecretError(
+        name,
+        label,
+        `cannot be opened here: no sealing keys (${ENV.sealingKeysPath} is not set)`,
+      );
+    let text: string;
+    try {
+      text = openSealedCredentials(name, sealed, await store.dataKey(sealed.keyId));
+    } catch (error) {
+      if (error instanceof SealingKeyError)
+        throw new ConnectionSecretError(
+          name,
+          label,
+          `needs sealing key '${error.keyId}', which ${error.problem}`,
+          {
+            cause: error,
+          },
+        );
+      if (error instanceof SealedCredentialsError)
+        throw new ConnectionSecretError(name, label, error.message, { cause: error });
+      throw error;
+    }
+    const parsed = parseCredentialsJson(text);
+    if (!parsed.ok) throw new ConnectionSecretError(name, label, parsed.problem);
+    return parsed.values;
+  };
+  return { get: open, refresh: open };
+}
+
 /** Secrets Manager secrets whose cache a resolver keeps, least recently used dropped first. */
 export const MAX_CACHED_SECRETS = 10_000;
 
@@ -205,11 +259,22 @@ export function createConnectionSecretResolver(
     });
     return parameters;
   };
+  let sealingKeys: SealingKeys | undefined;
+  // Read only when a sealed reference is opened (no other reference reads the variable).
+  const keys = (): SealingKeys | undefined => {
+    const path = options.env[ENV.sealingKeysPath]?.trim();
+    if (!path) return undefined;
+    sealingKeys ??= createSealingKeys({ store: parameterStore(), path });
+    return sealingKeys;
+  };
   return {
     sourceFor({ name, credentialsSecret }) {
       // Another connection's secret is refused before any read (an entry validated elsewhere, or none).
       const problem = secretReferenceProblem(name, credentialsSecret);
-      if (problem) return refusedSource(new ConnectionSecretError(name, credentialsSecret, problem));
+      if (problem)
+        return refusedSource(
+          new ConnectionSecretError(name, sealedReferenceLabel(credentialsSecret), problem),
+        );
       const reference = parseSecretReference(credentialsSecret);
       if (reference.kind === 'deployment') {
         return options.deploymentCredentials
@@ -222,6 +287,7 @@ export function createConnectionSecretResolver(
               ),
             );
       }
+      if (reference.kind === 'sealed') return sealedSource(keys, name, credentialsSecret, reference.sealed);
       if (reference.kind === 'ssm') {
         return parameterSource(parameterStore(), name, credentialsSecret, reference.parameter);
       }

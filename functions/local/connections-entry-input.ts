@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { findCollection, type ServiceVariant, serviceVariants } from '../accounting/collections.js';
+import { connectionSchema } from '../core/connection.js';
 import { parseCheckedConnectionEntry } from '../core/connections/checked-entry.js';
 import {
   CONNECTION_DEFAULTS,
@@ -132,10 +133,25 @@ function withFlags(error: ConnectionEntryError): ConnectionEntryError {
 }
 
 /** The validated entry of `connections add`; throws `ConnectionEntryError` naming the entry and settings. */
-export async function entryFromFlags(flags: EntryFlags, cwd: string): Promise<ConnectionEntry> {
+export async function entryFromFlags(
+  flags: EntryFlags,
+  cwd: string,
+  /** `--seal-credentials`: the sealed reference of the entry's name (its `credentialsSecret`). */
+  seal?: (name: string) => Promise<string>,
+): Promise<ConnectionEntry> {
   const base = flags['from-json'] === undefined ? {} : await readJsonEntry(flags['from-json'], cwd);
+  const input = mergeInput(base, flags);
+  if (seal) {
+    if (input.credentialsSecret !== undefined)
+      throw new UsageError(
+        '--seal-credentials: the entry names credentialsSecret already; give one of the two',
+      );
+    const name = connectionSchema.safeParse(input.name);
+    // A bad name is the schema's to name (below); only a good one gets sealed credentials.
+    if (name.success) input.credentialsSecret = await seal(name.data);
+  }
   try {
-    return parseCheckedConnectionEntry(mergeInput(base, flags));
+    return parseCheckedConnectionEntry(input);
   } catch (error) {
     throw error instanceof ConnectionEntryError ? withFlags(error) : error;
   }

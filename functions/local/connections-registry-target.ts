@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { isLoopbackHost } from '../accounting/config.js';
 import { createDynamoDbConnectionRegistry } from '../adapters/aws/dynamodb-connection-registry.js';
 import { DYNALITE_CREDENTIALS, EMBEDDED_REGION } from '../adapters/local/embedded-servers.js';
@@ -29,6 +30,8 @@ export interface RegistryTarget {
   describe: string;
   /** A Secrets Manager client in the same region (made on first use). */
   secretsManager(): SecretsManagerClient;
+  /** An SSM client in the same region (made on first use): `ssm:` references, sealing keys. */
+  ssm(): SSMClient;
   close(): void;
 }
 
@@ -45,13 +48,22 @@ export function openRegistryTarget(
     secrets ??= new SecretsManagerClient(region ? { region } : {});
     return secrets;
   };
+  let parameters: SSMClient | undefined;
+  const ssm = () => {
+    parameters ??= new SSMClient(region ? { region } : {});
+    return parameters;
+  };
   if (options.table === undefined) {
     const path = resolve(cwd, options.connections ?? resolve(options['data-dir'], CONNECTIONS_FILE));
     return {
       registry: createFileConnectionRegistry({ path }),
       describe: `file ${path}`,
       secretsManager,
-      close: () => secrets?.destroy(),
+      ssm,
+      close() {
+        secrets?.destroy();
+        parameters?.destroy();
+      },
     };
   }
   const client = new DynamoDBClient({
@@ -64,9 +76,11 @@ export function openRegistryTarget(
     registry: createDynamoDbConnectionRegistry({ client, tableName: options.table }),
     describe: `table ${options.table}`,
     secretsManager,
+    ssm,
     close() {
       client.destroy();
       secrets?.destroy();
+      parameters?.destroy();
     },
   };
 }

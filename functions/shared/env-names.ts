@@ -35,6 +35,8 @@ export const ENV = {
   pollerCheckpointsTable: 'POLLER_CHECKPOINTS_TABLE',
   claimCheckBucket: 'CLAIM_CHECK_BUCKET',
   credentialsCacheSeconds: 'ACCOUNTING_CREDENTIALS_CACHE_SECONDS',
+  /** SSM path of the deployment's data keys of sealed credentials (`<path>/<keyId>`, SecureStrings). */
+  sealingKeysPath: 'ACCOUNTING_SEALING_KEYS_PATH',
   // Poller (functions/wiring/poller-config.ts, docs/poller.md)
   eventSource: 'EVENT_SOURCE',
   pollerCollections: 'POLLER_COLLECTIONS',

@@ -8,6 +8,7 @@
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { IConstruct } from 'constructs';
 import { CONNECTION_SOURCE_PREFIX } from '../../functions/core/connection.js';
 import { CONNECTION_SECRET_CACHE_SECONDS } from '../../functions/core/connections/connection-secret.js';
@@ -19,6 +20,7 @@ import { acknowledgeWildcardResource } from './acknowledge-wildcards.js';
 import type { AppFunction } from './app-function.js';
 import { FUNCTION_ENV } from './function-env.js';
 import { useSecret } from './grants.js';
+import { grantSealedCredentialsRead } from './sealing-key.js';
 
 export interface ConnectionsAccess {
   /** The registry table; absent for the registry of one, which each function reads from its environment. */
@@ -43,7 +45,7 @@ export function connectionsAccessOf(
 ): ConnectionsAccess {
   const { connectionsTable, rateLimitTable } = resources;
   if (connectionsTable && rateLimitTable) {
-    return new RegistryAccess(scope, config, connectionsTable, rateLimitTable);
+    return new RegistryAccess(scope, config, connectionsTable, rateLimitTable, resources.sealingKey);
   }
   return new OneConnectionAccess(config, resources);
 }
@@ -78,6 +80,7 @@ class RegistryAccess implements ConnectionsAccess {
     private readonly config: InfraConfig,
     readonly table: dynamodb.ITable,
     private readonly rateLimitTable: dynamodb.ITable,
+    private readonly sealingKey: kms.IKey | undefined,
   ) {}
 
   grantConnectionAccess(fn: AppFunction): void {
@@ -115,6 +118,8 @@ class RegistryAccess implements ConnectionsAccess {
       parameters,
       `Each connection's credentials may be an SSM parameter of its own under /${prefix} (docs/deploy.md); the function may read those and no other parameter.`,
     );
+    // Or sealed in the entry (`sealed:` references), opened with a data key read once per container.
+    grantSealedCredentialsRead(fn, this.sealingKey, this.config);
   }
 
   grantRegistryRead(fn: AppFunction): void {

@@ -6,6 +6,7 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -15,6 +16,7 @@ import { RATE_LIMIT_TABLE_KEY } from '../../functions/core/connections/token-buc
 import { namePrefix } from '../config/names.js';
 import type { InfraConfig } from '../config/schema.js';
 import { EventSchemaRegistry } from '../constructs/event-schema-registry.js';
+import { createSealingKey } from '../constructs/sealing-key.js';
 
 /** Key attributes the adapters use. */
 export const TABLE_KEYS = {
@@ -62,6 +64,8 @@ export interface StatefulResources {
   /** With `connectionRegistry`: the registry and the token buckets of the connections. */
   readonly connectionsTable?: dynamodb.ITable;
   readonly rateLimitTable?: dynamodb.ITable;
+  /** With `connectionRegistry`: the KMS key of sealed credentials' data keys (sealing-key.ts). */
+  readonly sealingKey?: kms.IKey;
 }
 
 export interface StatefulStackProps extends StackProps {
@@ -83,6 +87,7 @@ export class StatefulStack extends Stack implements StatefulResources {
   readonly schemaRegistry: EventSchemaRegistry;
   readonly connectionsTable?: dynamodb.Table;
   readonly rateLimitTable?: dynamodb.Table;
+  readonly sealingKey?: kms.Key;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -100,6 +105,7 @@ export class StatefulStack extends Stack implements StatefulResources {
       // intake draw from the buckets too, and must not be able to write checkpoints.
       this.rateLimitTable = this.table('RateLimitTable', TABLE_KEYS.rateLimits, config);
       new CfnOutput(this, 'ConnectionsTableName', { value: this.connectionsTable.tableName });
+      this.sealingKey = createSealingKey(this, config, removalPolicy);
     }
 
     this.accessLogsBucket = this.accessLogs();

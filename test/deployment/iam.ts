@@ -99,6 +99,21 @@ function failedConditions(explain: Json): string {
     .join(', ');
 }
 
+/**
+ * `kms:EncryptionContext:<key>` as the simulator can evaluate it. Its data knows the key, but it
+ * matches a request's variable keys only in the `prefix/name` form (`aws:PrincipalTag/x`), so a
+ * `kms:EncryptionContext:PARAMETER_ARN` of the request would be ignored and every condition on it
+ * fail. KMS calls have the key renamed, in the policies and in the request alike, to a
+ * `aws:PrincipalTag/…` key no policy of the template uses — the same operator, value and case rule.
+ */
+const ENCRYPTION_CONTEXT_KEY = /kms:EncryptionContext:([\w.-]+)/gi;
+const simulatedContextKey = (key: string) =>
+  key.replace(ENCRYPTION_CONTEXT_KEY, (_, name: string) => `aws:PrincipalTag/kms-encryption-context-${name}`);
+function forSimulation<T>(action: string, value: T): T {
+  if (!action.toLowerCase().startsWith('kms:') || value === undefined) return value;
+  return JSON.parse(simulatedContextKey(JSON.stringify(value))) as T;
+}
+
 const label = (s: Json) => `${s.policyId ?? 'policy'}#${s.explain?.identifier ?? '?'}`;
 
 /**
@@ -144,15 +159,18 @@ export function createAuthorizer(assembly: Assembly): Authorizer {
   ) => {
     const result = await runSimulation(
       {
-        identityPolicies: who.policies.map((p) => ({ name: p.name, policy: p.policy as Json })),
+        identityPolicies: who.policies.map((p) => ({
+          name: p.name,
+          policy: forSimulation(action, p.policy) as Json,
+        })),
         serviceControlPolicies: [],
         resourceControlPolicies: [],
-        ...(resourcePolicy ? { resourcePolicy: resourcePolicy as Json } : {}),
+        ...(resourcePolicy ? { resourcePolicy: forSimulation(action, resourcePolicy) as Json } : {}),
         request: {
           action,
           principal: who.principal,
           resource: { resource, accountId: ACCOUNT },
-          contextVariables: { ...baseContext(who.principal), ...context },
+          contextVariables: forSimulation(action, { ...baseContext(who.principal), ...context }),
         },
       },
       {},

@@ -3,10 +3,13 @@
  * run from its cloud assembly with IAM enforced: the shard's schedule → the poller of shards (payment
  * detection on) → bus → per-connection actions.
  */
+import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
 import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
+import { sealCredentials } from '../../functions/core/connections/sealed-credentials.js';
 import { isPayableCollection } from '../../functions/core/sync/payment-run.js';
+import { ACCOUNT, REGION } from './assembly.js';
 import { namedOutputs, outputValue } from './day-one.js';
 import { type Deployment, deploy } from './deployment.js';
 import {
@@ -222,4 +225,81 @@ describe('connection registry, deployed', () => {
     expect(d.usage.targetDeliveries.get(`${rule?.logicalId}#Targets[0]`)).toBe(1);
     expect(deadLetters(d)).toEqual({});
   }, 180_000);
+
+  it('connections whose credentials are sealed in their entries are polled with them, one KMS Decrypt per container (not per connection); a sealed value copied to another entry is unhealthy', async () => {
+    const key = d.assembly.byType('AWS::KMS::Key').find((k) => k.logicalId.startsWith('SealingKey'));
+    const keyArn = String(key?.attributes.Arn);
+    const dataKey = randomBytes(32);
+    // What `connections add --seal-credentials` leaves: the data key as a SecureString under the key.
+    d.standIn.ssmAndKms.put(
+      '/accounting-events-prod/sealing-keys/k1',
+      dataKey.toString('base64'),
+      'SecureString',
+      keyArn,
+    );
+    const sealedFor = (name: string, company: number) =>
+      sealCredentials({
+        connection: name,
+        keyId: 'k1',
+        dataKey,
+        plaintext: JSON.stringify({ apiKey: d.sandbox.credentialsOf(company).apiKey }),
+      });
+    const sealed = { umbrella: sealedFor('umbrella', 1), wayne: sealedFor('wayne', 2) };
+    const entries = { ...sealed, mallory: sealed.umbrella };
+    for (const [name, credentialsSecret] of Object.entries(entries))
+      await registry.add(
+        parseConnectionEntry(
+          { name, baseUrl: d.sandbox.baseUrl, authUrl: d.sandbox.authUrl, credentialsSecret },
+          name,
+        ),
+      );
+    const calls = d.authorizer.calls.length;
+    const published = d.standIn.published.length;
+    const coldStarts = new Map(d.lambda.coldStarts);
+    await d.tick();
+    expect(failedInvocations(d)).toBe('');
+    expect(describeDenials(d.authorizer.denied())).toBe('');
+    const events = d.standIn.published.slice(published).map((p) => p.event);
+    for (const name of ['umbrella', 'wayne'])
+      expect(
+        events.filter(
+          (e) => e.source === `accounting.${name}` && e['detail-type'] === 'IssuedInvoice.Created',
+        ).length,
+        name,
+      ).toBeGreaterThan(0);
+    // The copy does not open under another name: unhealthy (credentials), nothing else published.
+    expect(
+      events.filter((e) => e.source === 'accounting.mallory').map((e) => [e['detail-type'], e.detail.reason]),
+    ).toEqual([['Connection.Unhealthy', 'credentials']]);
+    // Decryptions of the data key, each through SSM for its parameter: per function, at most one
+    // per container it ran in — the poller opened three sealed entries with one.
+    const decrypts = d.authorizer.calls
+      .slice(calls)
+      .filter((c) => c.action === 'kms:Decrypt' && c.resource === keyArn);
+    expect(decrypts.length).toBeGreaterThan(0);
+    expect(decrypts.every((c) => c.decision === 'Allowed')).toBe(true);
+    expect(new Set(decrypts.map((c) => c.context['kms:EncryptionContext:PARAMETER_ARN']))).toEqual(
+      new Set([`arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/accounting-events-prod/sealing-keys/k1`]),
+    );
+    const perFunction = new Map<string, number>();
+    for (const c of decrypts) perFunction.set(c.caller, (perFunction.get(c.caller) ?? 0) + 1);
+    const poller = [...perFunction.keys()].find((f) => f.startsWith('ConnectionsPoller'));
+    expect(poller, JSON.stringify([...perFunction])).toBeDefined();
+    for (const [fn, n] of perFunction) {
+      const containers = Math.max(1, (d.lambda.coldStarts.get(fn) ?? 0) - (coldStarts.get(fn) ?? 0));
+      expect(n, fn).toBe(containers);
+    }
+    // The next tick opens them from the containers' kept key: no decryption at all.
+    const mark = d.authorizer.calls.length;
+    const before = new Map(d.lambda.coldStarts);
+    await d.tick();
+    const again = d.authorizer.calls
+      .slice(mark)
+      .filter((c) => c.action === 'kms:Decrypt' && c.resource === keyArn);
+    const restarted = [...d.lambda.coldStarts]
+      .filter(([fn, n]) => n > (before.get(fn) ?? 0))
+      .map(([fn]) => fn);
+    expect(again.filter((c) => !restarted.includes(c.caller))).toEqual([]);
+    expect(deadLetters(d)).toEqual({});
+  }, 240_000);
 });

@@ -4,8 +4,11 @@
  * read with decryption is also a `kms:Decrypt` of its key on the caller's behalf through SSM
  * (`kms:ViaService`), decided against the key's policy — the AWS managed key `aws/ssm` with the
  * policy AWS gives it (any principal of the account, through SSM), or a key of the template.
- * KMS `Encrypt`, `Decrypt` and `GenerateDataKey` on a key of the template are decided against its
- * key policy and the caller's role; their ciphertext only has to round-trip here.
+ * SSM's own decryption carries the encryption context it sets, `PARAMETER_ARN`. KMS `Encrypt`,
+ * `Decrypt` and `GenerateDataKey` on a key of the template are decided against its key policy and
+ * the caller's role, with the request's `EncryptionContext` as `kms:EncryptionContext:<key>`; the
+ * ciphertext is bound to that context (decrypting with another is `InvalidCiphertextException`) and
+ * otherwise only has to round-trip here.
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -108,9 +111,13 @@ export class SsmAndKms {
       let value = p.value;
       if (p.type === 'SecureString') {
         if (input.WithDecryption) {
+          // SSM decrypts each SecureString on the caller's behalf, with the parameter's ARN as
+          // the encryption context (what a key policy or grant may condition on).
           const kms = await this.authorizer.authorize(who, 'kms:Decrypt', p.keyArn, {
             'kms:ViaService': `ssm.${REGION}.amazonaws.com`,
             'kms:CallerAccount': ACCOUNT,
+            'kms:EncryptionContext:PARAMETER_ARN': parameterArn(p.name),
+            'kms:EncryptionContextKeys': ['PARAMETER_ARN'],
           });
           if (kms.decision !== 'Allowed')
             return jsonError(
@@ -149,7 +156,18 @@ export class SsmAndKms {
     const keyId = operation === 'Decrypt' ? (input.KeyId ?? blob.split('|')[0]) : input.KeyId;
     const arn = this.keyArn(String(keyId));
     if (!arn) return jsonError(res, 400, 'NotFoundException', `key ${keyId} is not in the template`);
-    const decision = await this.authorizer.authorize(who, `kms:${operation}`, arn);
+    // The encryption context is bound to the ciphertext and offered to the policies as condition keys.
+    const context = (input.EncryptionContext ?? {}) as Record<string, string>;
+    const contextKeys = Object.fromEntries(
+      Object.entries(context).map(([k, v]) => [`kms:EncryptionContext:${k}`, String(v)]),
+    );
+    const decision = await this.authorizer.authorize(who, `kms:${operation}`, arn, {
+      'kms:CallerAccount': ACCOUNT,
+      ...contextKeys,
+      ...(Object.keys(context).length > 0
+        ? { 'kms:EncryptionContextKeys': Object.keys(context).sort() }
+        : {}),
+    });
     if (decision.decision !== 'Allowed')
       return jsonError(
         res,
@@ -157,13 +175,23 @@ export class SsmAndKms {
         'AccessDeniedException',
         `User: ${who.principal} is not authorized to perform: kms:${operation} on resource: ${arn}`,
       );
-    const seal = (plain: Buffer) => Buffer.from(`${arn}|${plain.toString('base64')}`).toString('base64');
+    const bound = JSON.stringify(Object.entries(context).sort());
+    const seal = (plain: Buffer) =>
+      Buffer.from(`${arn}|${plain.toString('base64')}|${Buffer.from(bound).toString('base64')}`).toString(
+        'base64',
+      );
     if (operation === 'Encrypt')
       return jsonOk(res, {
         KeyId: arn,
         CiphertextBlob: seal(Buffer.from(String(input.Plaintext), 'base64')),
       });
-    if (operation === 'Decrypt') return jsonOk(res, { KeyId: arn, Plaintext: blob.split('|')[1] });
+    if (operation === 'Decrypt') {
+      const [, plain, sealedContext] = blob.split('|');
+      // Another context than the one it was encrypted with: KMS cannot decrypt it.
+      if (Buffer.from(sealedContext ?? '', 'base64').toString('utf8') !== bound)
+        return jsonError(res, 400, 'InvalidCiphertextException', 'the encryption context does not match');
+      return jsonOk(res, { KeyId: arn, Plaintext: plain });
+    }
     const plain = randomBytes(Number(input.NumberOfBytes ?? 32));
     return jsonOk(res, { KeyId: arn, Plaintext: plain.toString('base64'), CiphertextBlob: seal(plain) });
   }

@@ -132,6 +132,8 @@ describe('many connections: least privilege', () => {
         'dynamodb:PutItem',
         'dynamodb:Scan',
         'events:PutEvents',
+        // Through SSM, the data keys of sealed credentials only (sealed-credentials.test.ts).
+        'kms:Decrypt',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         's3:GetObject',

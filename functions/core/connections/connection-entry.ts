@@ -16,6 +16,7 @@ import {
 import { isSecureServiceUrl } from '../../accounting/config.js';
 import { ENV } from '../../shared/env-names.js';
 import { connectionEventSource, connectionSchema } from '../connection.js';
+import { SEALED_PREFIX, SEALED_REFERENCE } from './sealed-credentials.js';
 
 /** Scheduler's and CloudWatch's finest period: a connection is polled at most once a minute. */
 export const MIN_POLL_INTERVAL_SECONDS = 60;
@@ -52,19 +53,23 @@ export const eventSourceSchema = z
  */
 export const DEPLOYMENT_CREDENTIALS = 'deployment';
 
+const SECRET_REFERENCE_EXPECTED =
+  'expected a secret reference: env:NAME, ssm:/PARAMETER, sealed:KEY:IV:DATA, or a Secrets Manager ARN or name';
+
 /**
- * `env:NAME` (local), `ssm:/<prefix>/connections/<name>` (an SSM Parameter Store SecureString), or
- * a Secrets Manager ARN or name (AWS). Never the secret itself.
+ * `env:NAME` (local), `ssm:/<prefix>/connections/<name>` (an SSM Parameter Store SecureString),
+ * `sealed:<keyId>:<iv>:<data>` (the credentials sealed under a data key of the deployment,
+ * sealed-credentials.ts), or a Secrets Manager ARN or name (AWS). Never the plaintext secret.
  */
 export const credentialsSecretRefSchema = z
   .string({
-    error: 'expected a secret reference: env:NAME, ssm:/PARAMETER, or a Secrets Manager ARN or name',
+    error: SECRET_REFERENCE_EXPECTED,
   })
   .trim()
   .regex(
-    /^(env:[A-Za-z_][A-Za-z0-9_]*|ssm:\/[\w/.-]{1,1010}|arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+|[\w/+=.@-]{1,512})$/,
+    /^(env:[A-Za-z_][A-Za-z0-9_]*|sealed:[\w:-]{1,4100}|ssm:\/[\w/.-]{1,1010}|arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+|[\w/+=.@-]{1,512})$/,
     {
-      error: 'expected a secret reference: env:NAME, ssm:/PARAMETER, or a Secrets Manager ARN or name',
+      error: SECRET_REFERENCE_EXPECTED,
     },
   );
 
@@ -84,6 +89,12 @@ export function secretReferenceProblem(name: string, reference: string): string 
   const ref = reference.trim();
   // Bound to no name: whether an entry may use it is the credentials resolver's decision.
   if (ref === DEPLOYMENT_CREDENTIALS) return undefined;
+  // Bound by its cipher: the name is authenticated with the ciphertext, so another entry's fails to open.
+  if (ref.startsWith(SEALED_PREFIX)) {
+    return SEALED_REFERENCE.test(ref)
+      ? undefined
+      : 'expected sealed:<keyId>:<iv>:<data> as `connections add --seal-credentials` writes it';
+  }
   if (ref.startsWith('env:')) {
     const expected = credentialsVariableOf(name);
     return ref === `env:${expected}` ? undefined : `expected env:${expected} (the connection's own variable)`;
@@ -156,7 +167,7 @@ export const connectionEntrySchema = z
       .describe('Service base URL; the variant preset when omitted (cz).'),
     authUrl: serviceUrl('authUrl').optional().describe('OAuth authority; the variant preset when omitted.'),
     credentialsSecret: credentialsSecretRefSchema.describe(
-      'Where the credentials JSON is: `env:NAME` locally, a Secrets Manager ARN or name on AWS.',
+      'Where the credentials JSON is: `env:NAME` locally; on AWS `ssm:/<prefix>/connections/<name>`, a Secrets Manager ARN or name, or the credentials sealed under a data key of the deployment (`sealed:…`).',
     ),
     collections: z
       .array(z.string().min(1), { error: 'expected a list of collection names' })

@@ -10,9 +10,11 @@ import { type AccountingConfig, loadAccountingConfig } from '../../accounting/co
 import { ConfigError } from '../../shared/config.js';
 import { ENV } from '../../shared/env-names.js';
 import { type ConnectionEntry, ConnectionEntryError, DEPLOYMENT_CREDENTIALS } from './connection-entry.js';
+import { parseSealedReference, SEALED_PREFIX, type SealedReference } from './sealed-credentials.js';
 
 export type SecretReference =
   | { kind: 'deployment' }
+  | { kind: 'sealed'; sealed: SealedReference | undefined }
   | { kind: 'env'; variable: string }
   | { kind: 'ssm'; parameter: string }
   | { kind: 'secretsManager'; secretId: string };
@@ -20,6 +22,7 @@ export type SecretReference =
 export function parseSecretReference(reference: string): SecretReference {
   const trimmed = reference.trim();
   if (trimmed === DEPLOYMENT_CREDENTIALS) return { kind: 'deployment' };
+  if (trimmed.startsWith(SEALED_PREFIX)) return { kind: 'sealed', sealed: parseSealedReference(trimmed) };
   if (trimmed.startsWith('ssm:')) return { kind: 'ssm', parameter: trimmed.slice('ssm:'.length) };
   return trimmed.startsWith('env:')
     ? { kind: 'env', variable: trimmed.slice('env:'.length) }

@@ -49,7 +49,8 @@ export const connectionsFlags = {
   'credentials-secret': {
     type: 'string',
     value: 'REF',
-    description: 'add: env:NAME, or a Secrets Manager ARN or name (never the secret itself).',
+    description:
+      'add: env:NAME, ssm:/PARAMETER, or a Secrets Manager ARN or name (never the secret itself; see --seal-credentials).',
   },
   collections: {
     type: 'string',
@@ -86,6 +87,25 @@ export const connectionsFlags = {
     type: 'string',
     value: 'FILE',
     description: 'add: the entry as JSON (flags given as well win).',
+  },
+  'seal-credentials': {
+    type: 'string',
+    value: 'FILE',
+    description:
+      'add, with --table: seal the credentials JSON of FILE into the entry (sealed:…) under the deployment’s data key; instead of --credentials-secret.',
+  },
+  'sealing-keys': {
+    type: 'string',
+    value: 'PATH',
+    description:
+      'add: SSM path of the deployment’s sealing keys, /accounting-events-<stage>/sealing-keys (the stack output SealingKeysPath).',
+  },
+  'sealing-key-id': {
+    type: 'string',
+    value: 'ID',
+    description:
+      'add: the data key to seal with; a new id makes a new key (rotation), old values still open.',
+    defaultHelp: 'k1',
   },
   'skip-secret-check': {
     type: 'boolean',

@@ -11,8 +11,10 @@ import {
   DuplicateConnectionError,
   UnknownConnectionError,
 } from '../../core/connections/registry.js';
+import { sealedReferenceLabel } from '../../core/connections/sealed-credentials.js';
 import { systemClock } from '../../shared/clock.js';
 import { ConfigError } from '../../shared/config.js';
+import { ENV } from '../../shared/env-names.js';
 import { type CommandContext, defineCommand, durationFlag, formatMs, urlFlag } from '../command.js';
 import { entryFromFlags } from '../connections-entry-input.js';
 import { CONNECTIONS_FILE, openRegistryTarget, type RegistryTarget } from '../connections-registry-target.js';
@@ -20,6 +22,7 @@ import { describeProbe, testConnection } from '../connections-test.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../format-table.js';
+import { type SealFlags, sealerOf } from '../seal-credentials.js';
 import { wrapText } from '../wrap-text.js';
 import { connectionsFlags } from './connections-flags.js';
 import { DEFAULT_DATA_DIR } from './shared-flags.js';
@@ -40,6 +43,9 @@ const ADD_ONLY = [
   'burst',
   'action',
   'from-json',
+  'seal-credentials',
+  'sealing-keys',
+  'sealing-key-id',
   'skip-secret-check',
 ] as const;
 const positive = (what: string) =>
@@ -79,6 +85,9 @@ export const connectionsCommand = defineCommand({
       burst: positive('a burst size (a positive integer)').optional(),
       action: z.array(z.string()).optional(),
       'from-json': z.string().min(1, { message: 'expected a file path' }).optional(),
+      'seal-credentials': z.string().min(1, { message: 'expected a file path' }).optional(),
+      'sealing-keys': z.string().optional(),
+      'sealing-key-id': z.string().optional(),
       'skip-secret-check': z.boolean().default(false),
       all: z.boolean().default(false),
       json: z.boolean().default(false),
@@ -112,6 +121,12 @@ export const connectionsCommand = defineCommand({
         const given = o[flag] !== undefined && o[flag] !== false;
         if (given && sub !== 'add') ctx.addIssue({ code: 'custom', path: [flag], message: 'only with add' });
       }
+      if (o['seal-credentials'] !== undefined && o.table === undefined)
+        ctx.addIssue({ code: 'custom', path: ['seal-credentials'], message: 'only with --table (on AWS)' });
+      if (o['seal-credentials'] === undefined)
+        for (const flag of ['sealing-keys', 'sealing-key-id'] as const)
+          if (o[flag] !== undefined)
+            ctx.addIssue({ code: 'custom', path: [flag], message: 'only with --seal-credentials' });
       if (o.all && sub !== 'test') ctx.addIssue({ code: 'custom', path: ['all'], message: 'only with test' });
       if (o.wide && sub !== 'list')
         ctx.addIssue({ code: 'custom', path: ['wide'], message: 'only with list' });
@@ -160,19 +175,27 @@ function isRefusal(error: unknown): boolean {
 }
 
 function resolverFor(target: RegistryTarget, env: Record<string, string | undefined>) {
-  return createConnectionSecretResolver({ env, clock: systemClock, secretsManager: target.secretsManager() });
+  return createConnectionSecretResolver({
+    env,
+    clock: systemClock,
+    secretsManager: target.secretsManager(),
+    ssm: target.ssm(),
+  });
 }
 
 async function add(
-  o: Parameters<typeof entryFromFlags>[0] & { 'skip-secret-check': boolean },
+  o: Parameters<typeof entryFromFlags>[0] & SealFlags & { 'skip-secret-check': boolean },
   target: RegistryTarget,
   env: Record<string, string | undefined>,
   ctx: CommandContext,
 ): Promise<number> {
-  const entry = await entryFromFlags(o, ctx.cwd);
+  const sealer = await sealerOf(o, target.ssm, ctx.cwd);
+  const entry = await entryFromFlags(o, ctx.cwd, sealer?.seal);
   if (!o['skip-secret-check']) {
-    // The credentials must be there and well-formed; the service itself is `test`'s business.
-    connectionAccountingConfig(entry, await resolverFor(target, env).sourceFor(entry).get(), env);
+    // The credentials must be there and well-formed (sealed ones: they open with the stored key);
+    // the service itself is `test`'s business.
+    const withKeys = sealer ? { ...env, [ENV.sealingKeysPath]: sealer.path } : env;
+    connectionAccountingConfig(entry, await resolverFor(target, withKeys).sourceFor(entry).get(), env);
   }
   await target.registry.add(entry);
   ctx.stdout.write(
@@ -213,7 +236,7 @@ async function list(
           rateText(e),
           e.collections ? e.collections.join(',') : '(default)',
           e.baseUrl ?? '(variant preset)',
-          e.credentialsSecret,
+          sealedReferenceLabel(e.credentialsSecret),
         ]),
         { maxWidth: Number.POSITIVE_INFINITY },
       ),
@@ -238,7 +261,7 @@ async function list(
         rows[i] as string,
         wrapText(`  collections  ${e.collections ? e.collections.join(', ') : '(default)'}`),
         `  base URL     ${e.baseUrl ?? '(variant preset)'}`,
-        `  credentials  ${e.credentialsSecret}`,
+        `  credentials  ${sealedReferenceLabel(e.credentialsSecret)}`,
       );
     });
     ctx.stdout.write(`${lines.join('\n')}\n`);
@@ -264,7 +287,7 @@ async function test(
   if (o.json) ctx.stdout.write(`${JSON.stringify(report)}\n`);
   else {
     ctx.stdout.write(
-      `${wrapText(`connection '${entry.name}' (${entry.variant}, ${report.baseUrl}), credentials from ${entry.credentialsSecret} (${config.credentials.kind === 'apiKey' ? 'API key' : 'OAuth client'}): ${report.credentials === 'unknown' ? 'not checked (no collection answered)' : report.credentials}`)}\n`,
+      `${wrapText(`connection '${entry.name}' (${entry.variant}, ${report.baseUrl}), credentials from ${sealedReferenceLabel(entry.credentialsSecret)} (${config.credentials.kind === 'apiKey' ? 'API key' : 'OAuth client'}): ${report.credentials === 'unknown' ? 'not checked (no collection answered)' : report.credentials}`)}\n`,
     );
     // The answers are what the test is for: whole, a long one wrapped under its column.
     const table = formatTable(
