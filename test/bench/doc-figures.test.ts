@@ -65,6 +65,18 @@ const ALLOWED: readonly AllowedFigures[] = [
   },
   {
     file: 'docs/deploy.md',
+    line: '`alias/accounting-events-<stage>/sealing-keys`, $',
+    figures: [`$${PRICES.kmsKeyMonth}`],
+    reason: 'the AWS price of a customer managed key (the sealing key), from bench/prices.ts',
+  },
+  {
+    file: 'docs/deploy.md',
+    line: "the sealing key's $",
+    figures: [`$${PRICES.kmsKeyMonth}`],
+    reason: 'the AWS price of a customer managed key (the sealing key), from bench/prices.ts',
+  },
+  {
+    file: 'docs/deploy.md',
     line: 'then ask Cost Explorer (each request',
     figures: [`$${PRICES.costExplorerRequest}`],
     reason: 'the AWS price of a Cost Explorer request, from bench/prices.ts',

@@ -279,9 +279,10 @@ describe('template: retention, region, policies', () => {
   it('the outcome log group admits only its rules (aws:SourceArn) from this account', () => {
     const policy = ofType('AWS::Logs::ResourcePolicy')[0]![1];
     const text = JSON.stringify(policy.Properties.PolicyDocument);
-    // One CreateLogStream statement for the account, one PutLogEvents statement per rule.
-    expect(text.match(/aws:SourceAccount/g)).toHaveLength(3);
-    for (const rule of ['ActionOutcomesRule', 'ActionFailedRule']) {
+    // One CreateLogStream statement for the account, one PutLogEvents statement per rule: the
+    // outcomes, the failures and the connections' Connection.Unhealthy.
+    expect(text.match(/aws:SourceAccount/g)).toHaveLength(4);
+    for (const rule of ['ActionOutcomesRule', 'ActionFailedRule', 'ConnectionsUnhealthyRule']) {
       expect(text).toMatch(new RegExp(`ArnEquals.{0,40}aws:SourceArn.{0,40}${rule}[0-9A-F]+`));
     }
   });
