@@ -39,3 +39,5 @@ export declare function bundleFunctionCached(
   options: BundleFunctionOptions,
   cacheDir: string,
 ): Promise<{ files: AssetFile[]; cached: boolean }>;
+/** Copies the cached bundle of `options` into `options.outdir` while its sources are unchanged; false when none. */
+export declare function copyCachedBundle(options: BundleFunctionOptions, cacheDir: string): boolean;

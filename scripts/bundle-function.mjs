@@ -240,50 +240,101 @@ export function assetFiles(dir) {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/**
- * `bundleFunction`, with its output kept in `cacheDir` under a key of its options and esbuild's
- * version, beside the SHA-256 of every file the bundle was built from (esbuild's metafile): reused
- * only while each of those files is unchanged. A repeated synthesis of an unchanged project (the
- * deployment test's mutation runs) then copies its bundles instead of building them again.
- */
-export async function bundleFunctionCached(options, cacheDir) {
-  const { outdir, ...rest } = options;
+/** The bundler's own source: part of every cache key, so a change to how bundles are made misses. */
+const BUNDLER_DIGEST = createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex');
+
+/** SHA-256 of a file, remembered while its size and modification time are the same. */
+const digests = new Map();
+function digestOf(file) {
+  const { size, mtimeMs } = statSync(file);
+  const known = digests.get(file);
+  if (known && known.size === size && known.mtimeMs === mtimeMs) return known.digest;
+  const digest = createHash('sha256').update(readFileSync(file)).digest('hex');
+  digests.set(file, { size, mtimeMs, digest });
+  return digest;
+}
+
+/** Where `options` (without `outdir`) keep their bundle in `cacheDir`. */
+function cacheEntryOf(options, cacheDir) {
+  const { outdir: _outdir, ...rest } = options;
   const key = createHash('sha256')
-    .update(JSON.stringify({ ...rest, esbuild: esbuildVersion }))
+    .update(JSON.stringify({ ...rest, esbuild: esbuildVersion, node: process.version, bundler: BUNDLER_DIGEST }))
     .digest('hex')
     .slice(0, 32);
-  const dir = join(cacheDir, key);
+  return join(cacheDir, key);
+}
+
+/**
+ * Copies the cached bundle of `options` into `options.outdir` when every file it was built from
+ * (esbuild's metafile, each with its SHA-256) is unchanged; false when there is none to reuse.
+ * Synchronous, so CDK's local bundling can reuse a bundle without starting the bundler.
+ */
+export function copyCachedBundle(options, cacheDir) {
+  const dir = cacheEntryOf(options, cacheDir);
   const manifestFile = join(dir, 'manifest.json');
-  const digest = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
-  if (existsSync(manifestFile)) {
-    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
-    const unchanged = Object.entries(manifest.inputs).every(
-      ([file, hash]) => existsSync(join(PROJECT_ROOT, file)) && digest(join(PROJECT_ROOT, file)) === hash,
-    );
-    if (unchanged) {
-      cpSync(join(dir, 'files'), outdir, { recursive: true });
-      return { files: assetFiles(outdir), cached: true };
+  if (!existsSync(manifestFile)) return false;
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
+  const unchanged = Object.entries(manifest.inputs).every(([file, hash]) => {
+    const path = join(PROJECT_ROOT, file);
+    return existsSync(path) && digestOf(path) === hash;
+  });
+  if (!unchanged) return false;
+  mkdirSync(options.outdir, { recursive: true });
+  cpSync(join(dir, 'files'), options.outdir, { recursive: true });
+  return true;
+}
+
+/** How long a bundler waits for another one building the same bundle before building it itself. */
+const LOCK_WAIT_MS = 180_000;
+
+/**
+ * `bundleFunction`, with its output kept in `cacheDir` under a key of its options, esbuild's and
+ * Node's versions and this file, beside the SHA-256 of every file the bundle was built from:
+ * reused only while each of those files is unchanged. Bundlers of the same options at the same
+ * time (test files synthesizing side by side) build it once: the first takes the entry's lock
+ * (an atomic `mkdir`), the others wait for it and copy its result.
+ */
+export async function bundleFunctionCached(options, cacheDir) {
+  if (copyCachedBundle(options, cacheDir)) return { files: assetFiles(options.outdir), cached: true };
+  const dir = cacheEntryOf(options, cacheDir);
+  const lock = `${dir}.lock`;
+  mkdirSync(cacheDir, { recursive: true });
+  const waitUntil = Date.now() + LOCK_WAIT_MS;
+  let locked = false;
+  while (!locked) {
+    try {
+      mkdirSync(lock);
+      locked = true;
+    } catch (error) {
+      if (error?.code !== 'EEXIST') throw error;
+      if (Date.now() > waitUntil) break; // a holder that died: build without the lock
+      await new Promise((r) => setTimeout(r, 250));
+      if (copyCachedBundle(options, cacheDir)) return { files: assetFiles(options.outdir), cached: true };
     }
   }
-  const result = await bundleFunction(options);
-  const inputs = {};
-  for (const file of Object.keys(result.metafile.inputs)) {
-    // A virtual module (the generated action entry is part of the key) has no file to hash.
-    const path = join(PROJECT_ROOT, file);
-    if (existsSync(path) && statSync(path).isFile()) inputs[file] = digest(path);
-  }
-  // Written aside, then renamed: a bundler running at the same time never reads half an entry.
-  const partial = `${dir}.${process.pid}.partial`;
-  rmSync(partial, { recursive: true, force: true });
-  cpSync(outdir, join(partial, 'files'), { recursive: true });
-  writeFileSync(join(partial, 'manifest.json'), JSON.stringify({ inputs }));
-  rmSync(dir, { recursive: true, force: true });
   try {
-    renameSync(partial, dir);
-  } catch {
+    const result = await bundleFunction(options);
+    const inputs = {};
+    for (const file of Object.keys(result.metafile.inputs)) {
+      // A virtual module (the generated action entry is part of the key) has no file to hash.
+      const path = join(PROJECT_ROOT, file);
+      if (existsSync(path) && statSync(path).isFile()) inputs[file] = digestOf(path);
+    }
+    // Written aside, then renamed: a bundler running at the same time never reads half an entry.
+    const partial = `${dir}.${process.pid}.partial`;
     rmSync(partial, { recursive: true, force: true });
+    cpSync(options.outdir, join(partial, 'files'), { recursive: true });
+    writeFileSync(join(partial, 'manifest.json'), JSON.stringify({ inputs }));
+    rmSync(dir, { recursive: true, force: true });
+    try {
+      renameSync(partial, dir);
+    } catch {
+      rmSync(partial, { recursive: true, force: true });
+    }
+    return { ...result, cached: false };
+  } finally {
+    if (locked) rmSync(lock, { recursive: true, force: true });
   }
-  return { ...result, cached: false };
 }
 
 /** With this variable naming a directory, the command line bundler keeps and reuses its bundles there. */

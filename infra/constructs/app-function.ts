@@ -7,7 +7,7 @@
  * set the environment variable together.
  */
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   AssetHashType,
   DockerImage,
@@ -22,7 +22,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../../functions/shared/env-names.js';
-import { REQUIRE_SHIM_BANNER } from '../../scripts/bundle-function.mjs';
+import { BUNDLE_CACHE_ENV, copyCachedBundle, REQUIRE_SHIM_BANNER } from '../../scripts/bundle-function.mjs';
 import { findHandlerEntry, type HandlerEntry, MissingHandlerError, PROJECT_ROOT } from './handler-entry.js';
 
 export { REQUIRE_SHIM_BANNER };
@@ -50,7 +50,11 @@ export function functionBuildOf(scope: Construct): FunctionBuildSettings {
 
 const BUNDLER = join(PROJECT_ROOT, 'scripts', 'bundle-function.mjs');
 
-/** CDK local bundling through the project's bundler, run as a child process (bundling is synchronous here). */
+/**
+ * CDK local bundling through the project's bundler, run as a child process (bundling is synchronous
+ * here). With `ACCOUNTING_EVENTS_BUNDLE_CACHE` naming a directory (the test suite's syntheses), a
+ * bundle whose sources are unchanged is copied from it without starting the bundler.
+ */
 class LocalBundler implements ILocalBundling {
   constructor(
     readonly entry: HandlerEntry,
@@ -66,6 +70,8 @@ class LocalBundler implements ILocalBundling {
       sourceMap: this.sourceMap,
       tracing: this.tracing,
     };
+    const cacheDir = process.env[BUNDLE_CACHE_ENV];
+    if (cacheDir && copyCachedBundle(options, resolve(PROJECT_ROOT, cacheDir))) return true;
     execFileSync(process.execPath, [BUNDLER, JSON.stringify(options)], {
       cwd: PROJECT_ROOT,
       stdio: ['ignore', 'inherit', 'inherit'],
