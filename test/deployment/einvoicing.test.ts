@@ -26,6 +26,7 @@ const OUT_OF_FLOW: OutOfFlow = {
   ActionFailedRule:
     'no action fails in these flows (a liquidation whose outcome is unknown fails in one-connection.test.ts)',
   OrderIntake: 'the intake is run in one-connection.test.ts',
+  ConnectionsUnhealthyRule: 'the connection stays healthy in this file (registry.test.ts: a refused one)',
 };
 
 interface Truth {

@@ -30,6 +30,7 @@ const OUT_OF_FLOW: OutOfFlow = {
   OrderIntake: 'the intake is run in one-connection.test.ts',
   ActionFailedRule:
     'an invalid event is dead-lettered, not failed; Action.Failed (a liquidation whose outcome is unknown) is run in one-connection.test.ts',
+  ConnectionsUnhealthyRule: 'the connection stays healthy in this file (registry.test.ts: a refused one)',
 };
 
 beforeAll(async () => {

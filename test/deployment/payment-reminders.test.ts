@@ -23,6 +23,7 @@ const OUT_OF_FLOW: OutOfFlow = {
   Routesendeinvoicefixed:
     'no invoice the e-invoicing pre-flight blocked is fixed in these flows; that flow is run in einvoicing.test.ts',
   OrderIntake: 'the intake is run in one-connection.test.ts',
+  ConnectionsUnhealthyRule: 'the connection stays healthy in this file (registry.test.ts: a refused one)',
 };
 
 beforeAll(async () => {

@@ -36,6 +36,7 @@ const OUT_OF_FLOW: OutOfFlow = {
   BankStatements: 'the bank statements dropped into S3 are run in one-connection.test.ts',
   ActionFailedRule:
     'no action fails in these flows (a liquidation whose outcome is unknown fails in one-connection.test.ts)',
+  ConnectionsUnhealthyRule: 'the connection stays healthy in this file (registry.test.ts: a refused one)',
 };
 
 beforeAll(async () => {

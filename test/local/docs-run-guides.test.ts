@@ -47,6 +47,8 @@ const SKIPPED: Record<string, string> = {
   'npx cdk deploy --all -c stage=trial': ACCOUNT,
   'npx cdk deploy --all -c stage=dev -c removalPolicy=DESTROY -c scheduleRateMinutes=5': ACCOUNT,
   'npx cdk destroy --all': ACCOUNT,
+  'npx accounting-events connections add --table <ConnectionsTableName> --region eu-central-1 --name acme --base-url https://api.example.sk --seal-credentials credentials.json --sealing-keys /accounting-events-prod/sealing-keys':
+    'needs an AWS account: the registry table and the sealing keys in SSM Parameter Store (test/local/connections-seal.test.ts runs it against dynalite with SSM stubbed)',
 };
 
 /** What the test runs, in the order of docs/connections.md. */
