@@ -3,7 +3,10 @@
  * (triggered by the intake's `EshopOrder.Imported`, publishing an outcome of its own, with a setting
  * of its own) and no other edit, and then typechecks, lists its outcome in the catalog and the
  * generated docs, lists its setting, routes to it, synthesizes its function, queue, rule and grants,
- * and bundles its generated Lambda entry, which loads.
+ * and bundles its generated Lambda entry, which loads. Then it runs, in the copy: a shop order
+ * through the deployment's intake (the bundles of `cdk.out` with their roles) ends in its outcome
+ * with no call denied, and one through the local runtime's intake ends in its outcome on the
+ * local bus (./new-action-runs.ts).
  */
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -12,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunReport } from './new-action-runs.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -93,6 +97,7 @@ import { buildRoutes } from './functions/core/routes.js';
 import { findHandlerEntry } from './infra/constructs/handler-entry.js';
 import { bundleFunction } from './scripts/bundle-function.mjs';
 import { buildTestApp } from './test/infra/support.js';
+import { runDeployed, runLocal } from './test/architecture/new-action-runs.js';
 
 const app = buildTestApp();
 const entry = findHandlerEntry('${NAME}');
@@ -108,10 +113,14 @@ writeFileSync(process.argv[3], JSON.stringify({
   template: app.statelessTemplate.toJSON(),
   generated: 'source' in entry,
   handlerType: typeof bundle.handler,
+  local: await runLocal('${OUTCOME}'),
+  deployed: await runDeployed(),
 }));
 `;
 
 let copy: string;
+/** The copy's typecheck, started beside the probe (it reads none of the probe's files). */
+let typecheck: Promise<unknown>;
 let result: {
   catalog: string[];
   docs: string;
@@ -121,6 +130,8 @@ let result: {
   template: { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
   generated: boolean;
   handlerType: string;
+  local: RunReport;
+  deployed: RunReport;
 };
 
 beforeAll(async () => {
@@ -150,6 +161,9 @@ beforeAll(async () => {
     .replace(/^(import .*\n)/m, `import { announceImportedOrdersAction } from './${NAME}/action.js';\n$1`);
   expect(withLine).not.toBe(registry);
   writeFileSync(registryPath, withLine);
+  typecheck = run(join(ROOT, 'node_modules', '.bin', 'tsc'), ['--noEmit', '-p', copy], { cwd: copy });
+  // Awaited by its test; until then a failure is not an unhandled rejection.
+  typecheck.catch(() => undefined);
   writeFileSync(join(copy, 'probe.mts'), PROBE);
   const out = join(copy, 'probe.json');
   await run(process.execPath, ['--import', 'tsx', 'probe.mts', join(copy, 'bundle'), out], {
@@ -160,15 +174,14 @@ beforeAll(async () => {
   result = JSON.parse(readFileSync(out, 'utf8'));
 }, 600_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await typecheck?.catch(() => undefined);
   if (copy) rmSync(copy, { recursive: true, force: true });
 });
 
 describe('a new action is its folder plus one registry line', () => {
   it('typechecks', async () => {
-    await expect(
-      run(join(ROOT, 'node_modules', '.bin', 'tsc'), ['--noEmit', '-p', copy], { cwd: copy }),
-    ).resolves.toBeDefined();
+    await expect(typecheck).resolves.toBeDefined();
   }, 600_000);
 
   it('lists its outcome in the catalog and the generated docs, and its setting in the settings table', () => {
@@ -220,5 +233,27 @@ describe('a new action is its folder plus one registry line', () => {
   it('bundles its generated Lambda entry, which loads its definition', () => {
     expect(result.generated).toBe(true);
     expect(result.handlerType).toBe('function');
+  });
+
+  it('runs from its bundle with its role: a shop order through the deployed intake ends in its outcome, no call denied', () => {
+    const { deployed } = result;
+    expect(deployed.problems).toBe('');
+    expect(deployed.status).toBe(202);
+    const types = deployed.published.map((p) => p.detailType);
+    expect(types.filter((t) => t === 'EshopOrder.Imported')).toHaveLength(1);
+    const announced = deployed.published.filter((p) => p.detailType === OUTCOME);
+    expect(announced, JSON.stringify(types)).toHaveLength(1);
+    expect(announced[0]?.caller, 'published by its own function').toMatch(/announceimportedorders/i);
+    expect(types).not.toContain('Action.Failed');
+  });
+
+  it('runs in the local runtime: a shop order through the local intake ends in its outcome on the local bus', () => {
+    const { local } = result;
+    expect(local.problems).toBe('');
+    expect(local.status).toBe(202);
+    const types = local.published.map((p) => p.detailType);
+    expect(types.indexOf('EshopOrder.Imported'), JSON.stringify(types)).toBeGreaterThanOrEqual(0);
+    expect(types.indexOf(OUTCOME)).toBeGreaterThan(types.indexOf('EshopOrder.Imported'));
+    expect(types).not.toContain('Action.Failed');
   });
 });
