@@ -177,7 +177,11 @@ function untraced() {
     name: 'untraced',
     setup(b) {
       b.onResolve({ filter: /[\\/]lambda-tracer(\.js|\.ts)?$/ }, (args) => {
-        const target = resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts');
+        // `#functions/…` is the package's subpath import of `functions/…` (package.json `imports`).
+        const path = args.path.startsWith('#')
+          ? join(PROJECT_ROOT, args.path.slice(1))
+          : resolve(args.resolveDir, args.path);
+        const target = path.replace(/\.js$/, '.ts');
         return target === TRACER_MODULE ? { path: UNTRACED_MODULE } : undefined;
       });
     },
@@ -241,7 +245,9 @@ export function assetFiles(dir) {
 }
 
 /** The bundler's own source: part of every cache key, so a change to how bundles are made misses. */
-const BUNDLER_DIGEST = createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex');
+const BUNDLER_DIGEST = createHash('sha256')
+  .update(readFileSync(fileURLToPath(import.meta.url)))
+  .digest('hex');
 
 /** SHA-256 of a file, remembered while its size and modification time are the same. */
 const digests = new Map();
@@ -258,7 +264,9 @@ function digestOf(file) {
 function cacheEntryOf(options, cacheDir) {
   const { outdir: _outdir, ...rest } = options;
   const key = createHash('sha256')
-    .update(JSON.stringify({ ...rest, esbuild: esbuildVersion, node: process.version, bundler: BUNDLER_DIGEST }))
+    .update(
+      JSON.stringify({ ...rest, esbuild: esbuildVersion, node: process.version, bundler: BUNDLER_DIGEST }),
+    )
     .digest('hex')
     .slice(0, 32);
   return join(cacheDir, key);

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Sandbox, SandboxOptions } from '../../sandbox/index.js';
+import type { Sandbox, SandboxOptions } from '#sandbox/index.js';
 import type { CollectionName } from '../accounting/collections.js';
 import { createMemoryCheckpointStore } from '../adapters/local/memory-checkpoint-store.js';
 import { createMemoryObjectStore } from '../adapters/local/memory-object-store.js';
@@ -49,7 +49,7 @@ export interface DryRunResult {
 export async function dryRunSync(input: DryRunInput): Promise<DryRunResult> {
   let sandbox: Sandbox | undefined;
   if (input.sandbox !== false) {
-    const { startSandbox } = await import('../../sandbox/index.js');
+    const { startSandbox } = await import('#sandbox/index.js');
     sandbox = await startSandbox(input.sandbox);
   }
   try {

@@ -7,7 +7,7 @@
  * Each entry builds its dependencies from the ports here, as its Lambda handler does on AWS.
  */
 
-import type { Sandbox } from '../../sandbox/index.js';
+import type { Sandbox } from '#sandbox/index.js';
 import type { AccountingApi } from '../accounting/api.js';
 import { DEFAULT_SERVICE_VARIANT, type ServiceVariant } from '../accounting/collections.js';
 import { createDynamoDbCheckpointStore } from '../adapters/aws/dynamodb-checkpoint-store.js';

@@ -14,7 +14,7 @@
  * its poller, actions and intake.
  */
 import { existsSync } from 'node:fs';
-import type { Sandbox } from '../../sandbox/index.js';
+import type { Sandbox } from '#sandbox/index.js';
 import {
   type CollectionName,
   defaultPolledCollectionsFor,

@@ -1,5 +1,5 @@
 /** The local runtime's options and settings that its parts share (`runtime.ts` starts it). */
-import type { Sandbox, SandboxOptions } from '../../sandbox/index.js';
+import type { Sandbox, SandboxOptions } from '#sandbox/index.js';
 import type { CollectionName } from '../accounting/collections.js';
 import { type AccountingConfig, parseAccountingConfig } from '../accounting/config.js';
 import type { DeadLetterStore } from '../adapters/local/dead-letter-store.js';

@@ -5,7 +5,7 @@
  * the intake.
  */
 import { join } from 'node:path';
-import type { Sandbox } from '../../sandbox/index.js';
+import type { Sandbox } from '#sandbox/index.js';
 import { openFileJournal } from '../adapters/local/bus-journal.js';
 import { type DeadLetterStore, openFileDeadLetterStore } from '../adapters/local/dead-letter-store.js';
 import { createLocalBus, type EventBridgeEvent, type LocalBus } from '../adapters/local/local-bus.js';
@@ -59,7 +59,7 @@ export async function startService(
   }
   const given = typeof options.sandbox === 'object' ? options.sandbox : {};
   if (given.instance) return given.instance;
-  const { startSandbox } = await import('../../sandbox/index.js');
+  const { startSandbox } = await import('#sandbox/index.js');
   const sandbox = await startSandbox({
     activity: {
       enabled: true,

@@ -18,7 +18,7 @@
  * handled; the actions' idempotency records (in dynalite) keep effects from repeating.
  */
 import { setMaxListeners } from 'node:events';
-import type { Sandbox } from '../../sandbox/index.js';
+import type { Sandbox } from '#sandbox/index.js';
 import { connectionEventSource } from '../core/connection.js';
 import type { ConnectionEntry } from '../core/connections/connection-entry.js';
 import { ConnectionEntryError } from '../core/connections/connection-entry.js';

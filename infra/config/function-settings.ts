@@ -1,7 +1,7 @@
 /** The functions' own settings a deployment may pass through: `ACTIONS_*` and `INTAKE_*` names. */
-import { actionSettingNames } from '../../functions/core/actions/actions-config.js';
-import { ENV } from '../../functions/shared/env-names.js';
-import { INTAKE_ENV } from '../../functions/shared/intake-env-names.js';
+import { actionSettingNames } from '#functions/core/actions/actions-config.js';
+import { ENV } from '#functions/shared/env-names.js';
+import { INTAKE_ENV } from '#functions/shared/intake-env-names.js';
 
 /** Action settings the deployment sets itself: resource names and the route's DLQ (the connection is `connection`). */
 const INFRA_OWNED_ACTION_SETTINGS: ReadonlySet<string> = new Set([

@@ -7,9 +7,9 @@
  * falls back to its default (./schema.ts). Values from the command line and the environment are
  * strings; the schema coerces them. One error lists every malformed setting with what was expected.
  */
-import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import { ConfigError, type Env, issuesOf, loadSections } from '../../functions/shared/config.js';
+import { loadActionsConfig } from '#functions/core/actions/actions-config.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
+import { ConfigError, type Env, issuesOf, loadSections } from '#functions/shared/config.js';
 import {
   baseInfraConfigSchema,
   INFRA_CONFIG_KEYS,

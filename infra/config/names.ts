@@ -1,5 +1,5 @@
 /** Names the configuration gives: physical name prefix, event sources, connection secrets. */
-import { CONNECTION_SOURCE_PREFIX, connectionEventSource } from '../../functions/core/connection.js';
+import { CONNECTION_SOURCE_PREFIX, connectionEventSource } from '#functions/core/connection.js';
 import type { InfraConfig } from './schema.js';
 
 /** Prefix of every physical name. */

@@ -9,14 +9,14 @@ import {
   defaultPolledCollectionsFor,
   isCollectionOf,
   serviceVariants,
-} from '../../functions/accounting/collections.js';
-import { variantPresets } from '../../functions/accounting/config.js';
+} from '#functions/accounting/collections.js';
+import { variantPresets } from '#functions/accounting/config.js';
 import {
   DeliveryTargetError,
   deployedTargetChecks,
   parseTargetSpecs,
-} from '../../functions/core/delivery/delivery-targets.js';
-import { ENV } from '../../functions/shared/env-names.js';
+} from '#functions/core/delivery/delivery-targets.js';
+import { ENV } from '#functions/shared/env-names.js';
 import { ACTION_SETTING_NAMES, INTAKE_SETTING_NAMES } from './function-settings.js';
 import { idempotencyExpirySeconds } from './replay-horizon.js';
 import {

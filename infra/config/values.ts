@@ -3,15 +3,15 @@
  * are strings: these coerce them (numbers, lists, JSON objects, flags) and say what was expected.
  */
 import * as z from 'zod';
-import { isCollectionName } from '../../functions/accounting/collections.js';
-import { isSecureServiceUrl } from '../../functions/accounting/config.js';
+import { isCollectionName } from '#functions/accounting/collections.js';
+import { isSecureServiceUrl } from '#functions/accounting/config.js';
 import {
   DeliveryTargetError,
   deliveryTargetObjectSchema,
   deployedTargetChecks,
   parseTargetSpecs,
-} from '../../functions/core/delivery/delivery-targets.js';
-import type { LogLevel } from '../../functions/shared/logger.js';
+} from '#functions/core/delivery/delivery-targets.js';
+import type { LogLevel } from '#functions/shared/logger.js';
 
 /** `LOG_LEVEL` values the functions' logger knows; any other value would silently fall back to info. */
 export const FUNCTION_LOG_LEVELS = [

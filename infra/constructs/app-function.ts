@@ -21,8 +21,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ENV } from '../../functions/shared/env-names.js';
-import { BUNDLE_CACHE_ENV, copyCachedBundle, REQUIRE_SHIM_BANNER } from '../../scripts/bundle-function.mjs';
+import { ENV } from '#functions/shared/env-names.js';
+import { BUNDLE_CACHE_ENV, copyCachedBundle, REQUIRE_SHIM_BANNER } from '#scripts/bundle-function.mjs';
 import { findHandlerEntry, type HandlerEntry, MissingHandlerError, PROJECT_ROOT } from './handler-entry.js';
 
 export { REQUIRE_SHIM_BANNER };

@@ -9,7 +9,7 @@
  *
  * Every write has a known length, so no multipart upload is ever started (no `AbortMultipartUpload`).
  */
-import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
+import { pollOptionsSchema } from '#functions/core/sync/poll-options.js';
 import type { BucketAccess } from './grants.js';
 
 /** Key prefix of claim-check payloads. */

@@ -2,7 +2,7 @@
  * Which environment variable names each resource a function is given. The names themselves live
  * once in functions/shared/env-names.ts; this only says which of them infra sets for what.
  */
-import { ENV } from '../../functions/shared/env-names.js';
+import { ENV } from '#functions/shared/env-names.js';
 
 export const FUNCTION_ENV = {
   credentialsSecret: ENV.credentialsSecret,

@@ -10,7 +10,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import type { DetailType } from '../../functions/core/event-catalog.js';
+import type { DetailType } from '#functions/core/event-catalog.js';
 import { acknowledgeWildcardResource } from './acknowledge-wildcards.js';
 import type { AppFunction } from './app-function.js';
 

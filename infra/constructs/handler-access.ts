@@ -5,8 +5,8 @@
  * `DEFAULT_ACTION_ACCESS` (and a synth warning), so a new route still deploys with the narrowest
  * access an action usually needs.
  */
-import type { ActionDefinition } from '../../functions/core/actions/action-definition.js';
-import { findAction } from '../../functions/core/actions/registry.js';
+import type { ActionDefinition } from '#functions/core/actions/action-definition.js';
+import { findAction } from '#functions/core/actions/registry.js';
 
 export interface HandlerAccess {
   /** Reads the credentials secret and calls the accounting service. */

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ActionDefinition } from '../../functions/core/actions/action-definition.js';
-import { findAction } from '../../functions/core/actions/registry.js';
+import type { ActionDefinition } from '#functions/core/actions/action-definition.js';
+import { findAction } from '#functions/core/actions/registry.js';
 
 /** Repository root (this file lives in `infra/constructs/`). */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -16,7 +16,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { DeliveryTarget } from '../../functions/core/delivery/delivery-targets.js';
+import type { DeliveryTarget } from '#functions/core/delivery/delivery-targets.js';
 import type { AlarmTopic } from './alarm-topic.js';
 import { targetDetail, targetSources } from './signed-deliveries.js';
 

@@ -10,7 +10,7 @@ import { CfnOutput, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
-import { ENV } from '../../functions/shared/env-names.js';
+import { ENV } from '#functions/shared/env-names.js';
 import { namePrefix } from '../config/names.js';
 import type { InfraConfig } from '../config/schema.js';
 import { acknowledgeWildcardResource } from './acknowledge-wildcards.js';

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createAccountingClient } from '../../functions/accounting/client.js';
-import {
-  AuthenticationError,
-  SchemaMismatchError,
-  UnauthorizedError,
-} from '../../functions/accounting/errors.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
+import { AuthenticationError, SchemaMismatchError, UnauthorizedError } from '#functions/accounting/errors.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import {
   apiKeyConfig,
   oauthConfig,

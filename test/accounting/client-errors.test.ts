@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAccountingClient } from '../../functions/accounting/client.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
 import {
   ApiError,
   BadRequestError,
@@ -11,8 +11,8 @@ import {
   ServerError,
   UnauthorizedError,
   ValidationError,
-} from '../../functions/accounting/errors.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+} from '#functions/accounting/errors.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import { doc, listReply, problem, useFakeServer } from '../fakes/accounting-server.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createAccountingClient } from '../../functions/accounting/client.js';
-import { InvalidArgumentError, ValidationError } from '../../functions/accounting/errors.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
+import { InvalidArgumentError, ValidationError } from '#functions/accounting/errors.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import { useFakeServer } from '../fakes/accounting-server.js';
 

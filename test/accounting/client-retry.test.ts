@@ -1,14 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createAccountingClient } from '../../functions/accounting/client.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
 import {
   ConnectionError,
   OutcomeUnknownError,
   RateLimitedError,
   ServerError,
   TimeoutError,
-} from '../../functions/accounting/errors.js';
-import { parseRetryAfter } from '../../functions/accounting/responses.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+} from '#functions/accounting/errors.js';
+import { parseRetryAfter } from '#functions/accounting/responses.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import { problem, startFakeServer, useFakeServer } from '../fakes/accounting-server.js';
 import { SERVER_WAIT } from '../support/wait.js';

@@ -5,9 +5,9 @@ import {
   DEFAULT_SCOPE,
   loadAccountingConfig,
   parseAccountingConfig,
-} from '../../functions/accounting/config.js';
-import { Secret } from '../../functions/accounting/secret.js';
-import { ConfigError } from '../../functions/shared/config.js';
+} from '#functions/accounting/config.js';
+import { Secret } from '#functions/accounting/secret.js';
+import { ConfigError } from '#functions/shared/config.js';
 
 const KEY = 'ak_test_Zq8Wm3Rt7Yp2Lk5Nx9Bv4Cs1';
 const SECRET = 'cs_test_Hj6Gf3Ds8Aq1Wz4Xe7Rc2Tv5';

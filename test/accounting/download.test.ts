@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { isNotReady } from '../../functions/accounting/api.js';
-import { createAccountingClient } from '../../functions/accounting/client.js';
+import { isNotReady } from '#functions/accounting/api.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import { useFakeServer } from '../fakes/accounting-server.js';
 

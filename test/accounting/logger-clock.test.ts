@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Secret } from '../../functions/accounting/secret.js';
-import { createManualClock, systemClock } from '../../functions/shared/clock.js';
-import { loadLogLevel } from '../../functions/shared/config.js';
-import { createLogger, isSensitiveKey, redactText } from '../../functions/shared/logger.js';
+import { Secret } from '#functions/accounting/secret.js';
+import { createManualClock, systemClock } from '#functions/shared/clock.js';
+import { loadLogLevel } from '#functions/shared/config.js';
+import { createLogger, isSensitiveKey, redactText } from '#functions/shared/logger.js';
 
 describe('logger', () => {
   it('writes one JSON object per line with constant message and data in keys', () => {

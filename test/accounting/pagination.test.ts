@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiRecord, Page } from '../../functions/accounting/api.js';
-import { createAccountingClient } from '../../functions/accounting/client.js';
-import { InvalidArgumentError, PaginationError } from '../../functions/accounting/errors.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+import type { ApiRecord, Page } from '#functions/accounting/api.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
+import { InvalidArgumentError, PaginationError } from '#functions/accounting/errors.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import { doc, type RecordedRequest, type Reply, useFakeServer } from '../fakes/accounting-server.js';
 

@@ -4,7 +4,7 @@ import {
   decideRetry,
   type RetryDecision,
   type RetryState,
-} from '../../functions/accounting/retry-policy.js';
+} from '#functions/accounting/retry-policy.js';
 
 const read: RetryState = {
   attempt: 1,

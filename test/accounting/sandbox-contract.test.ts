@@ -4,11 +4,11 @@
  * id, a streamed PDF and an ISDOC export.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isNotReady } from '../../functions/accounting/api.js';
-import { type AccountingClient, createAccountingClient } from '../../functions/accounting/client.js';
-import { parseAccountingConfig } from '../../functions/accounting/config.js';
-import { NotFoundError } from '../../functions/accounting/errors.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { isNotReady } from '#functions/accounting/api.js';
+import { type AccountingClient, createAccountingClient } from '#functions/accounting/client.js';
+import { parseAccountingConfig } from '#functions/accounting/config.js';
+import { NotFoundError } from '#functions/accounting/errors.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 
 async function ids(it: AsyncIterable<{ Id: string }>): Promise<string[]> {
   const out: string[] = [];

@@ -5,9 +5,9 @@
  */
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createAccountingClient } from '../../functions/accounting/client.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { createLogger } from '../../functions/shared/logger.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { createLogger } from '#functions/shared/logger.js';
 import {
   apiKeyConfig,
   oauthConfig,

@@ -4,10 +4,10 @@
  * and never repeats a side effect.
  */
 import { describe, expect, it } from 'vitest';
-import { createAccountingClient } from '../../functions/accounting/client.js';
-import { OutcomeUnknownError } from '../../functions/accounting/errors.js';
-import { createAgent } from '../../functions/accounting/transport.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
+import { OutcomeUnknownError } from '#functions/accounting/errors.js';
+import { createAgent } from '#functions/accounting/transport.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import {
   type RecordedRequest,

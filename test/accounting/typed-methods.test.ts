@@ -4,12 +4,12 @@
  * operation's schema before anything reaches the caller.
  */
 import { describe, expect, it } from 'vitest';
-import { createAccountingClient } from '../../functions/accounting/client.js';
-import { serviceVariants } from '../../functions/accounting/collections.js';
-import { operationsFor } from '../../functions/accounting/endpoints.js';
-import { InvalidArgumentError, SchemaMismatchError } from '../../functions/accounting/errors.js';
-import { operationMethodNames } from '../../functions/accounting/operation-methods.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
+import { serviceVariants } from '#functions/accounting/collections.js';
+import { operationsFor } from '#functions/accounting/endpoints.js';
+import { InvalidArgumentError, SchemaMismatchError } from '#functions/accounting/errors.js';
+import { operationMethodNames } from '#functions/accounting/operation-methods.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import { useFakeServer } from '../fakes/accounting-server.js';
 

@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  defineEventAction,
-  type EventActionDefinition,
-} from '../../functions/core/actions/action-definition.js';
-import { defaultActionsConfig, loadActionsConfig } from '../../functions/core/actions/actions-config.js';
-import { createActionEntry } from '../../functions/core/actions/run-action.js';
-import { ACTION_FAILED, actionFailedEntry } from '../../functions/core/events/action-events.js';
-import { intakeEntry } from '../../functions/core/events/intake-events.js';
-import { buildRoutes, checkRoutes, RoutingTableError, routesOf } from '../../functions/core/routes.js';
-import { createLogger } from '../../functions/shared/logger.js';
+import { defineEventAction, type EventActionDefinition } from '#functions/core/actions/action-definition.js';
+import { defaultActionsConfig, loadActionsConfig } from '#functions/core/actions/actions-config.js';
+import { createActionEntry } from '#functions/core/actions/run-action.js';
+import { ACTION_FAILED, actionFailedEntry } from '#functions/core/events/action-events.js';
+import { intakeEntry } from '#functions/core/events/intake-events.js';
+import { buildRoutes, checkRoutes, RoutingTableError, routesOf } from '#functions/core/routes.js';
+import { createLogger } from '#functions/shared/logger.js';
 
 const config = defaultActionsConfig();
 const imported = intakeEntry('Imported');

@@ -6,16 +6,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountingApi } from '../../functions/accounting/api.js';
-import { createAccountingClient } from '../../functions/accounting/client.js';
-import { parseAccountingConfig } from '../../functions/accounting/config.js';
-import { TimeoutError } from '../../functions/accounting/errors.js';
-import { transferDocumentsAction } from '../../functions/core/actions/transfer-documents/action.js';
-import { defineSqsAction } from '../../functions/handlers/action-runtime.js';
-import { createInvocationDeadline } from '../../functions/handlers/invocation-deadline.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
+import { parseAccountingConfig } from '#functions/accounting/config.js';
+import { TimeoutError } from '#functions/accounting/errors.js';
+import { transferDocumentsAction } from '#functions/core/actions/transfer-documents/action.js';
+import { defineSqsAction } from '#functions/handlers/action-runtime.js';
+import { createInvocationDeadline } from '#functions/handlers/invocation-deadline.js';
 
-import { createManualClock } from '../../functions/shared/clock.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 import { sqsRecord } from '../support/event-fixtures.js';
 import { registryOfOne } from './registry-of-one.js';
 import { recordEvent, recordingLogger, recordingPublisher } from './support.js';

@@ -4,17 +4,17 @@
  * what the Lambda reads), the tests' connection, and the given ports for it. The action's settings
  * come from that path (the environment's `ACTIONS_*`), as on Lambda.
  */
-import { createEnvConnectionRegistry } from '../../functions/adapters/env-connection-registry.js';
+import { createEnvConnectionRegistry } from '#functions/adapters/env-connection-registry.js';
 import type {
   ActionPorts,
   ActionResource,
   EventActionDefinition,
-} from '../../functions/core/actions/action-definition.js';
-import type { ActionsConfig } from '../../functions/core/actions/config.js';
-import type { ActionEntry } from '../../functions/core/actions/run-action.js';
-import { connectionActionEntry, type EachConnectionDeps } from '../../functions/core/connection-actions.js';
-import type { Logger } from '../../functions/core/ports.js';
-import { ENV } from '../../functions/shared/env-names.js';
+} from '#functions/core/actions/action-definition.js';
+import type { ActionsConfig } from '#functions/core/actions/config.js';
+import type { ActionEntry } from '#functions/core/actions/run-action.js';
+import { connectionActionEntry, type EachConnectionDeps } from '#functions/core/connection-actions.js';
+import type { Logger } from '#functions/core/ports.js';
+import { ENV } from '#functions/shared/env-names.js';
 import { CONNECTION } from './support.js';
 
 /** A connection's ports but its settings, which the path derives from the registry entry (built once). */

@@ -4,15 +4,15 @@ import {
   ActionRegistryError,
   defineEventAction,
   validateRegistry,
-} from '../../functions/core/actions/action-definition.js';
-import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
-import { isdocSettings } from '../../functions/core/actions/archive-isdoc/settings.js';
-import { actionRegistry, findAction } from '../../functions/core/actions/registry.js';
-import { ACTION_FAILED } from '../../functions/core/events/action-events.js';
-import { buildRoutes, buildScheduledActions } from '../../functions/core/routes.js';
-import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
-import { accessOf } from '../../infra/constructs/handler-access.js';
-import { findHandlerEntry } from '../../infra/constructs/handler-entry.js';
+} from '#functions/core/actions/action-definition.js';
+import { loadActionsConfig } from '#functions/core/actions/actions-config.js';
+import { isdocSettings } from '#functions/core/actions/archive-isdoc/settings.js';
+import { actionRegistry, findAction } from '#functions/core/actions/registry.js';
+import { ACTION_FAILED } from '#functions/core/events/action-events.js';
+import { buildRoutes, buildScheduledActions } from '#functions/core/routes.js';
+import { loadActionFunctionConfig } from '#functions/handlers/action-config.js';
+import { accessOf } from '#infra/constructs/handler-access.js';
+import { findHandlerEntry } from '#infra/constructs/handler-entry.js';
 
 const everything = loadActionsConfig({
   ACTIONS_TRANSFER_ISSUED_OFFER_TO_RECEIVED_ORDER: 'true',

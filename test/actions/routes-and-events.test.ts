@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
-import { actionOutcomeEntries } from '../../functions/core/actions/registry.js';
-import { einvoicingPolicy } from '../../functions/core/actions/send-invoice/channel-policy.js';
-import { matchesPattern } from '../../functions/core/event-pattern.js';
-import { actionFailedEntry } from '../../functions/core/events/action-events.js';
+import { loadActionsConfig } from '#functions/core/actions/actions-config.js';
+import { actionOutcomeEntries } from '#functions/core/actions/registry.js';
+import { einvoicingPolicy } from '#functions/core/actions/send-invoice/channel-policy.js';
+import { matchesPattern } from '#functions/core/event-pattern.js';
+import { actionFailedEntry } from '#functions/core/events/action-events.js';
 
 const actionEvents = [...actionOutcomeEntries, actionFailedEntry];
 
-import { buildRoutes, buildScheduledActions, routes } from '../../functions/core/routes.js';
+import { buildRoutes, buildScheduledActions, routes } from '#functions/core/routes.js';
 import { recordEvent } from './support.js';
 
 const modificationInfo = { CreatedDate: '2026-03-01T08:00:00Z', ModifiedDate: '2026-03-01T08:00:00Z' };

@@ -4,12 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
-import type { ApiRecord } from '../../functions/accounting/api.js';
-import { type AccountingClient, createAccountingClient } from '../../functions/accounting/client.js';
-import { parseAccountingConfig } from '../../functions/accounting/config.js';
-import { idempotencyKey } from '../../functions/core/events/envelope.js';
-import type { BusEvent, EventPublisher, Logger } from '../../functions/core/ports.js';
-import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/index.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import { type AccountingClient, createAccountingClient } from '#functions/accounting/client.js';
+import { parseAccountingConfig } from '#functions/accounting/config.js';
+import { idempotencyKey } from '#functions/core/events/envelope.js';
+import type { BusEvent, EventPublisher, Logger } from '#functions/core/ports.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '#sandbox/index.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
 import { recordEventFixture } from '../support/event-fixtures.js';
 

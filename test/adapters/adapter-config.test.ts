@@ -5,11 +5,11 @@ import {
   ADAPTER_DEFAULTS,
   createAwsAdapters,
   loadAdapterConfig,
-} from '../../functions/adapters/aws/adapter-config.js';
-import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { ConfigError } from '../../functions/shared/config.js';
-import { createLogger } from '../../functions/shared/logger.js';
+} from '#functions/adapters/aws/adapter-config.js';
+import { createDynamoDbCheckpointStore } from '#functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { ConfigError } from '#functions/shared/config.js';
+import { createLogger } from '#functions/shared/logger.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
 
 describe('loadAdapterConfig', () => {

@@ -2,12 +2,12 @@ import { appendFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openFileJournal } from '../../functions/adapters/local/bus-journal.js';
-import { openFileDeadLetterStore } from '../../functions/adapters/local/dead-letter-store.js';
-import { createLocalBus, type EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
-import type { Route } from '../../functions/core/routes.js';
-import { openEventsOut } from '../../functions/local/events-out.js';
-import { createLogger } from '../../functions/shared/logger.js';
+import { openFileJournal } from '#functions/adapters/local/bus-journal.js';
+import { openFileDeadLetterStore } from '#functions/adapters/local/dead-letter-store.js';
+import { createLocalBus, type EventBridgeEvent } from '#functions/adapters/local/local-bus.js';
+import type { Route } from '#functions/core/routes.js';
+import { openEventsOut } from '#functions/local/events-out.js';
+import { createLogger } from '#functions/shared/logger.js';
 
 const logger = createLogger({ level: 'silent' });
 let dir: string;

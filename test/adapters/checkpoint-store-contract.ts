@@ -1,8 +1,8 @@
 /** One contract for every `CheckpointStore`: the memory store and the DynamoDB adapter both run it. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CheckpointConflictError } from '../../functions/core/errors.js';
-import type { CheckpointStore } from '../../functions/core/ports.js';
+import { CheckpointConflictError } from '#functions/core/errors.js';
+import type { CheckpointStore } from '#functions/core/ports.js';
 
 interface Checkpoint {
   watermark: string;

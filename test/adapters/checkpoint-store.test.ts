@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CheckpointItemError,
   createDynamoDbCheckpointStore,
-} from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
-import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
+} from '#functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createMemoryCheckpointStore } from '#functions/adapters/local/memory-checkpoint-store.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
 import { describeCheckpointStoreContract } from './checkpoint-store-contract.js';
 

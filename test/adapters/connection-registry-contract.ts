@@ -1,15 +1,12 @@
 /** One contract for every `ConnectionRegistry`: the JSON file and DynamoDB (dynalite) both run it. */
 import { describe, expect, it } from 'vitest';
-import {
-  ConnectionEntryError,
-  parseConnectionEntry,
-} from '../../functions/core/connections/connection-entry.js';
+import { ConnectionEntryError, parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
 import {
   type ConnectionRegistry,
   ConnectionRegistryError,
   DuplicateConnectionError,
   UnknownConnectionError,
-} from '../../functions/core/connections/registry.js';
+} from '#functions/core/connections/registry.js';
 
 export interface RegistryUnderTest {
   registry: ConnectionRegistry;

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
-import { createFileConnectionRegistry } from '../../functions/adapters/local/file-connection-registry.js';
-import { FileLockTimeoutError, withFileLock } from '../../functions/adapters/local/file-lock.js';
-import { ConnectionsFileError } from '../../functions/core/connections/connections-file.js';
+import { createDynamoDbConnectionRegistry } from '#functions/adapters/aws/dynamodb-connection-registry.js';
+import { createFileConnectionRegistry } from '#functions/adapters/local/file-connection-registry.js';
+import { FileLockTimeoutError, withFileLock } from '#functions/adapters/local/file-lock.js';
+import { ConnectionsFileError } from '#functions/core/connections/connections-file.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
 import { describeConnectionRegistryContract, entry } from './connection-registry-contract.js';
 

@@ -9,7 +9,7 @@ import {
   inspectDataDirLock,
   LOCK_FILE,
   UNREADABLE_GRACE_MS,
-} from '../../functions/adapters/local/data-dir-lock.js';
+} from '#functions/adapters/local/data-dir-lock.js';
 import { cli } from '../local/cli-harness.js';
 
 let dir: string;

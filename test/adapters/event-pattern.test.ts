@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { matchesPattern, type PatternEvent } from '../../functions/core/event-pattern.js';
-import { routes } from '../../functions/core/routes.js';
+import { matchesPattern, type PatternEvent } from '#functions/core/event-pattern.js';
+import { routes } from '#functions/core/routes.js';
 
 const event = (detailType: string, detail: unknown, source = 'accounting.demo'): PatternEvent => ({
   source,

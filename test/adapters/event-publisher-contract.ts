@@ -1,6 +1,6 @@
 /** One contract for every `EventPublisher`: the local bus and the EventBridge adapter both run it. */
 import { describe, expect, it } from 'vitest';
-import type { BusEvent, EventPublisher } from '../../functions/core/ports.js';
+import type { BusEvent, EventPublisher } from '#functions/core/ports.js';
 
 export interface PublisherUnderTest {
   publisher: EventPublisher;

@@ -1,10 +1,10 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach } from 'vitest';
-import { createEventBridgePublisher } from '../../functions/adapters/aws/eventbridge-publisher.js';
-import { createLocalBus } from '../../functions/adapters/local/local-bus.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { createLogger } from '../../functions/shared/logger.js';
+import { createEventBridgePublisher } from '#functions/adapters/aws/eventbridge-publisher.js';
+import { createLocalBus } from '#functions/adapters/local/local-bus.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { createLogger } from '#functions/shared/logger.js';
 import { describeEventPublisherContract } from './event-publisher-contract.js';
 
 const logger = createLogger({ level: 'silent' });

@@ -11,11 +11,11 @@ import {
   createEventBridgePublisher,
   entrySize,
   planBatches,
-} from '../../functions/adapters/aws/eventbridge-publisher.js';
-import { PublishError } from '../../functions/core/errors.js';
-import type { BusEvent } from '../../functions/core/ports.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { createLogger } from '../../functions/shared/logger.js';
+} from '#functions/adapters/aws/eventbridge-publisher.js';
+import { PublishError } from '#functions/core/errors.js';
+import type { BusEvent } from '#functions/core/ports.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { createLogger } from '#functions/shared/logger.js';
 
 const eventBridge = mockClient(EventBridgeClient);
 afterEach(() => eventBridge.reset());

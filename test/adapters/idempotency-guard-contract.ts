@@ -1,8 +1,8 @@
 /** One contract for every `IdempotencyGuard`: the in-memory guard and the Powertools (dynalite) guard both run it. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ActionInProgressError } from '../../functions/core/actions/errors.js';
-import type { IdempotencyGuard, IdempotencyKeyParts } from '../../functions/core/actions/ports.js';
+import { ActionInProgressError } from '#functions/core/actions/errors.js';
+import type { IdempotencyGuard, IdempotencyKeyParts } from '#functions/core/actions/ports.js';
 
 export function describeIdempotencyGuardContract(
   name: string,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
-import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
-import { createMemoryIdempotencyGuard } from '../../functions/adapters/local/memory-idempotency-guard.js';
+import { createPowertoolsGuard } from '#functions/adapters/aws/powertools-idempotency-guard.js';
+import { createMemoryIdempotencyGuard } from '#functions/adapters/local/memory-idempotency-guard.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
 import { describeIdempotencyGuardContract } from './idempotency-guard-contract.js';
 

@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { addLambdaContext, LambdaLogger } from '../../functions/adapters/aws/lambda-logger.js';
-import { createLogger, REDACTED, registerSecretValue } from '../../functions/shared/logger.js';
+import { addLambdaContext, LambdaLogger } from '#functions/adapters/aws/lambda-logger.js';
+import { createLogger, REDACTED, registerSecretValue } from '#functions/shared/logger.js';
 
 const context = {
   functionName: 'archive-isdoc',
@@ -85,7 +85,7 @@ describe('LambdaLogger (Powertools)', () => {
 
 describe('lazyHandler (tracing outside Lambda)', () => {
   it('passes the event and context through, builds once, and retries a failed build', async () => {
-    const { lazyHandler } = await import('../../functions/handlers/lazy-handler.js');
+    const { lazyHandler } = await import('#functions/handlers/lazy-handler.js');
     let builds = 0;
     const handler = lazyHandler(async () => {
       builds += 1;

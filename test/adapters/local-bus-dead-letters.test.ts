@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalBus, type LocalBus } from '../../functions/adapters/local/local-bus.js';
-import type { Route } from '../../functions/core/routes.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { createLogger } from '../../functions/shared/logger.js';
+import { createLocalBus, type LocalBus } from '#functions/adapters/local/local-bus.js';
+import type { Route } from '#functions/core/routes.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { createLogger } from '#functions/shared/logger.js';
 
 const logger = createLogger({ level: 'silent' });
 

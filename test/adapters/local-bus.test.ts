@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalBus, type EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
-import { PublishError } from '../../functions/core/errors.js';
-import type { DetailType } from '../../functions/core/event-catalog.js';
-import type { SourceDetailType } from '../../functions/core/events/catalog.js';
-import type { BusEvent } from '../../functions/core/ports.js';
-import type { Route } from '../../functions/core/routes.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { createLogger } from '../../functions/shared/logger.js';
+import { createLocalBus, type EventBridgeEvent } from '#functions/adapters/local/local-bus.js';
+import { PublishError } from '#functions/core/errors.js';
+import type { DetailType } from '#functions/core/event-catalog.js';
+import type { SourceDetailType } from '#functions/core/events/catalog.js';
+import type { BusEvent } from '#functions/core/ports.js';
+import type { Route } from '#functions/core/routes.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { createLogger } from '#functions/shared/logger.js';
 
 const logger = createLogger({ level: 'silent' });
 

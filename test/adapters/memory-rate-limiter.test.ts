@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAccountingClient } from '../../functions/accounting/client.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
 import {
   createMemoryRateLimiter,
   RateLimiterHaltedError,
-} from '../../functions/adapters/local/memory-rate-limiter.js';
-import { requestLimiterFor } from '../../functions/core/connections/request-limiter.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+} from '#functions/adapters/local/memory-rate-limiter.js';
+import { requestLimiterFor } from '#functions/core/connections/request-limiter.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import { startFakeServer } from '../fakes/accounting-server.js';
 import { describeRateLimiterContract } from './rate-limiter-contract.js';

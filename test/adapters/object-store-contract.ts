@@ -3,8 +3,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
-import { ObjectExistsError } from '../../functions/core/errors.js';
-import type { ObjectStore } from '../../functions/core/ports.js';
+import { ObjectExistsError } from '#functions/core/errors.js';
+import type { ObjectStore } from '#functions/core/ports.js';
 
 export interface ObjectStoreCapabilities {
   /** Whether `ifNoneMatch` is enforced by the backing store (s3rver ignores it). */

@@ -10,9 +10,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
-import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
-import { ChecksumMismatchError, ObjectExistsError } from '../../functions/core/errors.js';
+import { createS3ObjectStore } from '#functions/adapters/aws/s3-object-store.js';
+import { createMemoryObjectStore } from '#functions/adapters/local/memory-object-store.js';
+import { ChecksumMismatchError, ObjectExistsError } from '#functions/core/errors.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
 import { describeObjectStoreContract } from './object-store-contract.js';
 

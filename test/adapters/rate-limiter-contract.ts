@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import type { RateLimit } from '../../functions/core/connections/connection-entry.js';
-import type { RateLimiter } from '../../functions/core/connections/token-bucket.js';
-import { createManualClock, type ManualClock } from '../../functions/shared/clock.js';
+import type { RateLimit } from '#functions/core/connections/connection-entry.js';
+import type { RateLimiter } from '#functions/core/connections/token-bucket.js';
+import { createManualClock, type ManualClock } from '#functions/shared/clock.js';
 import { SERVER_WAIT } from '../support/wait.js';
 
 export type RateLimiterFactory = (options: {

@@ -1,10 +1,10 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAccountingClient } from '../../functions/accounting/client.js';
-import { createDynamoDbRateLimiter } from '../../functions/adapters/aws/dynamodb-rate-limiter.js';
-import { createMemoryRateLimiter } from '../../functions/adapters/local/memory-rate-limiter.js';
-import { requestLimiterFor } from '../../functions/core/connections/request-limiter.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
+import { createDynamoDbRateLimiter } from '#functions/adapters/aws/dynamodb-rate-limiter.js';
+import { createMemoryRateLimiter } from '#functions/adapters/local/memory-rate-limiter.js';
+import { requestLimiterFor } from '#functions/core/connections/request-limiter.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import { startFakeServer } from '../fakes/accounting-server.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';

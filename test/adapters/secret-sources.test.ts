@@ -8,12 +8,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createSecretsManagerSource,
   SecretFormatError,
-} from '../../functions/adapters/aws/secrets-manager-source.js';
+} from '#functions/adapters/aws/secrets-manager-source.js';
 import {
   createEnvSecretSource,
   MissingCredentialsError,
-} from '../../functions/adapters/local/env-secret-source.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+} from '#functions/adapters/local/env-secret-source.js';
+import { createManualClock } from '#functions/shared/clock.js';
 
 const secrets = mockClient(SecretsManagerClient);
 afterEach(() => secrets.reset());

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isdocSchemaFiles } from '../../functions/adapters/isdoc/isdoc-schema-files.js';
-import { createXsdIsdocSchema, ISDOC_SCHEMA_NAME } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
-import { startSandbox } from '../../sandbox/index.js';
+import { isdocSchemaFiles } from '#functions/adapters/isdoc/isdoc-schema-files.js';
+import { createXsdIsdocSchema, ISDOC_SCHEMA_NAME } from '#functions/adapters/isdoc/xsd-isdoc-schema.js';
+import { startSandbox } from '#sandbox/index.js';
 
 const NS = 'http://isdoc.cz/namespace/2013';
 const SCHEMA_DIR = new URL('../../functions/adapters/isdoc/schema/', import.meta.url);

@@ -7,10 +7,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sampleOrder } from '../../functions/local/intake-samples.js';
-import { postSignedOrder } from '../../functions/local/intake-send.js';
-import { startRuntime } from '../../functions/local/runtime.js';
-import { startSandbox } from '../../sandbox/index.js';
+import { sampleOrder } from '#functions/local/intake-samples.js';
+import { postSignedOrder } from '#functions/local/intake-send.js';
+import { startRuntime } from '#functions/local/runtime.js';
+import { startSandbox } from '#sandbox/index.js';
 import { deploy } from '../deployment/deployment.js';
 import { failedInvocations, postGenericOrder, webhookSecret } from '../deployment/flows.js';
 import { findingsAfterTest } from '../deployment/proof-of-use.js';

@@ -24,7 +24,7 @@ const OUTCOME = 'EshopOrder.Announced';
 
 const FOLDER: Record<string, string> = {
   'events.ts': `import * as z from 'zod';
-import { type CatalogEntry, ENVELOPE_VERSION } from '../../events/catalog-entry.js';
+import { type CatalogEntry, ENVELOPE_VERSION } from '#functions/core/events/catalog-entry.js';
 
 export const ANNOUNCED = 'EshopOrder.Announced' as const;
 
@@ -49,8 +49,8 @@ declare module '../config.js' {
   }
 }
 `,
-  'action.ts': `import { ACTION_FAILED } from '../../events/action-events.js';
-import { intakeEntry } from '../../events/intake-events.js';
+  'action.ts': `import { ACTION_FAILED } from '#functions/core/events/action-events.js';
+import { intakeEntry } from '#functions/core/events/intake-events.js';
 import { actionContextDeps, defineEventAction, eventSourceOf } from '../action-definition.js';
 import { publishOutcome } from '../outcomes.js';
 import { ANNOUNCED, announcedEntry } from './events.js';

@@ -10,10 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFioApi, FioApiError } from '../../functions/adapters/http/fio-api.js';
-import { createFioPoller } from '../../functions/core/bank/fio-poll.js';
-import { fileFioCursor } from '../../functions/local/fio-cursor.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+import { createFioApi, FioApiError } from '#functions/adapters/http/fio-api.js';
+import { createFioPoller } from '#functions/core/bank/fio-poll.js';
+import { fileFioCursor } from '#functions/local/fio-cursor.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
 
 const TOKEN = 'fio-test-token-0123456789abcdef0123456789abcdef0123456789abcdef';

@@ -6,13 +6,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createEnvConnectionRegistry } from '../../functions/adapters/env-connection-registry.js';
+import { createEnvConnectionRegistry } from '#functions/adapters/env-connection-registry.js';
 import {
   connectionOfStatementKey,
   type DroppedStatementDeps,
   importDroppedStatement,
-} from '../../functions/core/bank/statement-drop.js';
-import { systemClock } from '../../functions/shared/clock.js';
+} from '#functions/core/bank/statement-drop.js';
+import { systemClock } from '#functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
 
 const CAMT = new Uint8Array(readFileSync(new URL('../fixtures/bank/camt053-001-02.xml', import.meta.url)));

@@ -9,15 +9,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
-import { OutcomeUnknownError } from '../../functions/accounting/errors.js';
-import { createMemoryIdempotencyGuard } from '../../functions/adapters/local/memory-idempotency-guard.js';
-import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
-import { liquidatePaymentsAction } from '../../functions/core/actions/liquidate-payments/action.js';
-import { createActionEntry } from '../../functions/core/actions/run-action.js';
-import { importStatement, receivedEvent } from '../../functions/core/bank/import-statement.js';
-import type { BusEvent } from '../../functions/core/ports.js';
-import { systemClock } from '../../functions/shared/clock.js';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { OutcomeUnknownError } from '#functions/accounting/errors.js';
+import { createMemoryIdempotencyGuard } from '#functions/adapters/local/memory-idempotency-guard.js';
+import { loadActionsConfig } from '#functions/core/actions/actions-config.js';
+import { liquidatePaymentsAction } from '#functions/core/actions/liquidate-payments/action.js';
+import { createActionEntry } from '#functions/core/actions/run-action.js';
+import { importStatement, receivedEvent } from '#functions/core/bank/import-statement.js';
+import type { BusEvent } from '#functions/core/ports.js';
+import { systemClock } from '#functions/shared/clock.js';
 import {
   listAll,
   type RecordingPublisher,

@@ -5,12 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { StatementFormatError } from '../../functions/core/bank/bank-transaction.js';
-import { parseCamt053 } from '../../functions/core/bank/camt053.js';
-import { parseFio } from '../../functions/core/bank/fio.js';
-import { accountFormatOf, fromInternalFormat, parseGpc } from '../../functions/core/bank/gpc.js';
-import { parseStatement } from '../../functions/core/bank/parse-statement.js';
-import { symbolsInText } from '../../functions/core/bank/payment-symbols.js';
+import { StatementFormatError } from '#functions/core/bank/bank-transaction.js';
+import { parseCamt053 } from '#functions/core/bank/camt053.js';
+import { parseFio } from '#functions/core/bank/fio.js';
+import { accountFormatOf, fromInternalFormat, parseGpc } from '#functions/core/bank/gpc.js';
+import { parseStatement } from '#functions/core/bank/parse-statement.js';
+import { symbolsInText } from '#functions/core/bank/payment-symbols.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/bank/${name}`, import.meta.url));
 

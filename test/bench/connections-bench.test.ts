@@ -7,8 +7,8 @@
  * entries cost one KMS decryption per new container; the cost adds up its items at the price list.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { maxConcurrent, measureConnections, WARM_UP_CYCLES } from '../../bench/connections.js';
-import { PRICES } from '../../bench/prices.js';
+import { maxConcurrent, measureConnections, WARM_UP_CYCLES } from '#bench/connections.js';
+import { PRICES } from '#bench/prices.js';
 
 const COUNT = 20;
 let run: Awaited<ReturnType<typeof measureConnections>>;

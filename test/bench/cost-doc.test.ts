@@ -3,8 +3,8 @@
  * results (`npx tsx bench/cost-doc.ts` after `npm run bench`), with every price of the one price list.
  */
 import { describe, expect, it } from 'vitest';
-import { COST_DOC_END, COST_DOC_START, readCostDocInputs, renderCostDoc } from '../../bench/cost-doc.js';
-import { PRICE_LIST } from '../../bench/prices.js';
+import { COST_DOC_END, COST_DOC_START, readCostDocInputs, renderCostDoc } from '#bench/cost-doc.js';
+import { PRICE_LIST } from '#bench/prices.js';
 
 describe('docs/deploy.md connections cost', () => {
   it('is generated from bench/results/latest.json', async () => {

@@ -6,10 +6,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { FIGURE_SECTIONS, readResultFiles, sectionText } from '../../bench/doc-figures.js';
-import { type AllowedFigures, scanFigures, unusedAllowances } from '../../bench/figure-scan.js';
-import { PRICES } from '../../bench/prices.js';
-import { BUNDLE_LIMIT_BYTES } from '../../scripts/bundle-function.mjs';
+import { FIGURE_SECTIONS, readResultFiles, sectionText } from '#bench/doc-figures.js';
+import { type AllowedFigures, scanFigures, unusedAllowances } from '#bench/figure-scan.js';
+import { PRICES } from '#bench/prices.js';
+import { BUNDLE_LIMIT_BYTES } from '#scripts/bundle-function.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
 const DOCS = [

@@ -4,8 +4,8 @@
  * of that when payment state is checked every 60 s at a 5 s poll.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { measureIdlePayments } from '../../bench/idle-payments.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { measureIdlePayments } from '#bench/idle-payments.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 /** The payments proof's comparison finds every kind of miss and mistake it claims to. */
 import { describe, expect, it } from 'vitest';
-import { checkPaymentEvents, type PaymentTruth, type PublishedEvent } from '../../bench/payment-check.js';
+import { checkPaymentEvents, type PaymentTruth, type PublishedEvent } from '#bench/payment-check.js';
 
 const DOC = {
   collection: 'IssuedInvoices',

@@ -22,9 +22,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodePosition } from '../../functions/adapters/local/bus-position.js';
-import { loadPollerSettings } from '../../functions/wiring/poller-config.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { decodePosition } from '#functions/adapters/local/bus-position.js';
+import { loadPollerSettings } from '#functions/wiring/poller-config.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CRASHES = Number(process.env.CHAOS_CRASHES ?? 10);

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { collectionsFor } from '../../functions/accounting/collections.js';
-import { operationsFor } from '../../functions/accounting/endpoints.js';
+import { collectionsFor } from '#functions/accounting/collections.js';
+import { operationsFor } from '#functions/accounting/endpoints.js';
 import { loadOpenApi, OPENAPI_CZ_FILE } from './openapi.js';
 
 const api = loadOpenApi();

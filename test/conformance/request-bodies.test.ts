@@ -9,9 +9,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { operationsFor } from '../../functions/accounting/endpoints.js';
-import { requestDtoOf, requestSchemaFor } from '../../functions/accounting/request-bodies.js';
-import { transferStepsFor } from '../../functions/core/actions/transfer-documents/transfer-steps.js';
+import { operationsFor } from '#functions/accounting/endpoints.js';
+import { requestDtoOf, requestSchemaFor } from '#functions/accounting/request-bodies.js';
+import { transferStepsFor } from '#functions/core/actions/transfer-documents/transfer-steps.js';
 import { loadOpenApi, OPENAPI_CZ_FILE } from './openapi.js';
 import { sample } from './samples.js';
 

@@ -6,10 +6,10 @@
  * names), which parses it with the operation's answer schema.
  */
 import { describe, expect, it } from 'vitest';
-import { createAccountingClient } from '../../functions/accounting/client.js';
-import { findCollection } from '../../functions/accounting/collections.js';
-import { type OperationSpec, operationsFor } from '../../functions/accounting/endpoints.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
+import { findCollection } from '#functions/accounting/collections.js';
+import { type OperationSpec, operationsFor } from '#functions/accounting/endpoints.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import { apiKeyConfig } from '../fakes/accounting-config.js';
 import { useFakeServer } from '../fakes/accounting-server.js';
 import { loadOpenApi } from './openapi.js';

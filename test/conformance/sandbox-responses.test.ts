@@ -5,8 +5,8 @@
  * no missing property (every DTO property present, null where unset, none other).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationsFor } from '../../functions/accounting/endpoints.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { operationsFor } from '#functions/accounting/endpoints.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 import { loadOpenApi, type ValidationReport } from './openapi.js';
 
 const api = loadOpenApi();

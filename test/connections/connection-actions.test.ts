@@ -13,35 +13,32 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiRecord } from '../../functions/accounting/api.js';
-import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
-import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
-import { createDynamoDbRateLimiter } from '../../functions/adapters/aws/dynamodb-rate-limiter.js';
-import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
-import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
-import { createConnectionSecretResolver } from '../../functions/adapters/connection-secrets.js';
-import { createXsdIsdocSchema } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
-import type { EventActionDefinition } from '../../functions/core/actions/action-definition.js';
-import { actionSettingsOfRegistry } from '../../functions/core/actions/actions-config.js';
-import { archiveIsdocAction } from '../../functions/core/actions/archive-isdoc/action.js';
-import type { OpenSendings } from '../../functions/core/actions/open-sendings.js';
-import { transferDocumentsAction } from '../../functions/core/actions/transfer-documents/action.js';
-import { connectionActionEntry, connectionActionsConfig } from '../../functions/core/connection-actions.js';
-import { parseCheckedConnectionEntry } from '../../functions/core/connections/checked-entry.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import { createDynamoDbCheckpointStore } from '#functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createDynamoDbConnectionRegistry } from '#functions/adapters/aws/dynamodb-connection-registry.js';
+import { createDynamoDbRateLimiter } from '#functions/adapters/aws/dynamodb-rate-limiter.js';
+import { createPowertoolsGuard } from '#functions/adapters/aws/powertools-idempotency-guard.js';
+import { createS3ObjectStore } from '#functions/adapters/aws/s3-object-store.js';
+import { createConnectionSecretResolver } from '#functions/adapters/connection-secrets.js';
+import { createXsdIsdocSchema } from '#functions/adapters/isdoc/xsd-isdoc-schema.js';
+import type { EventActionDefinition } from '#functions/core/actions/action-definition.js';
+import { actionSettingsOfRegistry } from '#functions/core/actions/actions-config.js';
+import { archiveIsdocAction } from '#functions/core/actions/archive-isdoc/action.js';
+import type { OpenSendings } from '#functions/core/actions/open-sendings.js';
+import { transferDocumentsAction } from '#functions/core/actions/transfer-documents/action.js';
+import { connectionActionEntry, connectionActionsConfig } from '#functions/core/connection-actions.js';
+import { parseCheckedConnectionEntry } from '#functions/core/connections/checked-entry.js';
 import {
   type ConnectionEntryInput,
   parseConnectionEntry,
-} from '../../functions/core/connections/connection-entry.js';
-import { ENVELOPE_VERSION } from '../../functions/core/events/catalog-entry.js';
-import { idempotencyKey } from '../../functions/core/events/envelope.js';
-import type { ObjectStore } from '../../functions/core/ports.js';
-import {
-  connectionActionClients,
-  connectionActionDeps,
-} from '../../functions/handlers/connection-actions.js';
-import { createInvocationDeadline } from '../../functions/handlers/invocation-deadline.js';
-import { systemClock } from '../../functions/shared/clock.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+} from '#functions/core/connections/connection-entry.js';
+import { ENVELOPE_VERSION } from '#functions/core/events/catalog-entry.js';
+import { idempotencyKey } from '#functions/core/events/envelope.js';
+import type { ObjectStore } from '#functions/core/ports.js';
+import { connectionActionClients, connectionActionDeps } from '#functions/handlers/connection-actions.js';
+import { createInvocationDeadline } from '#functions/handlers/invocation-deadline.js';
+import { systemClock } from '#functions/shared/clock.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
 import { recordEventFixture } from '../support/event-fixtures.js';

@@ -9,25 +9,25 @@
 import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccountingClient } from '../../functions/accounting/client.js';
-import { parseAccountingConfig } from '../../functions/accounting/config.js';
-import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
-import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
-import { createDynamoDbShardLease } from '../../functions/adapters/aws/dynamodb-shard-lease.js';
-import { createCheckpointCache } from '../../functions/core/connections/checkpoint-cache.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
+import { parseAccountingConfig } from '#functions/accounting/config.js';
+import { createDynamoDbCheckpointStore } from '#functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createDynamoDbConnectionRegistry } from '#functions/adapters/aws/dynamodb-connection-registry.js';
+import { createDynamoDbShardLease } from '#functions/adapters/aws/dynamodb-shard-lease.js';
+import { createCheckpointCache } from '#functions/core/connections/checkpoint-cache.js';
 import {
   type ConnectionEntry,
   credentialsVariableOf,
   parseConnectionEntry,
-} from '../../functions/core/connections/connection-entry.js';
-import { dueConnections, isDue } from '../../functions/core/connections/shard.js';
-import { parseDetail } from '../../functions/core/event-catalog.js';
-import type { BusEvent } from '../../functions/core/ports.js';
-import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
-import { pollShardCycle, type ShardCycle } from '../../functions/handlers/poll-connections.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { createConnectionClients } from '../../functions/wiring/connection-clients.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+} from '#functions/core/connections/connection-entry.js';
+import { dueConnections, isDue } from '#functions/core/connections/shard.js';
+import { parseDetail } from '#functions/core/event-catalog.js';
+import type { BusEvent } from '#functions/core/ports.js';
+import { pollOptionsSchema } from '#functions/core/sync/poll-options.js';
+import { pollShardCycle, type ShardCycle } from '#functions/handlers/poll-connections.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { createConnectionClients } from '#functions/wiring/connection-clients.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 import { recordingLogger } from '../actions/support.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
 

@@ -5,21 +5,15 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createConnectionSecretResolver } from '../../functions/adapters/connection-secrets.js';
-import {
-  ConnectionEntryError,
-  parseConnectionEntry,
-} from '../../functions/core/connections/connection-entry.js';
+import { createConnectionSecretResolver } from '#functions/adapters/connection-secrets.js';
+import { ConnectionEntryError, parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
 import {
   ConnectionSecretError,
   connectionAccountingConfig,
-} from '../../functions/core/connections/connection-secret.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { silentLogger } from '../../functions/shared/logger.js';
-import {
-  connectionClientBuilder,
-  createConnectionClients,
-} from '../../functions/wiring/connection-clients.js';
+} from '#functions/core/connections/connection-secret.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { silentLogger } from '#functions/shared/logger.js';
+import { connectionClientBuilder, createConnectionClients } from '#functions/wiring/connection-clients.js';
 
 const SECRET = 'live-key-3f9a-never-print';
 const secretsManager = mockClient(SecretsManagerClient);

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ConnectionEntryError,
-  parseConnectionEntry,
-} from '../../functions/core/connections/connection-entry.js';
-import { decideTake, fullBucket, refill } from '../../functions/core/connections/token-bucket.js';
-import { parseDetail } from '../../functions/core/event-catalog.js';
-import { connectionEvents } from '../../functions/core/events/connection-events.js';
+import { ConnectionEntryError, parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
+import { decideTake, fullBucket, refill } from '#functions/core/connections/token-bucket.js';
+import { parseDetail } from '#functions/core/event-catalog.js';
+import { connectionEvents } from '#functions/core/events/connection-events.js';
 
 describe('connection entry', () => {
   it('fills defaults and strips a trailing slash', () => {

@@ -1,19 +1,19 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createConnectionSecretResolver } from '../../functions/adapters/connection-secrets.js';
+import { createConnectionSecretResolver } from '#functions/adapters/connection-secrets.js';
 import {
   createEnvConnectionRegistry,
   ReadOnlyRegistryError,
-} from '../../functions/adapters/env-connection-registry.js';
-import { isdocSettings } from '../../functions/core/actions/archive-isdoc/settings.js';
-import { connectionEventSource } from '../../functions/core/connection.js';
-import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
-import { ConnectionSecretError } from '../../functions/core/connections/connection-secret.js';
-import { UnknownConnectionError } from '../../functions/core/connections/registry.js';
-import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { ConfigError } from '../../functions/shared/config.js';
+} from '#functions/adapters/env-connection-registry.js';
+import { isdocSettings } from '#functions/core/actions/archive-isdoc/settings.js';
+import { connectionEventSource } from '#functions/core/connection.js';
+import { parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
+import { ConnectionSecretError } from '#functions/core/connections/connection-secret.js';
+import { UnknownConnectionError } from '#functions/core/connections/registry.js';
+import { loadActionFunctionConfig } from '#functions/handlers/action-config.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { ConfigError } from '#functions/shared/config.js';
 
 const SECRET = 'env-registry-key-never-print';
 const secretsManager = mockClient(SecretsManagerClient);

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError, UnauthorizedError } from '../../functions/accounting/errors.js';
-import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
+import { AuthenticationError, UnauthorizedError } from '#functions/accounting/errors.js';
+import { createMemoryCheckpointStore } from '#functions/adapters/local/memory-checkpoint-store.js';
 import {
   classifyConnectionFailure,
   type HealthReport,
   recordHealth,
-} from '../../functions/core/connections/health.js';
-import { parseDetail } from '../../functions/core/event-catalog.js';
-import type { BusEvent, EventPublisher } from '../../functions/core/ports.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { silentLogger } from '../../functions/shared/logger.js';
+} from '#functions/core/connections/health.js';
+import { parseDetail } from '#functions/core/event-catalog.js';
+import type { BusEvent, EventPublisher } from '#functions/core/ports.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { silentLogger } from '#functions/shared/logger.js';
 
 function setup() {
   const events: BusEvent[] = [];

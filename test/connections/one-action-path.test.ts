@@ -9,25 +9,22 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountingApi } from '../../functions/accounting/api.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
 import {
   createEnvConnectionRegistry,
   ReadOnlyRegistryError,
-} from '../../functions/adapters/env-connection-registry.js';
-import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
-import { actionSettingsOfRegistry } from '../../functions/core/actions/actions-config.js';
-import { connectionActionsConfig } from '../../functions/core/connection-actions.js';
-import {
-  type ConnectionEntry,
-  parseConnectionEntry,
-} from '../../functions/core/connections/connection-entry.js';
-import { ENVELOPE_VERSION } from '../../functions/core/events/catalog-entry.js';
-import { idempotencyKey } from '../../functions/core/events/envelope.js';
-import type { BusEvent } from '../../functions/core/ports.js';
-import { startLocalActions } from '../../functions/local/local-actions.js';
-import { type LocalStores, startLocalStores } from '../../functions/local/local-stores.js';
-import { systemClock } from '../../functions/shared/clock.js';
-import { ConfigError } from '../../functions/shared/config.js';
+} from '#functions/adapters/env-connection-registry.js';
+import type { EventBridgeEvent } from '#functions/adapters/local/local-bus.js';
+import { actionSettingsOfRegistry } from '#functions/core/actions/actions-config.js';
+import { connectionActionsConfig } from '#functions/core/connection-actions.js';
+import { type ConnectionEntry, parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
+import { ENVELOPE_VERSION } from '#functions/core/events/catalog-entry.js';
+import { idempotencyKey } from '#functions/core/events/envelope.js';
+import type { BusEvent } from '#functions/core/ports.js';
+import { startLocalActions } from '#functions/local/local-actions.js';
+import { type LocalStores, startLocalStores } from '#functions/local/local-stores.js';
+import { systemClock } from '#functions/shared/clock.js';
+import { ConfigError } from '#functions/shared/config.js';
 import { recordingLogger } from '../actions/support.js';
 
 const INVOICE = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c03';

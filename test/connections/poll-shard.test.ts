@@ -5,21 +5,18 @@
  * checkpoints carry the rest) while the others of its shard finish.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountingApi } from '../../functions/accounting/api.js';
-import { createAccountingClient } from '../../functions/accounting/client.js';
-import { parseAccountingConfig } from '../../functions/accounting/config.js';
-import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
-import {
-  type ConnectionEntry,
-  parseConnectionEntry,
-} from '../../functions/core/connections/connection-entry.js';
-import { type ConnectionOutcome, pollShard } from '../../functions/core/connections/poll-shard.js';
-import { CONNECTION_UNHEALTHY } from '../../functions/core/events/connection-events.js';
-import type { BusEvent } from '../../functions/core/ports.js';
-import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { silentLogger } from '../../functions/shared/logger.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
+import { parseAccountingConfig } from '#functions/accounting/config.js';
+import { createMemoryCheckpointStore } from '#functions/adapters/local/memory-checkpoint-store.js';
+import { type ConnectionEntry, parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
+import { type ConnectionOutcome, pollShard } from '#functions/core/connections/poll-shard.js';
+import { CONNECTION_UNHEALTHY } from '#functions/core/events/connection-events.js';
+import type { BusEvent } from '#functions/core/ports.js';
+import { pollOptionsSchema } from '#functions/core/sync/poll-options.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { silentLogger } from '#functions/shared/logger.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 
 const clock = createManualClock({ start: '2026-06-01T10:00:00Z' });
 let sandbox: Sandbox;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   connectionsFileJsonSchema,
   parseConnectionsDocument,
-} from '../../functions/core/connections/connections-file.js';
+} from '#functions/core/connections/connections-file.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 

@@ -4,22 +4,22 @@
  * failing connection does not stop the others, and the run then fails naming it.
  */
 import { describe, expect, it } from 'vitest';
-import type { AccountingApi } from '../../functions/accounting/api.js';
-import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
-import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
-import { actionPorts } from '../../functions/core/actions/action-definition.js';
-import { type OpenSendings, sendingKey } from '../../functions/core/actions/open-sendings.js';
-import type { IdempotencyGuard } from '../../functions/core/actions/ports.js';
-import { trackEInvoicesAction } from '../../functions/core/actions/track-einvoices/action.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
+import { createMemoryCheckpointStore } from '#functions/adapters/local/memory-checkpoint-store.js';
+import { createMemoryObjectStore } from '#functions/adapters/local/memory-object-store.js';
+import { actionPorts } from '#functions/core/actions/action-definition.js';
+import { type OpenSendings, sendingKey } from '#functions/core/actions/open-sendings.js';
+import type { IdempotencyGuard } from '#functions/core/actions/ports.js';
+import { trackEInvoicesAction } from '#functions/core/actions/track-einvoices/action.js';
 import {
   ConnectionPassesFailedError,
   scheduledForEachConnection,
-} from '../../functions/core/connection-actions.js';
+} from '#functions/core/connection-actions.js';
 import {
   type ConnectionEntryInput,
   parseConnectionEntry,
-} from '../../functions/core/connections/connection-entry.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+} from '#functions/core/connections/connection-entry.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
 import { rawAnswersApi } from '../fakes/raw-answers.js';
 import { memoryRegistry } from './support.js';

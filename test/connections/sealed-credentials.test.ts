@@ -2,19 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createConnectionSecretResolver } from '../../functions/adapters/connection-secrets.js';
-import {
-  ConnectionEntryError,
-  parseConnectionEntry,
-} from '../../functions/core/connections/connection-entry.js';
-import { ConnectionSecretError } from '../../functions/core/connections/connection-secret.js';
+import { createConnectionSecretResolver } from '#functions/adapters/connection-secrets.js';
+import { ConnectionEntryError, parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
+import { ConnectionSecretError } from '#functions/core/connections/connection-secret.js';
 import {
   openSealedCredentials,
   parseSealedReference,
   SealedCredentialsError,
   sealCredentials,
-} from '../../functions/core/connections/sealed-credentials.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+} from '#functions/core/connections/sealed-credentials.js';
+import { createManualClock } from '#functions/shared/clock.js';
 
 const SECRET = 'sealed-key-never-print';
 const PLAIN = JSON.stringify({ apiKey: SECRET });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createConnectionSecretResolver } from '../../functions/adapters/connection-secrets.js';
-import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { silentLogger } from '../../functions/shared/logger.js';
+import { createConnectionSecretResolver } from '#functions/adapters/connection-secrets.js';
+import { parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { silentLogger } from '#functions/shared/logger.js';
 import {
   connectionClientBuilder,
   createConnectionClients,
   type SharedReadsOptions,
-} from '../../functions/wiring/connection-clients.js';
+} from '#functions/wiring/connection-clients.js';
 import { listReply, useFakeServer } from '../fakes/accounting-server.js';
 
 /** Ten companies of one service, each listing its invoices once, all at once. */

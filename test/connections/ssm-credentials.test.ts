@@ -1,13 +1,10 @@
 import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createConnectionSecretResolver } from '../../functions/adapters/connection-secrets.js';
-import {
-  ConnectionEntryError,
-  parseConnectionEntry,
-} from '../../functions/core/connections/connection-entry.js';
-import { ConnectionSecretError } from '../../functions/core/connections/connection-secret.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+import { createConnectionSecretResolver } from '#functions/adapters/connection-secrets.js';
+import { ConnectionEntryError, parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
+import { ConnectionSecretError } from '#functions/core/connections/connection-secret.js';
+import { createManualClock } from '#functions/shared/clock.js';
 
 const SECRET = 'ssm-key-never-print';
 const ssm = mockClient(SSMClient);

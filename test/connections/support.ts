@@ -1,11 +1,11 @@
 /** A connection registry in memory, for tests of what reads the registry. */
-import type { ConnectionEntry } from '../../functions/core/connections/connection-entry.js';
+import type { ConnectionEntry } from '#functions/core/connections/connection-entry.js';
 import {
   type ConnectionRegistry,
   DuplicateConnectionError,
   type RegistryScanner,
   UnknownConnectionError,
-} from '../../functions/core/connections/registry.js';
+} from '#functions/core/connections/registry.js';
 
 export function memoryRegistry(
   initial: readonly ConnectionEntry[] = [],

@@ -1,9 +1,9 @@
 /** The delivery function's SQS handler: each record to its queue's target, retries as batch item failures. */
 import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import type { PostResult } from '../../functions/core/delivery/delivery-decision.js';
-import { loadDeliveryFunctionConfig } from '../../functions/core/delivery/delivery-function-config.js';
-import { createDeliveryHandler } from '../../functions/handlers/deliver-events.js';
+import type { PostResult } from '#functions/core/delivery/delivery-decision.js';
+import { loadDeliveryFunctionConfig } from '#functions/core/delivery/delivery-function-config.js';
+import { createDeliveryHandler } from '#functions/handlers/deliver-events.js';
 
 const target = (n: number) => ({
   id: `delivery-${n}`,

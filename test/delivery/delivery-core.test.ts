@@ -2,19 +2,19 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import type { DeadLetterAttributes } from '../../functions/core/actions/dead-letter-sink.js';
+import type { DeadLetterAttributes } from '#functions/core/actions/dead-letter-sink.js';
 import {
   type DeliveryPorts,
   DeliveryRetryError,
   deliverMessage,
-} from '../../functions/core/delivery/deliver-message.js';
-import { decideDelivery, type PostResult } from '../../functions/core/delivery/delivery-decision.js';
-import { loadDeliveryFunctionConfig } from '../../functions/core/delivery/delivery-function-config.js';
+} from '#functions/core/delivery/deliver-message.js';
+import { decideDelivery, type PostResult } from '#functions/core/delivery/delivery-decision.js';
+import { loadDeliveryFunctionConfig } from '#functions/core/delivery/delivery-function-config.js';
 import {
   SigningSecretError,
   signedHeaders,
   signingSecretOf,
-} from '../../functions/core/delivery/delivery-signature.js';
+} from '#functions/core/delivery/delivery-signature.js';
 import {
   DEPLOYED_TARGET_CHECKS,
   DeliveryTargetError,
@@ -22,8 +22,8 @@ import {
   isLoopbackHost,
   parseTargetSpecs,
   refusedHostReason,
-} from '../../functions/core/delivery/delivery-targets.js';
-import { ConfigError } from '../../functions/shared/config.js';
+} from '#functions/core/delivery/delivery-targets.js';
+import { ConfigError } from '#functions/shared/config.js';
 
 const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
 

@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { buildApp } from '../../infra/build-app.js';
-import { defaultInfraConfig } from '../../infra/config/load.js';
-import type { InfraConfigInput } from '../../infra/config/schema.js';
+import { buildApp } from '#infra/build-app.js';
+import { defaultInfraConfig } from '#infra/config/load.js';
+import type { InfraConfigInput } from '#infra/config/schema.js';
 import { CDK_JSON_CONTEXT, TEST_ENV } from '../infra/support.js';
 
 export const ACCOUNT = TEST_ENV.account;

@@ -25,7 +25,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus-types.js';
+import type { EventBridgeEvent } from '#functions/adapters/local/local-bus-types.js';
 import { ACCOUNT, type Assembly, type Json, REGION } from './assembly.js';
 import { jsonError, jsonOk } from './aws-wire.js';
 import type { Authorizer, Principal } from './iam.js';

@@ -12,12 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
-import {
-  type EmbeddedServers,
-  startEmbeddedServers,
-} from '../../functions/adapters/local/embedded-servers.js';
-import type { InfraConfigInput } from '../../infra/config/schema.js';
-import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/index.js';
+import { type EmbeddedServers, startEmbeddedServers } from '#functions/adapters/local/embedded-servers.js';
+import type { InfraConfigInput } from '#infra/config/schema.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '#sandbox/index.js';
 import { ACCOUNT, type Assembly, type Json, REGION, type Resource, synthesize } from './assembly.js';
 import { AwsStandIn } from './aws-stand-in.js';
 import { type HttpCall, httpApi } from './http-api.js';

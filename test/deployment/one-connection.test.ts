@@ -5,10 +5,10 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiRecord } from '../../functions/accounting/api.js';
-import { orderMarker } from '../../functions/core/intake/map-order.js';
-import { signHeaders } from '../../functions/core/intake/signatures.js';
-import { idempotencyExpirySeconds } from '../../infra/config/replay-horizon.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import { orderMarker } from '#functions/core/intake/map-order.js';
+import { signHeaders } from '#functions/core/intake/signatures.js';
+import { idempotencyExpirySeconds } from '#infra/config/replay-horizon.js';
 import { testInfraConfig } from '../infra/support.js';
 import { largeShopifyOrder } from '../intake/support-orders.js';
 import {

@@ -5,7 +5,7 @@
  * stage of each through the service's e-mail sending, once, to the address the service holds.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiRecord } from '../../functions/accounting/api.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
 import { type Deployment, deploy } from './deployment.js';
 import { detailTypes, failedInvocations } from './flows.js';
 import { describeDenials } from './iam.js';

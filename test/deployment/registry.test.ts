@@ -5,10 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDynamoDbConnectionRegistry } from '../../functions/adapters/aws/dynamodb-connection-registry.js';
-import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
-import { sealCredentials } from '../../functions/core/connections/sealed-credentials.js';
-import { isPayableCollection } from '../../functions/core/sync/payment-run.js';
+import { createDynamoDbConnectionRegistry } from '#functions/adapters/aws/dynamodb-connection-registry.js';
+import { parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
+import { sealCredentials } from '#functions/core/connections/sealed-credentials.js';
+import { isPayableCollection } from '#functions/core/sync/payment-run.js';
 import { ACCOUNT, REGION } from './assembly.js';
 import { namedOutputs, outputValue } from './day-one.js';
 import { type Deployment, deploy } from './deployment.js';

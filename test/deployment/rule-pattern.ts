@@ -10,7 +10,7 @@ import {
   matchesLeaf,
   matchesPattern,
   type PatternValue,
-} from '../../functions/core/event-pattern.js';
+} from '#functions/core/event-pattern.js';
 import type { Json } from './assembly.js';
 
 export class UnsupportedPatternError extends Error {

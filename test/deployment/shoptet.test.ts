@@ -8,9 +8,9 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiRecord } from '../../functions/accounting/api.js';
-import { orderMarker } from '../../functions/core/intake/map-order.js';
-import { type ShoptetTwin, startShoptetTwin } from '../../sandbox/shoptet/shoptet-twin.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import { orderMarker } from '#functions/core/intake/map-order.js';
+import { type ShoptetTwin, startShoptetTwin } from '#sandbox/shoptet/shoptet-twin.js';
 import { type Deployment, deploy } from './deployment.js';
 import { deadLetters, detailTypes, failedInvocations } from './flows.js';
 import { describeDenials } from './iam.js';

@@ -5,7 +5,7 @@
  */
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { brokenRules, preflight, vatPercentFrom } from '../../functions/core/einvoicing/preflight.js';
+import { brokenRules, preflight, vatPercentFrom } from '#functions/core/einvoicing/preflight.js';
 import { type Doc, slovakRates, validInvoiceArb } from './documents.js';
 
 const ctx = { vatPercent: vatPercentFrom(slovakRates) };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { SellerParty } from '../../functions/core/einvoicing/business-terms.js';
-import { participantIdOf } from '../../functions/core/einvoicing/participant.js';
-import { brokenRules, preflight, vatPercentFrom } from '../../functions/core/einvoicing/preflight.js';
-import { einvoiceRules } from '../../functions/core/einvoicing/rules.js';
+import type { SellerParty } from '#functions/core/einvoicing/business-terms.js';
+import { participantIdOf } from '#functions/core/einvoicing/participant.js';
+import { brokenRules, preflight, vatPercentFrom } from '#functions/core/einvoicing/preflight.js';
+import { einvoiceRules } from '#functions/core/einvoicing/rules.js';
 import { type Doc, invoice, slovakRates, validInvoice } from './documents.js';
 
 const seller: SellerParty = {

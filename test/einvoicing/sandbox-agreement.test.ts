@@ -3,7 +3,7 @@
  * rule texts: on every issued invoice of a seeded sandbox they must name the same rules.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brokenRules, preflight, vatPercentFrom } from '../../functions/core/einvoicing/preflight.js';
+import { brokenRules, preflight, vatPercentFrom } from '#functions/core/einvoicing/preflight.js';
 import { type Harness, harness, jsonOf } from '../sandbox/helpers.js';
 
 let h: Harness;

@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { collectionsFor, serviceVariants } from '../../functions/accounting/collections.js';
-import { EventValidationError } from '../../functions/core/errors.js';
-import {
-  eventCatalog,
-  findCatalogEntry,
-  parseDetail,
-  toJsonSchemas,
-} from '../../functions/core/event-catalog.js';
-import { EVENT_CATALOG_VERSION } from '../../functions/core/events/catalog-entry.js';
-import { CATALOG_VERSION } from '../../functions/core/events/catalog-version.js';
-import { idempotencyKey } from '../../functions/core/events/envelope.js';
-import { catalogChangelog, renderSchemaFiles } from '../../functions/core/events/render-docs.js';
-import {
-  catalogFingerprint,
-  currentCatalogVersion,
-  staleFiles,
-} from '../../functions/local/write-schemas.js';
+import { collectionsFor, serviceVariants } from '#functions/accounting/collections.js';
+import { EventValidationError } from '#functions/core/errors.js';
+import { eventCatalog, findCatalogEntry, parseDetail, toJsonSchemas } from '#functions/core/event-catalog.js';
+import { EVENT_CATALOG_VERSION } from '#functions/core/events/catalog-entry.js';
+import { CATALOG_VERSION } from '#functions/core/events/catalog-version.js';
+import { idempotencyKey } from '#functions/core/events/envelope.js';
+import { catalogChangelog, renderSchemaFiles } from '#functions/core/events/render-docs.js';
+import { catalogFingerprint, currentCatalogVersion, staleFiles } from '#functions/local/write-schemas.js';
 
 describe('event catalog', () => {
   it('has Created, Updated and Deleted for every collection of either variant', () => {

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
-import { RecordRefError } from '../../functions/core/errors.js';
+import { createMemoryObjectStore } from '#functions/adapters/local/memory-object-store.js';
+import { RecordRefError } from '#functions/core/errors.js';
 import {
   eventEntryOverflow,
   eventEntrySize,
   resolveRecord,
   storeClaim,
-} from '../../functions/core/events/claim-check.js';
+} from '#functions/core/events/claim-check.js';
 
 describe('claim check', () => {
   it('counts entry size like EventBridge (UTF-8 bytes of source, detail-type, detail, resources, time)', () => {

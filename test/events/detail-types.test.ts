@@ -4,10 +4,10 @@
  * `tsc` over this file, which fails if any of them compiles (the directive is then unused).
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { RecordType } from '../../functions/accounting/collections.js';
-import { isdocArchivedType } from '../../functions/core/actions/archive-isdoc/events.js';
-import { publishOutcome } from '../../functions/core/actions/outcomes.js';
-import { transferredType } from '../../functions/core/actions/transfer-documents/events.js';
+import type { RecordType } from '#functions/accounting/collections.js';
+import { isdocArchivedType } from '#functions/core/actions/archive-isdoc/events.js';
+import { publishOutcome } from '#functions/core/actions/outcomes.js';
+import { transferredType } from '#functions/core/actions/transfer-documents/events.js';
 import {
   type ACTION_FAILED,
   type DetailType,
@@ -16,13 +16,13 @@ import {
   eventCatalog,
   isDetailType,
   type OutcomeDetailType,
-} from '../../functions/core/event-catalog.js';
-import type { CONNECTION_UNHEALTHY } from '../../functions/core/events/connection-events.js';
-import { recordDetailType } from '../../functions/core/events/envelope.js';
-import { intakeDetailType } from '../../functions/core/events/intake-events.js';
-import type { BusEvent } from '../../functions/core/ports.js';
-import type { RoutePattern } from '../../functions/core/route-spec.js';
-import type { PutEventsScope } from '../../infra/constructs/grants.js';
+} from '#functions/core/event-catalog.js';
+import type { CONNECTION_UNHEALTHY } from '#functions/core/events/connection-events.js';
+import { recordDetailType } from '#functions/core/events/envelope.js';
+import { intakeDetailType } from '#functions/core/events/intake-events.js';
+import type { BusEvent } from '#functions/core/ports.js';
+import type { RoutePattern } from '#functions/core/route-spec.js';
+import type { PutEventsScope } from '#infra/constructs/grants.js';
 
 describe('detail-types are checked at compile time', () => {
   it('derives every family from its table', () => {

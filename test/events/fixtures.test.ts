@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseDetail } from '../../functions/core/event-catalog.js';
-import { idempotencyKey } from '../../functions/core/events/envelope.js';
+import { parseDetail } from '#functions/core/event-catalog.js';
+import { idempotencyKey } from '#functions/core/events/envelope.js';
 import {
   type EventBridgeEnvelope,
   eventFixture,

@@ -3,7 +3,7 @@ import {
   type AccountingConfig,
   type AccountingConfigInput,
   parseAccountingConfig,
-} from '../../functions/accounting/config.js';
+} from '#functions/accounting/config.js';
 
 export const TEST_API_KEY = 'ak_live_7Hq2LmZ9xR4tV8bN3cK6pW1sY5dF0gJ';
 export const TEST_CLIENT_ID = 'c6f1d2e4-client-7788';

@@ -3,11 +3,11 @@
  * each answer is read as the endpoint catalog says, with the client's own reading, so a test of
  * core still proves what an answer that does not match the contract comes to.
  */
-import type { AccountingApi, CallInput } from '../../functions/accounting/api.js';
-import { readAnswer } from '../../functions/accounting/calls.js';
-import type { ServiceVariant } from '../../functions/accounting/collections.js';
-import { findOperation } from '../../functions/accounting/endpoints.js';
-import { type OperationMethods, operationMethods } from '../../functions/accounting/operation-methods.js';
+import type { AccountingApi, CallInput } from '#functions/accounting/api.js';
+import { readAnswer } from '#functions/accounting/calls.js';
+import type { ServiceVariant } from '#functions/accounting/collections.js';
+import { findOperation } from '#functions/accounting/endpoints.js';
+import { type OperationMethods, operationMethods } from '#functions/accounting/operation-methods.js';
 
 export type RawAnswers = (operationId: string, input: CallInput) => Promise<unknown>;
 

@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { defaultProvider } from '../../functions/adapters/aws/lambda-credentials.js';
-import * as traced from '../../functions/adapters/aws/lambda-tracer.js';
-import * as untraced from '../../functions/adapters/aws/untraced.js';
-import { BundleFunctionError, findEmbeddedWasm, findLlhttpWasm } from '../../scripts/bundle-function.mjs';
+import { defaultProvider } from '#functions/adapters/aws/lambda-credentials.js';
+import * as traced from '#functions/adapters/aws/lambda-tracer.js';
+import * as untraced from '#functions/adapters/aws/untraced.js';
+import { BundleFunctionError, findEmbeddedWasm, findLlhttpWasm } from '#scripts/bundle-function.mjs';
 
 const require = createRequire(import.meta.url);
 /** `WebAssembly.validate` (the project's TypeScript lib has no WebAssembly declarations). */

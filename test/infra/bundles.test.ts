@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildRoutes, buildScheduledActions, type Route } from '../../functions/core/routes.js';
-import { actionsConfigOf } from '../../infra/build-app.js';
-import { REQUIRE_SHIM_BANNER } from '../../infra/constructs/app-function.js';
-import { findHandlerEntry, MissingHandlerError } from '../../infra/constructs/handler-entry.js';
-import { POLLER_HANDLER } from '../../infra/stacks/stateless-stack.js';
-import { assetFiles, BUNDLE_LIMIT_BYTES, LIBXML2_WASM_FILE } from '../../scripts/bundle-function.mjs';
+import { buildRoutes, buildScheduledActions, type Route } from '#functions/core/routes.js';
+import { actionsConfigOf } from '#infra/build-app.js';
+import { REQUIRE_SHIM_BANNER } from '#infra/constructs/app-function.js';
+import { findHandlerEntry, MissingHandlerError } from '#infra/constructs/handler-entry.js';
+import { POLLER_HANDLER } from '#infra/stacks/stateless-stack.js';
+import { assetFiles, BUNDLE_LIMIT_BYTES, LIBXML2_WASM_FILE } from '#scripts/bundle-function.mjs';
 import { buildTestApp, testInfraConfig } from './support.js';
 
 const outdirs: string[] = [];

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { defaultPolledCollections } from '../../functions/accounting/collections.js';
-import { connectionEntrySchema } from '../../functions/core/connections/connection-entry.js';
-import { buildRoutes } from '../../functions/core/routes.js';
-import { ConfigError } from '../../functions/shared/config.js';
-import { ENV } from '../../functions/shared/env-names.js';
-import { actionsConfigOf } from '../../infra/build-app.js';
-import { envNameOf, loadInfraConfig } from '../../infra/config/load.js';
+import { defaultPolledCollections } from '#functions/accounting/collections.js';
+import { connectionEntrySchema } from '#functions/core/connections/connection-entry.js';
+import { buildRoutes } from '#functions/core/routes.js';
+import { ConfigError } from '#functions/shared/config.js';
+import { ENV } from '#functions/shared/env-names.js';
+import { actionsConfigOf } from '#infra/build-app.js';
+import { envNameOf, loadInfraConfig } from '#infra/config/load.js';
 import { TEST_BASE_URL, testInfraConfig } from './support.js';
 
 /** The settings as given: context, then environment, then defaults. */

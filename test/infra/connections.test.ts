@@ -6,10 +6,10 @@
  */
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { findAction } from '../../functions/core/actions/registry.js';
-import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
-import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
-import { ENV } from '../../functions/shared/env-names.js';
+import { findAction } from '#functions/core/actions/registry.js';
+import { loadActionFunctionConfig } from '#functions/handlers/action-config.js';
+import { loadConnectionPollerConfig } from '#functions/handlers/connections-config.js';
+import { ENV } from '#functions/shared/env-names.js';
 import { buildTestApp, nagFindings } from './support.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };

@@ -3,7 +3,7 @@
  * function with least-privilege grants; as an option API destinations behind one connection.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../functions/shared/config.js';
+import { ConfigError } from '#functions/shared/config.js';
 import { buildTestApp, nagFindings, testInfraConfig } from './support.js';
 
 const DELIVERIES = 'https://hooks.example.com/n8n,IssuedInvoice.*;https://example.org/all';

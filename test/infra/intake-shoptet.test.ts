@@ -4,8 +4,8 @@
  * token kept across containers (the queue's MaximumConcurrency × 1 per container + one sweep).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SHOPTET_MAX_IN_FLIGHT } from '../../functions/adapters/http/shoptet-api.js';
-import { SHOPTET_IN_FLIGHT_PER_CONTAINER } from '../../functions/handlers/shoptet-on-aws.js';
+import { SHOPTET_MAX_IN_FLIGHT } from '#functions/adapters/http/shoptet-api.js';
+import { SHOPTET_IN_FLIGHT_PER_CONTAINER } from '#functions/handlers/shoptet-on-aws.js';
 import { buildTestApp, nagFindings, type TestApp } from './support.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };

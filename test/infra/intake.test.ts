@@ -2,7 +2,7 @@
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
 import { buildTestApp, type TestApp } from './support.js';
 
 let t: TestApp;

@@ -7,18 +7,15 @@
  */
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LambdaLogger } from '../../functions/adapters/aws/lambda-logger.js';
-import { createCheckpointCache } from '../../functions/core/connections/checkpoint-cache.js';
-import { createMemoryShardLease, type ShardLease } from '../../functions/core/connections/shard.js';
-import type { ShardCycle } from '../../functions/core/connections/shard-cycle.js';
-import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
-import {
-  createPowertoolsPollMetrics,
-  pollMetricsOptionsFromEnv,
-} from '../../functions/handlers/poll-metrics.js';
-import { reportShardCycle } from '../../functions/handlers/shard-report.js';
-import type { InfraConfigInput } from '../../infra/config/schema.js';
-import { SERVICE } from '../../infra/constructs/metric-names.js';
+import { LambdaLogger } from '#functions/adapters/aws/lambda-logger.js';
+import { createCheckpointCache } from '#functions/core/connections/checkpoint-cache.js';
+import { createMemoryShardLease, type ShardLease } from '#functions/core/connections/shard.js';
+import type { ShardCycle } from '#functions/core/connections/shard-cycle.js';
+import { loadConnectionPollerConfig } from '#functions/handlers/connections-config.js';
+import { createPowertoolsPollMetrics, pollMetricsOptionsFromEnv } from '#functions/handlers/poll-metrics.js';
+import { reportShardCycle } from '#functions/handlers/shard-report.js';
+import type { InfraConfigInput } from '#infra/config/schema.js';
+import { SERVICE } from '#infra/constructs/metric-names.js';
 import { scheduledPoll } from '../support/event-fixtures.js';
 import { deployedPoller, POLLER_RESOURCES } from '../sync/deployed-poller.js';
 import { setup } from '../sync/harness.js';

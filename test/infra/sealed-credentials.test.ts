@@ -6,7 +6,7 @@
  * neither.
  */
 import { describe, expect, it } from 'vitest';
-import { ENV } from '../../functions/shared/env-names.js';
+import { ENV } from '#functions/shared/env-names.js';
 import { buildTestApp, nagFindings } from './support.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };

@@ -1,17 +1,17 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadAdapterConfig } from '../../functions/adapters/aws/adapter-config.js';
-import { envConnectionEntry } from '../../functions/adapters/env-connection-registry.js';
-import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
-import type { ActionsConfig } from '../../functions/core/actions/config.js';
-import { findAction } from '../../functions/core/actions/registry.js';
-import { settingsOf } from '../../functions/core/connection-actions.js';
-import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
-import { deadLetterSinkFromEnvironment } from '../../functions/handlers/action-runtime.js';
-import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
-import { ENV } from '../../functions/shared/env-names.js';
-import { TABLE_ACCESS } from '../../infra/constructs/grants.js';
+import { loadAdapterConfig } from '#functions/adapters/aws/adapter-config.js';
+import { envConnectionEntry } from '#functions/adapters/env-connection-registry.js';
+import { loadActionsConfig } from '#functions/core/actions/actions-config.js';
+import type { ActionsConfig } from '#functions/core/actions/config.js';
+import { findAction } from '#functions/core/actions/registry.js';
+import { settingsOf } from '#functions/core/connection-actions.js';
+import { loadActionFunctionConfig } from '#functions/handlers/action-config.js';
+import { deadLetterSinkFromEnvironment } from '#functions/handlers/action-runtime.js';
+import { loadConnectionPollerConfig } from '#functions/handlers/connections-config.js';
+import { ENV } from '#functions/shared/env-names.js';
+import { TABLE_ACCESS } from '#infra/constructs/grants.js';
 import { buildTestApp, nagFindings, TEST_BASE_URL, type TestApp } from './support.js';
 
 type Resources = Record<

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { type BuildAppOptions, type BuiltApp, buildApp } from '../../infra/build-app.js';
-import { defaultInfraConfig } from '../../infra/config/load.js';
-import type { InfraConfig, InfraConfigInput } from '../../infra/config/schema.js';
+import { type BuildAppOptions, type BuiltApp, buildApp } from '#infra/build-app.js';
+import { defaultInfraConfig } from '#infra/config/load.js';
+import type { InfraConfig, InfraConfigInput } from '#infra/config/schema.js';
 
 /** The feature flags and context of cdk.json, so tests synthesize what `cdk synth` does. */
 export const CDK_JSON_CONTEXT = (

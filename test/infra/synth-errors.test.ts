@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadInfraConfig } from '../../infra/config/load.js';
+import { loadInfraConfig } from '#infra/config/load.js';
 import { TEST_BASE_URL } from './support.js';
 
 // A child process compiling the app: seconds on a quiet machine, many times that on a loaded one.

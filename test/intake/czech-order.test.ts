@@ -4,10 +4,10 @@
  * the cz sandbox (a Czech company: VAT 21/12/0 %, CZK) as one received order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiRecord } from '../../functions/accounting/api.js';
-import { orderMarker } from '../../functions/core/intake/map-order.js';
-import { postSignedOrder } from '../../functions/local/intake-send.js';
-import { isValidIco } from '../../sandbox/czech-data.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import { orderMarker } from '#functions/core/intake/map-order.js';
+import { postSignedOrder } from '#functions/local/intake-send.js';
+import { isValidIco } from '#sandbox/czech-data.js';
 import { startSandboxClient } from '../actions/support.js';
 import { startTestServers } from '../support/embedded.js';
 import { type IntakeBed, ordersWithMarker, SECRETS, type StartedIntake, startIntake } from './support.js';

@@ -1,15 +1,15 @@
 /** The two Lambda entry points on real event shapes: API Gateway HTTP API (2.0) and an SQS FIFO batch. */
 import type { APIGatewayProxyEventV2, Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { RetryLaterError } from '../../functions/core/actions/errors.js';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import type { EnqueueOptions, IntakeQueue } from '../../functions/core/intake/ports.js';
-import type { QueuedIntakeMessage } from '../../functions/core/intake/shop-order.js';
-import { hmacBase64, signHeaders } from '../../functions/core/intake/signatures.js';
-import { createHandler as createImportHandler } from '../../functions/handlers/import-orders.js';
-import { createHandler as createWebhookHandler } from '../../functions/handlers/intake-webhook.js';
-import { sampleOrder } from '../../functions/local/intake-samples.js';
-import { systemClock } from '../../functions/shared/clock.js';
+import { RetryLaterError } from '#functions/core/actions/errors.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
+import type { EnqueueOptions, IntakeQueue } from '#functions/core/intake/ports.js';
+import type { QueuedIntakeMessage } from '#functions/core/intake/shop-order.js';
+import { hmacBase64, signHeaders } from '#functions/core/intake/signatures.js';
+import { createHandler as createImportHandler } from '#functions/handlers/import-orders.js';
+import { createHandler as createWebhookHandler } from '#functions/handlers/intake-webhook.js';
+import { sampleOrder } from '#functions/local/intake-samples.js';
+import { systemClock } from '#functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
 import { importsOfOne, intakeOfOne } from './one-connection.js';
 import { SECRETS } from './support.js';

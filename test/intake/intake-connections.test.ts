@@ -9,23 +9,20 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startIntakeHttpServer } from '../../functions/adapters/local/intake-http-server.js';
-import {
-  type ConnectionEntry,
-  parseConnectionEntry,
-} from '../../functions/core/connections/connection-entry.js';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
+import { startIntakeHttpServer } from '#functions/adapters/local/intake-http-server.js';
+import { type ConnectionEntry, parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
 import {
   ownConnectionRegistry,
   registryIntakeConnections,
-} from '../../functions/core/intake/intake-connections.js';
-import type { EnqueueOptions, IntakeQueue } from '../../functions/core/intake/ports.js';
-import { type ReceiveDeps, receiveWebhook } from '../../functions/core/intake/receive-webhook.js';
-import type { QueuedIntakeMessage } from '../../functions/core/intake/shop-order.js';
-import { signHeaders } from '../../functions/core/intake/signatures.js';
-import { createHandler } from '../../functions/handlers/intake-webhook.js';
-import { sampleOrder } from '../../functions/local/intake-samples.js';
-import { systemClock } from '../../functions/shared/clock.js';
+} from '#functions/core/intake/intake-connections.js';
+import type { EnqueueOptions, IntakeQueue } from '#functions/core/intake/ports.js';
+import { type ReceiveDeps, receiveWebhook } from '#functions/core/intake/receive-webhook.js';
+import type { QueuedIntakeMessage } from '#functions/core/intake/shop-order.js';
+import { signHeaders } from '#functions/core/intake/signatures.js';
+import { createHandler } from '#functions/handlers/intake-webhook.js';
+import { sampleOrder } from '#functions/local/intake-samples.js';
+import { systemClock } from '#functions/shared/clock.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
 import { memoryRegistry } from '../connections/support.js';
 import { SECRETS } from './support.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import { INTAKE_ENV } from '../../functions/shared/intake-env-names.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
+import { INTAKE_ENV } from '#functions/shared/intake-env-names.js';
 
 const doc = readFileSync(new URL('../../docs/intake.md', import.meta.url), 'utf8');
 

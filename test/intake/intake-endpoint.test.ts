@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { orderMarker } from '../../functions/core/intake/map-order.js';
-import { hmacBase64, signHeaders } from '../../functions/core/intake/signatures.js';
-import { sampleOrder } from '../../functions/local/intake-samples.js';
-import { postSignedOrder } from '../../functions/local/intake-send.js';
+import { orderMarker } from '#functions/core/intake/map-order.js';
+import { hmacBase64, signHeaders } from '#functions/core/intake/signatures.js';
+import { sampleOrder } from '#functions/local/intake-samples.js';
+import { postSignedOrder } from '#functions/local/intake-send.js';
 import {
   ordersWithMarker,
   receivedOrderCount,

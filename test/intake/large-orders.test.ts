@@ -6,14 +6,14 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
-import { orderMarker } from '../../functions/core/intake/map-order.js';
+import { createS3ObjectStore } from '#functions/adapters/aws/s3-object-store.js';
+import { orderMarker } from '#functions/core/intake/map-order.js';
 import {
   ORDER_CLAIM_PREFIX,
   OrderClaimCheckError,
   withClaimedOrder,
-} from '../../functions/core/intake/order-claim-check.js';
-import { postSignedOrder } from '../../functions/local/intake-send.js';
+} from '#functions/core/intake/order-claim-check.js';
+import { postSignedOrder } from '#functions/local/intake-send.js';
 import { ordersWithMarker, receivedOrderCount, SECRETS, startIntake, useIntakeBed } from './support.js';
 import { centsOf, largeShopifyOrder } from './support-orders.js';
 

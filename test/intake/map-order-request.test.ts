@@ -5,10 +5,10 @@
  * matchers in turn, the VAT rate on its validity bounds, and the refusals naming what failed.
  */
 import { describe, expect, it } from 'vitest';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import { MappingError, mapShopOrder, vatRateTypeFor } from '../../functions/core/intake/map-order.js';
-import type { IntakeReferences } from '../../functions/core/intake/references.js';
-import type { ShopOrder } from '../../functions/core/intake/shop-order.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
+import { MappingError, mapShopOrder, vatRateTypeFor } from '#functions/core/intake/map-order.js';
+import type { IntakeReferences } from '#functions/core/intake/references.js';
+import type { ShopOrder } from '#functions/core/intake/shop-order.js';
 
 const EUR = 'aaaaaaaa-2222-4333-8444-555555555555';
 const KANVA = '11111111-2222-4333-8444-555555555555';

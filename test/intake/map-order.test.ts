@@ -1,16 +1,12 @@
 /** The mapping of shop orders to the create-received-order request, checked against the public OpenAPI. */
 import { describe, expect, it } from 'vitest';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import { MappingError, mapShopOrder, vatRateTypeFor } from '../../functions/core/intake/map-order.js';
-import type { IntakeReferences } from '../../functions/core/intake/references.js';
-import {
-  type IntakeSource,
-  type ShopOrder,
-  shopOrderSchema,
-} from '../../functions/core/intake/shop-order.js';
-import { shopifyOrderSchema, shopifyToShopOrder } from '../../functions/core/intake/shopify-order.js';
-import { wooOrderSchema, wooToShopOrder } from '../../functions/core/intake/woocommerce-order.js';
-import { sampleOrder } from '../../functions/local/intake-samples.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
+import { MappingError, mapShopOrder, vatRateTypeFor } from '#functions/core/intake/map-order.js';
+import type { IntakeReferences } from '#functions/core/intake/references.js';
+import { type IntakeSource, type ShopOrder, shopOrderSchema } from '#functions/core/intake/shop-order.js';
+import { shopifyOrderSchema, shopifyToShopOrder } from '#functions/core/intake/shopify-order.js';
+import { wooOrderSchema, wooToShopOrder } from '#functions/core/intake/woocommerce-order.js';
+import { sampleOrder } from '#functions/local/intake-samples.js';
 import { loadOpenApi } from '../conformance/openapi.js';
 
 const refs: IntakeReferences = {

@@ -1,12 +1,12 @@
 /** The one connection the intake tests import into, and the import through its registry of one. */
-import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
-import type { ImportDeps } from '../../functions/core/intake/import-order.js';
+import { parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
+import type { ImportDeps } from '#functions/core/intake/import-order.js';
 import {
   type IntakeConnections,
   registryIntakeConnections,
-} from '../../functions/core/intake/intake-connections.js';
-import { registryOfOne } from '../../functions/wiring/connection-clients.js';
-import { type ConnectionImports, connectionImports } from '../../functions/wiring/connection-imports.js';
+} from '#functions/core/intake/intake-connections.js';
+import { registryOfOne } from '#functions/wiring/connection-clients.js';
+import { type ConnectionImports, connectionImports } from '#functions/wiring/connection-imports.js';
 import { memoryRegistry } from '../connections/support.js';
 
 /** The connection the intake tests import into, as its registry of one holds it. */

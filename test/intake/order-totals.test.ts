@@ -10,7 +10,7 @@ import {
   TotalsMismatchError,
   totalsDifferences,
   totalsOfItems,
-} from '../../functions/core/intake/order-totals.js';
+} from '#functions/core/intake/order-totals.js';
 
 describe('normaliseTotals', () => {
   it('sums VAT per rate in cents, leaves out rates without VAT and sorts the highest rate first', () => {

@@ -4,8 +4,8 @@
  * rates, the notes, the creation date and the shop's totals, with each platform's fallbacks.
  */
 import { describe, expect, it } from 'vitest';
-import { shopifyOrderSchema, shopifyToShopOrder } from '../../functions/core/intake/shopify-order.js';
-import { wooOrderSchema, wooToShopOrder } from '../../functions/core/intake/woocommerce-order.js';
+import { shopifyOrderSchema, shopifyToShopOrder } from '#functions/core/intake/shopify-order.js';
+import { wooOrderSchema, wooToShopOrder } from '#functions/core/intake/woocommerce-order.js';
 
 const fields = { registrationNumber: ['ico', '_billing_ico'], vatNumber: ['ic_dph'] };
 const shopify = (payload: Record<string, unknown>) =>

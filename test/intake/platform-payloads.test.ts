@@ -5,8 +5,8 @@
  * sandbox: reconcile-orders.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import { mapShopOrder } from '../../functions/core/intake/map-order.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
+import { mapShopOrder } from '#functions/core/intake/map-order.js';
 import { intakeFixture as fixture, shopOrderFrom as shopOrder } from './shop-payloads.js';
 import { centsOf, refs, servicePricing } from './support-orders.js';
 

@@ -4,7 +4,7 @@
  * decimals, else not exact (the reconciliation then refuses the order).
  */
 import { describe, expect, it } from 'vitest';
-import { priceLine } from '../../functions/core/intake/order-totals.js';
+import { priceLine } from '#functions/core/intake/order-totals.js';
 
 const cases: Array<[string, number, number, number, ReturnType<typeof priceLine>]> = [
   ['no discount: the unit price as it is', 3, 10, 3000, { unitPrice: 10, discountPercent: 0, exact: true }],

@@ -5,15 +5,15 @@
  * a service that computes other totals is flagged.
  */
 import { describe, expect, it } from 'vitest';
-import type { AccountingApi } from '../../functions/accounting/api.js';
-import { createDynamoDbImportAttempts } from '../../functions/adapters/aws/dynamodb-import-attempts.js';
-import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
-import type { ImportDeps } from '../../functions/core/intake/import-order.js';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import { orderMarker } from '../../functions/core/intake/map-order.js';
-import type { IntakeMessage } from '../../functions/core/intake/shop-order.js';
-import { systemClock } from '../../functions/shared/clock.js';
-import { createImportEntry } from '../../functions/wiring/connection-imports.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
+import { createDynamoDbImportAttempts } from '#functions/adapters/aws/dynamodb-import-attempts.js';
+import { createPowertoolsGuard } from '#functions/adapters/aws/powertools-idempotency-guard.js';
+import type { ImportDeps } from '#functions/core/intake/import-order.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
+import { orderMarker } from '#functions/core/intake/map-order.js';
+import type { IntakeMessage } from '#functions/core/intake/shop-order.js';
+import { systemClock } from '#functions/shared/clock.js';
+import { createImportEntry } from '#functions/wiring/connection-imports.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
 import { importsOfOne } from './one-connection.js';
 import { intakeFixture, shopOrderFrom } from './shop-payloads.js';

@@ -5,14 +5,11 @@
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
-import {
-  readShoptetToken,
-  ShoptetTokenSecretError,
-} from '../../functions/adapters/aws/shoptet-token-secret.js';
-import { createRotatingShoptetApi } from '../../functions/adapters/http/rotating-shoptet-api.js';
-import { ShoptetApiError } from '../../functions/adapters/http/shoptet-api.js';
-import { RetryLaterError } from '../../functions/core/actions/errors.js';
-import type { ShoptetApi } from '../../functions/core/intake/ports.js';
+import { readShoptetToken, ShoptetTokenSecretError } from '#functions/adapters/aws/shoptet-token-secret.js';
+import { createRotatingShoptetApi } from '#functions/adapters/http/rotating-shoptet-api.js';
+import { ShoptetApiError } from '#functions/adapters/http/shoptet-api.js';
+import { RetryLaterError } from '#functions/core/actions/errors.js';
+import type { ShoptetApi } from '#functions/core/intake/ports.js';
 
 const OLD = 'old-token-0123456789abcdef';
 const NEW = 'new-token-0123456789abcdef';

@@ -7,10 +7,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sampleOrder } from '../../functions/local/intake-samples.js';
-import { postSignedOrder } from '../../functions/local/intake-send.js';
-import { type Runtime, startRuntime } from '../../functions/local/runtime.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { sampleOrder } from '#functions/local/intake-samples.js';
+import { postSignedOrder } from '#functions/local/intake-send.js';
+import { type Runtime, startRuntime } from '#functions/local/runtime.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 import { SECRETS } from './support.js';
 
 // A bound on the wait for the transfers, there only to end a broken test: the chain takes a few

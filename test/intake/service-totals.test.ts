@@ -4,9 +4,9 @@
  * connection's list gives it on the order's date, or nothing to compare.
  */
 import { describe, expect, it } from 'vitest';
-import type { ApiRecord } from '../../functions/accounting/api.js';
-import type { IntakeReferences } from '../../functions/core/intake/references.js';
-import { serviceTotals } from '../../functions/core/intake/service-totals.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import type { IntakeReferences } from '#functions/core/intake/references.js';
+import { serviceTotals } from '#functions/core/intake/service-totals.js';
 import { refs } from './support-orders.js';
 
 const at = Date.parse('2026-11-20T10:00:00Z');

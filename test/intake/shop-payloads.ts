@@ -1,12 +1,8 @@
 /** The platforms' payloads as the intake reads them: fixtures from test/fixtures/intake, parsed to shop orders. */
 import { readFileSync } from 'node:fs';
-import {
-  type IntakeSource,
-  type ShopOrder,
-  shopOrderSchema,
-} from '../../functions/core/intake/shop-order.js';
-import { shopifyOrderSchema, shopifyToShopOrder } from '../../functions/core/intake/shopify-order.js';
-import { wooOrderSchema, wooToShopOrder } from '../../functions/core/intake/woocommerce-order.js';
+import { type IntakeSource, type ShopOrder, shopOrderSchema } from '#functions/core/intake/shop-order.js';
+import { shopifyOrderSchema, shopifyToShopOrder } from '#functions/core/intake/shopify-order.js';
+import { wooOrderSchema, wooToShopOrder } from '#functions/core/intake/woocommerce-order.js';
 
 export const intakeFixture = (name: string): Record<string, unknown> =>
   JSON.parse(readFileSync(new URL(`../fixtures/intake/${name}`, import.meta.url), 'utf8'));

@@ -7,8 +7,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { intakeEntry } from '../../functions/core/events/intake-events.js';
-import { shopifyPayment, shoptetPayment, wooPayment } from '../../functions/core/intake/shop-payment.js';
+import { intakeEntry } from '#functions/core/events/intake-events.js';
+import { shopifyPayment, shoptetPayment, wooPayment } from '#functions/core/intake/shop-payment.js';
 
 /** Shopify's Order resource, the fields of a paid order (the `orders/paid` webhook's body). */
 const shopifyPaid = {

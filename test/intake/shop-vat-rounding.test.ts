@@ -8,15 +8,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import { mapOrder } from '../../functions/core/intake/map-order.js';
-import { TotalsMismatchError } from '../../functions/core/intake/order-totals.js';
-import type { IntakeReferences } from '../../functions/core/intake/references.js';
-import { shopOrderSchema } from '../../functions/core/intake/shop-order.js';
-import { shopifyOrderSchema, shopifyToShopOrder } from '../../functions/core/intake/shopify-order.js';
-import { buildItem, recapitulation } from '../../sandbox/documents.js';
-import { nationalData } from '../../sandbox/national-data.js';
-import type { ReferenceData } from '../../sandbox/reference-data.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
+import { mapOrder } from '#functions/core/intake/map-order.js';
+import { TotalsMismatchError } from '#functions/core/intake/order-totals.js';
+import type { IntakeReferences } from '#functions/core/intake/references.js';
+import { shopOrderSchema } from '#functions/core/intake/shop-order.js';
+import { shopifyOrderSchema, shopifyToShopOrder } from '#functions/core/intake/shopify-order.js';
+import { buildItem, recapitulation } from '#sandbox/documents.js';
+import { nationalData } from '#sandbox/national-data.js';
+import type { ReferenceData } from '#sandbox/reference-data.js';
 
 const CZECH = nationalData('cz');
 const refs: IntakeReferences = {

@@ -6,11 +6,11 @@
  */
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createShoptetApi } from '../../functions/adapters/http/shoptet-api.js';
-import { orderMarker } from '../../functions/core/intake/map-order.js';
-import { hmacSha1Hex } from '../../functions/core/intake/signatures.js';
-import { registerIntakeWebhooks, sendShoptetOrder } from '../../functions/local/shoptet-send.js';
-import { type ShoptetTwin, startShoptetTwin } from '../../sandbox/shoptet/shoptet-twin.js';
+import { createShoptetApi } from '#functions/adapters/http/shoptet-api.js';
+import { orderMarker } from '#functions/core/intake/map-order.js';
+import { hmacSha1Hex } from '#functions/core/intake/signatures.js';
+import { registerIntakeWebhooks, sendShoptetOrder } from '#functions/local/shoptet-send.js';
+import { type ShoptetTwin, startShoptetTwin } from '#sandbox/shoptet/shoptet-twin.js';
 import { ordersWithMarker, type StartedIntake, startIntake, useIntakeBed } from './support.js';
 
 const TOKEN = '123456-p-654321-0123456789abcdef0123456789abcdef';

@@ -7,12 +7,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import { mapShopOrder } from '../../functions/core/intake/map-order.js';
-import type { IntakeReferences } from '../../functions/core/intake/references.js';
-import { shopOrderSchema } from '../../functions/core/intake/shop-order.js';
-import { shoptetOrderSchema, shoptetToShopOrder } from '../../functions/core/intake/shoptet-order.js';
-import { randomShape, seededRandom, shoptetOrder } from '../../sandbox/shoptet/shoptet-orders.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
+import { mapShopOrder } from '#functions/core/intake/map-order.js';
+import type { IntakeReferences } from '#functions/core/intake/references.js';
+import { shopOrderSchema } from '#functions/core/intake/shop-order.js';
+import { shoptetOrderSchema, shoptetToShopOrder } from '#functions/core/intake/shoptet-order.js';
+import { randomShape, seededRandom, shoptetOrder } from '#sandbox/shoptet/shoptet-orders.js';
 import { centsOf, refs, servicePricing } from './support-orders.js';
 
 const options = loadIntakeConfig({ INTAKE_ORDER_NUMBER_FIELD: 'Note' }).mapping;

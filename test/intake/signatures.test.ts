@@ -1,7 +1,7 @@
 /** Signature checks, property-based: a correct signature passes; any change to the body, the secret or the signature fails. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SignatureError, signHeaders, verifySignature } from '../../functions/core/intake/signatures.js';
+import { SignatureError, signHeaders, verifySignature } from '#functions/core/intake/signatures.js';
 
 const secret = fc.string({ minLength: 16, maxLength: 64 }).filter((s) => s.trim().length >= 16);
 const body = fc.string({ minLength: 1, maxLength: 2000 });

@@ -5,12 +5,12 @@
  * (every discount allocated to the lines, tax per line rounded to the cent).
  */
 import fc from 'fast-check';
-import type { CreateReceivedOrderRequest } from '../../functions/core/intake/map-order.js';
-import type { IntakeReferences } from '../../functions/core/intake/references.js';
-import type { OrderTotals } from '../../functions/core/intake/shop-order.js';
-import { buildItem, recapitulation } from '../../sandbox/documents.js';
-import { nationalData } from '../../sandbox/national-data.js';
-import type { ReferenceData } from '../../sandbox/reference-data.js';
+import type { CreateReceivedOrderRequest } from '#functions/core/intake/map-order.js';
+import type { IntakeReferences } from '#functions/core/intake/references.js';
+import type { OrderTotals } from '#functions/core/intake/shop-order.js';
+import { buildItem, recapitulation } from '#sandbox/documents.js';
+import { nationalData } from '#sandbox/national-data.js';
+import type { ReferenceData } from '#sandbox/reference-data.js';
 
 /** The sk sandbox company: the rates the generated orders use. */
 const SLOVAK = nationalData('sk');

@@ -1,9 +1,9 @@
 /** Test bed of the order intake: sandbox + dynalite + the local intake endpoint on an ephemeral port. */
 import { afterAll, beforeAll } from 'vitest';
-import type { AccountingApi, ApiRecord } from '../../functions/accounting/api.js';
-import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
-import { type LocalIntake, startLocalIntake } from '../../functions/local/local-intake.js';
-import { registryOfOne } from '../../functions/wiring/connection-clients.js';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { createS3ObjectStore } from '#functions/adapters/aws/s3-object-store.js';
+import { type LocalIntake, startLocalIntake } from '#functions/local/local-intake.js';
+import { registryOfOne } from '#functions/wiring/connection-clients.js';
 import {
   type RecordingLogger,
   type RecordingPublisher,

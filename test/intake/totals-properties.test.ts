@@ -9,17 +9,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import { mapShopOrder } from '../../functions/core/intake/map-order.js';
-import { TotalsMismatchError } from '../../functions/core/intake/order-totals.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
+import { mapShopOrder } from '#functions/core/intake/map-order.js';
+import { TotalsMismatchError } from '#functions/core/intake/order-totals.js';
 import {
   type IntakeSource,
   type OrderTotals,
   type ShopOrder,
   shopOrderSchema,
-} from '../../functions/core/intake/shop-order.js';
-import { shopifyOrderSchema, shopifyToShopOrder } from '../../functions/core/intake/shopify-order.js';
-import { wooOrderSchema, wooToShopOrder } from '../../functions/core/intake/woocommerce-order.js';
+} from '#functions/core/intake/shop-order.js';
+import { shopifyOrderSchema, shopifyToShopOrder } from '#functions/core/intake/shopify-order.js';
+import { wooOrderSchema, wooToShopOrder } from '#functions/core/intake/woocommerce-order.js';
 import { centsOf, refs, servicePricing, shopifyOrderArbitrary, wooOrderArbitrary } from './support-orders.js';
 
 const options = loadIntakeConfig({ INTAKE_ORDER_NUMBER_FIELD: 'Note' }).mapping;

@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT } from '../../functions/local/exit-codes.js';
-import { type LocalStores, startLocalStores } from '../../functions/local/local-stores.js';
+import { EXIT } from '#functions/local/exit-codes.js';
+import { type LocalStores, startLocalStores } from '#functions/local/local-stores.js';
 import { cli } from './cli-harness.js';
 
 const KEY = 'isdoc/sandbox/IssuedInvoice/2025/11/FA2025000001_1.isdoc';

@@ -10,8 +10,8 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startRun, until } from '../../bench/payments-run.js';
-import type { Sandbox } from '../../sandbox/index.js';
+import { startRun, until } from '#bench/payments-run.js';
+import type { Sandbox } from '#sandbox/index.js';
 import { listAll, type SandboxClient, startSandboxClient } from '../actions/support.js';
 
 let sb: SandboxClient;

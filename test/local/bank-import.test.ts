@@ -9,8 +9,8 @@ import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRun, until } from '../../bench/payments-run.js';
-import { EXIT } from '../../functions/local/exit-codes.js';
+import { startRun, until } from '#bench/payments-run.js';
+import { EXIT } from '#functions/local/exit-codes.js';
 import { cli } from './cli-harness.js';
 
 const camt = new URL('../fixtures/bank/camt053-001-02.xml', import.meta.url);

@@ -4,8 +4,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acquireDataDirLock } from '../../functions/adapters/local/data-dir-lock.js';
-import { EXIT } from '../../functions/local/exit-codes.js';
+import { acquireDataDirLock } from '#functions/adapters/local/data-dir-lock.js';
+import { EXIT } from '#functions/local/exit-codes.js';
 import { cli } from './cli-harness.js';
 
 let dir: string;

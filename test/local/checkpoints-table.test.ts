@@ -4,7 +4,7 @@
  * the lines under its row; `--wide` keeps one row per collection with every value whole.
  */
 import { describe, expect, it } from 'vitest';
-import { type CheckpointRow, formatCheckpoints } from '../../functions/local/checkpoints-table.js';
+import { type CheckpointRow, formatCheckpoints } from '#functions/local/checkpoints-table.js';
 
 const NOW = new Date('2026-11-26T10:00:00Z');
 const LONG = 'acme-holding-international-services-and-trading-of-central-europe';

@@ -7,9 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT } from '../../functions/local/exit-codes.js';
-import { createView, type RuntimeUpdate } from '../../functions/local/live-view.js';
-import { connectionOfUrl } from '../../functions/local/runtime-settings.js';
+import { EXIT } from '#functions/local/exit-codes.js';
+import { createView, type RuntimeUpdate } from '#functions/local/live-view.js';
+import { connectionOfUrl } from '#functions/local/runtime-settings.js';
 import { cli } from './cli-harness.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'accounting-events.js');

@@ -1,6 +1,6 @@
 /** Runs the CLI in-process with captured output. */
-import { runCli } from '../../functions/local/cli.js';
-import type { CommandContext } from '../../functions/local/command.js';
+import { runCli } from '#functions/local/cli.js';
+import type { CommandContext } from '#functions/local/command.js';
 
 export interface CliRun {
   code: number;

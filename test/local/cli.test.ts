@@ -2,10 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { operations, operationsFor } from '../../functions/accounting/endpoints.js';
-import { HELP_WIDTH, parseDuration, wrapHelp } from '../../functions/local/command.js';
-import { commands } from '../../functions/local/commands/index.js';
-import { EXIT } from '../../functions/local/exit-codes.js';
+import { operations, operationsFor } from '#functions/accounting/endpoints.js';
+import { HELP_WIDTH, parseDuration, wrapHelp } from '#functions/local/command.js';
+import { commands } from '#functions/local/commands/index.js';
+import { EXIT } from '#functions/local/exit-codes.js';
 import { cli } from './cli-harness.js';
 
 describe('cli: commands and help', () => {

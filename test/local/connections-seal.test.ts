@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
 import { type CliRun, cli } from './cli-harness.js';
 

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../functions/local/cli.js';
-import type { CommandContext } from '../../functions/local/command.js';
+import { runCli } from '#functions/local/cli.js';
+import type { CommandContext } from '#functions/local/command.js';
 
 /** Debian's Chromium (`apt-get install -y chromium`); `CHROMIUM_PATH` names another build. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -6,13 +6,13 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
-import { formatConsoleError } from '../../functions/local/console/console-errors.js';
-import { createConsoleFeed } from '../../functions/local/console/console-feed.js';
-import { checkConsoleRequest, newConsoleToken } from '../../functions/local/console/console-guard.js';
-import { fieldDocs, parseEventFilter, selectEvents } from '../../functions/local/console/event-query.js';
-import { IsdocViewError, readIsdocView } from '../../functions/local/console/isdoc-view.js';
-import { assignBodySchema } from '../../functions/local/console/payment-assignments.js';
+import type { EventBridgeEvent } from '#functions/adapters/local/local-bus.js';
+import { formatConsoleError } from '#functions/local/console/console-errors.js';
+import { createConsoleFeed } from '#functions/local/console/console-feed.js';
+import { checkConsoleRequest, newConsoleToken } from '#functions/local/console/console-guard.js';
+import { fieldDocs, parseEventFilter, selectEvents } from '#functions/local/console/event-query.js';
+import { IsdocViewError, readIsdocView } from '#functions/local/console/isdoc-view.js';
+import { assignBodySchema } from '#functions/local/console/payment-assignments.js';
 
 const TOKEN = newConsoleToken();
 const PORT = 4321;

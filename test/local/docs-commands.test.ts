@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { commands } from '../../functions/local/commands/index.js';
+import { commands } from '#functions/local/commands/index.js';
 import { cli } from './cli-harness.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');

@@ -21,8 +21,8 @@ import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadInfraConfig } from '../../infra/config/load.js';
-import { INFRA_CONFIG_KEYS } from '../../infra/config/schema.js';
+import { loadInfraConfig } from '#infra/config/load.js';
+import { INFRA_CONFIG_KEYS } from '#infra/config/schema.js';
 import {
   type Child,
   docCommands,

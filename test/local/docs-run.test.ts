@@ -22,7 +22,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sampleOrder } from '../../functions/local/intake-samples.js';
+import { sampleOrder } from '#functions/local/intake-samples.js';
 import {
   type Child,
   type DocCommand,

@@ -8,11 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openFileDeadLetterStore } from '../../functions/adapters/local/dead-letter-store.js';
-import { commands } from '../../functions/local/commands/index.js';
-import { EXIT } from '../../functions/local/exit-codes.js';
-import { BUS_DIR, DEAD_LETTERS_FILE } from '../../functions/local/runtime.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { openFileDeadLetterStore } from '#functions/adapters/local/dead-letter-store.js';
+import { commands } from '#functions/local/commands/index.js';
+import { EXIT } from '#functions/local/exit-codes.js';
+import { BUS_DIR, DEAD_LETTERS_FILE } from '#functions/local/runtime.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 import { type CliRun, cli } from './cli-harness.js';
 
 const COLUMNS = 80;

@@ -8,9 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReadinessReport } from '../../functions/core/einvoicing/readiness.js';
-import { runCli } from '../../functions/local/cli.js';
-import type { CommandContext } from '../../functions/local/command.js';
+import type { ReadinessReport } from '#functions/core/einvoicing/readiness.js';
+import { runCli } from '#functions/local/cli.js';
+import type { CommandContext } from '#functions/local/command.js';
 
 async function waitFor<T>(what: string, read: () => Promise<T | undefined>, ms = 90_000): Promise<T> {
   const until = Date.now() + ms;

@@ -4,8 +4,8 @@
  * exits 0 whenever it produces the report.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReadinessReport } from '../../functions/core/einvoicing/readiness.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import type { ReadinessReport } from '#functions/core/einvoicing/readiness.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 import { cli } from './cli-harness.js';
 
 interface Truth {

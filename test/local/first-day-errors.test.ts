@@ -11,8 +11,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeProbe } from '../../functions/local/connections-test.js';
-import { EXIT } from '../../functions/local/exit-codes.js';
+import { describeProbe } from '#functions/local/connections-test.js';
+import { EXIT } from '#functions/local/exit-codes.js';
 import { cli } from './cli-harness.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'accounting-events.js');

@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { displayWidth, fitLine, fitMiddle, padDisplay } from '../../functions/local/display-width.js';
-import { applyUpdate, emptyFrameState, renderFrame } from '../../functions/local/live-frame.js';
+import { displayWidth, fitLine, fitMiddle, padDisplay } from '#functions/local/display-width.js';
+import { applyUpdate, emptyFrameState, renderFrame } from '#functions/local/live-frame.js';
 
 const AT = new Date('2026-11-23T12:00:00Z');
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });

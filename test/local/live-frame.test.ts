@@ -8,7 +8,7 @@ import {
   type FrameState,
   renderFrame,
   visibleWidth,
-} from '../../functions/local/live-frame.js';
+} from '#functions/local/live-frame.js';
 
 const AT = new Date('2026-11-23T12:00:00Z');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createView, fitLine, outcomeNote, progressBar } from '../../functions/local/live-view.js';
+import { createView, fitLine, outcomeNote, progressBar } from '#functions/local/live-view.js';
 
 describe('live view helpers', () => {
   it('fitLine counts visible characters only and marks a cut', () => {

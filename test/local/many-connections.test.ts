@@ -9,13 +9,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFileConnectionRegistry } from '../../functions/adapters/local/file-connection-registry.js';
-import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
-import { parseConnectionEntry } from '../../functions/core/connections/connection-entry.js';
-import { checkpointKey } from '../../functions/core/sync/checkpoint-state.js';
-import type { RuntimeUpdate } from '../../functions/local/live-view.js';
-import { type Runtime, startRuntime } from '../../functions/local/runtime.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { createFileConnectionRegistry } from '#functions/adapters/local/file-connection-registry.js';
+import type { EventBridgeEvent } from '#functions/adapters/local/local-bus.js';
+import { parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
+import { checkpointKey } from '#functions/core/sync/checkpoint-state.js';
+import type { RuntimeUpdate } from '#functions/local/live-view.js';
+import { type Runtime, startRuntime } from '#functions/local/runtime.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 import { cli } from './cli-harness.js';
 
 // Bounds that only end a broken test: a busy machine takes several times as long as a quiet one.
@@ -116,7 +116,7 @@ describe('run --companies N', () => {
 });
 
 async function reopen(dataDir: string) {
-  const { startLocalStores } = await import('../../functions/local/local-stores.js');
+  const { startLocalStores } = await import('#functions/local/local-stores.js');
   return { stores: await startLocalStores(dataDir) };
 }
 

@@ -8,8 +8,8 @@ import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../functions/local/cli.js';
-import type { CommandContext } from '../../functions/local/command.js';
+import { runCli } from '#functions/local/cli.js';
+import type { CommandContext } from '#functions/local/command.js';
 
 const camt = new URL('../fixtures/bank/camt053-001-02.xml', import.meta.url);
 

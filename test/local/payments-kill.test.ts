@@ -10,9 +10,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { checkPaymentEvents, paymentTruthSchema } from '../../bench/payment-check.js';
-import { pollSpans, readEvents, startRun, until } from '../../bench/payments-run.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { checkPaymentEvents, paymentTruthSchema } from '#bench/payment-check.js';
+import { pollSpans, readEvents, startRun, until } from '#bench/payments-run.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 
 let sandbox: Sandbox;
 let dir: string;

@@ -6,7 +6,7 @@
  * The 120 s run by hand is `npm run proof:payments` (docs/payments.md).
  */
 import { expect, it } from 'vitest';
-import { runPaymentsProof } from '../../bench/payments-run.js';
+import { runPaymentsProof } from '#bench/payments-run.js';
 
 it('a run publishes every payment the sandbox made and every due date passed, each as the ground truth says', async () => {
   const result = await runPaymentsProof({ spanMs: 30_000, ratePerSecond: 10, intervalMs: 1000 });

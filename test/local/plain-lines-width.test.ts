@@ -6,7 +6,7 @@
  * Without `COLUMNS`, one line per update, whole.
  */
 import { describe, expect, it } from 'vitest';
-import { createView, fitLogLine, plainWidth, type RuntimeUpdate } from '../../functions/local/live-view.js';
+import { createView, fitLogLine, plainWidth, type RuntimeUpdate } from '#functions/local/live-view.js';
 
 const AT = new Date('2026-11-23T12:00:00Z');
 const TOKEN = 'QI9wAxLKFhY2Q-7eVaoOWQojDumVEekKYBNdnHVre9w';

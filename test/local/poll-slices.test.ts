@@ -7,10 +7,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkpointKey } from '../../functions/core/sync/checkpoint-state.js';
-import type { RuntimeUpdate } from '../../functions/local/live-view.js';
-import { startRuntime } from '../../functions/local/runtime.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { checkpointKey } from '#functions/core/sync/checkpoint-state.js';
+import type { RuntimeUpdate } from '#functions/local/live-view.js';
+import { startRuntime } from '#functions/local/runtime.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 
 describe('local poller: a backfill in time-boxed slices', () => {
   let sandbox: Sandbox;

@@ -7,9 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeliveryOutcome } from '../../functions/adapters/local/local-bus.js';
-import { type Runtime, startRuntime } from '../../functions/local/runtime.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import type { DeliveryOutcome } from '#functions/adapters/local/local-bus.js';
+import { type Runtime, startRuntime } from '#functions/local/runtime.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 
 let sandbox: Sandbox;
 let dataDir: string;

@@ -8,11 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEPLOYMENT_CREDENTIALS } from '../../functions/core/connections/connection-entry.js';
-import { EXIT } from '../../functions/local/exit-codes.js';
-import { applyUpdate, emptyFrameState, renderFrame } from '../../functions/local/live-frame.js';
-import { credentialsSettingOf } from '../../functions/local/refused-credentials.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { DEPLOYMENT_CREDENTIALS } from '#functions/core/connections/connection-entry.js';
+import { EXIT } from '#functions/local/exit-codes.js';
+import { applyUpdate, emptyFrameState, renderFrame } from '#functions/local/live-frame.js';
+import { credentialsSettingOf } from '#functions/local/refused-credentials.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 import { cli } from './cli-harness.js';
 
 let dir: string;

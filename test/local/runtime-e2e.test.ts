@@ -9,11 +9,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus.js';
-import type { RuntimeUpdate } from '../../functions/local/live-view.js';
-import { type Runtime, startRuntime } from '../../functions/local/runtime.js';
-import { ONCE_POLL_BUDGET_MS } from '../../functions/local/runtime-options.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import type { EventBridgeEvent } from '#functions/adapters/local/local-bus.js';
+import type { RuntimeUpdate } from '#functions/local/live-view.js';
+import { type Runtime, startRuntime } from '#functions/local/runtime.js';
+import { ONCE_POLL_BUDGET_MS } from '#functions/local/runtime-options.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 
 // Bounds that only end a broken test: a busy machine takes several times as long as a quiet one.
 const BOUND_MS = 60_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CommandContext } from '../../functions/local/command.js';
-import { sandboxOptions } from '../../functions/local/commands/runtime-command.js';
+import type { CommandContext } from '#functions/local/command.js';
+import { sandboxOptions } from '#functions/local/commands/runtime-command.js';
 
 const options = (env: Record<string, string>) =>
   sandboxOptions(

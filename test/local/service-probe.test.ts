@@ -1,7 +1,7 @@
 /** The start-up probe of a service off the sandbox: one TCP connection, a plain error when refused. */
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { probeService, ServiceUnreachableError } from '../../functions/local/service-probe.js';
+import { probeService, ServiceUnreachableError } from '#functions/local/service-probe.js';
 
 async function listening() {
   const server = createServer((socket) => socket.end());

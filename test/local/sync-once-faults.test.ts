@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { EXIT } from '../../functions/local/exit-codes.js';
+import { EXIT } from '#functions/local/exit-codes.js';
 import { cli } from './cli-harness.js';
 
 const env = {

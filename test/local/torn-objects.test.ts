@@ -4,8 +4,8 @@ import { mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/pro
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOCK_FILE } from '../../functions/adapters/local/data-dir-lock.js';
-import { LOCAL_RESOURCES, startLocalStores } from '../../functions/local/local-stores.js';
+import { LOCK_FILE } from '#functions/adapters/local/data-dir-lock.js';
+import { LOCAL_RESOURCES, startLocalStores } from '#functions/local/local-stores.js';
 
 function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);

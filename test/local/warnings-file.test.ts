@@ -7,10 +7,10 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { captureConsole } from '../../functions/local/console-capture.js';
-import { createView } from '../../functions/local/live-view.js';
-import type { RuntimeUpdate } from '../../functions/local/runtime-update.js';
-import { recordWarnings, WARNINGS_FILE, warningsSummary } from '../../functions/local/warnings-file.js';
+import { captureConsole } from '#functions/local/console-capture.js';
+import { createView } from '#functions/local/live-view.js';
+import type { RuntimeUpdate } from '#functions/local/runtime-update.js';
+import { recordWarnings, WARNINGS_FILE, warningsSummary } from '#functions/local/warnings-file.js';
 
 const AT = new Date('2026-11-25T21:00:00.000Z');
 const LONG = `delivery to https://hooks.example.test/${'p'.repeat(200)} failed:\nsecond line`;

@@ -5,7 +5,7 @@ import {
   SandboxCliError,
   sandboxFlags,
   sandboxHelp,
-} from '../../sandbox/main.js';
+} from '#sandbox/main.js';
 
 describe('sandbox CLI', () => {
   it('lists every option in --help', async () => {

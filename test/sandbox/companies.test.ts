@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
-import { credentialLines, parseSandboxArgs } from '../../sandbox/main.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
+import { credentialLines, parseSandboxArgs } from '#sandbox/main.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies in assertions
 type Json = any;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collections } from '../../functions/accounting/collections.js';
+import { collections } from '#functions/accounting/collections.js';
 import { expectProblemShape, type Harness, harness, jsonOf } from './helpers.js';
 
 let h: Harness;

@@ -1,4 +1,4 @@
-import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox/index.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '#sandbox/index.js';
 
 export const TRACE_ID = /^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/;
 

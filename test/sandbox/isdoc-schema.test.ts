@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiRecord } from '../../functions/accounting/api.js';
-import { collectionOf, isdocRecordTypes } from '../../functions/accounting/collections.js';
-import { createXsdIsdocSchema } from '../../functions/adapters/isdoc/xsd-isdoc-schema.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
-import { isdocXml } from '../../sandbox/isdoc.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import { collectionOf, isdocRecordTypes } from '#functions/accounting/collections.js';
+import { createXsdIsdocSchema } from '#functions/adapters/isdoc/xsd-isdoc-schema.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
+import { isdocXml } from '#sandbox/isdoc.js';
 
 /**
  * Every ISDOC the sandbox writes passes the official ISDOC 6.0.2 schema, checked with the validator

@@ -5,11 +5,11 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiRecord } from '../../functions/accounting/api.js';
-import { validateIsdoc } from '../../functions/core/actions/archive-isdoc/isdoc-validation.js';
-import { icoCheckDigit, isValidIco } from '../../sandbox/czech-data.js';
-import { runSandboxCli } from '../../sandbox/main.js';
-import { money } from '../../sandbox/random.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import { validateIsdoc } from '#functions/core/actions/archive-isdoc/isdoc-validation.js';
+import { icoCheckDigit, isValidIco } from '#sandbox/czech-data.js';
+import { runSandboxCli } from '#sandbox/main.js';
+import { money } from '#sandbox/random.js';
 import { type Harness, harness } from './helpers.js';
 
 let cz: Harness;

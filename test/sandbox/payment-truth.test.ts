@@ -4,11 +4,11 @@
  * `GET /_sandbox/payments`; the generator's weights from SANDBOX_ACTIVITY_WEIGHTS.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { ActivityGenerator } from '../../sandbox/activity.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
-import { parseSandboxArgs, SandboxCliError } from '../../sandbox/main.js';
-import type { DueDatePass, PaymentMade } from '../../sandbox/payment-truth.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { ActivityGenerator } from '#sandbox/activity.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
+import { parseSandboxArgs, SandboxCliError } from '#sandbox/main.js';
+import type { DueDatePass, PaymentMade } from '#sandbox/payment-truth.js';
 
 describe('payment ground truth', () => {
   // 2026-06-01 12:00 in Prague: seeded invoices (dated in 2025) are long past their due dates.

@@ -1,6 +1,6 @@
 /** The sandbox in `cz` mode: only the public OpenAPI's operations, reference lists that filter, the real reads. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSandboxArgs, SandboxCliError } from '../../sandbox/main.js';
+import { parseSandboxArgs, SandboxCliError } from '#sandbox/main.js';
 import { type Harness, harness } from './helpers.js';
 
 let h: Harness;

@@ -6,20 +6,20 @@
  * (`IssuedInvoice.SendingHeld`) — nothing is sent to the partner.
  */
 import { describe, expect, it } from 'vitest';
-import type { ApiRecord } from '../../functions/accounting/api.js';
-import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
-import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
-import type { OpenSendings } from '../../functions/core/actions/open-sendings.js';
-import { sendInvoiceAction } from '../../functions/core/actions/send-invoice/action.js';
-import { SENDING_HELD } from '../../functions/core/actions/send-invoice/events.js';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import { mapShopOrder } from '../../functions/core/intake/map-order.js';
-import { loadReferences } from '../../functions/core/intake/references.js';
-import { shopOrderSchema } from '../../functions/core/intake/shop-order.js';
-import { shopifyOrderSchema, shopifyToShopOrder } from '../../functions/core/intake/shopify-order.js';
-import { PARTNER_FROM_CHECKOUT_MARK } from '../../functions/core/partner-from-checkout.js';
-import { sampleOrder } from '../../functions/local/intake-samples.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import { createDynamoDbCheckpointStore } from '#functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createPowertoolsGuard } from '#functions/adapters/aws/powertools-idempotency-guard.js';
+import type { OpenSendings } from '#functions/core/actions/open-sendings.js';
+import { sendInvoiceAction } from '#functions/core/actions/send-invoice/action.js';
+import { SENDING_HELD } from '#functions/core/actions/send-invoice/events.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
+import { mapShopOrder } from '#functions/core/intake/map-order.js';
+import { loadReferences } from '#functions/core/intake/references.js';
+import { shopOrderSchema } from '#functions/core/intake/shop-order.js';
+import { shopifyOrderSchema, shopifyToShopOrder } from '#functions/core/intake/shopify-order.js';
+import { PARTNER_FROM_CHECKOUT_MARK } from '#functions/core/partner-from-checkout.js';
+import { sampleOrder } from '#functions/local/intake-samples.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import { registryOfOneEntry } from '../actions/registry-of-one.js';
 import {
   listAll,

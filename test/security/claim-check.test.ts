@@ -5,13 +5,13 @@
  * message's own connection, source and digest make.
  */
 import { describe, expect, it } from 'vitest';
-import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
+import { createMemoryObjectStore } from '#functions/adapters/local/memory-object-store.js';
 import {
   OrderClaimCheckError,
   queueOrder,
   withClaimedOrder,
-} from '../../functions/core/intake/order-claim-check.js';
-import type { IntakeMessage } from '../../functions/core/intake/shop-order.js';
+} from '#functions/core/intake/order-claim-check.js';
+import type { IntakeMessage } from '#functions/core/intake/shop-order.js';
 
 const order = {
   id: 'A-1001',

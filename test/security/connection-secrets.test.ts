@@ -9,14 +9,14 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createConnectionSecretResolver } from '../../functions/adapters/connection-secrets.js';
+import { createConnectionSecretResolver } from '#functions/adapters/connection-secrets.js';
 import {
   ConnectionEntryError,
   parseConnectionEntry,
   secretReferenceProblem,
-} from '../../functions/core/connections/connection-entry.js';
-import { ConnectionSecretError } from '../../functions/core/connections/connection-secret.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+} from '#functions/core/connections/connection-entry.js';
+import { ConnectionSecretError } from '#functions/core/connections/connection-secret.js';
+import { createManualClock } from '#functions/shared/clock.js';
 
 const ACME_KEY = 'acme-live-key-7c1e-never-sent';
 const secretsManager = mockClient(SecretsManagerClient);

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeadLetterStore } from '../../functions/adapters/local/dead-letter-store.js';
-import type { LocalBus } from '../../functions/adapters/local/local-bus.js';
-import type { IsdocSchema } from '../../functions/core/actions/ports.js';
-import { createConsoleFeed } from '../../functions/local/console/console-feed.js';
-import { type ConsoleServer, startConsoleServer } from '../../functions/local/console/console-server.js';
-import { type LocalStores, startLocalStores } from '../../functions/local/local-stores.js';
+import type { DeadLetterStore } from '#functions/adapters/local/dead-letter-store.js';
+import type { LocalBus } from '#functions/adapters/local/local-bus.js';
+import type { IsdocSchema } from '#functions/core/actions/ports.js';
+import { createConsoleFeed } from '#functions/local/console/console-feed.js';
+import { type ConsoleServer, startConsoleServer } from '#functions/local/console/console-server.js';
+import { type LocalStores, startLocalStores } from '#functions/local/local-stores.js';
 
 const SECRET_STATE = '{"checkpoint":"private-sync-state"}';
 let dir: string;

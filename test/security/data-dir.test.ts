@@ -16,8 +16,8 @@ import {
   DataDirLockedError,
   LOCK_FILE,
   type LockIdentity,
-} from '../../functions/adapters/local/data-dir-lock.js';
-import { startLocalStores } from '../../functions/local/local-stores.js';
+} from '#functions/adapters/local/data-dir-lock.js';
+import { startLocalStores } from '#functions/local/local-stores.js';
 
 let dir: string;
 beforeAll(async () => {

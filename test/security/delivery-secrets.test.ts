@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTargetSpecs } from '../../functions/core/delivery/delivery-targets.js';
-import { httpDeliverySubscribers } from '../../functions/local/delivery-subscriber.js';
-import { SharedSigningSecretError } from '../../functions/local/http-delivery.js';
+import { parseTargetSpecs } from '#functions/core/delivery/delivery-targets.js';
+import { httpDeliverySubscribers } from '#functions/local/delivery-subscriber.js';
+import { SharedSigningSecretError } from '#functions/local/http-delivery.js';
 import { recordEventFixture } from '../support/event-fixtures.js';
 
 interface Received {

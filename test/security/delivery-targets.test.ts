@@ -11,8 +11,8 @@ import {
   DeliveryTargetError,
   parseTargetSpecs,
   redactUrl,
-} from '../../functions/core/delivery/delivery-targets.js';
-import { createHttpDelivery, type DeliveryOutcome } from '../../functions/local/http-delivery.js';
+} from '#functions/core/delivery/delivery-targets.js';
+import { createHttpDelivery, type DeliveryOutcome } from '#functions/local/http-delivery.js';
 import { buildTestApp } from '../infra/support.js';
 import { recordEventFixture } from '../support/event-fixtures.js';
 

@@ -8,14 +8,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicAddressAgent } from '../../functions/adapters/http/public-address-agent.js';
-import { postSigned } from '../../functions/adapters/http/webhook-sender.js';
+import { publicAddressAgent } from '#functions/adapters/http/public-address-agent.js';
+import { postSigned } from '#functions/adapters/http/webhook-sender.js';
 import {
   DEPLOYED_TARGET_CHECKS,
   DeliveryTargetError,
   parseTargetSpecs,
-} from '../../functions/core/delivery/delivery-targets.js';
-import { nonPublicAddressReason } from '../../functions/core/delivery/public-address.js';
+} from '#functions/core/delivery/delivery-targets.js';
+import { nonPublicAddressReason } from '#functions/core/delivery/public-address.js';
 import { testInfraConfig } from '../infra/support.js';
 
 const SECRET = `whsec_${Buffer.from('a test secret of 32 bytes length').toString('base64')}`;

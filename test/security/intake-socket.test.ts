@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type IntakeHttpServer,
   startIntakeHttpServer,
-} from '../../functions/adapters/local/intake-http-server.js';
+} from '#functions/adapters/local/intake-http-server.js';
 import { recordingLogger } from '../actions/support.js';
 
 const LIMIT = 4096;

@@ -6,22 +6,19 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AccountingApi } from '../../functions/accounting/api.js';
-import { IntakeSecretFormatError, readSigningSecrets } from '../../functions/adapters/aws/intake-secrets.js';
-import { importOrder } from '../../functions/core/intake/import-order.js';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import type { IntakeQueue } from '../../functions/core/intake/ports.js';
-import { type ReceiveDeps, receiveWebhook } from '../../functions/core/intake/receive-webhook.js';
-import type { ReferenceCache } from '../../functions/core/intake/references.js';
-import {
-  createRotatingSecrets,
-  type SigningSecretValues,
-} from '../../functions/core/intake/rotating-secrets.js';
-import { type IntakeMessage, shopOrderSchema } from '../../functions/core/intake/shop-order.js';
-import { hmacBase64 } from '../../functions/core/intake/signatures.js';
-import { sampleOrder } from '../../functions/local/intake-samples.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { ConfigError } from '../../functions/shared/config.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
+import { IntakeSecretFormatError, readSigningSecrets } from '#functions/adapters/aws/intake-secrets.js';
+import { importOrder } from '#functions/core/intake/import-order.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
+import type { IntakeQueue } from '#functions/core/intake/ports.js';
+import { type ReceiveDeps, receiveWebhook } from '#functions/core/intake/receive-webhook.js';
+import type { ReferenceCache } from '#functions/core/intake/references.js';
+import { createRotatingSecrets, type SigningSecretValues } from '#functions/core/intake/rotating-secrets.js';
+import { type IntakeMessage, shopOrderSchema } from '#functions/core/intake/shop-order.js';
+import { hmacBase64 } from '#functions/core/intake/signatures.js';
+import { sampleOrder } from '#functions/local/intake-samples.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { ConfigError } from '#functions/shared/config.js';
 import { recordingLogger, recordingPublisher } from '../actions/support.js';
 import { intakeOfOne } from '../intake/one-connection.js';
 
@@ -127,8 +124,8 @@ describe('finding 5: replays', () => {
       config,
     };
     const order = shopOrderSchema.parse({
-      ...(await import('../../functions/core/intake/shopify-order.js')).shopifyToShopOrder(
-        (await import('../../functions/core/intake/shopify-order.js')).shopifyOrderSchema.parse(
+      ...(await import('#functions/core/intake/shopify-order.js')).shopifyToShopOrder(
+        (await import('#functions/core/intake/shopify-order.js')).shopifyOrderSchema.parse(
           sampleOrder('shopify', 3, new Date('2026-05-01T10:00:00Z')),
         ),
         { registrationNumber: [], vatNumber: [] },

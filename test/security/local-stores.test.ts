@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_RESOURCES } from '../../functions/local/local-stores.js';
+import { LOCAL_RESOURCES } from '#functions/local/local-stores.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'accounting-events.js');
 const START_MS = 180_000;

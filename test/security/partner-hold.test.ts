@@ -7,27 +7,24 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { ApiRecord } from '../../functions/accounting/api.js';
-import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
-import { createPowertoolsGuard } from '../../functions/adapters/aws/powertools-idempotency-guard.js';
-import { loadActionsConfig } from '../../functions/core/actions/actions-config.js';
-import {
-  remindOnOverdue,
-  remindPass,
-} from '../../functions/core/actions/payment-reminders/payment-reminder.js';
-import { createActionEntry } from '../../functions/core/actions/run-action.js';
-import { sendInvoiceAction } from '../../functions/core/actions/send-invoice/action.js';
-import { SENDING_HELD, SENDING_RELEASED } from '../../functions/core/actions/send-invoice/events.js';
-import { NoHoldError, readHolds, releaseHold } from '../../functions/core/actions/sending-hold.js';
-import { ENVELOPE_VERSION } from '../../functions/core/events/catalog-entry.js';
-import { paymentIdempotencyKey } from '../../functions/core/events/payment-events.js';
-import { loadIntakeConfig } from '../../functions/core/intake/intake-config.js';
-import { mapShopOrder } from '../../functions/core/intake/map-order.js';
-import { loadReferences } from '../../functions/core/intake/references.js';
-import { shopOrderSchema } from '../../functions/core/intake/shop-order.js';
-import { shopifyOrderSchema, shopifyToShopOrder } from '../../functions/core/intake/shopify-order.js';
-import { sampleOrder } from '../../functions/local/intake-samples.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import { createDynamoDbCheckpointStore } from '#functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createPowertoolsGuard } from '#functions/adapters/aws/powertools-idempotency-guard.js';
+import { loadActionsConfig } from '#functions/core/actions/actions-config.js';
+import { remindOnOverdue, remindPass } from '#functions/core/actions/payment-reminders/payment-reminder.js';
+import { createActionEntry } from '#functions/core/actions/run-action.js';
+import { sendInvoiceAction } from '#functions/core/actions/send-invoice/action.js';
+import { SENDING_HELD, SENDING_RELEASED } from '#functions/core/actions/send-invoice/events.js';
+import { NoHoldError, readHolds, releaseHold } from '#functions/core/actions/sending-hold.js';
+import { ENVELOPE_VERSION } from '#functions/core/events/catalog-entry.js';
+import { paymentIdempotencyKey } from '#functions/core/events/payment-events.js';
+import { loadIntakeConfig } from '#functions/core/intake/intake-config.js';
+import { mapShopOrder } from '#functions/core/intake/map-order.js';
+import { loadReferences } from '#functions/core/intake/references.js';
+import { shopOrderSchema } from '#functions/core/intake/shop-order.js';
+import { shopifyOrderSchema, shopifyToShopOrder } from '#functions/core/intake/shopify-order.js';
+import { sampleOrder } from '#functions/local/intake-samples.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import { registryOfOneEntry } from '../actions/registry-of-one.js';
 import {
   CONNECTION,

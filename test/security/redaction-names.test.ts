@@ -1,6 +1,6 @@
 /** The redaction masks secrets, not the names that happen to contain one. */
 import { describe, expect, it } from 'vitest';
-import { createLogger, REDACTED, redactText, registerSecretValue } from '../../functions/shared/logger.js';
+import { createLogger, REDACTED, redactText, registerSecretValue } from '#functions/shared/logger.js';
 
 describe('redaction: secrets, not names', () => {
   it('a secret that is part of a connection name leaves the name whole', () => {

@@ -5,15 +5,12 @@
  * scoped to connections also matches on `detail.connection`.
  */
 import { describe, expect, it } from 'vitest';
-import { createEnvConnectionRegistry } from '../../functions/adapters/env-connection-registry.js';
-import {
-  ConnectionEntryError,
-  parseConnectionEntry,
-} from '../../functions/core/connections/connection-entry.js';
+import { createEnvConnectionRegistry } from '#functions/adapters/env-connection-registry.js';
+import { ConnectionEntryError, parseConnectionEntry } from '#functions/core/connections/connection-entry.js';
 import {
   ConnectionsFileError,
   parseConnectionsDocument,
-} from '../../functions/core/connections/connections-file.js';
+} from '#functions/core/connections/connections-file.js';
 import { buildTestApp } from '../infra/support.js';
 
 const entry = (name: string, source?: string) => ({

@@ -6,9 +6,9 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ListObjectsCommand } from '@aws-sdk/client-s3';
-import { operationsFor } from '../../functions/accounting/endpoints.js';
-import type { BusEvent } from '../../functions/core/ports.js';
-import type { Sandbox } from '../../sandbox/index.js';
+import { operationsFor } from '#functions/accounting/endpoints.js';
+import type { BusEvent } from '#functions/core/ports.js';
+import type { Sandbox } from '#sandbox/index.js';
 
 const SIDE_EFFECT_KINDS = new Set(['create', 'transfer', 'command']);
 

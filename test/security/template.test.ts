@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../functions/shared/config.js';
-import { idempotencyExpirySeconds } from '../../infra/config/replay-horizon.js';
+import { ConfigError } from '#functions/shared/config.js';
+import { idempotencyExpirySeconds } from '#infra/config/replay-horizon.js';
 import { buildTestApp, CDK_JSON_CONTEXT, TEST_BASE_URL, testInfraConfig } from '../infra/support.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };

@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_RESOURCES, startLocalStores } from '../../functions/local/local-stores.js';
-import { startRuntime } from '../../functions/local/runtime.js';
-import type { Runtime } from '../../functions/local/runtime-options.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { LOCAL_RESOURCES, startLocalStores } from '#functions/local/local-stores.js';
+import { startRuntime } from '#functions/local/runtime.js';
+import type { Runtime } from '#functions/local/runtime-options.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 
 let sandbox: Sandbox;
 let dataDir: string;

@@ -15,7 +15,7 @@ import {
   createIdempotencyTable,
   type EmbeddedServers,
   startEmbeddedServers,
-} from '../../functions/adapters/local/embedded-servers.js';
+} from '#functions/adapters/local/embedded-servers.js';
 
 export {
   createBucket,
@@ -28,7 +28,7 @@ export {
   type EmbeddedServers,
   S3RVER_CREDENTIALS,
   startEmbeddedServers,
-} from '../../functions/adapters/local/embedded-servers.js';
+} from '#functions/adapters/local/embedded-servers.js';
 
 export interface TestServers extends EmbeddedServers {
   /** Creates a fresh checkpoint table (`pk` key) and returns its name. */

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import type { EventBridgeEvent } from '../../functions/adapters/local/local-bus-types.js';
+import type { EventBridgeEvent } from '#functions/adapters/local/local-bus-types.js';
 
 const FIXTURES = new URL('../fixtures/events/', import.meta.url);
 

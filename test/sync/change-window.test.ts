@@ -5,22 +5,22 @@
  * crosses only by chance.
  */
 import { describe, expect, it } from 'vitest';
-import { findCollection } from '../../functions/accounting/collections.js';
+import { findCollection } from '#functions/accounting/collections.js';
 import {
   finishWindow,
   pruneSeen,
   raiseUpper,
   type Seen,
   startWindow,
-} from '../../functions/core/sync/change-window.js';
+} from '#functions/core/sync/change-window.js';
 import {
   type CollectionCheckpoint,
   emptyCheckpoint,
   type WindowState,
-} from '../../functions/core/sync/checkpoint-state.js';
-import { type PollOptionsInput, pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
-import { type CollectionRun, emptyResult } from '../../functions/core/sync/sync-types.js';
-import { createManualClock } from '../../functions/shared/clock.js';
+} from '#functions/core/sync/checkpoint-state.js';
+import { type PollOptionsInput, pollOptionsSchema } from '#functions/core/sync/poll-options.js';
+import { type CollectionRun, emptyResult } from '#functions/core/sync/sync-types.js';
+import { createManualClock } from '#functions/shared/clock.js';
 
 const NOW = Date.parse('2026-05-01T08:00:00Z');
 const LOOKBACK = 60_000;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { defaultPolledCollections } from '../../functions/accounting/collections.js';
-import { envConnectionEntry } from '../../functions/adapters/env-connection-registry.js';
-import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
-import { ConfigError } from '../../functions/shared/config.js';
-import { loadPollerSettings } from '../../functions/wiring/poller-config.js';
+import { defaultPolledCollections } from '#functions/accounting/collections.js';
+import { envConnectionEntry } from '#functions/adapters/env-connection-registry.js';
+import { loadConnectionPollerConfig } from '#functions/handlers/connections-config.js';
+import { ConfigError } from '#functions/shared/config.js';
+import { loadPollerSettings } from '#functions/wiring/poller-config.js';
 
 const AWS = {
   EVENT_BUS_NAME: 'bus',

@@ -3,12 +3,12 @@
  * registry of one its environment describes) over the fake service of `harness.ts`: its own config
  * loader and registry, an in-memory shard lease, the harness's stores.
  */
-import { createEnvConnectionRegistry } from '../../functions/adapters/env-connection-registry.js';
-import { createMemoryShardLease } from '../../functions/core/connections/shard.js';
-import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
-import { type ConnectionPollerDeps, createHandler } from '../../functions/handlers/poll-connections.js';
-import type { PollMetrics } from '../../functions/handlers/poll-metrics.js';
-import { createConnectionClients } from '../../functions/wiring/connection-clients.js';
+import { createEnvConnectionRegistry } from '#functions/adapters/env-connection-registry.js';
+import { createMemoryShardLease } from '#functions/core/connections/shard.js';
+import { loadConnectionPollerConfig } from '#functions/handlers/connections-config.js';
+import { type ConnectionPollerDeps, createHandler } from '#functions/handlers/poll-connections.js';
+import type { PollMetrics } from '#functions/handlers/poll-metrics.js';
+import { createConnectionClients } from '#functions/wiring/connection-clients.js';
 import type { setup } from './harness.js';
 
 /**

@@ -5,8 +5,8 @@
  * second precision, late visibility (a version visible only some time after its ModifiedDate),
  * and hooks to edit records between pages.
  */
-import type { AccountingApi, ApiRecord, ListOptions, Page } from '../../functions/accounting/api.js';
-import type { CollectionName } from '../../functions/accounting/collections.js';
+import type { AccountingApi, ApiRecord, ListOptions, Page } from '#functions/accounting/api.js';
+import type { CollectionName } from '#functions/accounting/collections.js';
 import { answeringRaw } from '../fakes/raw-answers.js';
 
 interface Stored {

@@ -6,14 +6,14 @@
  * rarely takes: time running short between pages, a scan that saw fewer ids than were counted.
  */
 import { describe, expect, it } from 'vitest';
-import { findCollection } from '../../functions/accounting/collections.js';
-import { idempotencyKey } from '../../functions/core/events/envelope.js';
-import type { Logger } from '../../functions/core/ports.js';
-import { emptyCheckpoint } from '../../functions/core/sync/checkpoint-state.js';
-import { readIdList, readSnapshot } from '../../functions/core/sync/id-list.js';
-import { idListKey, reconcileDeletions } from '../../functions/core/sync/reconcile-deletions.js';
-import { scanReference } from '../../functions/core/sync/scan-reference.js';
-import { type CollectionRun, emptyResult, type SyncDeps } from '../../functions/core/sync/sync-types.js';
+import { findCollection } from '#functions/accounting/collections.js';
+import { idempotencyKey } from '#functions/core/events/envelope.js';
+import type { Logger } from '#functions/core/ports.js';
+import { emptyCheckpoint } from '#functions/core/sync/checkpoint-state.js';
+import { readIdList, readSnapshot } from '#functions/core/sync/id-list.js';
+import { idListKey, reconcileDeletions } from '#functions/core/sync/reconcile-deletions.js';
+import { scanReference } from '#functions/core/sync/scan-reference.js';
+import { type CollectionRun, emptyResult, type SyncDeps } from '#functions/core/sync/sync-types.js';
 import { setup } from './harness.js';
 
 interface LogLine {

@@ -1,15 +1,15 @@
 /** Wiring for tests of the change detector: fake service, recording publisher, fault injection. */
 
-import type { CollectionName } from '../../functions/accounting/collections.js';
-import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
-import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
-import { PublishError } from '../../functions/core/errors.js';
-import type { BusEvent, CheckpointStore, EventPublisher } from '../../functions/core/ports.js';
-import { pollCollection } from '../../functions/core/sync/poll-collection.js';
-import { type PollOptionsInput, pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
-import type { SyncDeps } from '../../functions/core/sync/sync-types.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { silentLogger } from '../../functions/shared/logger.js';
+import type { CollectionName } from '#functions/accounting/collections.js';
+import { createMemoryCheckpointStore } from '#functions/adapters/local/memory-checkpoint-store.js';
+import { createMemoryObjectStore } from '#functions/adapters/local/memory-object-store.js';
+import { PublishError } from '#functions/core/errors.js';
+import type { BusEvent, CheckpointStore, EventPublisher } from '#functions/core/ports.js';
+import { pollCollection } from '#functions/core/sync/poll-collection.js';
+import { type PollOptionsInput, pollOptionsSchema } from '#functions/core/sync/poll-options.js';
+import type { SyncDeps } from '#functions/core/sync/sync-types.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { silentLogger } from '#functions/shared/logger.js';
 import { FakeService, type FakeServiceOptions } from './fake-service.js';
 
 export interface PublishedDetail {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiRecord } from '../../functions/accounting/api.js';
-import { checkpointKey } from '../../functions/core/sync/checkpoint-state.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import { checkpointKey } from '#functions/core/sync/checkpoint-state.js';
 import { setup } from './harness.js';
 
 const KEY = checkpointKey('acme', 'ReceivedOrders');

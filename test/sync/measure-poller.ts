@@ -13,17 +13,17 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import * as z from 'zod';
-import { createAccountingClient } from '../../functions/accounting/client.js';
-import { defaultPolledCollections } from '../../functions/accounting/collections.js';
-import { parseAccountingConfig } from '../../functions/accounting/config.js';
-import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
-import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
-import type { BusEvent, EventPublisher } from '../../functions/core/ports.js';
-import { pollAll } from '../../functions/core/sync/poll-all.js';
-import { pollCollection } from '../../functions/core/sync/poll-collection.js';
-import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { silentLogger } from '../../functions/shared/logger.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
+import { defaultPolledCollections } from '#functions/accounting/collections.js';
+import { parseAccountingConfig } from '#functions/accounting/config.js';
+import { createMemoryCheckpointStore } from '#functions/adapters/local/memory-checkpoint-store.js';
+import { createMemoryObjectStore } from '#functions/adapters/local/memory-object-store.js';
+import type { BusEvent, EventPublisher } from '#functions/core/ports.js';
+import { pollAll } from '#functions/core/sync/poll-all.js';
+import { pollCollection } from '#functions/core/sync/poll-collection.js';
+import { pollOptionsSchema } from '#functions/core/sync/poll-options.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { silentLogger } from '#functions/shared/logger.js';
 
 const flags = z
   .object({

@@ -1,5 +1,5 @@
 /** Child process of measure-poller.ts: serves a sandbox and prints its address; exits when stdin closes. */
-import { startSandbox } from '../../sandbox/index.js';
+import { startSandbox } from '#sandbox/index.js';
 
 const documents = Number(process.argv[2] ?? 100_000);
 const maxPageSize = Number(process.argv[3] ?? 100);

@@ -6,21 +6,21 @@
  * its amount, and the last state of every invoice must match.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AccountingClient, createAccountingClient } from '../../functions/accounting/client.js';
-import type { CollectionName } from '../../functions/accounting/collections.js';
-import { parseAccountingConfig } from '../../functions/accounting/config.js';
-import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
-import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
-import { parseDetail } from '../../functions/core/event-catalog.js';
-import type { PaymentDetail } from '../../functions/core/events/payment-events.js';
-import { pollAll } from '../../functions/core/sync/poll-all.js';
-import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
-import { daysPastDue, pollPayments } from '../../functions/core/sync/poll-payments.js';
-import type { SyncDeps } from '../../functions/core/sync/sync-types.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { silentLogger } from '../../functions/shared/logger.js';
-import { ActivityGenerator } from '../../sandbox/activity.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { type AccountingClient, createAccountingClient } from '#functions/accounting/client.js';
+import type { CollectionName } from '#functions/accounting/collections.js';
+import { parseAccountingConfig } from '#functions/accounting/config.js';
+import { createMemoryCheckpointStore } from '#functions/adapters/local/memory-checkpoint-store.js';
+import { createMemoryObjectStore } from '#functions/adapters/local/memory-object-store.js';
+import { parseDetail } from '#functions/core/event-catalog.js';
+import type { PaymentDetail } from '#functions/core/events/payment-events.js';
+import { pollAll } from '#functions/core/sync/poll-all.js';
+import { pollOptionsSchema } from '#functions/core/sync/poll-options.js';
+import { daysPastDue, pollPayments } from '#functions/core/sync/poll-payments.js';
+import type { SyncDeps } from '#functions/core/sync/sync-types.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { silentLogger } from '#functions/shared/logger.js';
+import { ActivityGenerator } from '#sandbox/activity.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 import { crashingCheckpoints, RecordingPublisher } from './harness.js';
 
 const PAYABLE: CollectionName[] = ['IssuedInvoices', 'IssuedAdvanceInvoices'];

@@ -3,17 +3,17 @@
  * writes) and the S3 claim-check store (s3rver), reading the sandbox through the real client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AccountingClient, createAccountingClient } from '../../functions/accounting/client.js';
-import { parseAccountingConfig } from '../../functions/accounting/config.js';
-import { createDynamoDbCheckpointStore } from '../../functions/adapters/aws/dynamodb-checkpoint-store.js';
-import { createS3ObjectStore } from '../../functions/adapters/aws/s3-object-store.js';
-import { resolveRecord } from '../../functions/core/events/claim-check.js';
-import { pollCollection } from '../../functions/core/sync/poll-collection.js';
-import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
-import type { SyncDeps } from '../../functions/core/sync/sync-types.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { silentLogger } from '../../functions/shared/logger.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { type AccountingClient, createAccountingClient } from '#functions/accounting/client.js';
+import { parseAccountingConfig } from '#functions/accounting/config.js';
+import { createDynamoDbCheckpointStore } from '#functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createS3ObjectStore } from '#functions/adapters/aws/s3-object-store.js';
+import { resolveRecord } from '#functions/core/events/claim-check.js';
+import { pollCollection } from '#functions/core/sync/poll-collection.js';
+import { pollOptionsSchema } from '#functions/core/sync/poll-options.js';
+import type { SyncDeps } from '#functions/core/sync/sync-types.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { silentLogger } from '#functions/shared/logger.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 import { startTestServers, type TestServers } from '../support/embedded.js';
 import { RecordingPublisher } from './harness.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { CheckpointConflictError } from '../../functions/core/errors.js';
-import { parseDetail } from '../../functions/core/event-catalog.js';
-import { resolveRecord } from '../../functions/core/events/claim-check.js';
-import { type CollectionCheckpoint, checkpointKey } from '../../functions/core/sync/checkpoint-state.js';
-import { pollAll } from '../../functions/core/sync/poll-all.js';
+import { CheckpointConflictError } from '#functions/core/errors.js';
+import { parseDetail } from '#functions/core/event-catalog.js';
+import { resolveRecord } from '#functions/core/events/claim-check.js';
+import { type CollectionCheckpoint, checkpointKey } from '#functions/core/sync/checkpoint-state.js';
+import { pollAll } from '#functions/core/sync/poll-all.js';
 import { setup } from './harness.js';
 
 const KEY = checkpointKey('acme', 'ReceivedOrders');

@@ -4,9 +4,9 @@
  * and its input (the Scheduler's notification, a shard's schedule, a bad shard, a held lease).
  */
 import { describe, expect, it } from 'vitest';
-import { createMemoryShardLease } from '../../functions/core/connections/shard.js';
-import { ShardTimeBudgetError } from '../../functions/core/connections/shard-cycle.js';
-import { checkpointKey } from '../../functions/core/sync/checkpoint-state.js';
+import { createMemoryShardLease } from '#functions/core/connections/shard.js';
+import { ShardTimeBudgetError } from '#functions/core/connections/shard-cycle.js';
+import { checkpointKey } from '#functions/core/sync/checkpoint-state.js';
 import { eventFixture, scheduledPoll } from '../support/event-fixtures.js';
 import { deployedPoller, recordingMetrics } from './deployed-poller.js';
 import { setup } from './harness.js';

@@ -5,7 +5,7 @@ import {
   FOLDED_BY_DEFAULT,
   OMITTED_BY_DEFAULT,
   pollMetricsOptionsFromEnv,
-} from '../../functions/handlers/poll-metrics.js';
+} from '#functions/handlers/poll-metrics.js';
 
 /** The part of Powertools Metrics the sink calls, recording what it is given. */
 function recordingMetrics() {

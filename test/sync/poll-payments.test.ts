@@ -4,12 +4,12 @@
  * zero total, Overdue once per due date, and an Unpaid answer that does not match the contract.
  */
 import { describe, expect, it } from 'vitest';
-import type { AccountingApi, ApiRecord, CallInput, Page } from '../../functions/accounting/api.js';
-import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
-import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
-import { pollPayments } from '../../functions/core/sync/poll-payments.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { silentLogger } from '../../functions/shared/logger.js';
+import type { AccountingApi, ApiRecord, CallInput, Page } from '#functions/accounting/api.js';
+import { createMemoryCheckpointStore } from '#functions/adapters/local/memory-checkpoint-store.js';
+import { pollOptionsSchema } from '#functions/core/sync/poll-options.js';
+import { pollPayments } from '#functions/core/sync/poll-payments.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { silentLogger } from '#functions/shared/logger.js';
 import { answeringRaw } from '../fakes/raw-answers.js';
 import { RecordingPublisher } from './harness.js';
 

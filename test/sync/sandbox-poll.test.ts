@@ -4,16 +4,16 @@
  * visibility, random 429s, short-lived OAuth tokens, and crashes between publish and checkpoint.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AccountingClient, createAccountingClient } from '../../functions/accounting/client.js';
-import type { CollectionName } from '../../functions/accounting/collections.js';
-import { parseAccountingConfig } from '../../functions/accounting/config.js';
-import { createMemoryCheckpointStore } from '../../functions/adapters/local/memory-checkpoint-store.js';
-import { createMemoryObjectStore } from '../../functions/adapters/local/memory-object-store.js';
-import { pollAll } from '../../functions/core/sync/poll-all.js';
-import { pollOptionsSchema } from '../../functions/core/sync/poll-options.js';
-import { createManualClock } from '../../functions/shared/clock.js';
-import { silentLogger } from '../../functions/shared/logger.js';
-import { type Sandbox, startSandbox } from '../../sandbox/index.js';
+import { type AccountingClient, createAccountingClient } from '#functions/accounting/client.js';
+import type { CollectionName } from '#functions/accounting/collections.js';
+import { parseAccountingConfig } from '#functions/accounting/config.js';
+import { createMemoryCheckpointStore } from '#functions/adapters/local/memory-checkpoint-store.js';
+import { createMemoryObjectStore } from '#functions/adapters/local/memory-object-store.js';
+import { pollAll } from '#functions/core/sync/poll-all.js';
+import { pollOptionsSchema } from '#functions/core/sync/poll-options.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { silentLogger } from '#functions/shared/logger.js';
+import { type Sandbox, startSandbox } from '#sandbox/index.js';
 import { crashingCheckpoints, RecordingPublisher } from './harness.js';
 
 const COLLECTIONS: CollectionName[] = ['ReceivedOrders', 'IssuedInvoices', 'BusinessPartners'];

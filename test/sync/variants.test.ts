@@ -4,11 +4,11 @@
  * `ModificationInfo` (ModifiedDate only on general lists), are read by ModifiedSince, not re-scanned.
  */
 import { describe, expect, it } from 'vitest';
-import type { ApiRecord, ListOptions } from '../../functions/accounting/api.js';
-import type { CollectionName } from '../../functions/accounting/collections.js';
-import { apiErrorFor } from '../../functions/accounting/errors.js';
-import type { Logger } from '../../functions/core/ports.js';
-import { loadPollerSettings } from '../../functions/wiring/poller-config.js';
+import type { ApiRecord, ListOptions } from '#functions/accounting/api.js';
+import type { CollectionName } from '#functions/accounting/collections.js';
+import { apiErrorFor } from '#functions/accounting/errors.js';
+import type { Logger } from '#functions/core/ports.js';
+import { loadPollerSettings } from '#functions/wiring/poller-config.js';
 import { deployedPoller, recordingMetrics } from './deployed-poller.js';
 import { setup } from './harness.js';
 

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { CHARTS, writeCharts } from '../../bench/charts.js';
-import { benchResultsSchema } from '../../bench/results.js';
-import { renderBarChart } from '../../bench/svg-chart.js';
+import { CHARTS, writeCharts } from '#bench/charts.js';
+import { benchResultsSchema } from '#bench/results.js';
+import { renderBarChart } from '#bench/svg-chart.js';
 
 const results = benchResultsSchema.parse(
   JSON.parse(await readFile(new URL('../../bench/results/latest.json', import.meta.url), 'utf8')),

@@ -5,11 +5,11 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { isdocSettings } from '../../functions/core/actions/archive-isdoc/settings.js';
-import { loadActionFunctionConfig } from '../../functions/handlers/action-config.js';
-import { loadConnectionPollerConfig } from '../../functions/handlers/connections-config.js';
-import { checkRuntimeSettings } from '../../functions/local/runtime-settings.js';
-import { ConfigError, loadSections } from '../../functions/shared/config.js';
+import { isdocSettings } from '#functions/core/actions/archive-isdoc/settings.js';
+import { loadActionFunctionConfig } from '#functions/handlers/action-config.js';
+import { loadConnectionPollerConfig } from '#functions/handlers/connections-config.js';
+import { checkRuntimeSettings } from '#functions/local/runtime-settings.js';
+import { ConfigError, loadSections } from '#functions/shared/config.js';
 
 /** The `ConfigError` `load` throws (fails the test when it throws none, or another error). */
 function configErrorOf(load: () => unknown): ConfigError {

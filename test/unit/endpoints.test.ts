@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { collections, collectionsFor } from '../../functions/accounting/collections.js';
-import {
-  buildPath,
-  operations,
-  operationsFor,
-  resolveOperations,
-} from '../../functions/accounting/endpoints.js';
-import { InvalidArgumentError } from '../../functions/accounting/errors.js';
+import { collections, collectionsFor } from '#functions/accounting/collections.js';
+import { buildPath, operations, operationsFor, resolveOperations } from '#functions/accounting/endpoints.js';
+import { InvalidArgumentError } from '#functions/accounting/errors.js';
 
 describe('endpoint catalog', () => {
   it('has unique operation ids and one list per collection', () => {

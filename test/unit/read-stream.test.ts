@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readStream, StreamTooLargeError } from '../../functions/shared/read-stream.js';
+import { readStream, StreamTooLargeError } from '#functions/shared/read-stream.js';
 
 const chunks = (...parts: string[]) => Readable.from(parts.map((p) => Buffer.from(p)));
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { operations } from '../../functions/accounting/endpoints.js';
-import { actionSettingNames, withActionSettingsRows } from '../../functions/core/actions/actions-config.js';
-import { ENV } from '../../functions/shared/env-names.js';
+import { operations } from '#functions/accounting/endpoints.js';
+import { actionSettingNames, withActionSettingsRows } from '#functions/core/actions/actions-config.js';
+import { ENV } from '#functions/shared/env-names.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 

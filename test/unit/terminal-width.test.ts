@@ -1,8 +1,8 @@
 /** The CLI's tables and help fit an 80-column terminal, cutting or wrapping without losing the ends. */
 import { describe, expect, it } from 'vitest';
-import { eventsCommand } from '../../functions/local/commands/events.js';
-import { formatTable, TERMINAL_COLUMNS, truncateMiddle } from '../../functions/local/format-table.js';
-import { wrapText } from '../../functions/local/wrap-text.js';
+import { eventsCommand } from '#functions/local/commands/events.js';
+import { formatTable, TERMINAL_COLUMNS, truncateMiddle } from '#functions/local/format-table.js';
+import { wrapText } from '#functions/local/wrap-text.js';
 
 const widest = (text: string) => Math.max(...text.split('\n').map((l) => l.length));
 

@@ -11,8 +11,8 @@ import {
   type PutItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
-import { CheckpointConflictError } from '../../core/errors.js';
-import type { CheckpointStore, Versioned } from '../../core/ports.js';
+import { CheckpointConflictError } from '#functions/core/errors.js';
+import type { CheckpointStore, Versioned } from '#functions/core/ports.js';
 
 export interface DynamoDbCheckpointStoreOptions {
   client: DynamoDBClient;

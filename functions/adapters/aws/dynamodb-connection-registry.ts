@@ -19,7 +19,7 @@ import {
   type ConnectionEntry,
   ConnectionEntryError,
   parseConnectionEntry,
-} from '../../core/connections/connection-entry.js';
+} from '#functions/core/connections/connection-entry.js';
 import {
   byConnectionName,
   CONNECTION_REGISTRY_TABLE_KEY,
@@ -29,10 +29,10 @@ import {
   type RegistryScan,
   type RegistryScanner,
   UnknownConnectionError,
-} from '../../core/connections/registry.js';
-import type { Shard } from '../../core/connections/shard.js';
+} from '#functions/core/connections/registry.js';
+import type { Shard } from '#functions/core/connections/shard.js';
 
-export { CONNECTION_REGISTRY_TABLE_KEY } from '../../core/connections/registry.js';
+export { CONNECTION_REGISTRY_TABLE_KEY } from '#functions/core/connections/registry.js';
 
 export interface DynamoDbConnectionRegistryOptions {
   client: DynamoDBClient;

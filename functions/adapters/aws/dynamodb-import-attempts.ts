@@ -7,8 +7,8 @@ import {
   type DynamoDBClient,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { ImportAttempts } from '../../core/intake/ports.js';
-import type { Clock } from '../../core/ports.js';
+import type { ImportAttempts } from '#functions/core/intake/ports.js';
+import type { Clock } from '#functions/core/ports.js';
 
 export function createDynamoDbImportAttempts(options: {
   client: DynamoDBClient;

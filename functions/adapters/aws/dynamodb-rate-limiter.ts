@@ -14,15 +14,15 @@ import {
   GetItemCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { CONNECTION_DEFAULTS, type RateLimit } from '../../core/connections/connection-entry.js';
+import { CONNECTION_DEFAULTS, type RateLimit } from '#functions/core/connections/connection-entry.js';
 import {
   type BucketState,
   decideTake,
   fullBucket,
   RATE_LIMIT_TABLE_KEY,
   type RateLimiter,
-} from '../../core/connections/token-bucket.js';
-import type { Clock } from '../../core/ports.js';
+} from '#functions/core/connections/token-bucket.js';
+import type { Clock } from '#functions/core/ports.js';
 
 export interface DynamoDbRateLimiterOptions {
   client: DynamoDBClient;

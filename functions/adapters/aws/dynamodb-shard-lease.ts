@@ -11,7 +11,7 @@ import {
   type DynamoDBClient,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { type ShardLease, shardLeaseKey } from '../../core/connections/shard.js';
+import { type ShardLease, shardLeaseKey } from '#functions/core/connections/shard.js';
 
 export interface DynamoDbShardLeaseOptions {
   client: DynamoDBClient;

@@ -15,8 +15,8 @@ import {
   type PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
 import * as z from 'zod';
-import { PublishError } from '../../core/errors.js';
-import type { BusEvent, Clock, EventPublisher, Logger } from '../../core/ports.js';
+import { PublishError } from '#functions/core/errors.js';
+import type { BusEvent, Clock, EventPublisher, Logger } from '#functions/core/ports.js';
 
 /** EventBridge's limits (the event size limit rose from 256 KB to 1 MB in 2026; keep it a setting). */
 export const PUT_EVENTS_MAX_ENTRIES = 10;

@@ -6,10 +6,10 @@
  */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
-import type { SigningSecretValues } from '../../core/intake/rotating-secrets.js';
-import { intakeSources } from '../../core/intake/shop-order.js';
-import { checkSigningSecret } from '../../core/intake/signatures.js';
-import { INTAKE_ENV } from '../../shared/intake-env-names.js';
+import type { SigningSecretValues } from '#functions/core/intake/rotating-secrets.js';
+import { intakeSources } from '#functions/core/intake/shop-order.js';
+import { checkSigningSecret } from '#functions/core/intake/signatures.js';
+import { INTAKE_ENV } from '#functions/shared/intake-env-names.js';
 
 const secretSchema = z.object({
   shopify: z.string().min(1).optional(),

@@ -16,7 +16,7 @@ import {
   redactText,
   redactValue,
   registerSecretValue,
-} from '../../shared/logger.js';
+} from '#functions/shared/logger.js';
 
 /** Applies our redaction to every attribute Powertools would print. */
 class RedactingLogFormatter extends LogFormatter {

@@ -12,8 +12,8 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
-import { ActionInProgressError } from '../../core/actions/errors.js';
-import type { IdempotencyGuard, IdempotencyKeyParts } from '../../core/actions/ports.js';
+import { ActionInProgressError } from '#functions/core/actions/errors.js';
+import type { IdempotencyGuard, IdempotencyKeyParts } from '#functions/core/actions/ports.js';
 
 /** Prefix of every idempotency key: the same across functions and the local runtime. */
 export const IDEMPOTENCY_KEY_PREFIX = 'accounting-actions';

@@ -23,8 +23,8 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { ChecksumMismatchError, ObjectExistsError } from '../../core/errors.js';
-import type { ObjectInfo, ObjectStore, PutObjectInput } from '../../core/ports.js';
+import { ChecksumMismatchError, ObjectExistsError } from '#functions/core/errors.js';
+import type { ObjectInfo, ObjectStore, PutObjectInput } from '#functions/core/ports.js';
 
 export interface S3ObjectStoreOptions {
   client: S3Client;

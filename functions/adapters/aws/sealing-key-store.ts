@@ -14,7 +14,7 @@ import {
   PutParameterCommand,
   type SSMClient,
 } from '@aws-sdk/client-ssm';
-import { DATA_KEY_BYTES } from '../../core/connections/sealed-credentials.js';
+import { DATA_KEY_BYTES } from '#functions/core/connections/sealed-credentials.js';
 import { decodeDataKey, SealingKeyError, sealingKeyParameter } from './sealing-keys.js';
 
 /** The KMS key (alias) that encrypts the data keys of `path`: `alias` + the path. */

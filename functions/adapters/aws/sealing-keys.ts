@@ -5,7 +5,7 @@
  * for the container's life: every connection sealed under it opens without another call. A read
  * that failed is not kept (the next connection asks again).
  */
-import { DATA_KEY_BYTES, SEALING_KEY_ID } from '../../core/connections/sealed-credentials.js';
+import { DATA_KEY_BYTES, SEALING_KEY_ID } from '#functions/core/connections/sealed-credentials.js';
 import type { SsmParameterStore } from './ssm-parameter-store.js';
 
 /** The data key could not be had (missing, unreadable, or not a key); never carries its value. */

@@ -7,14 +7,14 @@
  * the secret's value.
  */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { parseCredentialsJson } from '../../core/connections/connection-secret.js';
-import type { Clock, SecretSource } from '../../core/ports.js';
+import { parseCredentialsJson } from '#functions/core/connections/connection-secret.js';
+import type { Clock, SecretSource } from '#functions/core/ports.js';
 
 export {
   type CredentialsSecret,
   credentialsSecretSchema,
   credentialsToEnv,
-} from '../../core/connections/connection-secret.js';
+} from '#functions/core/connections/connection-secret.js';
 
 /** The secret exists but does not hold credentials in the expected shape. Never includes the value. */
 export class SecretFormatError extends Error {

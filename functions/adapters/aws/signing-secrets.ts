@@ -5,8 +5,8 @@
  * carries a secret's value.
  */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { signingSecretOf } from '../../core/delivery/delivery-signature.js';
-import type { Clock } from '../../shared/clock.js';
+import { signingSecretOf } from '#functions/core/delivery/delivery-signature.js';
+import type { Clock } from '#functions/shared/clock.js';
 
 export interface SigningSecretsOptions {
   client: SecretsManagerClient;

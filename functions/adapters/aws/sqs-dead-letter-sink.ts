@@ -3,7 +3,7 @@
  * the attributes as string message attributes (`action`, `reason`, `originalMessageId`).
  */
 import { type MessageAttributeValue, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DeadLetterAttributes, DeadLetterSink } from '../../core/actions/dead-letter-sink.js';
+import type { DeadLetterAttributes, DeadLetterSink } from '#functions/core/actions/dead-letter-sink.js';
 
 /** Longest `reason` attribute sent; the rest is cut (the body is what matters). */
 export const MAX_REASON_CHARS = 1000;

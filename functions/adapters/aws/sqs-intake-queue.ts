@@ -6,8 +6,8 @@
 
 import { createHash } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { EnqueueOptions, IntakeQueue } from '../../core/intake/ports.js';
-import type { QueuedIntakeMessage } from '../../core/intake/shop-order.js';
+import type { EnqueueOptions, IntakeQueue } from '#functions/core/intake/ports.js';
+import type { QueuedIntakeMessage } from '#functions/core/intake/shop-order.js';
 
 /** SQS allows 128 characters of `[A-Za-z0-9!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~]`: longer or other ids are hashed. */
 function sqsId(value: string): string {

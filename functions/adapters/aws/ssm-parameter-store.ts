@@ -7,7 +7,7 @@
  * `ttlMs`. A name the store does not have is reported as missing, never mixed up with another's.
  */
 import { GetParametersCommand, type SSMClient } from '@aws-sdk/client-ssm';
-import type { Clock } from '../../core/ports.js';
+import type { Clock } from '#functions/core/ports.js';
 
 /** `GetParameters` takes at most ten names. */
 export const PARAMETERS_PER_CALL = 10;

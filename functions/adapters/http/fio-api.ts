@@ -4,7 +4,7 @@
  * status only. 409 is Fio's answer to a second request within 30 s.
  */
 import { request } from 'undici';
-import type { FioApi } from '../../core/bank/fio-poll.js';
+import type { FioApi } from '#functions/core/bank/fio-poll.js';
 
 export const FIO_API_BASE = 'https://fioapi.fio.cz/v1/rest';
 

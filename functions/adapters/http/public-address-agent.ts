@@ -8,7 +8,7 @@
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
-import { metadataAddressReason, nonPublicAddressReason } from '../../core/delivery/public-address.js';
+import { metadataAddressReason, nonPublicAddressReason } from '#functions/core/delivery/public-address.js';
 
 /** A target resolved to, or connected to, an address it may not reach. */
 export class NonPublicAddressError extends Error {

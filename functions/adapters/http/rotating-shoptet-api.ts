@@ -6,8 +6,8 @@
  * stored, every call fails with `RetryLaterError` (the notice waits in its queue), and the secret
  * is read again after `minRereadMs`, so a token stored after the deployment is used within it.
  */
-import { RetryLaterError } from '../../core/actions/errors.js';
-import type { ShoptetApi } from '../../core/intake/ports.js';
+import { RetryLaterError } from '#functions/core/actions/errors.js';
+import type { ShoptetApi } from '#functions/core/intake/ports.js';
 import { ShoptetApiError } from './shoptet-api.js';
 
 export interface RotatingShoptetApiOptions {

@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import { request } from 'undici';
 import * as z from 'zod';
-import { RetryLaterError } from '../../core/actions/errors.js';
-import type { ShoptetApi, ShoptetWebhook } from '../../core/intake/ports.js';
-import { createSemaphore } from '../../shared/semaphore.js';
+import { RetryLaterError } from '#functions/core/actions/errors.js';
+import type { ShoptetApi, ShoptetWebhook } from '#functions/core/intake/ports.js';
+import { createSemaphore } from '#functions/shared/semaphore.js';
 
 /** Shoptet's concurrent connections per token. */
 export const SHOPTET_MAX_IN_FLIGHT = 3;

@@ -4,10 +4,10 @@
  */
 
 import { type Dispatcher, request } from 'undici';
-import type { PostResult } from '../../core/delivery/delivery-decision.js';
-import { signedHeaders } from '../../core/delivery/delivery-signature.js';
+import type { PostResult } from '#functions/core/delivery/delivery-decision.js';
+import { signedHeaders } from '#functions/core/delivery/delivery-signature.js';
 
-export type { PostResult } from '../../core/delivery/delivery-decision.js';
+export type { PostResult } from '#functions/core/delivery/delivery-decision.js';
 
 export interface SignedPost {
   url: string;

@@ -3,7 +3,7 @@
  * (the local runtime), so they do not instantiate libxml2's WebAssembly at start. Not for a
  * single-file bundle (see `xsd-isdoc-schema.ts`): there the archive handler imports the check itself.
  */
-import type { IsdocSchema } from '../../core/actions/ports.js';
+import type { IsdocSchema } from '#functions/core/actions/ports.js';
 import { ISDOC_SCHEMA_NAME } from './isdoc-schema-name.js';
 
 export function createLazyIsdocSchema(): IsdocSchema {

@@ -12,7 +12,7 @@
  * first validation, once per process, then shared. Every parsed document is disposed after its check.
  */
 import * as libxml2 from 'libxml2-wasm';
-import type { IsdocSchema, SchemaVerdict } from '../../core/actions/ports.js';
+import type { IsdocSchema, SchemaVerdict } from '#functions/core/actions/ports.js';
 import { isdocSchemaFiles } from './isdoc-schema-files.js';
 import { ISDOC_SCHEMA_NAME } from './isdoc-schema-name.js';
 

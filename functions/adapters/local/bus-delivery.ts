@@ -5,7 +5,7 @@
  * receives and then dead-lettered, or dead-lettered at once when the delivery sent its event to the
  * route's dead-letter sink.
  */
-import { matchesPattern } from '../../core/event-pattern.js';
+import { matchesPattern } from '#functions/core/event-pattern.js';
 import type { JournalEntry } from './bus-journal.js';
 import { isUnhandled } from './bus-position.js';
 import { type BusState, notify, type SubscriberState, scheduleFlush, sinkKey } from './bus-state.js';

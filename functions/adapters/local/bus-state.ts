@@ -3,7 +3,7 @@
  * offsets: everything before a subscriber's oldest queued or open seq is handled, and that is what
  * the journal keeps as its offset.
  */
-import type { Clock, Logger } from '../../core/ports.js';
+import type { Clock, Logger } from '#functions/core/ports.js';
 import type { BusJournal, JournalEntry } from './bus-journal.js';
 import type { SubscriberPosition } from './bus-position.js';
 import type { DeadLetterStore } from './dead-letter-store.js';

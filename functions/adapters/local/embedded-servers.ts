@@ -25,7 +25,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import type S3rver from 's3rver';
-import { CONNECTION_REGISTRY_TABLE_KEY } from '../../core/connections/registry.js';
+import { CONNECTION_REGISTRY_TABLE_KEY } from '#functions/core/connections/registry.js';
 
 /** The region every embedded client uses. */
 export const EMBEDDED_REGION = 'us-east-1';

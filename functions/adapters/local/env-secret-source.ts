@@ -3,8 +3,8 @@
  * or the OAuth client id and secret (and optional scope), under the names of `env-names.ts`.
  */
 import * as z from 'zod';
-import type { SecretSource } from '../../core/ports.js';
-import { ENV } from '../../shared/env-names.js';
+import type { SecretSource } from '#functions/core/ports.js';
+import { ENV } from '#functions/shared/env-names.js';
 
 /** Neither an API key nor a client id and secret were set. Names the variables, never values. */
 export class MissingCredentialsError extends Error {

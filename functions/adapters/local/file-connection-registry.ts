@@ -9,14 +9,17 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { parseCheckedConnectionEntry } from '../../core/connections/checked-entry.js';
-import type { ConnectionEntry } from '../../core/connections/connection-entry.js';
-import { ConnectionsFileError, parseConnectionsDocument } from '../../core/connections/connections-file.js';
+import { parseCheckedConnectionEntry } from '#functions/core/connections/checked-entry.js';
+import type { ConnectionEntry } from '#functions/core/connections/connection-entry.js';
+import {
+  ConnectionsFileError,
+  parseConnectionsDocument,
+} from '#functions/core/connections/connections-file.js';
 import {
   type ConnectionRegistry,
   DuplicateConnectionError,
   UnknownConnectionError,
-} from '../../core/connections/registry.js';
+} from '#functions/core/connections/registry.js';
 import { withFileLock } from './file-lock.js';
 
 export interface FileConnectionRegistryOptions {

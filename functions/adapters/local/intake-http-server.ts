@@ -9,8 +9,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IntakeRequest, IntakeResponse } from '../../core/intake/receive-webhook.js';
-import type { Logger } from '../../core/ports.js';
+import type { IntakeRequest, IntakeResponse } from '#functions/core/intake/receive-webhook.js';
+import type { Logger } from '#functions/core/ports.js';
 
 export interface IntakeHttpServer {
   readonly url: string;

@@ -1,5 +1,5 @@
 /** The shapes the local bus, its journal and its dead-letter store share. */
-import type { EventPatternSpec } from '../../core/event-pattern.js';
+import type { EventPatternSpec } from '#functions/core/event-pattern.js';
 
 /** An event as EventBridge delivers it to targets. */
 export interface EventBridgeEvent<D = unknown> {

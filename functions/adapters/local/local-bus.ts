@@ -22,11 +22,11 @@
  * what is unhandled) and the next start delivers it.
  */
 import { randomUUID } from 'node:crypto';
-import type { DeadLetterSink } from '../../core/actions/dead-letter-sink.js';
-import { PublishError } from '../../core/errors.js';
-import type { BusEvent, Clock, EventPublisher, Logger } from '../../core/ports.js';
-import type { Route } from '../../core/routes.js';
-import { systemClock } from '../../shared/clock.js';
+import type { DeadLetterSink } from '#functions/core/actions/dead-letter-sink.js';
+import { PublishError } from '#functions/core/errors.js';
+import type { BusEvent, Clock, EventPublisher, Logger } from '#functions/core/ports.js';
+import type { Route } from '#functions/core/routes.js';
+import { systemClock } from '#functions/shared/clock.js';
 import { dispatch, pump, queueBacklog } from './bus-delivery.js';
 import { type BusJournal, createMemoryJournal, type JournalEntry } from './bus-journal.js';
 import { type BusState, flushOffsets, sinkKey } from './bus-state.js';

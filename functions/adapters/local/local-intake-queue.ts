@@ -5,12 +5,12 @@
  * stops drains it first.
  */
 
-import { RetryLaterError } from '../../core/actions/errors.js';
-import type { EntryResult } from '../../core/actions/run-action.js';
-import type { EnqueueOptions, IntakeQueue } from '../../core/intake/ports.js';
-import type { QueuedIntakeMessage } from '../../core/intake/shop-order.js';
-import type { Clock, Logger } from '../../core/ports.js';
-import { createSemaphore } from '../../shared/semaphore.js';
+import { RetryLaterError } from '#functions/core/actions/errors.js';
+import type { EntryResult } from '#functions/core/actions/run-action.js';
+import type { EnqueueOptions, IntakeQueue } from '#functions/core/intake/ports.js';
+import type { QueuedIntakeMessage } from '#functions/core/intake/shop-order.js';
+import type { Clock, Logger } from '#functions/core/ports.js';
+import { createSemaphore } from '#functions/shared/semaphore.js';
 
 export const DEDUPLICATION_WINDOW_MS = 5 * 60_000;
 

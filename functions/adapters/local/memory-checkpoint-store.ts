@@ -3,8 +3,8 @@
  * stored as JSON (so callers never share references with the store) and writes are
  * conditional on the version.
  */
-import { CheckpointConflictError } from '../../core/errors.js';
-import type { CheckpointStore, Versioned } from '../../core/ports.js';
+import { CheckpointConflictError } from '#functions/core/errors.js';
+import type { CheckpointStore, Versioned } from '#functions/core/ports.js';
 
 export interface MemoryCheckpointStore<T = unknown> extends CheckpointStore<T> {
   /** Every key currently stored, for inspection in tests and the local runtime. */

@@ -3,8 +3,8 @@
  * (`adapters/aws/powertools-idempotency-guard.ts`): for tests and in-process use only, since its
  * records die with the process. The contract suite runs against both.
  */
-import { ActionInProgressError } from '../../core/actions/errors.js';
-import type { IdempotencyGuard, IdempotencyKeyParts } from '../../core/actions/ports.js';
+import { ActionInProgressError } from '#functions/core/actions/errors.js';
+import type { IdempotencyGuard, IdempotencyKeyParts } from '#functions/core/actions/ports.js';
 
 interface GuardRecord {
   done: boolean;

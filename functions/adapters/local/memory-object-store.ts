@@ -4,8 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { ChecksumMismatchError, ObjectExistsError } from '../../core/errors.js';
-import type { ObjectInfo, ObjectStore, PutObjectInput } from '../../core/ports.js';
+import { ChecksumMismatchError, ObjectExistsError } from '#functions/core/errors.js';
+import type { ObjectInfo, ObjectStore, PutObjectInput } from '#functions/core/ports.js';
 
 interface StoredObject {
   bytes: Buffer;

@@ -4,14 +4,14 @@
  * clock until their tokens are there; a 429's pause holds back that connection only.
  */
 import { setMaxListeners } from 'node:events';
-import { CONNECTION_DEFAULTS, type RateLimit } from '../../core/connections/connection-entry.js';
+import { CONNECTION_DEFAULTS, type RateLimit } from '#functions/core/connections/connection-entry.js';
 import {
   type BucketState,
   decideTake,
   fullBucket,
   type RateLimiter,
-} from '../../core/connections/token-bucket.js';
-import type { Clock } from '../../core/ports.js';
+} from '#functions/core/connections/token-bucket.js';
+import type { Clock } from '#functions/core/ports.js';
 
 export interface MemoryRateLimiter extends RateLimiter {
   /** Sets (or changes) a connection's limit; its bucket keeps its tokens, capped at the new burst. */

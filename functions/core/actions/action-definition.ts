@@ -7,7 +7,7 @@
  * the entry `uses`, and nothing else: the same entry builds its dependencies for any connection.
  */
 import * as z from 'zod';
-import type { AccountingApi } from '../../accounting/api.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
 import { ACTION_FAILED, type ActionFailedType } from '../events/action-events.js';
 import type { CatalogEntry } from '../events/catalog-entry.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';

@@ -5,8 +5,8 @@
  * an event that fails it is never worth a retry.
  */
 import * as z from 'zod';
-import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
-import { collectionOf } from '../../accounting/collections.js';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { collectionOf } from '#functions/accounting/collections.js';
 import { EventValidationError } from '../errors.js';
 import { parseWithEntry, sourceCatalog } from '../events/catalog.js';
 import type { CatalogEntry } from '../events/catalog-entry.js';

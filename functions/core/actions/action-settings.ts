@@ -10,7 +10,7 @@
  * merging, so `config.<section>` is typed wherever the configuration is read.
  */
 import * as z from 'zod';
-import { type Env, parseEnvSection } from '../../shared/config.js';
+import { type Env, parseEnvSection } from '#functions/shared/config.js';
 
 /** One variable of an action's settings. */
 export interface SettingSpec<S extends z.ZodType = z.ZodType> {

@@ -3,7 +3,7 @@
  * section of every action's own settings (`<name>/settings.ts`), every problem of every section in
  * one `ConfigError`.
  */
-import type { Env } from '../../shared/config.js';
+import type { Env } from '#functions/shared/config.js';
 import type { ActionSettings } from './action-settings.js';
 import { type ActionsConfig, commonActionSettingNames, loadActionsConfigOf } from './config.js';
 import { actionRegistry } from './registry.js';

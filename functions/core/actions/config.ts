@@ -11,9 +11,9 @@ import {
   DEFAULT_SERVICE_VARIANT,
   type ServiceVariant,
   serviceVariants,
-} from '../../accounting/collections.js';
-import { ConfigError, type Env, loadSections, parseEnvSection } from '../../shared/config.js';
-import { ENV } from '../../shared/env-names.js';
+} from '#functions/accounting/collections.js';
+import { ConfigError, type Env, loadSections, parseEnvSection } from '#functions/shared/config.js';
+import { ENV } from '#functions/shared/env-names.js';
 import { connectionEventSource, connectionSchema, DEFAULT_CONNECTION } from '../connection.js';
 import { type ActionSettings, positiveInt } from './action-settings.js';
 

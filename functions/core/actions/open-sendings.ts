@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { recordIdSchema } from '../../accounting/record-id.js';
+import { recordIdSchema } from '#functions/accounting/record-id.js';
 import { connectionSchema } from '../connection.js';
 import { CheckpointConflictError } from '../errors.js';
 import type { CheckpointStore } from '../ports.js';

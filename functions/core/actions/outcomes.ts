@@ -2,7 +2,7 @@
  * Building and publishing action outcomes. Every detail is validated with its catalog schema
  * before it leaves, so a bug here fails loudly instead of emitting an event consumers reject.
  */
-import { ApiError } from '../../accounting/errors.js';
+import { ApiError } from '#functions/accounting/errors.js';
 import {
   actionFailedEntry,
   actionIdempotencyKey,

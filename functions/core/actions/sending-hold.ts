@@ -16,8 +16,8 @@
  * publishes `SendingReleased`. A released document is never held again by the same rule.
  */
 import * as z from 'zod';
-import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
-import { recordIdSchema } from '../../accounting/record-id.js';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { recordIdSchema } from '#functions/accounting/record-id.js';
 import { CheckpointConflictError } from '../errors.js';
 import { hasPartnerFromCheckoutMark } from '../partner-from-checkout.js';
 import type { CheckpointStore, Clock, EventPublisher, Logger } from '../ports.js';

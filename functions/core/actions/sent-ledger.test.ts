@@ -1,6 +1,6 @@
 /** The sent ledger: one claim wins, a settled sending is never claimed again, a known-unsent one is. */
 import { describe, expect, it } from 'vitest';
-import { createMemoryCheckpointStore } from '../../adapters/local/memory-checkpoint-store.js';
+import { createMemoryCheckpointStore } from '#functions/adapters/local/memory-checkpoint-store.js';
 import { claimSending, type SentKey, settleSending } from './sent-ledger.js';
 
 const key: SentKey = { connection: 'acme', kind: 'einvoice', key: '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c03' };

@@ -6,7 +6,7 @@
  * refused with its reasons and publishes nothing; a failure to read or publish is thrown, so the
  * drop is tried again (the transactions keep their ids: the payment action liquidates nothing twice).
  */
-import type { ServiceVariant } from '../../accounting/collections.js';
+import type { ServiceVariant } from '#functions/accounting/collections.js';
 import { CONNECTION_NAME_PATTERN, connectionEventSource } from '../connection.js';
 import type { ConnectionRegistry } from '../connections/registry.js';
 import type { Clock, EventPublisher, Logger } from '../ports.js';

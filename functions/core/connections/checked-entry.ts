@@ -4,7 +4,7 @@
  * registry's writers run it (`connections add`, the local registry file); readers on Lambda parse
  * entries with `parseConnectionEntry` alone, and each action function checks its own section.
  */
-import { ConfigError } from '../../shared/config.js';
+import { ConfigError } from '#functions/shared/config.js';
 import { actionSettingNames, loadActionsConfig } from '../actions/actions-config.js';
 import {
   type ConnectionEntry,

@@ -12,9 +12,9 @@ import {
   DEFAULT_SERVICE_VARIANT,
   isCollectionOf,
   serviceVariants,
-} from '../../accounting/collections.js';
-import { isSecureServiceUrl } from '../../accounting/config.js';
-import { ENV } from '../../shared/env-names.js';
+} from '#functions/accounting/collections.js';
+import { isSecureServiceUrl } from '#functions/accounting/config.js';
+import { ENV } from '#functions/shared/env-names.js';
 import { connectionEventSource, connectionSchema } from '../connection.js';
 import { SEALED_PREFIX, SEALED_REFERENCE } from './sealed-credentials.js';
 

@@ -6,9 +6,9 @@
  * JSON text; the adapters fetch it. No error here ever carries the secret's value.
  */
 import * as z from 'zod';
-import { type AccountingConfig, loadAccountingConfig } from '../../accounting/config.js';
-import { ConfigError } from '../../shared/config.js';
-import { ENV } from '../../shared/env-names.js';
+import { type AccountingConfig, loadAccountingConfig } from '#functions/accounting/config.js';
+import { ConfigError } from '#functions/shared/config.js';
+import { ENV } from '#functions/shared/env-names.js';
 import { type ConnectionEntry, ConnectionEntryError, DEPLOYMENT_CREDENTIALS } from './connection-entry.js';
 import { parseSealedReference, SEALED_PREFIX, type SealedReference } from './sealed-credentials.js';
 

@@ -13,7 +13,7 @@ import {
   ForbiddenError,
   TimeoutError,
   UnauthorizedError,
-} from '../../accounting/errors.js';
+} from '#functions/accounting/errors.js';
 import { CheckpointConflictError } from '../errors.js';
 import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
 import {

@@ -6,10 +6,10 @@
  * whose credentials could not be had at all, is unhealthy (one `Connection.Unhealthy` per change);
  * one that answered is healthy again. Nothing here touches another connection's state.
  */
-import type { AccountingApi, ListOptions } from '../../accounting/api.js';
-import { apiThrough } from '../../accounting/api-through.js';
-import { type CollectionName, defaultPolledCollectionsFor } from '../../accounting/collections.js';
-import { ConfigError } from '../../shared/config.js';
+import type { AccountingApi, ListOptions } from '#functions/accounting/api.js';
+import { apiThrough } from '#functions/accounting/api-through.js';
+import { type CollectionName, defaultPolledCollectionsFor } from '#functions/accounting/collections.js';
+import { ConfigError } from '#functions/shared/config.js';
 import { connectionEventSource } from '../connection.js';
 import { type PollAllSummary, pollAll } from '../sync/poll-all.js';
 import type { PollOptions } from '../sync/poll-options.js';

@@ -1,5 +1,5 @@
 /** A connection's `RateLimiter` as the client's per-connection `RequestLimiter`. */
-import type { RequestLimiter } from '../../accounting/request-limiter.js';
+import type { RequestLimiter } from '#functions/accounting/request-limiter.js';
 import type { RateLimiter } from './token-bucket.js';
 
 export function requestLimiterFor(limiter: RateLimiter, connection: string): RequestLimiter {

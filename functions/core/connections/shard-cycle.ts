@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import * as z from 'zod';
-import type { AccountingApi } from '../../accounting/api.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
 import type { ConnectionEntry, RateLimit } from './connection-entry.js';
 import type { HealthState } from './health.js';
 import type { ConnectionPollDeps } from './poll-connection.js';

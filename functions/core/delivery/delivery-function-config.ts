@@ -5,8 +5,8 @@
  * one `ConfigError`.
  */
 import * as z from 'zod';
-import { ConfigError, type Env, issuesOf } from '../../shared/config.js';
-import { DELIVERY_ENV } from '../../shared/delivery-env-names.js';
+import { ConfigError, type Env, issuesOf } from '#functions/shared/config.js';
+import { DELIVERY_ENV } from '#functions/shared/delivery-env-names.js';
 import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from './delivery-targets.js';
 
 const arn = (service: string) =>

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { recordIdSchema } from '../../accounting/record-id.js';
+import { recordIdSchema } from '#functions/accounting/record-id.js';
 import { connectionSchema } from '../connection.js';
 import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
 

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { recordIdSchema } from '../../accounting/record-id.js';
+import { recordIdSchema } from '#functions/accounting/record-id.js';
 import { bankTransactionSchema, statementFormats } from '../bank/bank-transaction.js';
 import { connectionSchema } from '../connection.js';
 import { EXAMPLE_AT, EXAMPLE_CONNECTION } from './action-events.js';

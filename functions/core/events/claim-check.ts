@@ -4,7 +4,7 @@
  * gives consumers the record either way.
  */
 import { createHash } from 'node:crypto';
-import { readStream } from '../../shared/read-stream.js';
+import { readStream } from '#functions/shared/read-stream.js';
 import { ObjectExistsError, RecordRefError } from '../errors.js';
 import type { BusEvent, ObjectStore } from '../ports.js';
 import type { RecordRef } from './envelope.js';

@@ -4,8 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import type { RecordType } from '../../accounting/collections.js';
-import { recordIdSchema } from '../../accounting/record-id.js';
+import type { RecordType } from '#functions/accounting/collections.js';
+import { recordIdSchema } from '#functions/accounting/record-id.js';
 import { connectionSchema } from '../connection.js';
 import { ENVELOPE_VERSION } from './catalog-entry.js';
 

@@ -6,7 +6,7 @@
  * emits them; docs/payments.md says how.
  */
 import * as z from 'zod';
-import { recordIdSchema } from '../../accounting/record-id.js';
+import { recordIdSchema } from '#functions/accounting/record-id.js';
 import { type CatalogEntry, ENVELOPE_VERSION } from './catalog-entry.js';
 import { idempotencyKey } from './envelope.js';
 

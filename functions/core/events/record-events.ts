@@ -4,7 +4,7 @@
  * are the real DTO names), each with its zod schema and an example.
  */
 import { createHash } from 'node:crypto';
-import { type CollectionSpec, collectionsFor, serviceVariants } from '../../accounting/collections.js';
+import { type CollectionSpec, collectionsFor, serviceVariants } from '#functions/accounting/collections.js';
 import { type CatalogEntry, ENVELOPE_VERSION, withArticle } from './catalog-entry.js';
 import {
   type ChangeKind,

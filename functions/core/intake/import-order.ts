@@ -11,8 +11,8 @@
  *    the service) it looks again before anything is created. A first attempt reads nothing.
  */
 
-import type { AccountingApi, ApiRecord, Created } from '../../accounting/api.js';
-import { BadRequestError, OutcomeUnknownError, ValidationError } from '../../accounting/errors.js';
+import type { AccountingApi, ApiRecord, Created } from '#functions/accounting/api.js';
+import { BadRequestError, OutcomeUnknownError, ValidationError } from '#functions/accounting/errors.js';
 import { ActionInProgressError, RetryLaterError } from '../actions/errors.js';
 import type { ActionOutcome } from '../actions/outcomes.js';
 import type { IdempotencyGuard } from '../actions/ports.js';

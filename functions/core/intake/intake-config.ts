@@ -4,9 +4,9 @@
  * in docs/intake.md. Errors name the variable and what was expected, never a value.
  */
 import * as z from 'zod';
-import { ConfigError, type Env, parseEnvSection } from '../../shared/config.js';
-import { ENV } from '../../shared/env-names.js';
-import { INTAKE_ENV } from '../../shared/intake-env-names.js';
+import { ConfigError, type Env, parseEnvSection } from '#functions/shared/config.js';
+import { ENV } from '#functions/shared/env-names.js';
+import { INTAKE_ENV } from '#functions/shared/intake-env-names.js';
 import { connectionEventSource, connectionSchema, DEFAULT_CONNECTION } from '../connection.js';
 import type { IntakeSource } from './shop-order.js';
 import { checkStandardSecret } from './signatures.js';

@@ -4,8 +4,11 @@
  * them all. An order whose mapped totals differ from the shop's own throws `TotalsMismatchError`.
  */
 
-import { requestSchemaFor } from '../../accounting/request-bodies.js';
-import type { CreateReceivedOrderDto, CreateReceivedOrderItemDto } from '../../accounting/request-schemas.js';
+import { requestSchemaFor } from '#functions/accounting/request-bodies.js';
+import type {
+  CreateReceivedOrderDto,
+  CreateReceivedOrderItemDto,
+} from '#functions/accounting/request-schemas.js';
 import { eshopOrderMarker } from '../events/intake-events.js';
 import { PARTNER_FROM_CHECKOUT_MARK } from '../partner-from-checkout.js';
 import type { MappingOptions } from './intake-config.js';

@@ -7,7 +7,7 @@
  * and digest make (never another connection's order).
  */
 import { createHash } from 'node:crypto';
-import { readStream } from '../../shared/read-stream.js';
+import { readStream } from '#functions/shared/read-stream.js';
 import type { ObjectStore } from '../ports.js';
 import type { EnqueueOptions, IntakeQueue } from './ports.js';
 import {

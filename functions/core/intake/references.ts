@@ -3,8 +3,8 @@
  * the connection's VAT rates (percent → VAT rate type), price-list items by code, currencies by
  * ISO code, and the address book (partner by registration number or e-mail).
  */
-import type { AccountingApi, ApiRecord } from '../../accounting/api.js';
-import { VatRateTypeEnum } from '../../accounting/request-schemas.js';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { VatRateTypeEnum } from '#functions/accounting/request-schemas.js';
 import type { Clock } from '../ports.js';
 
 export type VatRateType = (typeof VatRateTypeEnum.options)[number];

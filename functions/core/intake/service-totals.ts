@@ -3,7 +3,7 @@
  * created received order, in the shop's terms (total with VAT, VAT per rate percent), for the
  * import to compare with the shop's (`totalsDifferences` in order-totals.ts).
  */
-import type { ApiRecord } from '../../accounting/api.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
 import type { IntakeReferences } from './references.js';
 import type { OrderTotals } from './shop-order.js';
 

@@ -2,7 +2,7 @@
  * Builds the bus event of one record change, switching to a claim check (`recordRef`) when the
  * event would exceed the size limit.
  */
-import type { RecordType } from '../../accounting/collections.js';
+import type { RecordType } from '#functions/accounting/collections.js';
 import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
 import { eventEntryOverflow, storeClaim } from '../events/claim-check.js';
 import {

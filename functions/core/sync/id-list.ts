@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { readStream } from '../../shared/read-stream.js';
+import { readStream } from '#functions/shared/read-stream.js';
 import type { ObjectStore } from '../ports.js';
 
 async function readBody(store: ObjectStore, key: string): Promise<Buffer | undefined> {

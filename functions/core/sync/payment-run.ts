@@ -4,7 +4,7 @@
  * and the service's payment status — and the lookup of an invoice that left the unpaid list.
  */
 
-import type { ApiRecord } from '../../accounting/api.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
 import { connectionEventSource } from '../connection.js';
 import { ENVELOPE_VERSION } from '../events/catalog-entry.js';
 import {

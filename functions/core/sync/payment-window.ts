@@ -4,7 +4,7 @@
  * changes the unpaid statuses changed in the same window; each change becomes what it means for
  * the invoice's payment state. The checkpoint is saved after each page's events were accepted.
  */
-import type { ApiRecord } from '../../accounting/api.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
 import { SyncDataError } from '../errors.js';
 import type { BusEvent } from '../ports.js';
 import {

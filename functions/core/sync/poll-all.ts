@@ -4,7 +4,7 @@
  * 404 (a list the service variant does not have) is reported once as `unavailable` and then skipped
  * for the rest of the run (`deps.unavailable`).
  */
-import type { CollectionName } from '../../accounting/collections.js';
+import type { CollectionName } from '#functions/accounting/collections.js';
 import { pollCollection } from './poll-collection.js';
 import type { PollOptions } from './poll-options.js';
 import { isPayableCollection, pollPayments } from './poll-payments.js';

@@ -4,7 +4,7 @@
  * 2, 6 (see `poll-collection.ts`).
  */
 import * as z from 'zod';
-import type { Page } from '../../accounting/api.js';
+import type { Page } from '#functions/accounting/api.js';
 import { SyncDataError } from '../errors.js';
 import type { BusEvent } from '../ports.js';
 import { buildRecordEvent } from './build-event.js';

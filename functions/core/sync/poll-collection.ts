@@ -15,7 +15,11 @@
  * - memory is constant: one page plus the bounded dedupe state.
  */
 
-import { type CollectionName, type CollectionSpec, findCollection } from '../../accounting/collections.js';
+import {
+  type CollectionName,
+  type CollectionSpec,
+  findCollection,
+} from '#functions/accounting/collections.js';
 import { connectionEventSource } from '../connection.js';
 import { CheckpointConflictError, SyncDataError } from '../errors.js';
 import {

@@ -7,7 +7,7 @@ import {
   DEFAULT_SERVICE_VARIANT,
   isCollectionName,
   serviceVariants,
-} from '../../accounting/collections.js';
+} from '#functions/accounting/collections.js';
 import { connectionSchema } from '../connection.js';
 import { DEFAULT_MAX_EVENT_BYTES } from '../events/claim-check.js';
 

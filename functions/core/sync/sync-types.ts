@@ -1,5 +1,5 @@
-import type { AccountingApi } from '../../accounting/api.js';
-import type { CollectionSpec } from '../../accounting/collections.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
+import type { CollectionSpec } from '#functions/accounting/collections.js';
 import type { BusEvent, CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../ports.js';
 import type { EventContext } from './build-event.js';
 import type { CollectionCheckpoint } from './checkpoint-state.js';

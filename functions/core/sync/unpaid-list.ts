@@ -5,10 +5,10 @@
  * validate the answers).
  */
 
-import type { PaymentStatus } from '../../accounting/answers.js';
-import type { AccountingApi } from '../../accounting/api.js';
+import type { PaymentStatus } from '#functions/accounting/answers.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
 
-export type { PaymentStatus } from '../../accounting/answers.js';
+export type { PaymentStatus } from '#functions/accounting/answers.js';
 
 /** The collections with a payment status. */
 export type PayableCollection = 'IssuedInvoices' | 'IssuedAdvanceInvoices';

@@ -3,6 +3,6 @@
  * on the first document, once per container. Only the bundles of actions that declare the
  * `isdocSchema` capability import this module, so no other function carries it.
  */
-import { createXsdIsdocSchema } from '../../adapters/isdoc/xsd-isdoc-schema.js';
+import { createXsdIsdocSchema } from '#functions/adapters/isdoc/xsd-isdoc-schema.js';
 
 export const isdocSchema = createXsdIsdocSchema();

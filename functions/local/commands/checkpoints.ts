@@ -2,9 +2,12 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
-import { inspectDataDirLock } from '../../adapters/local/data-dir-lock.js';
-import { type CollectionCheckpoint, collectionCheckpointSchema } from '../../core/sync/checkpoint-state.js';
-import { paymentCheckpointSchema } from '../../core/sync/payment-state.js';
+import { inspectDataDirLock } from '#functions/adapters/local/data-dir-lock.js';
+import {
+  type CollectionCheckpoint,
+  collectionCheckpointSchema,
+} from '#functions/core/sync/checkpoint-state.js';
+import { paymentCheckpointSchema } from '#functions/core/sync/payment-state.js';
 import { type CheckpointRow, formatCheckpoints } from '../checkpoints-table.js';
 import { defineCommand, noPositionals } from '../command.js';
 import { EXIT } from '../exit-codes.js';

@@ -1,5 +1,5 @@
 /** The flags of `connections` (help text in one place). */
-import { CONNECTION_DEFAULTS } from '../../core/connections/connection-entry.js';
+import { CONNECTION_DEFAULTS } from '#functions/core/connections/connection-entry.js';
 import type { FlagSpecs } from '../command.js';
 import { DEFAULT_DATA_DIR } from './shared-flags.js';
 

@@ -1,20 +1,20 @@
 import * as z from 'zod';
-import { createConnectionSecretResolver } from '../../adapters/connection-secrets.js';
-import { type ConnectionEntry, ConnectionEntryError } from '../../core/connections/connection-entry.js';
+import { createConnectionSecretResolver } from '#functions/adapters/connection-secrets.js';
+import { type ConnectionEntry, ConnectionEntryError } from '#functions/core/connections/connection-entry.js';
 import {
   ConnectionSecretError,
   connectionAccountingConfig,
-} from '../../core/connections/connection-secret.js';
-import { renderConnectionsSchema } from '../../core/connections/connections-file.js';
+} from '#functions/core/connections/connection-secret.js';
+import { renderConnectionsSchema } from '#functions/core/connections/connections-file.js';
 import {
   ConnectionRegistryError,
   DuplicateConnectionError,
   UnknownConnectionError,
-} from '../../core/connections/registry.js';
-import { sealedReferenceLabel } from '../../core/connections/sealed-credentials.js';
-import { systemClock } from '../../shared/clock.js';
-import { ConfigError } from '../../shared/config.js';
-import { ENV } from '../../shared/env-names.js';
+} from '#functions/core/connections/registry.js';
+import { sealedReferenceLabel } from '#functions/core/connections/sealed-credentials.js';
+import { systemClock } from '#functions/shared/clock.js';
+import { ConfigError } from '#functions/shared/config.js';
+import { ENV } from '#functions/shared/env-names.js';
 import { type CommandContext, defineCommand, durationFlag, formatMs, urlFlag } from '../command.js';
 import { entryFromFlags } from '../connections-entry-input.js';
 import { CONNECTIONS_FILE, openRegistryTarget, type RegistryTarget } from '../connections-registry-target.js';

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import * as z from 'zod';
-import { postSigned } from '../../adapters/http/webhook-sender.js';
+import { postSigned } from '#functions/adapters/http/webhook-sender.js';
 import {
   DEFAULT_DELIVERY_POLICY,
   DeliveryTargetError,
   parseTargetSpec,
-} from '../../core/delivery/delivery-targets.js';
-import type { DetailType } from '../../core/event-catalog.js';
+} from '#functions/core/delivery/delivery-targets.js';
+import type { DetailType } from '#functions/core/event-catalog.js';
 import { defineCommand, durationFlag } from '../command.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
@@ -65,7 +65,7 @@ export const deliveriesCommand = defineCommand({
       throw error;
     }
     const type = await detailTypeFlag(o.type, 'deliveries');
-    const { catalogEntry } = await import('../../core/event-catalog.js');
+    const { catalogEntry } = await import('#functions/core/event-catalog.js');
     const entry = catalogEntry(type);
     loadDotEnv(ctx.env, ctx.cwd);
     const dataDir = resolve(ctx.cwd, o['data-dir']);

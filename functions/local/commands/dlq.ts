@@ -1,10 +1,10 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import * as z from 'zod';
-import { openFileJournal } from '../../adapters/local/bus-journal.js';
-import { acquireDataDirLock } from '../../adapters/local/data-dir-lock.js';
-import { openFileDeadLetterStore } from '../../adapters/local/dead-letter-store.js';
-import type { DeadLetter } from '../../adapters/local/local-bus.js';
+import { openFileJournal } from '#functions/adapters/local/bus-journal.js';
+import { acquireDataDirLock } from '#functions/adapters/local/data-dir-lock.js';
+import { openFileDeadLetterStore } from '#functions/adapters/local/dead-letter-store.js';
+import type { DeadLetter } from '#functions/adapters/local/local-bus.js';
 import { type CommandContext, defineCommand } from '../command.js';
 import { type RedriveResult, redriveDeadLetters } from '../dead-letter-redrive.js';
 import { EXIT } from '../exit-codes.js';

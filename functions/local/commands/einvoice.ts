@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { createAccountingClient } from '../../accounting/client.js';
-import { loadActionsConfig } from '../../core/actions/actions-config.js';
+import { createAccountingClient } from '#functions/accounting/client.js';
+import { loadActionsConfig } from '#functions/core/actions/actions-config.js';
 import {
   connectionReadiness,
   DAY_MS,
-} from '../../core/actions/report-einvoicing-readiness/connection-readiness.js';
-import { systemClock } from '../../shared/clock.js';
-import { createLogger } from '../../shared/logger.js';
+} from '#functions/core/actions/report-einvoicing-readiness/connection-readiness.js';
+import { systemClock } from '#functions/shared/clock.js';
+import { createLogger } from '#functions/shared/logger.js';
 import { defineCommand } from '../command.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';
@@ -62,9 +62,9 @@ export const einvoiceCommand = defineCommand({
     );
     const now = systemClock.now();
     const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-    let sandbox: import('../../../sandbox/index.js').Sandbox | undefined;
+    let sandbox: import('#sandbox/index.js').Sandbox | undefined;
     if (connection.sandbox) {
-      const { startSandbox } = await import('../../../sandbox/index.js');
+      const { startSandbox } = await import('#sandbox/index.js');
       // Seeded invoices dated in the year up to today, so a period back from today finds them.
       sandbox = await startSandbox({ ...settings, seedAnchor: new Date(today + DAY_MS).toISOString() });
     }

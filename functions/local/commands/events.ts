@@ -35,7 +35,7 @@ export const eventsCommand = defineCommand({
     })
     .refine((o) => o.write === undefined || o.schema, { path: ['write'], message: 'needs --schema' }),
   async run(options, ctx) {
-    const { catalogEntry, eventCatalog, toJsonSchemas } = await import('../../core/event-catalog.js');
+    const { catalogEntry, eventCatalog, toJsonSchemas } = await import('#functions/core/event-catalog.js');
     const entries = options.type
       ? [catalogEntry(await detailTypeFlag(options.type, 'events'))]
       : eventCatalog;
@@ -59,7 +59,7 @@ export const eventsCommand = defineCommand({
       ctx.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
       return EXIT.ok;
     }
-    const { collectionsFor, serviceVariants } = await import('../../accounting/collections.js');
+    const { collectionsFor, serviceVariants } = await import('#functions/accounting/collections.js');
     // Reference lists are polled only when asked for: their events come after the documents'.
     const reference = new Set<string>(
       serviceVariants.flatMap((v) =>

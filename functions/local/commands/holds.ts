@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { NoHoldError } from '../../core/actions/sending-hold.js';
+import { NoHoldError } from '#functions/core/actions/sending-hold.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { type HoldRow, localHolds } from '../holds.js';

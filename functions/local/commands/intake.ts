@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import * as z from 'zod';
-import { type IntakeSource, intakeSources } from '../../core/intake/shop-order.js';
-import { INTAKE_ENV } from '../../shared/intake-env-names.js';
+import { type IntakeSource, intakeSources } from '#functions/core/intake/shop-order.js';
+import { INTAKE_ENV } from '#functions/shared/intake-env-names.js';
 import { type CommandContext, defineCommand } from '../command.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';

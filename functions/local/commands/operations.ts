@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { DEFAULT_SERVICE_VARIANT, serviceVariants } from '../../accounting/collections.js';
-import { variantPresets } from '../../accounting/config.js';
-import { operationsFor } from '../../accounting/endpoints.js';
-import { ENV } from '../../shared/env-names.js';
+import { DEFAULT_SERVICE_VARIANT, serviceVariants } from '#functions/accounting/collections.js';
+import { variantPresets } from '#functions/accounting/config.js';
+import { operationsFor } from '#functions/accounting/endpoints.js';
+import { ENV } from '#functions/shared/env-names.js';
 import { defineCommand, noPositionals } from '../command.js';
 import { loadDotEnv } from '../environment.js';
 import { EXIT } from '../exit-codes.js';

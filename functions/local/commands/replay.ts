@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as z from 'zod';
-import type { DetailType } from '../../core/event-catalog.js';
-import type { BusEvent } from '../../core/ports.js';
+import type { DetailType } from '#functions/core/event-catalog.js';
+import type { BusEvent } from '#functions/core/ports.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { UsageError } from '../usage-error.js';
@@ -31,7 +31,7 @@ const lineSchema = (detailType: z.ZodType<DetailType>) =>
 
 /** Reads and validates every line against the event catalog; throws `UsageError` listing the bad lines. */
 export async function readReplayFile(path: string, source: string): Promise<BusEvent[]> {
-  const { detailTypeSchema, parseDetail } = await import('../../core/event-catalog.js');
+  const { detailTypeSchema, parseDetail } = await import('#functions/core/event-catalog.js');
   const schema = lineSchema(detailTypeSchema);
   const events: BusEvent[] = [];
   const problems: string[] = [];

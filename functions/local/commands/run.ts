@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import * as z from 'zod';
-import { DEFAULT_SERVICE_VARIANT, serviceVariants } from '../../accounting/collections.js';
-import { homeCurrencyOf } from '../../core/bank/statement-drop.js';
-import { DeliveryTargetError, parseTargetSpecs } from '../../core/delivery/delivery-targets.js';
-import type { Logger } from '../../core/ports.js';
-import { systemClock } from '../../shared/clock.js';
-import { ENV } from '../../shared/env-names.js';
+import { DEFAULT_SERVICE_VARIANT, serviceVariants } from '#functions/accounting/collections.js';
+import { homeCurrencyOf } from '#functions/core/bank/statement-drop.js';
+import { DeliveryTargetError, parseTargetSpecs } from '#functions/core/delivery/delivery-targets.js';
+import type { Logger } from '#functions/core/ports.js';
+import { systemClock } from '#functions/shared/clock.js';
+import { ENV } from '#functions/shared/env-names.js';
 import { fioTokenOf, pollFio, watchStatements } from '../bank-statements.js';
 import { defineCommand, durationFlag, noPositionals } from '../command.js';
 import { type ConsoleFeed, createConsoleFeed } from '../console/console-feed.js';

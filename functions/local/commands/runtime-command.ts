@@ -1,12 +1,12 @@
 /** What the commands that start the runtime share: settings from env/.env, the view, the logger, errors. */
 import { resolve } from 'node:path';
-import type { SandboxOptions } from '../../../sandbox/index.js';
-import type { CollectionName } from '../../accounting/collections.js';
-import type { DeliveryTarget } from '../../core/delivery/delivery-targets.js';
-import type { Logger } from '../../core/ports.js';
-import { ConfigError } from '../../shared/config.js';
-import { ENV } from '../../shared/env-names.js';
-import { createLogger } from '../../shared/logger.js';
+import type { CollectionName } from '#functions/accounting/collections.js';
+import type { DeliveryTarget } from '#functions/core/delivery/delivery-targets.js';
+import type { Logger } from '#functions/core/ports.js';
+import { ConfigError } from '#functions/shared/config.js';
+import { ENV } from '#functions/shared/env-names.js';
+import { createLogger } from '#functions/shared/logger.js';
+import type { SandboxOptions } from '#sandbox/index.js';
 import type { CommandContext } from '../command.js';
 import { captureConsole } from '../console-capture.js';
 import { loadDotEnv } from '../environment.js';
@@ -70,7 +70,7 @@ export async function sandboxOptions(
   input: RuntimeCommandInput,
   ctx: CommandContext,
 ): Promise<Partial<SandboxOptions>> {
-  const { parseSandboxArgs, SandboxCliError, sandboxFlags } = await import('../../../sandbox/main.js');
+  const { parseSandboxArgs, SandboxCliError, sandboxFlags } = await import('#sandbox/main.js');
   let parsed: SandboxOptions | 'help';
   try {
     parsed = parseSandboxArgs([], ctx.env);

@@ -10,12 +10,12 @@ export const sandboxCommand = defineCommand({
   flags: {},
   passthrough: true,
   async help() {
-    const { sandboxHelp } = await import('../../../sandbox/main.js');
+    const { sandboxHelp } = await import('#sandbox/main.js');
     return sandboxHelp();
   },
   schema: z.object({ positionals: z.array(z.string()) }),
   async run(_options, ctx, argv) {
-    const { runSandboxCli, SandboxCliError } = await import('../../../sandbox/main.js');
+    const { runSandboxCli, SandboxCliError } = await import('#sandbox/main.js');
     let sandbox: Awaited<ReturnType<typeof runSandboxCli>>;
     try {
       sandbox = await runSandboxCli(argv, { env: ctx.env, stdout: (text) => ctx.stdout.write(`${text}\n`) });

@@ -1,7 +1,7 @@
 /** Flags shared by the commands that talk to the service (`run`, `sync`, `backfill`, `replay`). */
 import * as z from 'zod';
-import { allCollectionNames, findCollection } from '../../accounting/collections.js';
-import type { DetailType } from '../../core/event-catalog.js';
+import { allCollectionNames, findCollection } from '#functions/accounting/collections.js';
+import type { DetailType } from '#functions/core/event-catalog.js';
 import { type FlagSpecs, formatZodError, listFlag, urlFlag } from '../command.js';
 import { UsageError } from '../usage-error.js';
 
@@ -12,7 +12,7 @@ export const DEFAULT_DATA_DIR = '.local';
  * use, so commands that do not need it start without it); a `UsageError` naming the flag otherwise.
  */
 export async function detailTypeFlag(value: string, command: string): Promise<DetailType> {
-  const { detailTypeSchema } = await import('../../core/event-catalog.js');
+  const { detailTypeSchema } = await import('#functions/core/event-catalog.js');
   const result = z.object({ type: detailTypeSchema }).safeParse({ type: value });
   if (!result.success) throw new UsageError(formatZodError(result.error), command);
   return result.data.type;

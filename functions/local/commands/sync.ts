@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import * as z from 'zod';
-import type { CollectionName } from '../../accounting/collections.js';
-import { createLogger } from '../../shared/logger.js';
+import type { CollectionName } from '#functions/accounting/collections.js';
+import { createLogger } from '#functions/shared/logger.js';
 import type { CommandContext } from '../command.js';
 import { defineCommand, durationFlag, noPositionals } from '../command.js';
 import { dryRunSync } from '../dry-run.js';

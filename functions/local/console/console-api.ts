@@ -3,14 +3,14 @@
  * attempts, connections), the dead letters of the data directory, the archive, the checkpoints.
  * Changes (replay, redrive) go through the bus, with the same code as the CLI's commands.
  */
-import type { DeadLetterStore } from '../../adapters/local/dead-letter-store.js';
-import type { DeadLetter, LocalBus } from '../../adapters/local/local-bus.js';
-import type { IsdocSchema } from '../../core/actions/ports.js';
-import { NoHoldError } from '../../core/actions/sending-hold.js';
-import type { ReadinessReport } from '../../core/einvoicing/readiness.js';
-import type { DetailType } from '../../core/event-catalog.js';
-import type { ObjectStore } from '../../core/ports.js';
-import { systemClock } from '../../shared/clock.js';
+import type { DeadLetterStore } from '#functions/adapters/local/dead-letter-store.js';
+import type { DeadLetter, LocalBus } from '#functions/adapters/local/local-bus.js';
+import type { IsdocSchema } from '#functions/core/actions/ports.js';
+import { NoHoldError } from '#functions/core/actions/sending-hold.js';
+import type { ReadinessReport } from '#functions/core/einvoicing/readiness.js';
+import type { DetailType } from '#functions/core/event-catalog.js';
+import type { ObjectStore } from '#functions/core/ports.js';
+import { systemClock } from '#functions/shared/clock.js';
 import type { CheckpointRow } from '../commands/checkpoints.js';
 import { deadLetterKey, redriveDeadLetters } from '../dead-letter-redrive.js';
 import type { LocalHolds } from '../holds.js';

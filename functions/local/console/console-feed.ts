@@ -5,7 +5,7 @@
  * last poll, lag and a per-minute series of the last hour. Fed by the bus's listeners and the
  * runtime's updates; each listener does O(1) work so the pipeline does not wait on the console.
  */
-import type { DeliveryOutcome, EventBridgeEvent } from '../../adapters/local/local-bus.js';
+import type { DeliveryOutcome, EventBridgeEvent } from '#functions/adapters/local/local-bus.js';
 import { outcomeNote, type RuntimeUpdate } from '../runtime-update.js';
 import { type ConnectionInfo, createConnectionRows } from './feed-connections.js';
 

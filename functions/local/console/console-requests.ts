@@ -1,6 +1,6 @@
 /** The shapes of the console's request bodies (zod) and of an archive listing's rows. */
 import * as z from 'zod';
-import type { ObjectInfo } from '../../core/ports.js';
+import type { ObjectInfo } from '#functions/core/ports.js';
 
 const CRITERIA = ['type', 'connection', 'doc', 'since', 'until'] as const;
 const criterion = z.string({ error: 'expected a string' }).optional();

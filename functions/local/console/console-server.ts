@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as z from 'zod';
-import type { Logger } from '../../core/ports.js';
+import type { Logger } from '#functions/core/ports.js';
 import {
   answerGet,
   answerPost,

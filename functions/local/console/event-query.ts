@@ -4,9 +4,9 @@
  * time window; and an event's fields with their descriptions from its catalog schema.
  */
 import * as z from 'zod';
-import { detailTypePattern } from '../../core/delivery/delivery-targets.js';
-import { findCatalogEntry, toJsonSchemas } from '../../core/event-catalog.js';
-import { matchesLeaf, type PatternValue } from '../../core/event-pattern.js';
+import { detailTypePattern } from '#functions/core/delivery/delivery-targets.js';
+import { findCatalogEntry, toJsonSchemas } from '#functions/core/event-catalog.js';
+import { matchesLeaf, type PatternValue } from '#functions/core/event-pattern.js';
 import type { FeedEvent } from './console-feed.js';
 
 const iso = z.iso.datetime({ offset: true, error: 'expected an ISO date-time, e.g. 2026-01-31T12:00:00Z' });

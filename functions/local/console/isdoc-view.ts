@@ -3,7 +3,7 @@
  * read from the XML (any namespace prefix), with the official schema's verdict alongside.
  */
 import { XMLParser } from 'fast-xml-parser';
-import type { IsdocSchema } from '../../core/actions/ports.js';
+import type { IsdocSchema } from '#functions/core/actions/ports.js';
 
 export interface IsdocParty {
   name: string;

@@ -3,8 +3,8 @@
  * matched, every delivery attempt) and its server reads the runtime's own stores, the same ones
  * the CLI's `dlq`, `archive` and `checkpoints` read.
  */
-import { createLazyIsdocSchema } from '../../adapters/isdoc/lazy-isdoc-schema.js';
-import type { Logger } from '../../core/ports.js';
+import { createLazyIsdocSchema } from '#functions/adapters/isdoc/lazy-isdoc-schema.js';
+import type { Logger } from '#functions/core/ports.js';
 import { checkpointRows } from '../commands/checkpoints.js';
 import { localHolds } from '../holds.js';
 import { readPollStatus } from '../poll-status.js';

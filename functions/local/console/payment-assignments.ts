@@ -9,10 +9,10 @@ import * as z from 'zod';
 import {
   BANK_TRANSACTION_UNMATCHED,
   bankTransactionUnmatchedSchema,
-} from '../../core/actions/liquidate-payments/events.js';
-import { receivedEvent } from '../../core/bank/import-statement.js';
-import { paymentTargetSchema } from '../../core/events/bank-events.js';
-import type { BusEvent, Clock } from '../../core/ports.js';
+} from '#functions/core/actions/liquidate-payments/events.js';
+import { receivedEvent } from '#functions/core/bank/import-statement.js';
+import { paymentTargetSchema } from '#functions/core/events/bank-events.js';
+import type { BusEvent, Clock } from '#functions/core/ports.js';
 import type { FeedEvent } from './console-feed.js';
 
 /** What a person may assign: an overpayment's surplus was liquidated already (refund or credit it). */

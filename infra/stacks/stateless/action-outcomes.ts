@@ -3,13 +3,13 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { actionOutcomeEntries } from '../../../functions/core/actions/registry.js';
-import { ACTION_FAILED } from '../../../functions/core/events/action-events.js';
-import { ruleSourcesOf } from '../../config/names.js';
-import type { InfraConfig } from '../../config/schema.js';
-import { retentionOf } from '../../constructs/app-function.js';
-import type { ConnectionPolling } from '../../constructs/connection-polling.js';
-import { EventLogGroup } from '../../constructs/log-group-target.js';
+import { actionOutcomeEntries } from '#functions/core/actions/registry.js';
+import { ACTION_FAILED } from '#functions/core/events/action-events.js';
+import { ruleSourcesOf } from '#infra/config/names.js';
+import type { InfraConfig } from '#infra/config/schema.js';
+import { retentionOf } from '#infra/constructs/app-function.js';
+import type { ConnectionPolling } from '#infra/constructs/connection-polling.js';
+import { EventLogGroup } from '#infra/constructs/log-group-target.js';
 
 export interface ActionOutcomes {
   readonly outcomesLogGroup: logs.LogGroup;

@@ -11,11 +11,11 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { InfraConfig } from '../../config/schema.js';
-import type { AlarmTopic } from '../../constructs/alarm-topic.js';
-import type { AppFunction } from '../../constructs/app-function.js';
-import { METRIC, METRICS_NAMESPACE } from '../../constructs/metric-names.js';
-import { scheduledFunctionAlarms } from '../../constructs/scheduled-function-alarms.js';
+import type { InfraConfig } from '#infra/config/schema.js';
+import type { AlarmTopic } from '#infra/constructs/alarm-topic.js';
+import type { AppFunction } from '#infra/constructs/app-function.js';
+import { METRIC, METRICS_NAMESPACE } from '#infra/constructs/metric-names.js';
+import { scheduledFunctionAlarms } from '#infra/constructs/scheduled-function-alarms.js';
 import type { RouteResources } from './action-routes.js';
 import type { BankStatementDrop } from './bank-statements.js';
 

@@ -7,10 +7,10 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ruleSourcesOf } from '../../config/names.js';
-import type { InfraConfig } from '../../config/schema.js';
-import { retentionOf } from '../../constructs/app-function.js';
-import { EventLogGroup } from '../../constructs/log-group-target.js';
+import { ruleSourcesOf } from '#infra/config/names.js';
+import type { InfraConfig } from '#infra/config/schema.js';
+import { retentionOf } from '#infra/constructs/app-function.js';
+import { EventLogGroup } from '#infra/constructs/log-group-target.js';
 
 export function eventLog(
   scope: Construct,

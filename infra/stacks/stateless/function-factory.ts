@@ -5,19 +5,19 @@
  */
 import { Annotations, type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { READINESS_REPORT_PREFIX } from '../../../functions/core/actions/report-einvoicing-readiness/report-readiness.js';
-import { SENDING_RECORD_SUFFIX } from '../../../functions/core/actions/track-einvoices/sending-record.js';
-import { ACTION_FAILED } from '../../../functions/core/events/action-events.js';
-import { ENV } from '../../../functions/shared/env-names.js';
-import { idempotencyExpirySeconds } from '../../config/replay-horizon.js';
-import type { InfraConfig } from '../../config/schema.js';
-import { AppFunction, retentionOf } from '../../constructs/app-function.js';
-import { claimCheckAccessOf } from '../../constructs/claim-check-access.js';
-import type { ConnectionsAccess } from '../../constructs/connections-access.js';
-import { FUNCTION_ENV } from '../../constructs/function-env.js';
-import { type PutEventsScope, useBucket, useEventBus, useTable } from '../../constructs/grants.js';
-import { accessOf, type HandlerAccess } from '../../constructs/handler-access.js';
-import { METRICS_NAMESPACE } from '../../constructs/metric-names.js';
+import { READINESS_REPORT_PREFIX } from '#functions/core/actions/report-einvoicing-readiness/report-readiness.js';
+import { SENDING_RECORD_SUFFIX } from '#functions/core/actions/track-einvoices/sending-record.js';
+import { ACTION_FAILED } from '#functions/core/events/action-events.js';
+import { ENV } from '#functions/shared/env-names.js';
+import { idempotencyExpirySeconds } from '#infra/config/replay-horizon.js';
+import type { InfraConfig } from '#infra/config/schema.js';
+import { AppFunction, retentionOf } from '#infra/constructs/app-function.js';
+import { claimCheckAccessOf } from '#infra/constructs/claim-check-access.js';
+import type { ConnectionsAccess } from '#infra/constructs/connections-access.js';
+import { FUNCTION_ENV } from '#infra/constructs/function-env.js';
+import { type PutEventsScope, useBucket, useEventBus, useTable } from '#infra/constructs/grants.js';
+import { accessOf, type HandlerAccess } from '#infra/constructs/handler-access.js';
+import { METRICS_NAMESPACE } from '#infra/constructs/metric-names.js';
 import { ARCHIVE_PREFIX, REJECTED_ARCHIVE_PREFIX, type StatefulResources } from '../stateful-stack.js';
 
 export interface FunctionSpec {

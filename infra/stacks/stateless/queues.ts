@@ -2,7 +2,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { InfraConfig } from '../../config/schema.js';
+import type { InfraConfig } from '#infra/config/schema.js';
 
 export function encryptedQueue(scope: Construct, id: string, props: sqs.QueueProps = {}): sqs.Queue {
   return new sqs.Queue(scope, id, {

@@ -4,8 +4,8 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { acknowledgeWildcardResource } from '../../constructs/acknowledge-wildcards.js';
-import type { AppFunction } from '../../constructs/app-function.js';
+import { acknowledgeWildcardResource } from '#infra/constructs/acknowledge-wildcards.js';
+import type { AppFunction } from '#infra/constructs/app-function.js';
 
 export interface RateScheduleProps {
   readonly fn: AppFunction;

@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { BUNDLE_CACHE_ENV } from '../../../scripts/bundle-function.mjs';
+import { BUNDLE_CACHE_ENV } from '#scripts/bundle-function.mjs';
 import { MUTATION_ENV } from './apply.js';
 import { DEFECTS, type Defect } from './defects.js';
 

@@ -1,6 +1,6 @@
-import { isdocRecordTypes } from '../../../accounting/collections.js';
-import { ACTION_FAILED } from '../../events/action-events.js';
-import { recordDetailType } from '../../events/envelope.js';
+import { isdocRecordTypes } from '#functions/accounting/collections.js';
+import { ACTION_FAILED } from '#functions/core/events/action-events.js';
+import { recordDetailType } from '#functions/core/events/envelope.js';
 import { actionContextDeps, defineEventAction, eventSourceOf } from '../action-definition.js';
 import { archiveIsdoc } from './archive-isdoc.js';
 import type { ArchiveDeps } from './archive-run.js';

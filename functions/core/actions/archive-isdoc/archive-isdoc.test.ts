@@ -9,6 +9,11 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { createS3ObjectStore } from '#functions/adapters/aws/s3-object-store.js';
+import { createXsdIsdocSchema } from '#functions/adapters/isdoc/xsd-isdoc-schema.js';
+import type { Clock, ObjectStore } from '#functions/core/ports.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import {
   CONNECTION,
   listAll,
@@ -16,12 +21,7 @@ import {
   recordingLogger,
   recordingPublisher,
   useActionTestBed,
-} from '../../../../test/actions/support.js';
-import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import { createS3ObjectStore } from '../../../adapters/aws/s3-object-store.js';
-import { createXsdIsdocSchema } from '../../../adapters/isdoc/xsd-isdoc-schema.js';
-import { createManualClock } from '../../../shared/clock.js';
-import type { Clock, ObjectStore } from '../../ports.js';
+} from '#test/actions/support.js';
 import { parseActionEvent } from '../action-event.js';
 import { loadActionsConfig } from '../actions-config.js';
 import { RetryLaterError } from '../errors.js';

@@ -18,10 +18,10 @@
  * version are `isdoc-object.ts`.
  */
 import type { Readable } from 'node:stream';
-import { type AccountingApi, isNotReady } from '../../../accounting/api.js';
-import { collectionOf, hasIsdoc } from '../../../accounting/collections.js';
-import { NotFoundError, ValidationError } from '../../../accounting/errors.js';
-import { readStream, StreamTooLargeError } from '../../../shared/read-stream.js';
+import { type AccountingApi, isNotReady } from '#functions/accounting/api.js';
+import { collectionOf, hasIsdoc } from '#functions/accounting/collections.js';
+import { NotFoundError, ValidationError } from '#functions/accounting/errors.js';
+import { readStream, StreamTooLargeError } from '#functions/shared/read-stream.js';
 import type { ActionEvent } from '../action-event.js';
 import { IsdocInvalidError, RetryLaterError } from '../errors.js';
 import type { ActionOutcome } from '../outcomes.js';

@@ -2,11 +2,11 @@
  * One run of the ISDOC archive: its ports, the document as the service holds it, and how a run
  * ends early (an outcome) or fails (`Action.Failed`).
  */
-import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import type { CollectionName, IsdocRecordType } from '../../../accounting/collections.js';
-import { NotFoundError } from '../../../accounting/errors.js';
-import type { Problem, SourceRef } from '../../events/action-events.js';
-import type { Clock, EventPublisher, Logger, ObjectStore } from '../../ports.js';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import type { CollectionName, IsdocRecordType } from '#functions/accounting/collections.js';
+import { NotFoundError } from '#functions/accounting/errors.js';
+import type { Problem, SourceRef } from '#functions/core/events/action-events.js';
+import type { Clock, EventPublisher, Logger, ObjectStore } from '#functions/core/ports.js';
 import { type ActionEvent, resolveRecord, stringField } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';
 import { type ActionOutcome, type OutcomeContext, problemOf, publishFailure } from '../outcomes.js';

@@ -3,7 +3,7 @@
  * record type with an ISDOC export. They enter the catalog through the action's registry entry.
  */
 import * as z from 'zod';
-import { type IsdocRecordType, isdocRecordTypes } from '../../../accounting/collections.js';
+import { type IsdocRecordType, isdocRecordTypes } from '#functions/accounting/collections.js';
 import {
   actionBase,
   actionIdempotencyKey,
@@ -11,8 +11,8 @@ import {
   exampleActionBase,
   exampleIds,
   hex64,
-} from '../../events/action-events.js';
-import type { CatalogEntry } from '../../events/catalog-entry.js';
+} from '#functions/core/events/action-events.js';
+import type { CatalogEntry } from '#functions/core/events/catalog-entry.js';
 
 export type IsdocArchivedType = `${IsdocRecordType}.IsdocArchived`;
 

@@ -2,8 +2,8 @@
  * Where the archive keeps an ISDOC, and how it tells whether a stored object is the same version
  * or a later one than the document at hand.
  */
-import type { ApiRecord } from '../../../accounting/api.js';
-import type { ObjectInfo } from '../../ports.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import type { ObjectInfo } from '#functions/core/ports.js';
 import { stringField } from '../action-event.js';
 
 /** Key prefix of documents refused in strict mode: `rejected/` + the key they would have had. */

@@ -4,7 +4,7 @@
  * first, a new key written only if absent (`If-None-Match: *`).
  */
 import { createHash } from 'node:crypto';
-import { ObjectExistsError } from '../../errors.js';
+import { ObjectExistsError } from '#functions/core/errors.js';
 import type { ArchiveRun, Checked } from './archive-run.js';
 import { isdocKeyOfRecord, isNewer, sameContent } from './isdoc-key.js';
 

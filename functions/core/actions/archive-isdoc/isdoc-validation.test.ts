@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { startSandbox } from '../../../../sandbox/index.js';
-import { createXsdIsdocSchema } from '../../../adapters/isdoc/xsd-isdoc-schema.js';
+import { createXsdIsdocSchema } from '#functions/adapters/isdoc/xsd-isdoc-schema.js';
+import { startSandbox } from '#sandbox/index.js';
 import { IsdocInvalidError } from '../errors.js';
 import type { IsdocSchema } from '../ports.js';
 import { SCHEMA_ERROR_MAX_CHARS, SCHEMA_ERRORS_MAX } from './events.js';

@@ -1,5 +1,5 @@
-import { ACTION_FAILED } from '../../events/action-events.js';
-import { BANK_TRANSACTION_RECEIVED } from '../../events/bank-events.js';
+import { ACTION_FAILED } from '#functions/core/events/action-events.js';
+import { BANK_TRANSACTION_RECEIVED } from '#functions/core/events/bank-events.js';
 import { actionContextDeps, defineEventAction, eventSourceOf } from '../action-definition.js';
 import {
   ADVANCE_PAYMENT_RECORDED,

@@ -6,9 +6,9 @@
  *   person decides (the reason and the candidates say why); nothing is guessed.
  */
 import * as z from 'zod';
-import { recordIdSchema } from '../../../accounting/record-id.js';
-import { bankTransactionSchema } from '../../bank/bank-transaction.js';
-import { connectionSchema } from '../../connection.js';
+import { recordIdSchema } from '#functions/accounting/record-id.js';
+import { bankTransactionSchema } from '#functions/core/bank/bank-transaction.js';
+import { connectionSchema } from '#functions/core/connection.js';
 import {
   actionBase,
   actionIdempotencyKey,
@@ -16,10 +16,10 @@ import {
   EXAMPLE_CONNECTION,
   exampleActionBase,
   exampleIds,
-} from '../../events/action-events.js';
-import { bankTransactionRecordId, exampleBankTransaction } from '../../events/bank-events.js';
-import { type CatalogEntry, ENVELOPE_VERSION } from '../../events/catalog-entry.js';
-import { payableRecordTypes } from '../../events/payment-events.js';
+} from '#functions/core/events/action-events.js';
+import { bankTransactionRecordId, exampleBankTransaction } from '#functions/core/events/bank-events.js';
+import { type CatalogEntry, ENVELOPE_VERSION } from '#functions/core/events/catalog-entry.js';
+import { payableRecordTypes } from '#functions/core/events/payment-events.js';
 
 export const BANK_TRANSACTION_UNMATCHED = 'BankTransaction.Unmatched';
 export const INVOICE_PAYMENT_RECORDED = 'IssuedInvoice.PaymentRecorded';

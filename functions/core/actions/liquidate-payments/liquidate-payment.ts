@@ -15,14 +15,14 @@
  * The call (`liquidation.ts`, shared with the shop payments): cz — `…/Liquidate/Standalone/Fully|Partially`
  * (advance invoices only `Fully`); sk — a bank receipt with the liquidation.
  */
-import type { AccountingApi, Created } from '../../../accounting/api.js';
-import { OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
-import type { SourceRef } from '../../events/action-events.js';
+import type { AccountingApi, Created } from '#functions/accounting/api.js';
+import { OutcomeUnknownError, ValidationError } from '#functions/accounting/errors.js';
+import type { SourceRef } from '#functions/core/events/action-events.js';
 import {
   type BankTransactionReceivedDetail,
   bankTransactionReceivedSchema,
-} from '../../events/bank-events.js';
-import type { Clock, EventPublisher, Logger } from '../../ports.js';
+} from '#functions/core/events/bank-events.js';
+import type { Clock, EventPublisher, Logger } from '#functions/core/ports.js';
 import type { ActionEvent } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';
 import { ActionInProgressError, RetryLaterError } from '../errors.js';

@@ -6,7 +6,7 @@
  * The call: cz — `…/Liquidate/Standalone/Fully|Partially` (advance invoices only `Fully`); sk — a
  * bank receipt with the liquidation (`BankDocuments.createReceiptWithLiquidation`).
  */
-import type { AccountingApi } from '../../../accounting/api.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
 import type { OpenInvoice, Settlement } from './match-payment.js';
 import { collectionOfPayable } from './open-invoices.js';
 

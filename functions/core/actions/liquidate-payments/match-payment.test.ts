@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BankTransaction } from '../../bank/bank-transaction.js';
+import type { BankTransaction } from '#functions/core/bank/bank-transaction.js';
 import { matchPayment, type OpenInvoice, settle } from './match-payment.js';
 
 const tx = (amount: number, variableSymbol?: string, currency = 'CZK'): BankTransaction => ({

@@ -8,8 +8,8 @@
  * unmatched, with the reason and the candidates. Nothing is guessed (no matching by amount or
  * name). Money is compared in whole cents.
  */
-import type { BankTransaction } from '../../bank/bank-transaction.js';
-import type { PayableRecordType } from '../../events/payment-events.js';
+import type { BankTransaction } from '#functions/core/bank/bank-transaction.js';
+import type { PayableRecordType } from '#functions/core/events/payment-events.js';
 import type { PaymentCandidate, UnmatchedReason } from './events.js';
 
 export interface OpenInvoice {

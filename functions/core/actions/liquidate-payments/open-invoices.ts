@@ -5,11 +5,11 @@
  * statement of many payments reads each open invoice once; the rests to pay are read fresh on
  * every call.
  */
-import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import { normaliseSymbol } from '../../bank/bank-transaction.js';
-import type { PayableRecordType } from '../../events/payment-events.js';
-import type { Clock } from '../../ports.js';
-import { type PayableCollection, restToPay, unpaidStatuses } from '../../sync/unpaid-list.js';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { normaliseSymbol } from '#functions/core/bank/bank-transaction.js';
+import type { PayableRecordType } from '#functions/core/events/payment-events.js';
+import type { Clock } from '#functions/core/ports.js';
+import { type PayableCollection, restToPay, unpaidStatuses } from '#functions/core/sync/unpaid-list.js';
 import type { OpenInvoice } from './match-payment.js';
 
 export const payableCollections: readonly { recordType: PayableRecordType; collection: PayableCollection }[] =

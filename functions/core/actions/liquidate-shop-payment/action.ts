@@ -1,5 +1,5 @@
-import { ACTION_FAILED } from '../../events/action-events.js';
-import { intakeEntry } from '../../events/intake-events.js';
+import { ACTION_FAILED } from '#functions/core/events/action-events.js';
+import { intakeEntry } from '#functions/core/events/intake-events.js';
 import { actionContextDeps, defineEventAction, eventSourceOf } from '../action-definition.js';
 import { HOME_CURRENCY } from '../liquidate-payments/home-currency.js';
 import { createOpenInvoices } from '../liquidate-payments/open-invoices.js';

@@ -7,8 +7,8 @@
  *   than was left (the invoice was liquidated, the surplus is reported); a person decides.
  */
 import * as z from 'zod';
-import { recordIdSchema } from '../../../accounting/record-id.js';
-import { connectionSchema } from '../../connection.js';
+import { recordIdSchema } from '#functions/accounting/record-id.js';
+import { connectionSchema } from '#functions/core/connection.js';
 import {
   actionBase,
   actionIdempotencyKey,
@@ -16,9 +16,9 @@ import {
   EXAMPLE_CONNECTION,
   exampleActionBase,
   exampleIds,
-} from '../../events/action-events.js';
-import { type CatalogEntry, ENVELOPE_VERSION } from '../../events/catalog-entry.js';
-import { intakeSources } from '../../events/intake-events.js';
+} from '#functions/core/events/action-events.js';
+import { type CatalogEntry, ENVELOPE_VERSION } from '#functions/core/events/catalog-entry.js';
+import { intakeSources } from '#functions/core/events/intake-events.js';
 
 export const SHOP_PAYMENT_RECORDED = 'IssuedInvoice.ShopPaymentRecorded';
 export const SHOP_PAYMENT_UNMATCHED = 'EshopOrder.PaymentUnmatched';

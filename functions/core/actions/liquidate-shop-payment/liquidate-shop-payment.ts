@@ -17,13 +17,13 @@
  * - Once: one guard record per payment. An outcome unknown is `Action.Failed` (`outcomeUnknown`),
  *   never repeated.
  */
-import type { AccountingApi, Created } from '../../../accounting/api.js';
-import { OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
-import type { SourceRef } from '../../events/action-events.js';
-import { actionIdempotencyKey } from '../../events/action-events.js';
-import { ENVELOPE_VERSION } from '../../events/catalog-entry.js';
-import { type EshopOrderPaidDetail, eshopOrderPaidSchema } from '../../events/intake-events.js';
-import type { Clock, EventPublisher, Logger } from '../../ports.js';
+import type { AccountingApi, Created } from '#functions/accounting/api.js';
+import { OutcomeUnknownError, ValidationError } from '#functions/accounting/errors.js';
+import type { SourceRef } from '#functions/core/events/action-events.js';
+import { actionIdempotencyKey } from '#functions/core/events/action-events.js';
+import { ENVELOPE_VERSION } from '#functions/core/events/catalog-entry.js';
+import { type EshopOrderPaidDetail, eshopOrderPaidSchema } from '#functions/core/events/intake-events.js';
+import type { Clock, EventPublisher, Logger } from '#functions/core/ports.js';
 import type { ActionEvent } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';
 import { ActionInProgressError, RetryLaterError } from '../errors.js';

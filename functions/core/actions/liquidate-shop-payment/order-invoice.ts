@@ -5,8 +5,8 @@
  * invoice: an invoice's items name the received order's items, `ReceivedOrderItemId`, as the
  * transfer action finds its targets). Documents modified before `since` are not read.
  */
-import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import { eshopOrderMarker } from '../../events/intake-events.js';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { eshopOrderMarker } from '#functions/core/events/intake-events.js';
 import { linksToSource, sourceLinks } from '../transfer-documents/transfer-document.js';
 
 export type OrderInvoice =

@@ -5,7 +5,7 @@
  * a payment waits for that invoice.
  */
 import * as z from 'zod';
-import { intakeSources } from '../../events/intake-events.js';
+import { intakeSources } from '#functions/core/events/intake-events.js';
 import { defineActionSettings, list, type SectionOf } from '../action-settings.js';
 
 export const DEFAULT_SHOP_PAYMENT_WAIT_MINUTES = 30;

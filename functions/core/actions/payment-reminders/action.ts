@@ -1,5 +1,5 @@
-import { payableRecordTypes, paymentDetailType } from '../../events/payment-events.js';
-import type { CheckpointStore } from '../../ports.js';
+import { payableRecordTypes, paymentDetailType } from '#functions/core/events/payment-events.js';
+import type { CheckpointStore } from '#functions/core/ports.js';
 import { defineEventAction, defineScheduledAction, eventSourceOf } from '../action-definition.js';
 import { paymentReminderEvents } from './events.js';
 import { outcomes, remindersOn, remindOnOverdue, remindPass } from './payment-reminder.js';

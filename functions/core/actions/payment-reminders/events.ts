@@ -4,9 +4,9 @@
  * invoices. It enters the catalog through the action's registry entry.
  */
 import * as z from 'zod';
-import { actionBase, exampleActionBase } from '../../events/action-events.js';
-import type { CatalogEntry } from '../../events/catalog-entry.js';
-import { type PayableRecordType, payableRecordTypes } from '../../events/payment-events.js';
+import { actionBase, exampleActionBase } from '#functions/core/events/action-events.js';
+import type { CatalogEntry } from '#functions/core/events/catalog-entry.js';
+import { type PayableRecordType, payableRecordTypes } from '#functions/core/events/payment-events.js';
 
 export type PaymentReminderSentType = `${PayableRecordType}.PaymentReminderSent`;
 

@@ -6,6 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import { createDynamoDbCheckpointStore } from '#functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createPowertoolsGuard } from '#functions/adapters/aws/powertools-idempotency-guard.js';
+import { parseDetail } from '#functions/core/event-catalog.js';
+import { ENVELOPE_VERSION } from '#functions/core/events/catalog-entry.js';
+import { paymentIdempotencyKey } from '#functions/core/events/payment-events.js';
+import { buildRoutes, buildScheduledActions } from '#functions/core/routes.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { ConfigError } from '#functions/shared/config.js';
 import {
   CONNECTION,
   listAll,
@@ -13,16 +22,7 @@ import {
   recordingPublisher,
   SOURCE,
   useActionTestBed,
-} from '../../../../test/actions/support.js';
-import type { ApiRecord } from '../../../accounting/api.js';
-import { createDynamoDbCheckpointStore } from '../../../adapters/aws/dynamodb-checkpoint-store.js';
-import { createPowertoolsGuard } from '../../../adapters/aws/powertools-idempotency-guard.js';
-import { createManualClock } from '../../../shared/clock.js';
-import { ConfigError } from '../../../shared/config.js';
-import { parseDetail } from '../../event-catalog.js';
-import { ENVELOPE_VERSION } from '../../events/catalog-entry.js';
-import { paymentIdempotencyKey } from '../../events/payment-events.js';
-import { buildRoutes, buildScheduledActions } from '../../routes.js';
+} from '#test/actions/support.js';
 import { loadActionsConfig } from '../actions-config.js';
 import { createActionEntry } from '../run-action.js';
 import { paymentReminderPassAction, paymentRemindersAction } from './action.js';

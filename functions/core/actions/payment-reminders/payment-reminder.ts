@@ -23,9 +23,9 @@
  * This module holds the two entry points and their registry entries; the list is `reminder-list.ts`,
  * the stage arithmetic `reminder-stages.ts`, the look at one invoice `remind-invoice.ts`.
  */
-import { ACTION_FAILED } from '../../events/action-events.js';
-import { payableRecordTypes } from '../../events/payment-events.js';
-import { offers } from '../../route-spec.js';
+import { ACTION_FAILED } from '#functions/core/events/action-events.js';
+import { payableRecordTypes } from '#functions/core/events/payment-events.js';
+import { offers } from '#functions/core/route-spec.js';
 import { type ActionEvent, stringField } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';
 import type { ActionOutcome } from '../outcomes.js';

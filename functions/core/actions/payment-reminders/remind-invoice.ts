@@ -6,11 +6,11 @@
  * verdict says whether the invoice stays on the list. A document held for a person
  * (`sending-hold.ts`) gets no reminder and stays on the list until released.
  */
-import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
-import type { SourceRef } from '../../events/action-events.js';
-import { type PayableRecordType, paymentDetailType } from '../../events/payment-events.js';
-import type { CheckpointStore, Clock, EventPublisher, Logger } from '../../ports.js';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { NotFoundError, OutcomeUnknownError, ValidationError } from '#functions/accounting/errors.js';
+import type { SourceRef } from '#functions/core/events/action-events.js';
+import { type PayableRecordType, paymentDetailType } from '#functions/core/events/payment-events.js';
+import type { CheckpointStore, Clock, EventPublisher, Logger } from '#functions/core/ports.js';
 import { type ActionEvent, stringField } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';
 import { ActionInProgressError, RetryLaterError } from '../errors.js';

@@ -3,10 +3,10 @@
  * a reminder stage, each with the stages already sent, and its read-modify-write.
  */
 import * as z from 'zod';
-import { recordIdSchema } from '../../../accounting/record-id.js';
-import { CheckpointConflictError } from '../../errors.js';
-import { payableRecordTypes } from '../../events/payment-events.js';
-import type { CheckpointStore } from '../../ports.js';
+import { recordIdSchema } from '#functions/accounting/record-id.js';
+import { CheckpointConflictError } from '#functions/core/errors.js';
+import { payableRecordTypes } from '#functions/core/events/payment-events.js';
+import type { CheckpointStore } from '#functions/core/ports.js';
 
 /** Read-modify-write attempts of the reminder list before giving up (the delivery is retried). */
 const STATE_ATTEMPTS = 5;

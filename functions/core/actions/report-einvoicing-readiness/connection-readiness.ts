@@ -4,9 +4,9 @@
  * sending uses (`core/einvoicing/readiness.ts`). One reading for the CLI (`einvoice readiness`),
  * the console's page and the daily report on AWS.
  */
-import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import { vatPercentFrom } from '../../einvoicing/preflight.js';
-import { type ReadinessReport, readinessReport } from '../../einvoicing/readiness.js';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { vatPercentFrom } from '#functions/core/einvoicing/preflight.js';
+import { type ReadinessReport, readinessReport } from '#functions/core/einvoicing/readiness.js';
 import type { ActionsConfig } from '../config.js';
 import { channelFor, einvoicingPolicy, partnerFromBook } from '../send-invoice/channel-policy.js';
 

@@ -4,9 +4,14 @@
  * style of the other events, with `recordType: 'EInvoicing'` and the report's day as id.
  */
 import * as z from 'zod';
-import { connectionSchema } from '../../connection.js';
-import { actionIdempotencyKey, EXAMPLE_AT, EXAMPLE_CONNECTION, hex64 } from '../../events/action-events.js';
-import { type CatalogEntry, ENVELOPE_VERSION } from '../../events/catalog-entry.js';
+import { connectionSchema } from '#functions/core/connection.js';
+import {
+  actionIdempotencyKey,
+  EXAMPLE_AT,
+  EXAMPLE_CONNECTION,
+  hex64,
+} from '#functions/core/events/action-events.js';
+import { type CatalogEntry, ENVELOPE_VERSION } from '#functions/core/events/catalog-entry.js';
 
 /** Detail-type of one daily readiness report. */
 export const READINESS_REPORTED = 'EInvoicing.ReadinessReported';

@@ -6,15 +6,15 @@
  */
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryObjectStore } from '#functions/adapters/local/memory-object-store.js';
+import type { ReadinessReport } from '#functions/core/einvoicing/readiness.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import {
   recordingLogger,
   recordingPublisher,
   type SandboxClient,
   startSandboxClient,
-} from '../../../../test/actions/support.js';
-import { createMemoryObjectStore } from '../../../adapters/local/memory-object-store.js';
-import { createManualClock } from '../../../shared/clock.js';
-import type { ReadinessReport } from '../../einvoicing/readiness.js';
+} from '#test/actions/support.js';
 import { loadActionsConfig } from '../actions-config.js';
 import { readinessReportedSchema } from './events.js';
 import { reportReadiness } from './report-readiness.js';

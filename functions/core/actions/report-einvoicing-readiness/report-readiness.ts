@@ -7,9 +7,9 @@
  * announces it with the same idempotency key. It reads the service and sends nothing.
  */
 import { createHash } from 'node:crypto';
-import type { AccountingApi } from '../../../accounting/api.js';
-import type { ReadinessReport } from '../../einvoicing/readiness.js';
-import type { Clock, EventPublisher, Logger, ObjectStore } from '../../ports.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
+import type { ReadinessReport } from '#functions/core/einvoicing/readiness.js';
+import type { Clock, EventPublisher, Logger, ObjectStore } from '#functions/core/ports.js';
 import type { ActionsConfig } from '../config.js';
 import { publishOutcome } from '../outcomes.js';
 import { connectionReadiness, readinessPeriod } from './connection-readiness.js';

@@ -1,6 +1,6 @@
-import { ACTION_FAILED } from '../../events/action-events.js';
-import type { CheckpointStore } from '../../ports.js';
-import { offers, type RouteSpec } from '../../route-spec.js';
+import { ACTION_FAILED } from '#functions/core/events/action-events.js';
+import type { CheckpointStore } from '#functions/core/ports.js';
+import { offers, type RouteSpec } from '#functions/core/route-spec.js';
 import { actionContextDeps, defineEventAction } from '../action-definition.js';
 import { einvoicingActive, einvoicingPolicy } from './channel-policy.js';
 import {

@@ -6,9 +6,9 @@
  * The partner's data come from the service: the address-book entry the invoice links to, else the
  * invoice's partner block — never from the event.
  */
-import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import { NotFoundError } from '../../../accounting/errors.js';
-import { dicOf, participantIdOf } from '../../einvoicing/participant.js';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { NotFoundError } from '#functions/accounting/errors.js';
+import { dicOf, participantIdOf } from '#functions/core/einvoicing/participant.js';
 import { stringField } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';
 import { defaultEInvoicingPolicy, type EInvoicingPolicy } from './settings.js';

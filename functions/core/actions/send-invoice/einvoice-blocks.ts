@@ -5,9 +5,9 @@
  * update that fixes nothing is not announced twice.
  */
 import * as z from 'zod';
-import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import { type PreflightResult, preflight, vatPercentFrom } from '../../einvoicing/preflight.js';
-import type { CheckpointStore } from '../../ports.js';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { type PreflightResult, preflight, vatPercentFrom } from '#functions/core/einvoicing/preflight.js';
+import type { CheckpointStore } from '#functions/core/ports.js';
 
 export const blockMarkSchema = z.object({
   status: z.enum(['blocked', 'cleared']),

@@ -5,6 +5,11 @@
  * partner, and the invoice goes once it is fixed (its `Updated` event), once.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { createDynamoDbCheckpointStore } from '#functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createPowertoolsGuard } from '#functions/adapters/aws/powertools-idempotency-guard.js';
+import type { CheckpointStore } from '#functions/core/ports.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import {
   CONNECTION,
   listAll,
@@ -12,12 +17,7 @@ import {
   recordingLogger,
   recordingPublisher,
   useActionTestBed,
-} from '../../../../test/actions/support.js';
-import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import { createDynamoDbCheckpointStore } from '../../../adapters/aws/dynamodb-checkpoint-store.js';
-import { createPowertoolsGuard } from '../../../adapters/aws/powertools-idempotency-guard.js';
-import { createManualClock } from '../../../shared/clock.js';
-import type { CheckpointStore } from '../../ports.js';
+} from '#test/actions/support.js';
 import { loadActionsConfig } from '../actions-config.js';
 import { type OpenSendings, sendingKey } from '../open-sendings.js';
 import { createActionEntry } from '../run-action.js';

@@ -6,9 +6,9 @@
  * action's registry entry.
  */
 import * as z from 'zod';
-import { recordIdSchema } from '../../../accounting/record-id.js';
-import { actionBase, exampleActionBase, exampleIds } from '../../events/action-events.js';
-import type { CatalogEntry } from '../../events/catalog-entry.js';
+import { recordIdSchema } from '#functions/accounting/record-id.js';
+import { actionBase, exampleActionBase, exampleIds } from '#functions/core/events/action-events.js';
+import type { CatalogEntry } from '#functions/core/events/catalog-entry.js';
 
 /** Detail-type of an invoice handed to the service for sending by e-mail. */
 export const EMAIL_SENT = 'IssuedInvoice.EmailSent';

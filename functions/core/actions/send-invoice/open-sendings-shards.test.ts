@@ -6,14 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordingLogger, recordingPublisher } from '../../../../test/actions/support.js';
-import { rawAnswersApi } from '../../../../test/fakes/raw-answers.js';
-import { startTestServers, type TestServers } from '../../../../test/support/embedded.js';
-import type { AccountingApi } from '../../../accounting/api.js';
-import { createDynamoDbCheckpointStore } from '../../../adapters/aws/dynamodb-checkpoint-store.js';
-import { createMemoryObjectStore } from '../../../adapters/local/memory-object-store.js';
-import { createManualClock } from '../../../shared/clock.js';
-import type { CheckpointStore } from '../../ports.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
+import { createDynamoDbCheckpointStore } from '#functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createMemoryObjectStore } from '#functions/adapters/local/memory-object-store.js';
+import type { CheckpointStore } from '#functions/core/ports.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { recordingLogger, recordingPublisher } from '#test/actions/support.js';
+import { rawAnswersApi } from '#test/fakes/raw-answers.js';
+import { startTestServers, type TestServers } from '#test/support/embedded.js';
 import { OpenSendingsFullError } from '../errors.js';
 import {
   INTENT_LIMIT_BYTES,

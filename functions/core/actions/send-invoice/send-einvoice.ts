@@ -4,9 +4,9 @@
  * sending's registration for the status tracker (`einvoice-tracking.ts`). Each touches the one
  * shard of the invoice (`sendingKey`); the duplicate check also reads the legacy unsharded item.
  */
-import type { EInvoiceSending } from '../../../accounting/answers.js';
-import { OutcomeUnknownError, SchemaMismatchError } from '../../../accounting/errors.js';
-import type { CheckpointStore } from '../../ports.js';
+import type { EInvoiceSending } from '#functions/accounting/answers.js';
+import { OutcomeUnknownError, SchemaMismatchError } from '#functions/accounting/errors.js';
+import type { CheckpointStore } from '#functions/core/ports.js';
 import { isdocDateOf } from '../archive-isdoc/isdoc-key.js';
 import {
   INTENT_LIMIT_BYTES,

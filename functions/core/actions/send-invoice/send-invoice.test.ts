@@ -1,4 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { OutcomeUnknownError } from '#functions/accounting/errors.js';
+import { createDynamoDbCheckpointStore } from '#functions/adapters/aws/dynamodb-checkpoint-store.js';
+import { createPowertoolsGuard } from '#functions/adapters/aws/powertools-idempotency-guard.js';
+import { createMemoryObjectStore } from '#functions/adapters/local/memory-object-store.js';
+import type { CheckpointStore } from '#functions/core/ports.js';
+import { createManualClock } from '#functions/shared/clock.js';
 import {
   CONNECTION,
   listAll,
@@ -6,15 +13,8 @@ import {
   recordingLogger,
   recordingPublisher,
   useActionTestBed,
-} from '../../../../test/actions/support.js';
-import { answeringRaw } from '../../../../test/fakes/raw-answers.js';
-import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import { OutcomeUnknownError } from '../../../accounting/errors.js';
-import { createDynamoDbCheckpointStore } from '../../../adapters/aws/dynamodb-checkpoint-store.js';
-import { createPowertoolsGuard } from '../../../adapters/aws/powertools-idempotency-guard.js';
-import { createMemoryObjectStore } from '../../../adapters/local/memory-object-store.js';
-import { createManualClock } from '../../../shared/clock.js';
-import type { CheckpointStore } from '../../ports.js';
+} from '#test/actions/support.js';
+import { answeringRaw } from '#test/fakes/raw-answers.js';
 import { loadActionsConfig } from '../actions-config.js';
 import { isdocKeyOfRecord } from '../archive-isdoc/isdoc-key.js';
 import {

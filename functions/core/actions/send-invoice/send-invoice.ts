@@ -19,12 +19,12 @@
  * claimed in the sent ledger (`sent-ledger.ts`) before it goes: an invoice sent before is not sent
  * again when its idempotency record is gone.
  */
-import type { ApiRecord } from '../../../accounting/api.js';
-import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
-import { brokenRules } from '../../einvoicing/preflight.js';
-import type { SourceRef } from '../../events/action-events.js';
-import { recordDetailType } from '../../events/envelope.js';
-import { nestedFilter, type RouteSpec, recordOrClaimCheck } from '../../route-spec.js';
+import type { ApiRecord } from '#functions/accounting/api.js';
+import { NotFoundError, OutcomeUnknownError, ValidationError } from '#functions/accounting/errors.js';
+import { brokenRules } from '#functions/core/einvoicing/preflight.js';
+import type { SourceRef } from '#functions/core/events/action-events.js';
+import { recordDetailType } from '#functions/core/events/envelope.js';
+import { nestedFilter, type RouteSpec, recordOrClaimCheck } from '#functions/core/route-spec.js';
 import { eventSourceOf } from '../action-definition.js';
 import { type ActionEvent, differingFields, resolveRecord, stringField } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';

@@ -3,10 +3,10 @@
  * for the network, e-mail in `send-invoice.ts`): the invoice as the service holds it, the chosen
  * channel, and how an outcome is announced once the request may have reached the service.
  */
-import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import type { CollectionName } from '../../../accounting/collections.js';
-import type { SourceRef } from '../../events/action-events.js';
-import type { CheckpointStore, Clock, EventPublisher, Logger } from '../../ports.js';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import type { CollectionName } from '#functions/accounting/collections.js';
+import type { SourceRef } from '#functions/core/events/action-events.js';
+import type { CheckpointStore, Clock, EventPublisher, Logger } from '#functions/core/ports.js';
 import type { ActionEvent } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';
 import type { OpenSendings } from '../open-sendings.js';

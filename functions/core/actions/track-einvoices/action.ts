@@ -1,5 +1,5 @@
-import { ACTION_FAILED } from '../../events/action-events.js';
-import { offers } from '../../route-spec.js';
+import { ACTION_FAILED } from '#functions/core/events/action-events.js';
+import { offers } from '#functions/core/route-spec.js';
 import { defineScheduledAction } from '../action-definition.js';
 import { einvoicingActive } from '../send-invoice/channel-policy.js';
 import { sendingSettings } from '../send-invoice/settings.js';

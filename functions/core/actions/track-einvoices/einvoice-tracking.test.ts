@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { recordingLogger, recordingPublisher } from '../../../../test/actions/support.js';
-import { rawAnswersApi } from '../../../../test/fakes/raw-answers.js';
-import { NotFoundError } from '../../../accounting/errors.js';
-import { createMemoryCheckpointStore } from '../../../adapters/local/memory-checkpoint-store.js';
-import { createMemoryObjectStore } from '../../../adapters/local/memory-object-store.js';
-import { createManualClock } from '../../../shared/clock.js';
+import { NotFoundError } from '#functions/accounting/errors.js';
+import { createMemoryCheckpointStore } from '#functions/adapters/local/memory-checkpoint-store.js';
+import { createMemoryObjectStore } from '#functions/adapters/local/memory-object-store.js';
+import { createManualClock } from '#functions/shared/clock.js';
+import { recordingLogger, recordingPublisher } from '#test/actions/support.js';
+import { rawAnswersApi } from '#test/fakes/raw-answers.js';
 import { type OpenSending, type OpenSendings, sendingKey } from '../open-sendings.js';
 import { trackEInvoices } from './einvoice-tracking.js';
 import { einvoiceStatusChangedEntry, einvoiceStatusChangedSchema } from './events.js';

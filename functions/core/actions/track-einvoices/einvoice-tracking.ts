@@ -10,11 +10,11 @@
  * the reasons SV, BV, BW, FD and the rule ids it gives). RE and AP of either end a sending; an MLS
  * AB does not, as the receiver's confirmation (AP) may follow.
  */
-import type { MlsReasonAnswer, SendingStatus } from '../../../accounting/answers.js';
-import type { AccountingApi } from '../../../accounting/api.js';
-import { NotFoundError } from '../../../accounting/errors.js';
-import { actionFailedEntry, actionFailedSchema } from '../../events/action-events.js';
-import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '../../ports.js';
+import type { MlsReasonAnswer, SendingStatus } from '#functions/accounting/answers.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
+import { NotFoundError } from '#functions/accounting/errors.js';
+import { actionFailedEntry, actionFailedSchema } from '#functions/core/events/action-events.js';
+import type { CheckpointStore, Clock, EventPublisher, Logger, ObjectStore } from '#functions/core/ports.js';
 import {
   type FinishedSending,
   legacyTrackingKey,

@@ -5,10 +5,15 @@
  * version 6, without it, is still valid.
  */
 import * as z from 'zod';
-import { mlsCodes, mlsReasonCodes } from '../../../accounting/answers.js';
-import { recordIdSchema } from '../../../accounting/record-id.js';
-import { actionBase, EXAMPLE_AT, exampleActionBase, exampleIds } from '../../events/action-events.js';
-import type { CatalogEntry } from '../../events/catalog-entry.js';
+import { mlsCodes, mlsReasonCodes } from '#functions/accounting/answers.js';
+import { recordIdSchema } from '#functions/accounting/record-id.js';
+import {
+  actionBase,
+  EXAMPLE_AT,
+  exampleActionBase,
+  exampleIds,
+} from '#functions/core/events/action-events.js';
+import type { CatalogEntry } from '#functions/core/events/catalog-entry.js';
 
 /** Detail-type of one e-invoice status transition. */
 export const EINVOICE_STATUS_CHANGED = 'IssuedInvoice.EInvoiceStatusChanged';

@@ -11,11 +11,11 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import type { AccountingApi } from '../../../accounting/api.js';
-import { collectionOf } from '../../../accounting/collections.js';
-import { NotFoundError } from '../../../accounting/errors.js';
-import { ObjectExistsError } from '../../errors.js';
-import type { Clock, Logger, ObjectStore } from '../../ports.js';
+import type { AccountingApi } from '#functions/accounting/api.js';
+import { collectionOf } from '#functions/accounting/collections.js';
+import { NotFoundError } from '#functions/accounting/errors.js';
+import { ObjectExistsError } from '#functions/core/errors.js';
+import type { Clock, Logger, ObjectStore } from '#functions/core/ports.js';
 import { isdocKey, isdocKeyOfRecord } from '../archive-isdoc/isdoc-key.js';
 import type { OpenSending } from '../open-sendings.js';
 import { mlsStatusSchema } from './events.js';

@@ -1,6 +1,6 @@
-import { ACTION_FAILED } from '../../events/action-events.js';
-import { recordDetailType } from '../../events/envelope.js';
-import { type RouteSpec, recordOrClaimCheck } from '../../route-spec.js';
+import { ACTION_FAILED } from '#functions/core/events/action-events.js';
+import { recordDetailType } from '#functions/core/events/envelope.js';
+import { type RouteSpec, recordOrClaimCheck } from '#functions/core/route-spec.js';
 import { actionContextDeps, defineEventAction, eventSourceOf } from '../action-definition.js';
 import { transferEvents, transferredType } from './events.js';
 import { transferSettings } from './settings.js';

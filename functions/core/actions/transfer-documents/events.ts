@@ -3,9 +3,9 @@
  * of the transfer table. They enter the catalog through the action's registry entry.
  */
 import * as z from 'zod';
-import { recordIdSchema } from '../../../accounting/record-id.js';
-import { actionBase, exampleActionBase, exampleIds } from '../../events/action-events.js';
-import { type CatalogEntry, withArticle } from '../../events/catalog-entry.js';
+import { recordIdSchema } from '#functions/accounting/record-id.js';
+import { actionBase, exampleActionBase, exampleIds } from '#functions/core/events/action-events.js';
+import { type CatalogEntry, withArticle } from '#functions/core/events/catalog-entry.js';
 import { type TransferSourceType, transferSourceTypes, transferSteps } from './transfer-steps.js';
 
 export type TransferredType = `${TransferSourceType}.Transferred`;

@@ -3,17 +3,17 @@
  * outcome is recovered through the real item link (`IssuedInvoiceItemDto.ReceivedOrderItemId`).
  */
 import { describe, expect, it } from 'vitest';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { OutcomeUnknownError } from '#functions/accounting/errors.js';
+import { createPowertoolsGuard } from '#functions/adapters/aws/powertools-idempotency-guard.js';
+import { systemClock } from '#functions/shared/clock.js';
 import {
   listAll,
   recordEvent,
   recordingLogger,
   recordingPublisher,
   useActionTestBed,
-} from '../../../../test/actions/support.js';
-import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import { OutcomeUnknownError } from '../../../accounting/errors.js';
-import { createPowertoolsGuard } from '../../../adapters/aws/powertools-idempotency-guard.js';
-import { systemClock } from '../../../shared/clock.js';
+} from '#test/actions/support.js';
 import { loadActionsConfig } from '../actions-config.js';
 import { createActionEntry } from '../run-action.js';
 import { linksToSource, sourceLinks, transferDocument } from './transfer-document.js';

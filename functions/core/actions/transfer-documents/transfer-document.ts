@@ -18,10 +18,10 @@
  * can mark the target. After an unknown outcome the source's status (the orders' status
  * endpoint, the record's `Status` otherwise) tells whether the transfer happened.
  */
-import type { AccountingApi, ApiRecord, Created } from '../../../accounting/api.js';
-import { NotFoundError, OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
-import type { SourceRef } from '../../events/action-events.js';
-import type { Clock, EventPublisher, Logger } from '../../ports.js';
+import type { AccountingApi, ApiRecord, Created } from '#functions/accounting/api.js';
+import { NotFoundError, OutcomeUnknownError, ValidationError } from '#functions/accounting/errors.js';
+import type { SourceRef } from '#functions/core/events/action-events.js';
+import type { Clock, EventPublisher, Logger } from '#functions/core/ports.js';
 import { type ActionEvent, stringField } from '../action-event.js';
 import type { ActionsConfig } from '../config.js';
 import { ActionInProgressError, NotTransferableError, RetryLaterError } from '../errors.js';

@@ -13,7 +13,7 @@ import {
   DEFAULT_SERVICE_VARIANT,
   type RecordType,
   type ServiceVariant,
-} from '../../../accounting/collections.js';
+} from '#functions/accounting/collections.js';
 import type { TransferStep } from './settings.js';
 
 export interface TransferStepSpec<S extends RecordType = TransferSourceType> {

@@ -1,16 +1,16 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { AccountingApi, ApiRecord } from '#functions/accounting/api.js';
+import { OutcomeUnknownError, ValidationError } from '#functions/accounting/errors.js';
+import { createPowertoolsGuard } from '#functions/adapters/aws/powertools-idempotency-guard.js';
+import { systemClock } from '#functions/shared/clock.js';
 import {
   listAll,
   recordEvent,
   recordingLogger,
   recordingPublisher,
   useActionTestBed,
-} from '../../../../test/actions/support.js';
-import type { AccountingApi, ApiRecord } from '../../../accounting/api.js';
-import { OutcomeUnknownError, ValidationError } from '../../../accounting/errors.js';
-import { createPowertoolsGuard } from '../../../adapters/aws/powertools-idempotency-guard.js';
-import { systemClock } from '../../../shared/clock.js';
+} from '#test/actions/support.js';
 import { loadActionsConfig } from '../actions-config.js';
 import { RetryLaterError } from '../errors.js';
 import { createActionEntry } from '../run-action.js';
