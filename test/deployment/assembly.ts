@@ -163,7 +163,9 @@ export interface SynthOptions {
 /** Synthesizes the app with bundling (what `cdk synth` writes) and loads its assembly. */
 export function synthesize(options: SynthOptions): Assembly {
   const outdir = mkdtempSync(join(tmpdir(), 'deployment-'));
-  const app = new App({ outdir, context: CDK_JSON_CONTEXT });
+  // CloudFormation's validation at synth is test/infra/cfn-validation.test.ts's, for every
+  // configuration deployed here: its engine would take seconds to start in each deployment file.
+  const app = new App({ outdir, context: CDK_JSON_CONTEXT, builtinCloudFormationValidation: false });
   buildApp(app, {
     env: TEST_ENV,
     nag: false,
