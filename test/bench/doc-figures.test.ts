@@ -25,6 +25,14 @@ const LIMIT_BYTES = BUNDLE_LIMIT_BYTES.toLocaleString('en-US');
 const THE_LIMIT = `the asset limit of every function (BUNDLE_LIMIT_BYTES of scripts/bundle-function.mjs), not a measurement`;
 
 /** What may be quoted outside the generated sections, and why. Prices are computed from bench/prices.ts. */
+/** A line of docs/deploy.md that quotes an AWS price of bench/prices.ts. */
+const priceOn = (line: string, figure: string, what: string): AllowedFigures => ({
+  file: 'docs/deploy.md',
+  line,
+  figures: [figure],
+  reason: `${what}, from bench/prices.ts`,
+});
+
 const ALLOWED: readonly AllowedFigures[] = [
   { file: 'docs/deploy.md', line: LIMIT_MB, figures: [LIMIT_MB], reason: THE_LIMIT },
   { file: 'docs/deploy.md', line: LIMIT_BYTES, figures: [LIMIT_BYTES], reason: THE_LIMIT },
@@ -39,48 +47,29 @@ const ALLOWED: readonly AllowedFigures[] = [
     line: 'Before (same handlers',
     reason: 'history: the sizes before the bundle changes that brought every asset under the limit',
   },
-  {
-    file: 'docs/deploy.md',
-    line: '| `dashboard` |',
-    figures: [`$${PRICES.cloudWatchDashboardMonth}`],
-    reason: 'the AWS price of a dashboard, from bench/prices.ts',
-  },
-  {
-    file: 'docs/deploy.md',
-    line: '| `customerManagedKey` |',
-    figures: [`$${PRICES.kmsKeyMonth}`],
-    reason: 'the AWS price of a customer managed key, from bench/prices.ts',
-  },
-  {
-    file: 'docs/deploy.md',
-    line: 'ConnectionCollectionsFailed`;',
-    figures: [usd2(4 * PRICES.customMetricMonth)],
-    reason: 'four custom metrics at the AWS price of one, from bench/prices.ts',
-  },
-  {
-    file: 'docs/deploy.md',
-    line: 'full ARN (',
-    figures: [usd2(PRICES.secretsManagerSecretMonth)],
-    reason: 'the AWS price of a secret, from bench/prices.ts',
-  },
-  {
-    file: 'docs/deploy.md',
-    line: '`alias/accounting-events-<stage>/sealing-keys`, $',
-    figures: [`$${PRICES.kmsKeyMonth}`],
-    reason: 'the AWS price of a customer managed key (the sealing key), from bench/prices.ts',
-  },
-  {
-    file: 'docs/deploy.md',
-    line: "the sealing key's $",
-    figures: [`$${PRICES.kmsKeyMonth}`],
-    reason: 'the AWS price of a customer managed key (the sealing key), from bench/prices.ts',
-  },
-  {
-    file: 'docs/deploy.md',
-    line: 'then ask Cost Explorer (each request',
-    figures: [`$${PRICES.costExplorerRequest}`],
-    reason: 'the AWS price of a Cost Explorer request, from bench/prices.ts',
-  },
+  priceOn('| `dashboard` |', `$${PRICES.cloudWatchDashboardMonth}`, 'the AWS price of a dashboard'),
+  priceOn('| `customerManagedKey` |', `$${PRICES.kmsKeyMonth}`, 'the AWS price of a customer managed key'),
+  priceOn(
+    'ConnectionCollectionsFailed`;',
+    usd2(4 * PRICES.customMetricMonth),
+    'four custom metrics at the AWS price of one',
+  ),
+  priceOn('full ARN (', usd2(PRICES.secretsManagerSecretMonth), 'the AWS price of a secret'),
+  priceOn(
+    '`alias/accounting-events-<stage>/sealing-keys`, $',
+    `$${PRICES.kmsKeyMonth}`,
+    'the AWS price of a customer managed key (the sealing key)',
+  ),
+  priceOn(
+    "the sealing key's $",
+    `$${PRICES.kmsKeyMonth}`,
+    'the AWS price of a customer managed key (the sealing key)',
+  ),
+  priceOn(
+    'then ask Cost Explorer (each request',
+    `$${PRICES.costExplorerRequest}`,
+    'the AWS price of a Cost Explorer request',
+  ),
   {
     file: 'docs/deploy.md',
     section: '## Monthly cost, estimated on paper',
