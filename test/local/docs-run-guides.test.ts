@@ -25,6 +25,7 @@ import { loadInfraConfig } from '#infra/config/load.js';
 import { INFRA_CONFIG_KEYS } from '#infra/config/schema.js';
 import {
   type Child,
+  commandCoverage,
   docCommands,
   mask,
   outputBlocks,
@@ -111,13 +112,9 @@ afterAll(async () => {
 describe('the commands of docs/console.md, connections.md, deploy.md and intake.md, run as written at 80×24', () => {
   it('finds every command and runs or lists each', () => {
     const known = new Set<string>([...Object.values(RUN), ...Object.keys(SKIPPED)]);
-    const unknown = commands.filter((c) => !known.has(c.command)).map((c) => `${c.where}: ${c.command}`);
+    const { unknown, gone } = commandCoverage(commands, known);
     expect(unknown, 'a command of the docs neither run nor listed in SKIPPED').toEqual([]);
-    const shown = new Set(commands.map((c) => c.command));
-    expect(
-      [...known].filter((c) => !shown.has(c)),
-      'listed here, gone from the docs',
-    ).toEqual([]);
+    expect(gone, 'listed here, gone from the docs').toEqual([]);
   });
 
   it('the transcripts of the docs (`$ command` blocks) fit 80 columns', () => {

@@ -207,3 +207,18 @@ export function mask(text: string): string {
 export function tooWide(text: string): string[] {
   return text.split('\n').filter((line) => stringWidth(line) > 80);
 }
+
+/**
+ * The docs' commands neither run nor listed (`unknown`, with where the docs show them), and the
+ * listed ones the docs no longer show (`gone`).
+ */
+export function commandCoverage(
+  commands: readonly DocCommand[],
+  known: ReadonlySet<string>,
+): { unknown: string[]; gone: string[] } {
+  const shown = new Set(commands.map((c) => c.command));
+  return {
+    unknown: commands.filter((c) => !known.has(c.command)).map((c) => `${c.where}: ${c.command}`),
+    gone: [...known].filter((c) => !shown.has(c)),
+  };
+}

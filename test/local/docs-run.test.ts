@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleOrder } from '#functions/local/intake-samples.js';
 import {
   type Child,
-  type DocCommand,
+  commandCoverage,
   docCommands,
   freePort,
   mask,
@@ -139,15 +139,9 @@ afterAll(async () => {
 describe('the commands of README.md and docs/local.md, run as written at 80×24', () => {
   it('finds every command and runs or lists each', () => {
     const known = new Set<string>([...Object.values(RUN), ...Object.keys(SKIPPED)]);
-    const unknown = commands
-      .filter((c: DocCommand) => !known.has(c.command))
-      .map((c) => `${c.where}: ${c.command}`);
+    const { unknown, gone } = commandCoverage(commands, known);
     expect(unknown, 'a command of the docs neither run nor listed in SKIPPED').toEqual([]);
-    const shown = new Set(commands.map((c) => c.command));
-    expect(
-      [...known].filter((c) => !shown.has(c)),
-      'listed here, gone from the docs',
-    ).toEqual([]);
+    expect(gone, 'listed here, gone from the docs').toEqual([]);
   });
 
   it('the output examples of the docs fit 80 columns', () => {
